@@ -1,0 +1,87 @@
+// Time is injected: only SystemClock touches Date.now and setTimeout.
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+  /** Resolves after `ms` of this clock's time. */
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+};
+
+interface Timer {
+  at: number;
+  seq: number;
+  resolve: () => void;
+}
+
+/**
+ * A clock that moves only when told. Sleepers wake in time order (ties in the order they
+ * slept), each after the microtasks queued before it ran, so a backtest or a test sees the
+ * same interleaving every time.
+ */
+export class ManualClock implements Clock {
+  private current: number;
+  private timers: Timer[] = [];
+  private seq = 0;
+
+  constructor(start = 0) {
+    this.current = start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.timers.push({ at: this.current + Math.max(0, ms), seq: this.seq++, resolve });
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+    });
+  }
+
+  /** Number of sleepers not yet woken. */
+  pending(): number {
+    return this.timers.length;
+  }
+
+  /** Time of the next sleeper to wake, if any. */
+  nextWake(): number | undefined {
+    return this.timers[0]?.at;
+  }
+
+  /** Moves time forward by `ms`, waking every sleeper due on the way, in order. */
+  async advance(ms: number): Promise<void> {
+    await this.advanceTo(this.current + ms);
+  }
+
+  async advanceTo(target: number): Promise<void> {
+    for (;;) {
+      await flushMicrotasks();
+      const next = this.timers[0];
+      if (!next || next.at > target) break;
+      this.timers.shift();
+      this.current = Math.max(this.current, next.at);
+      next.resolve();
+    }
+    this.current = Math.max(this.current, target);
+    await flushMicrotasks();
+  }
+
+  /** Jumps to the next sleeper and wakes it; false when nobody sleeps. */
+  async step(): Promise<boolean> {
+    await flushMicrotasks();
+    const next = this.timers[0];
+    if (!next) return false;
+    await this.advanceTo(next.at);
+    return true;
+  }
+}
+
+/** Lets already-queued promise callbacks run (several rounds, since chains hop through many). */
+export async function flushMicrotasks(rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i++) await Promise.resolve();
+}

@@ -1,0 +1,95 @@
+import type { Decimal } from './decimal.js';
+import type { ClientOrderId, VenueOrderId } from './ids.js';
+
+export type Market = 'spot' | 'futures';
+export type Side = 'BUY' | 'SELL';
+export type OrderType = 'LIMIT' | 'MARKET';
+
+/** Canonical order status inside sluice. `unknown`: the answer was lost; only the reconciler settles it. */
+export type OrderStatus = 'pending' | 'open' | 'partially_filled' | 'filled' | 'canceled' | 'rejected' | 'unknown';
+
+export const FINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(['filled', 'canceled', 'rejected']);
+
+export interface PlaceIntent {
+  kind: 'place';
+  intentId: string;
+  strategyId: string;
+  market: Market;
+  symbol: string;
+  side: Side;
+  type: OrderType;
+  /** Base quantity; for a spot MARKET BUY, the quote amount to spend (venue rule). */
+  volume: Decimal;
+  price?: Decimal;
+  /** Futures only. */
+  open?: 'OPEN' | 'CLOSE';
+  positionType?: 1 | 2;
+  clientOrderId: ClientOrderId;
+}
+
+export interface CancelIntent {
+  kind: 'cancel';
+  intentId: string;
+  strategyId: string;
+  market: Market;
+  symbol: string;
+  clientOrderId: ClientOrderId;
+  venueOrderId?: VenueOrderId;
+}
+
+export type OrderIntent = PlaceIntent | CancelIntent;
+
+/** 1..10 intents of one market, symbol and kind. */
+export interface Batch<I extends OrderIntent = OrderIntent> {
+  market: Market;
+  symbol: string;
+  kind: I['kind'];
+  items: readonly I[];
+}
+
+export interface Order {
+  clientOrderId: ClientOrderId;
+  venueOrderId?: VenueOrderId;
+  strategyId: string;
+  market: Market;
+  symbol: string;
+  side: Side;
+  type: OrderType;
+  volume: Decimal;
+  price?: Decimal;
+  executedVolume: Decimal;
+  avgPrice?: Decimal;
+  status: OrderStatus;
+  updatedAt: number;
+}
+
+export interface Fill {
+  /** Venue trade id: the key that makes applying fills idempotent. */
+  tradeId: string;
+  market: Market;
+  symbol: string;
+  venueOrderId: VenueOrderId;
+  side: Side;
+  price: Decimal;
+  volume: Decimal;
+  fee: Decimal;
+  feeAsset: string;
+  isMaker: boolean;
+  time: number;
+}
+
+export interface Position {
+  market: Market;
+  symbol: string;
+  /** Signed: positive long, negative short. */
+  quantity: Decimal;
+  avgEntryPrice: Decimal;
+  realizedPnl: Decimal;
+  fees: Decimal;
+}
+
+export interface Balance {
+  asset: string;
+  free: Decimal;
+  locked: Decimal;
+}
