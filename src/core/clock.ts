@@ -85,3 +85,20 @@ export class ManualClock implements Clock {
 export async function flushMicrotasks(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await Promise.resolve();
 }
+
+/** A source of uniform numbers in [0, 1). Injected like time, so backtests can seed it. */
+export type Random = () => number;
+
+export const systemRandom: Random = () => Math.random();
+
+/** A small seeded generator (mulberry32) for deterministic jitter in tests and backtests. */
+export function seededRandom(seed: number): Random {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -126,3 +126,11 @@ export class IntentRejectedError extends SluiceError {
     super(`${rule}: ${message}`);
   }
 }
+
+/**
+ * True when a write may or may not have been executed by the venue: the request may have
+ * arrived and no readable answer came back. Such orders become `unknown` for the reconciler.
+ */
+export function isOutcomeUnknown(err: unknown): boolean {
+  return (err instanceof TemporaryError && err.outcomeUnknown) || err instanceof MalformedResponseError;
+}

@@ -1,0 +1,127 @@
+// Classifies a venue answer once. The code table is data; callers branch on the error class.
+import {
+  AuthError,
+  BannedError,
+  ClockSkewError,
+  OrderRejectedError,
+  RateLimitedError,
+  TemporaryError,
+  UnknownOrderError,
+  type VenueContext,
+  type VenueError,
+} from '../core/errors.js';
+import { VenueCode } from './codes.js';
+
+export type ErrorClass = 'auth' | 'clockSkew' | 'rateLimited' | 'temporary' | 'outcomeUnknown' | 'unknownOrder' | 'rejected';
+
+/** What each venue code means for us. Codes not listed are business rejections (never retried). */
+export const CODE_CLASS: Readonly<Record<number, ErrorClass>> = {
+  [VenueCode.UNAUTHORIZED]: 'auth',
+  [VenueCode.NO_THIS_COMPANY]: 'auth',
+  [VenueCode.INVALID_SIGNATURE]: 'auth',
+  [VenueCode.MISSING_TIMESTAMP]: 'auth',
+  [VenueCode.MISSING_SIGNATURE]: 'auth',
+  [VenueCode.REJECTED_API_KEY]: 'auth',
+  [VenueCode.UNTRUSTED_IP]: 'auth',
+  [VenueCode.INVALID_TIMESTAMP]: 'clockSkew',
+  [VenueCode.TOO_MANY_REQUESTS]: 'rateLimited',
+  [VenueCode.UNKNOWN]: 'temporary',
+  [VenueCode.DISCONNECTED]: 'temporary',
+  [VenueCode.SERVICE_SHUTTING_DOWN]: 'temporary',
+  // "status unknown" in the venue's own words: the request may have been executed.
+  [VenueCode.UNEXPECTED_RESP]: 'outcomeUnknown',
+  [VenueCode.TIMEOUT]: 'outcomeUnknown',
+  [VenueCode.NO_SUCH_ORDER]: 'unknownOrder',
+};
+
+/** Default pause after a 429 that carries no Retry-After: one full rate window. */
+export const DEFAULT_RATE_LIMIT_PAUSE_MS = 2000;
+/** Default ban length when a 418 says nothing about it (the venue's documented minimum). */
+export const DEFAULT_BAN_MS = 120_000;
+
+export interface VenueAnswer {
+  endpoint: string;
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  /** Parsed body, or undefined when it was not JSON. */
+  body: unknown;
+  /** Venue time (ms) when it answered, for turning Retry-After into an end time. */
+  now: number;
+}
+
+/**
+ * The error an answer represents, or undefined when it is a success. A success is a 2xx whose
+ * body has no non-zero `code` (the futures envelope {code:"0", data} is a success).
+ */
+export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
+  const { code, msg } = readCode(a.body);
+  const ctx: VenueContext = { endpoint: a.endpoint, httpStatus: a.status, venueCode: code, venueMsg: msg };
+  const isError = a.status < 200 || a.status >= 300 || (code !== undefined && code !== 0);
+  if (!isError) return undefined;
+
+  if (a.status === 418) return new BannedError(ctx, banUntil(a));
+  if (a.status === 429 || code === VenueCode.TOO_MANY_REQUESTS) {
+    return new RateLimitedError(ctx, retryAfterMs(a.headers['retry-after'], a.now) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
+  }
+  if (code !== undefined && code !== 0) {
+    const cls = CODE_CLASS[code] ?? 'rejected';
+    // A 504 outranks the body: the gateway gave up waiting, whatever the backend did.
+    return build(a.status === 504 ? 'outcomeUnknown' : cls, ctx, msg ?? `venue code ${code}`);
+  }
+  if (a.status >= 500) {
+    // 503 says the service did not take the request; any other 5xx (notably 504, and a
+    // proxy's 500/502) cannot tell us whether the backend acted on it.
+    return build(a.status === 503 ? 'temporary' : 'outcomeUnknown', ctx, `HTTP ${a.status}`);
+  }
+  if (a.status === 401 || a.status === 403) return build('auth', ctx, `HTTP ${a.status}`);
+  return build('rejected', ctx, `HTTP ${a.status} without a venue error code`);
+}
+
+function build(cls: ErrorClass, ctx: VenueContext, message: string): VenueError {
+  switch (cls) {
+    case 'auth':
+      return new AuthError(ctx, message);
+    case 'clockSkew':
+      return new ClockSkewError(ctx, message);
+    case 'rateLimited':
+      return new RateLimitedError(ctx, DEFAULT_RATE_LIMIT_PAUSE_MS);
+    case 'temporary':
+      return new TemporaryError(ctx, message, false);
+    case 'outcomeUnknown':
+      return new TemporaryError(ctx, `${message} (outcome unknown)`, true);
+    case 'unknownOrder':
+      return new UnknownOrderError(ctx, message);
+    case 'rejected':
+      return new OrderRejectedError(ctx, message);
+  }
+}
+
+/** Reads {code, msg} where code may be a number or a numeric string. */
+function readCode(body: unknown): { code?: number; msg?: string } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
+  const o = body as Record<string, unknown>;
+  const raw = o.code;
+  const code = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : undefined;
+  const msg = typeof o.msg === 'string' ? o.msg.slice(0, 200) : typeof o.message === 'string' ? o.message.slice(0, 200) : undefined;
+  return { code, msg };
+}
+
+/** Retry-After as delta-seconds or an HTTP date, in ms from `now`. */
+export function retryAfterMs(header: string | undefined, now: number): number | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  const text = header.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function banUntil(a: VenueAnswer): number {
+  const o = a.body !== null && typeof a.body === 'object' ? (a.body as Record<string, unknown>) : {};
+  for (const key of ['banUntil', 'bannedUntil', 'banUntilMs']) {
+    const v = o[key];
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
+    if (n !== undefined && n > a.now) return n;
+  }
+  const after = retryAfterMs(a.headers['retry-after'], a.now);
+  return a.now + (after ?? DEFAULT_BAN_MS);
+}

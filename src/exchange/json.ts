@@ -1,0 +1,69 @@
+// JSON that never loses digits. Venue ids exceed 2^53 and decimals can carry more digits than
+// a double holds, so number literals too long to round-trip are read as their source text,
+// and integers we send (batchCancel wants ids as JSON numbers) are written from their digits.
+
+/** Writes `digits` into JSON as a bare number literal. */
+export class RawJsonNumber {
+  constructor(readonly digits: string) {
+    if (!/^-?\d+$/.test(digits)) throw new RangeError(`not an integer literal: ${digits}`);
+  }
+}
+
+export type JsonValue = string | number | boolean | null | RawJsonNumber | JsonValue[] | { [key: string]: JsonValue | undefined };
+
+/** JSON.stringify with RawJsonNumber support; undefined members are left out. */
+export function stringifyJson(value: JsonValue): string {
+  if (value instanceof RawJsonNumber) return value.digits;
+  if (Array.isArray(value)) return `[${value.map(stringifyJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const parts: string[] = [];
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) parts.push(`${JSON.stringify(k)}:${stringifyJson(v)}`);
+    return `{${parts.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+// Any run of 16+ digits/dots might be a number a double cannot hold; only then do we scan.
+const MAYBE_LONG_NUMBER = /[\d.]{16,}/;
+const MAX_EXACT_DIGITS = 15;
+
+/**
+ * JSON.parse, except that number literals with more than 15 significant digits come back as
+ * strings holding their exact text. Throws SyntaxError on malformed JSON.
+ */
+export function parseJsonLossless(text: string): unknown {
+  if (!MAYBE_LONG_NUMBER.test(text)) return JSON.parse(text);
+  return JSON.parse(quoteLongNumbers(text));
+}
+
+function quoteLongNumbers(text: string): string {
+  let out = '';
+  let copiedUpTo = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      i++;
+      while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c /* \ */ ? 2 : 1;
+      i++;
+      continue;
+    }
+    if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      const start = i;
+      let digits = 0;
+      i++;
+      if (c !== 0x2d) digits++;
+      while (i < text.length && /[0-9.eE+-]/.test(text[i]!)) {
+        if (/[0-9]/.test(text[i]!)) digits++;
+        i++;
+      }
+      if (digits > MAX_EXACT_DIGITS) {
+        out += `${text.slice(copiedUpTo, start)}"${text.slice(start, i)}"`;
+        copiedUpTo = i;
+      }
+      continue;
+    }
+    i++;
+  }
+  return out + text.slice(copiedUpTo);
+}

@@ -1,0 +1,82 @@
+// The live transport: an undici Pool per venue origin, keep-alive, and timeouts on every phase.
+import { Pool, errors as undiciErrors } from 'undici';
+import { TransportFailure, type HttpRequest, type HttpResponse, type Transport } from '../../core/ports.js';
+
+export interface HttpTransportOptions {
+  /** Origin such as https://openapi.example.com or http://127.0.0.1:8080. */
+  baseUrl: string;
+  connections?: number;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  /** Bodies above this are refused: a venue never needs megabytes to answer us. */
+  maxResponseBytes?: number;
+}
+
+export class HttpTransport implements Transport {
+  private readonly pool: Pool;
+  private readonly maxResponseBytes: number;
+  private readonly basePath: string;
+
+  constructor(opts: HttpTransportOptions) {
+    const url = new URL(opts.baseUrl);
+    this.basePath = url.pathname.replace(/\/$/, '');
+    this.maxResponseBytes = opts.maxResponseBytes ?? 4 * 1024 * 1024;
+    this.pool = new Pool(url.origin, {
+      connections: opts.connections ?? 8,
+      pipelining: 1,
+      connectTimeout: opts.connectTimeoutMs ?? 5_000,
+      headersTimeout: opts.headersTimeoutMs ?? 10_000,
+      bodyTimeout: opts.bodyTimeoutMs ?? 10_000,
+      keepAliveTimeout: 30_000,
+    });
+  }
+
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const path = `${this.basePath}${req.path}${req.query ? `?${req.query}` : ''}`;
+    let res;
+    try {
+      res = await this.pool.request({
+        method: req.method,
+        path,
+        headers: { 'content-type': 'application/json', ...req.headers },
+        body: req.method === 'POST' ? req.body : undefined,
+      });
+    } catch (err) {
+      throw toTransportFailure(err);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > this.maxResponseBytes) {
+          res.body.destroy();
+          throw new TransportFailure(`response body over ${this.maxResponseBytes} bytes`, true);
+        }
+        chunks.push(chunk as Buffer);
+      }
+    } catch (err) {
+      throw err instanceof TransportFailure ? err : toTransportFailure(err);
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    return { status: res.statusCode, headers, body: Buffer.concat(chunks).toString('utf8') };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/** Only a failure to connect proves the venue never saw the request. */
+function toTransportFailure(err: unknown): TransportFailure {
+  const e = err as { code?: string; message?: string };
+  const neverSent =
+    err instanceof undiciErrors.ConnectTimeoutError ||
+    e.code === 'ECONNREFUSED' ||
+    e.code === 'ENOTFOUND' ||
+    e.code === 'EAI_AGAIN' ||
+    e.code === 'UND_ERR_CONNECT_TIMEOUT';
+  return new TransportFailure(`${e.code ?? 'network error'}: ${e.message ?? String(err)}`, !neverSent, { cause: err });
+}

@@ -1,0 +1,196 @@
+// call(): pace, then timestamp and sign, then send, decode and classify.
+// The timestamp is taken inside the pacer job, when the request is really about to leave,
+// so time spent queued never counts against recvWindow.
+import pRetry, { AbortError } from 'p-retry';
+import { systemRandom, type Clock, type Random } from '../core/clock.js';
+import {
+  AuthError,
+  BannedError,
+  ClockSkewError,
+  MalformedResponseError,
+  RateLimitedError,
+  TemporaryError,
+  type VenueError,
+} from '../core/errors.js';
+import { TransportFailure, type HttpRequest, type Pacer, type Transport } from '../core/ports.js';
+import type { Market } from '../core/types.js';
+import { decodeResponse, encodeBody, encodeQuery, type RequestParams, type ResponseOf } from '../exchange/codec.js';
+import { ENDPOINTS, isSigned, needsKey, type Endpoint, type EndpointId } from '../exchange/endpoints.js';
+import { classifyAnswer } from '../exchange/errors.js';
+import { parseJsonLossless, stringifyJson } from '../exchange/json.js';
+import { sign } from '../exchange/sign.js';
+import type { VenueClock } from './venue-clock.js';
+
+export interface Credentials {
+  apiKey: string;
+  apiSecret: string;
+}
+
+export interface RetryPolicy {
+  /** Retries after the first attempt, for calls that may be retried. */
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 200, maxDelayMs: 5_000 };
+export const DEFAULT_RECV_WINDOW_MS = 5000;
+
+/** One finished attempt, for metrics and logs. Carries no key, secret or signature. */
+export interface CallRecord {
+  endpoint: EndpointId;
+  attempt: number;
+  /** Local time the call was asked for, and the time its request left (after pacing). */
+  requestedAt: number;
+  sentAt?: number;
+  finishedAt: number;
+  httpStatus?: number;
+  error?: VenueError;
+}
+
+export interface ExecutorOptions {
+  transport: (market: Market) => Transport;
+  pacer: Pacer;
+  clock: Clock;
+  venueClock: VenueClock;
+  /** Absent in paper mode against public data only; signed calls then fail fast. */
+  credentials?: Credentials;
+  recvWindowMs?: number;
+  retry?: RetryPolicy;
+  random?: Random;
+  onCall?: (record: CallRecord) => void;
+}
+
+export class Executor {
+  private readonly recvWindowMs: number;
+  private readonly retry: RetryPolicy;
+  private readonly random: Random;
+
+  constructor(private readonly opts: ExecutorOptions) {
+    this.recvWindowMs = opts.recvWindowMs ?? DEFAULT_RECV_WINDOW_MS;
+    this.retry = opts.retry ?? DEFAULT_RETRY;
+    this.random = opts.random ?? systemRandom;
+  }
+
+  /**
+   * Calls `endpoint` and returns its decoded answer, or throws a classified SluiceError.
+   * Order placement is retried only when the venue provably did not act (429, -1021, a
+   * refused connection, 503); an ambiguous outcome is thrown so the orders become unknown.
+   */
+  async call<E extends EndpointId>(endpoint: E, params: RequestParams[E]): Promise<ResponseOf[E]> {
+    const ep = ENDPOINTS[endpoint];
+    const requestedAt = this.opts.clock.now();
+    let skewRetried = false;
+    let attempt = 0;
+    return pRetry(
+      async () => {
+        attempt++;
+        try {
+          return await this.attempt(ep, params, requestedAt, attempt);
+        } catch (err) {
+          if (!this.retriable(ep, err, skewRetried)) throw new AbortError(err as Error);
+          if (err instanceof ClockSkewError) {
+            skewRetried = true;
+            await this.opts.venueClock.sync();
+          }
+          throw err;
+        }
+      },
+      {
+        retries: this.retry.retries,
+        // p-retry would wait with a real setTimeout; we wait on the injected clock instead.
+        minTimeout: 0,
+        maxTimeout: 0,
+        onFailedAttempt: async ({ error, retriesLeft }) => {
+          if (retriesLeft <= 0 || error instanceof RateLimitedError || error instanceof ClockSkewError) return;
+          await this.opts.clock.sleep(this.backoffMs(attempt));
+        },
+      },
+    );
+  }
+
+  /** Exponential backoff with full jitter: spreads retries of many callers apart. */
+  private backoffMs(attempt: number): number {
+    const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(this.random() * cap);
+  }
+
+  private retriable(ep: Endpoint, err: unknown, skewRetried: boolean): boolean {
+    if (err instanceof RateLimitedError) return true; // rejected before execution; the pacer holds the endpoint
+    if (err instanceof ClockSkewError) return !skewRetried;
+    if (err instanceof TemporaryError) return !(ep.placesOrders && err.outcomeUnknown);
+    return false;
+  }
+
+  private async attempt<E extends EndpointId>(ep: Endpoint, params: RequestParams[E], requestedAt: number, attempt: number): Promise<ResponseOf[E]> {
+    const { clock, pacer } = this.opts;
+    this.refuseWhileBanned(ep);
+    const record: CallRecord = { endpoint: ep.id, attempt, requestedAt, finishedAt: 0 };
+    try {
+      const res = await pacer.run(ep.id, async () => {
+        // A ban may have started while this job waited in the queue.
+        this.refuseWhileBanned(ep);
+        record.sentAt = clock.now();
+        return this.send(ep, params);
+      });
+      record.httpStatus = res.status;
+      let body: unknown;
+      try {
+        body = res.body.trim() === '' ? undefined : parseJsonLossless(res.body);
+      } catch {
+        body = undefined;
+      }
+      const error = classifyAnswer({ endpoint: ep.id, status: res.status, headers: res.headers, body, now: this.opts.venueClock.now() });
+      if (error) throw error;
+      if (body === undefined) {
+        throw new MalformedResponseError({ endpoint: ep.id, httpStatus: res.status }, 'body', res.body.trim() === '' ? 'is empty' : 'is not JSON');
+      }
+      return decodeResponse(ep.id as E, body);
+    } catch (err) {
+      const classified = err instanceof TransportFailure
+        ? new TemporaryError({ endpoint: ep.id }, err.message, err.maybeDelivered, { cause: err })
+        : err;
+      if (classified instanceof RateLimitedError) pacer.pauseEndpoint(ep.id, classified.retryAfterMs);
+      if (classified instanceof BannedError) pacer.pauseAll(classified.untilMs);
+      if (classified instanceof Error && 'venue' in classified) record.error = classified as VenueError;
+      throw classified;
+    } finally {
+      record.finishedAt = clock.now();
+      this.opts.onCall?.(record);
+    }
+  }
+
+  private refuseWhileBanned(ep: Endpoint): void {
+    const until = this.opts.pacer.pausedUntil();
+    if (until > this.opts.clock.now()) throw new BannedError({ endpoint: ep.id }, until);
+  }
+
+  /** Builds, signs and sends. The strings signed are the strings sent. */
+  private send<E extends EndpointId>(ep: Endpoint, params: RequestParams[E]) {
+    const signed = isSigned(ep);
+    // recvWindow is an ordinary parameter (body for POST, query for GET), sent only when it
+    // differs from the venue's default, so parameterless GETs such as account stay bare.
+    const withWindow = signed && this.recvWindowMs !== DEFAULT_RECV_WINDOW_MS && Object.keys(params).length > 0;
+    let query = '';
+    let body = '';
+    if (ep.method === 'GET') {
+      query = encodeQuery(withWindow ? { ...params, recvWindow: this.recvWindowMs } : params);
+    } else {
+      const value = encodeBody(ep.id, params) as Record<string, never>;
+      body = stringifyJson(withWindow ? { ...value, recvWindow: this.recvWindowMs } : value);
+    }
+    const headers: Record<string, string> = {};
+    if (needsKey(ep)) {
+      const creds = this.opts.credentials;
+      if (!creds) throw new AuthError({ endpoint: ep.id }, 'needs API credentials: set SLUICE_API_KEY and SLUICE_API_SECRET');
+      headers['X-CH-APIKEY'] = creds.apiKey;
+      if (signed) {
+        const timestamp = String(this.opts.venueClock.now());
+        headers['X-CH-TS'] = timestamp;
+        headers['X-CH-SIGN'] = sign(creds.apiSecret, { timestamp, method: ep.method, path: ep.path, query, body });
+      }
+    }
+    const request: HttpRequest = { method: ep.method, path: ep.path, query, body, headers };
+    return this.opts.transport(ep.market).send(request);
+  }
+}

@@ -1,0 +1,2 @@
+export { Executor, DEFAULT_RECV_WINDOW_MS, DEFAULT_RETRY, type CallRecord, type Credentials, type ExecutorOptions, type RetryPolicy } from './executor.js';
+export { VenueClock, type OffsetSample } from './venue-clock.js';

@@ -1,0 +1,66 @@
+// The venue's clock, estimated from its time endpoint. X-CH-TS must satisfy
+// ts < serverTime + 1000 and serverTime - ts <= recvWindow, so we sign with local time plus
+// the measured offset, corrected for half the round trip.
+import type { Clock } from '../core/clock.js';
+
+export interface OffsetSample {
+  offsetMs: number;
+  roundTripMs: number;
+}
+
+export class VenueClock {
+  private offset = 0;
+  private lastSyncAt: number | undefined;
+  private running = false;
+
+  constructor(
+    private readonly local: Clock,
+    private readonly fetchServerTime: () => Promise<number>,
+    private readonly samples = 3,
+  ) {}
+
+  /** Venue time now, in ms. */
+  now(): number {
+    return Math.round(this.local.now() + this.offset);
+  }
+
+  offsetMs(): number {
+    return this.offset;
+  }
+
+  lastSync(): number | undefined {
+    return this.lastSyncAt;
+  }
+
+  /** Takes a few samples and keeps the offset of the one with the shortest round trip. */
+  async sync(): Promise<OffsetSample> {
+    let best: OffsetSample | undefined;
+    for (let i = 0; i < this.samples; i++) {
+      const sent = this.local.now();
+      const serverTime = await this.fetchServerTime();
+      const received = this.local.now();
+      const sample = { offsetMs: serverTime - (sent + received) / 2, roundTripMs: received - sent };
+      if (!best || sample.roundTripMs < best.roundTripMs) best = sample;
+    }
+    this.offset = best!.offsetMs;
+    this.lastSyncAt = this.local.now();
+    return best!;
+  }
+
+  /** Re-syncs every `intervalMs` until stop(); a failed sync keeps the last offset. */
+  start(intervalMs: number, onError: (err: unknown) => void): void {
+    if (this.running) return;
+    this.running = true;
+    void (async () => {
+      while (this.running) {
+        await this.local.sleep(intervalMs);
+        if (!this.running) break;
+        await this.sync().catch(onError);
+      }
+    })();
+  }
+
+  stop(): void {
+    this.running = false;
+  }
+}
