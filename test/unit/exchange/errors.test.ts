@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AuthError,
+  BannedError,
+  ClockSkewError,
+  OrderRejectedError,
+  RateLimitedError,
+  TemporaryError,
+  UnknownOrderError,
+} from '../../../src/core/errors.js';
+import { classifyAnswer, retryAfterMs } from '../../../src/exchange/errors.js';
+
+const NOW = 1_700_000_000_000;
+const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  classifyAnswer({ endpoint: 'spot.order', status, headers, body, now: NOW });
+
+describe('classifyAnswer', () => {
+  it('a 2xx without a code, or with code 0 / "0", is a success', () => {
+    expect(answer(200, { orderId: '1' })).toBeUndefined();
+    expect(answer(200, { code: '0', msg: 'success', data: null })).toBeUndefined();
+    expect(answer(200, [])).toBeUndefined();
+  });
+
+  it.each([
+    [-1002, AuthError],
+    [-1022, AuthError],
+    [-2015, AuthError],
+    [-1021, ClockSkewError],
+    [-2013, UnknownOrderError],
+    [-1121, OrderRejectedError],
+    [-2017, OrderRejectedError],
+    [-1136, OrderRejectedError],
+    [-1015, OrderRejectedError],
+    [-1001, TemporaryError],
+    [-99999, OrderRejectedError],
+  ])('code %i -> %o', (code, cls) => {
+    const e = answer(400, { code, msg: 'x' });
+    expect(e).toBeInstanceOf(cls);
+    expect(e!.venue).toMatchObject({ endpoint: 'spot.order', httpStatus: 400, venueCode: code });
+  });
+
+  it('accepts string codes and the futures error envelope', () => {
+    expect(answer(200, { code: '-1121', succ: false, msgData: null, msg: '无效的合约' })).toBeInstanceOf(OrderRejectedError);
+  });
+
+  it('429 honours Retry-After in seconds or as a date', () => {
+    const e = answer(429, { code: -1003, msg: 'slow down' }, { 'retry-after': '3' }) as RateLimitedError;
+    expect(e).toBeInstanceOf(RateLimitedError);
+    expect(e.retryAfterMs).toBe(3000);
+    const dated = answer(429, {}, { 'retry-after': new Date(NOW + 7000).toUTCString() }) as RateLimitedError;
+    expect(dated.retryAfterMs).toBe(7000);
+    expect((answer(429, undefined) as RateLimitedError).retryAfterMs).toBe(2000);
+  });
+
+  it('418 gives the ban end from the body, else Retry-After, else two minutes', () => {
+    expect((answer(418, { code: -1003, banUntil: NOW + 60_000 }) as BannedError).untilMs).toBe(NOW + 60_000);
+    expect((answer(418, {}, { 'retry-after': '30' }) as BannedError).untilMs).toBe(NOW + 30_000);
+    expect((answer(418, undefined) as BannedError).untilMs).toBe(NOW + 120_000);
+  });
+
+  it('504 and venue "status unknown" codes mean the outcome is unknown; 503 does not', () => {
+    expect((answer(504, undefined) as TemporaryError).outcomeUnknown).toBe(true);
+    expect((answer(500, undefined) as TemporaryError).outcomeUnknown).toBe(true);
+    expect((answer(400, { code: -1007, msg: 'timeout' }) as TemporaryError).outcomeUnknown).toBe(true);
+    expect((answer(503, undefined) as TemporaryError).outcomeUnknown).toBe(false);
+    expect((answer(504, { code: -1121 }) as TemporaryError).outcomeUnknown).toBe(true);
+  });
+
+  it('an HTML 403 from a proxy is an auth problem; other bare 4xx are rejections', () => {
+    expect(answer(403, undefined)).toBeInstanceOf(AuthError);
+    expect(answer(404, undefined)).toBeInstanceOf(OrderRejectedError);
+  });
+
+  it('retryAfterMs ignores garbage', () => {
+    expect(retryAfterMs('soon', NOW)).toBeUndefined();
+    expect(retryAfterMs('0.5', NOW)).toBe(500);
+  });
+});
