@@ -79,3 +79,8 @@ export function needsKey(e: Endpoint): boolean {
 export function endpointFor(method: string, path: string): Endpoint | undefined {
   return ENDPOINT_IDS.map((id) => ENDPOINTS[id]).find((e) => e.method === method && e.path === path);
 }
+
+/** Limit per 2 s window for every endpoint, with config overrides applied. */
+export function endpointLimits(overrides: Partial<Record<EndpointId, number>> = {}): Record<EndpointId, number> {
+  return Object.fromEntries(ENDPOINT_IDS.map((id) => [id, overrides[id] ?? ENDPOINTS[id].limitPer2s])) as Record<EndpointId, number>;
+}

@@ -1,0 +1,91 @@
+// Composes the exchange client: transport per market, one pacer, the venue clock and the executor.
+import { systemClock, type Clock } from '../core/clock.js';
+import type { Pacer, Transport } from '../core/ports.js';
+import type { Market } from '../core/types.js';
+import { endpointLimits, type EndpointId } from '../exchange/endpoints.js';
+import { HttpTransport } from '../exchange/transport/http.js';
+import { Executor, VenueClock, type CallRecord, type Credentials, type RetryPolicy } from '../executor/index.js';
+import { BottleneckPacer } from '../limiter/index.js';
+
+export interface ExchangeClientOptions {
+  /** Spot origin; futures defaults to the same origin (the simulator serves both). */
+  spotUrl?: string;
+  futuresUrl?: string;
+  /** Overrides the HTTP transports (in-process simulator, recorder, replayer). */
+  transport?: (market: Market) => Transport;
+  credentials?: Credentials;
+  clock?: Clock;
+  pacer?: Pacer;
+  recvWindowMs?: number;
+  /** Extra time a request's slot stays taken after the 2 s window, for latency jitter. */
+  safetyMarginMs?: number;
+  limits?: Partial<Record<EndpointId, number>>;
+  retry?: RetryPolicy;
+  /** How often the venue clock offset is re-measured. */
+  clockSyncIntervalMs?: number;
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  onCall?: (record: CallRecord) => void;
+}
+
+export interface ExchangeClient {
+  executor: Executor;
+  venueClock: VenueClock;
+  pacer: Pacer;
+  /** Measures the venue clock and keeps re-measuring it. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClient {
+  const clock = opts.clock ?? systemClock;
+  const owned: HttpTransport[] = [];
+  const transports = new Map<Market, Transport>();
+  const transport =
+    opts.transport ??
+    ((market: Market) => {
+      let t = transports.get(market);
+      if (!t) {
+        const baseUrl = market === 'futures' ? (opts.futuresUrl ?? opts.spotUrl) : opts.spotUrl;
+        if (!baseUrl) throw new Error(`no URL configured for the ${market} venue`);
+        const http = new HttpTransport({
+          baseUrl,
+          connectTimeoutMs: opts.timeouts?.connectMs,
+          headersTimeoutMs: opts.timeouts?.headersMs,
+          bodyTimeoutMs: opts.timeouts?.bodyMs,
+        });
+        owned.push(http);
+        t = http;
+        transports.set(market, t);
+      }
+      return t;
+    });
+  const pacer = opts.pacer ?? new BottleneckPacer({ limits: endpointLimits(opts.limits), safetyMarginMs: opts.safetyMarginMs, clock });
+  let executor: Executor;
+  const venueClock = new VenueClock(clock, async () => (await executor.call('spot.time', {})).serverTime);
+  executor = new Executor({
+    transport,
+    pacer,
+    clock,
+    venueClock,
+    credentials: opts.credentials,
+    recvWindowMs: opts.recvWindowMs,
+    retry: opts.retry,
+    onCall: opts.onCall,
+  });
+  return {
+    executor,
+    venueClock,
+    pacer,
+    async start() {
+      await venueClock.sync();
+      venueClock.start(opts.clockSyncIntervalMs ?? 60_000, () => {
+        /* a failed refresh keeps the last offset; the next call that gets -1021 resyncs */
+      });
+    },
+    async close() {
+      venueClock.stop();
+      await pacer.stop();
+      await Promise.all(owned.map((t) => t.close()));
+    },
+  };
+}

@@ -1,0 +1,288 @@
+// The exchange client over real HTTP against the stand-in venue on 127.0.0.1 (port 0).
+import { createHmac } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { d } from '../../src/core/decimal.js';
+import {
+  AuthError,
+  BannedError,
+  ClockSkewError,
+  MalformedResponseError,
+  OrderRejectedError,
+  RateLimitedError,
+  TemporaryError,
+  UnknownOrderError,
+} from '../../src/core/errors.js';
+import { venueOrderId } from '../../src/core/ids.js';
+import { HttpTransport } from '../../src/exchange/transport/http.js';
+import type { CallRecord } from '../../src/executor/index.js';
+import { createExchangeClient, type ExchangeClient, type ExchangeClientOptions } from '../../src/runtime/client.js';
+import { maxInRollingWindow, startVenueServer, type Arrival, type VenueServer, type VenueServerOptions } from '../fixtures/venue-server.js';
+
+const KEY = 'test-key-Abc123';
+const SECRET = 'test-secret-not-real-0123456789';
+
+let server: VenueServer | undefined;
+let client: ExchangeClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+async function setup(venue: Partial<VenueServerOptions> = {}, opts: Partial<ExchangeClientOptions> = {}) {
+  server = await startVenueServer({ apiKey: KEY, apiSecret: SECRET, ...venue });
+  const calls: CallRecord[] = [];
+  client = createExchangeClient({
+    spotUrl: server.url,
+    credentials: { apiKey: KEY, apiSecret: SECRET },
+    retry: { retries: 3, baseDelayMs: 5, maxDelayMs: 20 },
+    onCall: (r) => calls.push(r),
+    ...opts,
+  });
+  return { server, client, calls, x: client.executor };
+}
+
+const route = (a: Arrival) => `${a.method} ${a.path}`;
+const routes = (s: VenueServer) => s.arrivals.map(route);
+
+describe('every endpoint round-trips, signed as the venue checks it', () => {
+  it('spot and futures, public and signed', async () => {
+    const { server, x } = await setup();
+    const oid = venueOrderId('150695552109032492');
+    expect(await x.call('spot.ping', {})).toEqual({});
+    expect((await x.call('spot.time', {})).serverTime).toBeGreaterThan(1_600_000_000_000);
+    expect((await x.call('spot.symbols', {}))[0]).toMatchObject({ symbol: 'BTCUSDT', pricePrecision: 2, limitVolumeMin: '0.00001' });
+    expect((await x.call('spot.depth', { symbol: 'BTCUSDT', limit: 5 })).bids[0]).toEqual(['30000.01', '0.5']);
+    expect((await x.call('spot.ticker', { symbol: 'BTCUSDT' })).rose).toBe('0.05');
+    expect((await x.call('spot.trades', { symbol: 'BTCUSDT' }))[0]).toMatchObject({ price: '30000.5', side: 'BUY' });
+    expect((await x.call('spot.klines', { symbol: 'BTCUSDT', interval: '1min' }))[0]).toMatchObject({ close: '30010.5' });
+    const order = { symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.01'), price: d('30000'), newClientOrderId: 'slgrid-1' };
+    expect(await x.call('spot.order', order)).toMatchObject({ orderId: '150695552109032492', clientOrderId: 'slgrid-1', status: 'open' });
+    expect(await x.call('spot.orderTest', order)).toEqual({});
+    expect((await x.call('spot.batchOrders', { symbol: 'BTCUSDT', orders: [order, order] })).ids).toEqual(['150695552109032493', '150695552109032494']);
+    expect(await x.call('spot.queryOrder', { symbol: 'BTCUSDT', orderId: oid })).toMatchObject({ status: 'partially_filled', executedQty: '0.004' });
+    expect(await x.call('spot.cancel', { symbol: 'BTCUSDT', orderId: oid })).toMatchObject({ orderId: oid, venueStatus: 'PENDING_CANCEL' });
+    expect(await x.call('spot.batchCancel', { symbol: 'BTCUSDT', orderIds: [oid] })).toEqual({
+      success: ['165964665990709251', '165964665990709252'],
+      failed: ['165964665990709250'],
+    });
+    expect((await x.call('spot.openOrders', { symbol: 'BTCUSDT' }))[0]).toMatchObject({ orderId: oid, price: '30000' });
+    expect((await x.call('spot.myTrades', { symbol: 'BTCUSDT' }))[0]).toMatchObject({ tradeId: '200000000000000001', fee: '0.000004' });
+    expect((await x.call('spot.account', {})).balances).toEqual([
+      { asset: 'BTC', free: '0.5', locked: '0.01' },
+      { asset: 'USDT', free: '10', locked: '20' },
+    ]);
+    expect((await x.call('futures.time', {})).serverTime).toBeGreaterThan(0);
+    expect((await x.call('futures.contracts', {}))[0]).toMatchObject({ symbol: 'E-BTC-USDT', multiplier: '0.001' });
+    expect((await x.call('futures.ticker', { contractName: 'E-BTC-USDT' })).rose).toBe('-0.01');
+    expect((await x.call('futures.depth', { contractName: 'E-BTC-USDT' })).asks).toEqual([['30001', '12']]);
+    const fut = { contractName: 'E-BTC-USDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('10'), price: d('30000'), open: 'OPEN' as const, positionType: 2 as const };
+    expect((await x.call('futures.order', fut)).orderId).toBe('256609229205684228');
+    expect(await x.call('futures.queryOrder', { contractName: 'E-BTC-USDT', orderId: venueOrderId('256609229205684228') })).toMatchObject({ status: 'open', symbol: 'E-BTC-USDT' });
+    expect((await x.call('futures.cancel', { contractName: 'E-BTC-USDT', orderId: venueOrderId('256609229205684228') })).orderId).toBe('256609229205684228');
+    expect(await x.call('futures.openOrders', { contractName: 'E-BTC-USDT' })).toEqual([]);
+    expect((await x.call('futures.myTrades', { contractName: 'E-BTC-USDT' }))[0]).toMatchObject({ tradeId: '300000000000000001', qty: '10' });
+    expect((await x.call('futures.account', {}))[0]!.positions[0]).toMatchObject({ contractName: 'E-BTC-USDT', volume: '10' });
+
+    // Every request was accepted by a venue that checks signatures with its own code.
+    expect(server.arrivals.every((a) => a.status === 200)).toBe(true);
+    expect(server.arrivals).toHaveLength(26);
+    const cancel = server.arrivals.find((a) => route(a) === 'POST /sapi/v1/batchCancel')!;
+    expect(cancel.body).toBe('{"symbol":"BTCUSDT","orderIds":[150695552109032492]}');
+    const account = server.arrivals.find((a) => route(a) === 'GET /sapi/v1/account')!;
+    expect(account.query).toBe('');
+    expect(account.headers['content-type']).toBe('application/json');
+    const ping = server.arrivals.find((a) => route(a) === 'GET /sapi/v1/ping')!;
+    expect(ping.headers['x-ch-sign']).toBeUndefined();
+  });
+
+  it('a GET with a query signed without it is refused by the venue', async () => {
+    const { server } = await setup();
+    const http = new HttpTransport({ baseUrl: server.url });
+    const ts = String(Date.now());
+    const query = 'symbol=BTCUSDT&orderId=1';
+    const badSign = createHmac('sha256', SECRET).update(`${ts}GET/sapi/v1/order`).digest('hex');
+    const res = await http.send({ method: 'GET', path: '/sapi/v1/order', query, body: '', headers: { 'X-CH-APIKEY': KEY, 'X-CH-TS': ts, 'X-CH-SIGN': badSign } });
+    await http.close();
+    expect(JSON.parse(res.body)).toMatchObject({ code: -1022 });
+  });
+
+  it('recvWindow other than the default travels in the query or body, covered by the signature', async () => {
+    const { server, x } = await setup({}, { recvWindowMs: 3000 });
+    await x.call('spot.openOrders', { symbol: 'BTCUSDT' });
+    await x.call('spot.cancel', { symbol: 'BTCUSDT', orderId: venueOrderId('1') });
+    await x.call('spot.account', {});
+    expect(server.arrivals.map((a) => [a.query, a.body, a.status])).toEqual([
+      ['symbol=BTCUSDT&recvWindow=3000', '', 200],
+      ['', '{"symbol":"BTCUSDT","orderId":"1","recvWindow":3000}', 200],
+      ['', '', 200],
+    ]);
+  });
+});
+
+describe('every error class, and what the client does next', () => {
+  const failOnce = (r: string, answer: { status: number; body: string; headers?: Record<string, string> } | 'reset' | 'hang') => {
+    let done = false;
+    return (a: Arrival) => {
+      if (done || route(a) !== r) return undefined;
+      done = true;
+      return answer;
+    };
+  };
+
+  it('-1021 resyncs the venue clock and retries once', async () => {
+    const { server, x } = await setup({ respond: failOnce('GET /sapi/v1/account', { status: 400, body: '{"code":-1021,"msg":"ts"}' }) });
+    expect((await x.call('spot.account', {})).balances).toHaveLength(2);
+    expect(routes(server)).toEqual(['GET /sapi/v1/account', 'GET /sapi/v1/time', 'GET /sapi/v1/time', 'GET /sapi/v1/time', 'GET /sapi/v1/account']);
+  });
+
+  it('a persistent -1021 is thrown as ClockSkewError after one retry, not looped', async () => {
+    const { server, x } = await setup({ respond: (a) => (route(a) === 'GET /sapi/v1/account' ? { status: 400, body: '{"code":-1021,"msg":"ts"}' } : undefined) });
+    await expect(x.call('spot.account', {})).rejects.toBeInstanceOf(ClockSkewError);
+    expect(routes(server).filter((r) => r === 'GET /sapi/v1/account')).toHaveLength(2);
+  });
+
+  it('auth errors are fatal and never retried', async () => {
+    const { server, x } = await setup({}, { credentials: { apiKey: KEY, apiSecret: 'wrong-secret' } });
+    const err = await x.call('spot.account', {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthError);
+    expect((err as AuthError).venue.venueCode).toBe(-1022);
+    expect(String((err as Error).message)).not.toContain('wrong-secret');
+    expect(server.arrivals).toHaveLength(1);
+  });
+
+  it('a signed call without credentials fails before anything is sent', async () => {
+    const { server, x } = await setup({}, { credentials: undefined });
+    await expect(x.call('spot.account', {})).rejects.toThrow(/SLUICE_API_KEY/);
+    expect(server.arrivals).toHaveLength(0);
+  });
+
+  it('429 pauses the endpoint for Retry-After, then the call goes through', async () => {
+    const { server, x, client } = await setup({
+      respond: failOnce('POST /sapi/v1/order', { status: 429, body: '{"code":-1003,"msg":"slow"}', headers: { 'retry-after': '0.2' } }),
+    });
+    const ack = await x.call('spot.order', { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('1'), price: d('1') });
+    expect(ack.orderId).toBe('150695552109032492');
+    const [first, second] = server.arrivals;
+    expect([first!.status, second!.status]).toEqual([429, 200]);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(200);
+    expect(client.pacer.pausedUntil()).toBe(0);
+  });
+
+  it('429 on every try surfaces as RateLimitedError', async () => {
+    const { x } = await setup({ respond: (a) => (route(a) === 'GET /sapi/v1/account' ? { status: 429, body: '{"code":-1003}', headers: { 'retry-after': '0.01' } } : undefined) });
+    await expect(x.call('spot.account', {})).rejects.toBeInstanceOf(RateLimitedError);
+  });
+
+  it('418 stops all traffic until the ban ends: later calls fail without sending', async () => {
+    const until = Date.now() + 60_000;
+    const { server, x, client } = await setup({ respond: failOnce('GET /sapi/v1/account', { status: 418, body: JSON.stringify({ code: -1003, msg: 'banned', banUntil: until }) }) });
+    const err = await x.call('spot.account', {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BannedError);
+    expect((err as BannedError).untilMs).toBe(until);
+    expect(client.pacer.pausedUntil()).toBe(until);
+    await expect(x.call('spot.ping', {})).rejects.toBeInstanceOf(BannedError);
+    await expect(x.call('spot.order', { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('1'), price: d('1') })).rejects.toBeInstanceOf(BannedError);
+    expect(server.arrivals).toHaveLength(1);
+  });
+
+  it('reads retry through 5xx and connection resets', async () => {
+    let n = 0;
+    const { server, x } = await setup({
+      respond: (a) => {
+        if (route(a) !== 'GET /sapi/v1/openOrders') return undefined;
+        n++;
+        return n === 1 ? { status: 502, body: '<html>Bad Gateway</html>' } : n === 2 ? 'reset' : undefined;
+      },
+    });
+    expect(await x.call('spot.openOrders', { symbol: 'BTCUSDT' })).toHaveLength(1);
+    expect(server.arrivals.map((a) => a.status)).toEqual([502, -1, 200]);
+  });
+
+  it('placing an order is never retried when the outcome is unknown (504, reset, timeout)', async () => {
+    for (const answer of [{ status: 504, body: '' }, 'reset', 'hang'] as const) {
+      const { server, x } = await setup({ respond: failOnce('POST /sapi/v1/order', answer) }, { timeouts: { headersMs: 300 } });
+      const err = await x.call('spot.order', { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('1'), price: d('1') }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TemporaryError);
+      expect((err as TemporaryError).outcomeUnknown).toBe(true);
+      expect(server.arrivals).toHaveLength(1);
+      await client!.close();
+      await server.close();
+    }
+  });
+
+  it('placing an order is retried when the venue provably did not act (503)', async () => {
+    const { server, x } = await setup({ respond: failOnce('POST /sapi/v1/batchOrders', { status: 503, body: '' }) });
+    const res = await x.call('spot.batchOrders', { symbol: 'BTCUSDT', orders: [{ side: 'SELL', type: 'MARKET', volume: d('1') }] });
+    expect(res.ids).toHaveLength(2);
+    expect(server.arrivals.map((a) => a.status)).toEqual([503, 200]);
+  });
+
+  it('unknown order, business rejection: classified, not retried', async () => {
+    const { server, x } = await setup({
+      respond: (a) =>
+        route(a) === 'GET /sapi/v1/order'
+          ? { status: 400, body: '{"code":-2013,"msg":"Order does not exist"}' }
+          : route(a) === 'POST /sapi/v1/order'
+            ? { status: 400, body: '{"code":"-2017","msg":"余额不足"}' }
+            : undefined,
+    });
+    await expect(x.call('spot.queryOrder', { symbol: 'BTCUSDT', orderId: venueOrderId('9') })).rejects.toBeInstanceOf(UnknownOrderError);
+    const rejected = await x.call('spot.order', { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('1'), price: d('1') }).catch((e: unknown) => e);
+    expect(rejected).toBeInstanceOf(OrderRejectedError);
+    expect((rejected as OrderRejectedError).venue.venueCode).toBe(-2017);
+    expect(server.arrivals).toHaveLength(2);
+  });
+
+  it('a malformed 200 is an error naming the problem, never a silent zero', async () => {
+    const { x } = await setup({
+      respond: (a) =>
+        route(a) === 'GET /sapi/v1/account'
+          ? { status: 200, body: '<html>proxy</html>' }
+          : route(a) === 'GET /sapi/v1/openOrders'
+            ? { status: 200, body: '' }
+            : route(a) === 'GET /sapi/v1/myTrades'
+              ? { status: 200, body: '[{"symbol":"BTCUSDT","id":"1","price":"x","qty":"1","time":1,"isBuyer":true,"isMaker":true}]' }
+              : undefined,
+    });
+    await expect(x.call('spot.account', {})).rejects.toThrow(/spot.account: malformed response: body is not JSON/);
+    await expect(x.call('spot.openOrders', { symbol: 'BTCUSDT' })).rejects.toThrow(/body is empty/);
+    const bad = await x.call('spot.myTrades', { symbol: 'BTCUSDT' }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(MalformedResponseError);
+    expect((bad as MalformedResponseError).field).toBe('body[0].price');
+  });
+});
+
+describe('the venue clock', () => {
+  it.each([3000, -3000])('a venue clock %i ms off is measured and corrected', async (skewMs) => {
+    const { server, x, client } = await setup({ skewMs });
+    await client.start();
+    expect(Math.abs(client.venueClock.offsetMs() - skewMs)).toBeLessThan(200);
+    await x.call('spot.account', {});
+    const signed = server.arrivals.at(-1)!;
+    expect(signed.status).toBe(200);
+    expect(Math.abs(Number(signed.headers['x-ch-ts']) - (signed.at + skewMs))).toBeLessThan(500);
+  });
+
+  it('without a sync, the first -1021 triggers one and the call still succeeds', async () => {
+    const { server, x } = await setup({ skewMs: 3000 });
+    await x.call('spot.account', {});
+    expect(server.arrivals.map((a) => a.status)).toEqual([400, 200, 200, 200, 200]);
+  });
+});
+
+describe('pacing against the venue', () => {
+  it('a burst of 500 orders never puts more than 100 in any rolling 2 s window; orders queued over 5 s are still accepted', async () => {
+    const { server, x, calls } = await setup({ limits: { 'POST /sapi/v1/order': 100 } });
+    const order = { symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.01'), price: d('30000') };
+    const results = await Promise.all(Array.from({ length: 500 }, () => x.call('spot.order', order)));
+    expect(results).toHaveLength(500);
+    const orders = server.arrivals.filter((a) => route(a) === 'POST /sapi/v1/order');
+    expect(orders).toHaveLength(500);
+    expect(orders.filter((a) => a.status !== 200)).toEqual([]);
+    expect(maxInRollingWindow(orders.map((a) => a.at), 2000)).toBeLessThanOrEqual(100);
+    const longestQueue = Math.max(...calls.map((c) => (c.sentAt ?? 0) - c.requestedAt));
+    expect(longestQueue).toBeGreaterThan(5000);
+  });
+});

@@ -1,0 +1,77 @@
+// Keeps DESIGN.md's import arrows true without a reviewer: each folder of src/ may import
+// only the folders listed for it (and packages listed for it).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, dirname, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '../../../src');
+
+// Folder -> folders of src it may import. `exchange/endpoints|sign|codes` are the parts of
+// exchange the simulator shares, so that client and venue speak the same table and numbers.
+const ALLOWED: Record<string, string[]> = {
+  core: [],
+  config: ['core', 'exchange/endpoints'],
+  strategy: ['core'],
+  risk: ['core'],
+  batcher: ['core'],
+  positions: ['core'],
+  reconciler: ['core'],
+  limiter: ['core'],
+  exchange: ['core', 'exchange'],
+  executor: ['core', 'exchange', 'executor'],
+  sim: ['core', 'sim', 'exchange/endpoints', 'exchange/sign', 'exchange/codes', 'exchange/json'],
+  store: ['core'],
+  runtime: ['*'],
+};
+
+// Packages each folder may use; node: built-ins are allowed everywhere.
+const PACKAGES: Record<string, string[]> = {
+  core: ['decimal.js'],
+  config: ['yaml', 'zod'],
+  limiter: ['bottleneck'],
+  exchange: ['undici'],
+  executor: ['p-retry'],
+  store: ['better-sqlite3'],
+  runtime: ['*'],
+};
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'([^']+)'/gm), ...text.matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!);
+}
+
+describe('import arrows', () => {
+  const violations: string[] = [];
+  let checked = 0;
+  for (const file of files(SRC)) {
+    const rel = relative(SRC, file);
+    const folder = rel.split('/')[0]!;
+    if (!rel.includes('/')) continue; // cli.ts is the entry point, free to import anything
+    for (const spec of importsOf(file)) {
+      checked++;
+      if (spec.startsWith('node:')) continue;
+      if (spec.startsWith('.')) {
+        const target = relative(SRC, resolve(dirname(file), spec)).replace(/\.js$/, '');
+        const allowed = ALLOWED[folder] ?? [];
+        const ok = target.split('/')[0] === folder || allowed.includes('*') || allowed.some((a) => target === a || target.startsWith(`${a}/`));
+        if (!ok) violations.push(`${rel} imports ${target}`);
+      } else {
+        const pkg = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+        const allowed = PACKAGES[folder] ?? [];
+        if (!allowed.includes('*') && !allowed.includes(pkg)) violations.push(`${rel} imports package ${pkg}`);
+      }
+    }
+  }
+
+  it('every import follows the arrows of DESIGN.md', () => {
+    expect(checked).toBeGreaterThan(20);
+    expect(violations).toEqual([]);
+  });
+});
