@@ -5,13 +5,14 @@
 import { toDecimal, DecimalFormatError, type Decimal } from '../core/decimal.js';
 import { MalformedResponseError } from '../core/errors.js';
 import { venueOrderId, type VenueOrderId } from '../core/ids.js';
+import type { Depth, Kline, KlineInterval, Level, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
 import type { Balance, OrderStatus, OrderType, Side } from '../core/types.js';
 import type { EndpointId } from './endpoints.js';
 import { RawJsonNumber, type JsonValue } from './json.js';
 
 // ---------- requests ----------
 
-export type KlineInterval = '1min' | '5min' | '15min' | '30min' | '60min' | '1h' | '4h' | '1day' | '1week' | '1month';
+export type { Depth, Kline, KlineInterval, Level, PublicTrade, SymbolInfo, Ticker };
 
 export interface SpotOrderParams {
   symbol: string;
@@ -109,18 +110,6 @@ export interface ServerTime {
   serverTime: number;
 }
 
-export interface SymbolInfo {
-  symbol: string;
-  baseAsset: string;
-  quoteAsset: string;
-  pricePrecision: number;
-  quantityPrecision: number;
-  limitVolumeMin: Decimal;
-  limitPriceMin: Decimal;
-  marketBuyMin?: Decimal;
-  marketSellMin?: Decimal;
-}
-
 export interface ContractInfo {
   symbol: string;
   contractId: number;
@@ -128,42 +117,6 @@ export interface ContractInfo {
   multiplier: Decimal;
   minOrderVolume: Decimal;
   status: number;
-}
-
-export type Level = readonly [price: Decimal, quantity: Decimal];
-
-export interface Depth {
-  time: number;
-  bids: Level[];
-  asks: Level[];
-}
-
-export interface Ticker {
-  high: Decimal;
-  low: Decimal;
-  last: Decimal;
-  vol: Decimal;
-  buy: Decimal;
-  sell: Decimal;
-  rose: Decimal;
-  time: number;
-}
-
-export interface PublicTrade {
-  price: Decimal;
-  qty: Decimal;
-  time: number;
-  side: Side;
-}
-
-export interface Kline {
-  /** Open time in ms (seconds in old venues are scaled up). */
-  openTime: number;
-  open: Decimal;
-  high: Decimal;
-  low: Decimal;
-  close: Decimal;
-  vol: Decimal;
 }
 
 export interface OrderAck {

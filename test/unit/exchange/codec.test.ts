@@ -4,8 +4,9 @@ import { decodeResponse, encodeBody, encodeQuery } from '../../../src/exchange/c
 import { parseJsonLossless, stringifyJson } from '../../../src/exchange/json.js';
 import { d } from '../../../src/core/decimal.js';
 import { venueOrderId } from '../../../src/core/ids.js';
+import type { EndpointId } from '../../../src/exchange/endpoints.js';
 
-const decode = (endpoint: Parameters<typeof decodeResponse>[0], text: string) => decodeResponse(endpoint, parseJsonLossless(text));
+const decode = <E extends EndpointId>(endpoint: E, text: string) => decodeResponse(endpoint, parseJsonLossless(text));
 
 describe('codec: order ids in every live form, always strings', () => {
   it.each([
