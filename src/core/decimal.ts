@@ -84,6 +84,8 @@ export const dec = {
   places: (a: Decimal): number => new D(a).decimalPlaces(),
   /** Rounds toward zero to `places` decimals (venues truncate, never round up a quantity). */
   truncate: (a: Decimal, places: number): Decimal => canonical(new D(a).toDecimalPlaces(places, D.ROUND_DOWN)),
+  /** Rounds away from zero to `places` decimals (an ask rounded up stays at least as far from the mid). */
+  roundUp: (a: Decimal, places: number): Decimal => canonical(new D(a).toDecimalPlaces(places, D.ROUND_UP)),
   /** Rounds half-even to `places` decimals. */
   round: (a: Decimal, places: number): Decimal => canonical(new D(a).toDecimalPlaces(places, D.ROUND_HALF_EVEN)),
   sum: (values: readonly Decimal[]): Decimal => canonical(values.reduce((acc, v) => acc.plus(v), new D(0))),

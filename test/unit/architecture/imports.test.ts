@@ -28,6 +28,7 @@ const ALLOWED: Record<string, string[]> = {
 const PACKAGES: Record<string, string[]> = {
   core: ['decimal.js'],
   config: ['yaml', 'zod'],
+  strategy: ['zod'],
   limiter: ['bottleneck'],
   exchange: ['undici'],
   executor: ['p-retry'],

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { d } from '../../../src/core/decimal.js';
+import type { Order } from '../../../src/core/types.js';
+import { defineStrategy, z } from '../../../src/strategy/api.js';
+import { harness } from '../../fixtures/strategy-harness.js';
+
+const order = (clientOrderId: string, over: Partial<Order> = {}): Order => ({
+  clientOrderId: clientOrderId as Order['clientOrderId'],
+  strategyId: 'test',
+  market: 'spot',
+  symbol: 'BTCUSDT',
+  side: 'BUY',
+  type: 'LIMIT',
+  volume: d('1'),
+  price: d('100'),
+  executedVolume: d('0.25'),
+  status: 'open',
+  updatedAt: 0,
+  ...over,
+});
+
+describe('StrategyHost', () => {
+  it('turns place requests into intents with deterministic client order ids', async () => {
+    const def = defineStrategy({
+      apiVersion: 1,
+      name: 'p',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick() {
+          ctx.place({ symbol: 'btcusdt', side: 'BUY', type: 'LIMIT', volume: '0.010', price: '30000.5' });
+          ctx.place({ symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', volume: '0.5' });
+        },
+      }),
+    });
+    const { host } = harness(def, {}, { id: 'gridbtc' });
+    const out = await host.tick();
+    expect(out.invalid).toEqual([]);
+    expect(out.intents).toEqual([
+      { kind: 'place', intentId: 'slgridbtc-0', clientOrderId: 'slgridbtc-0', strategyId: 'gridbtc', market: 'spot', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.01', price: '30000.5' },
+      { kind: 'place', intentId: 'slgridbtc-1', clientOrderId: 'slgridbtc-1', strategyId: 'gridbtc', market: 'spot', symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', volume: '0.5' },
+    ]);
+    expect((await host.tick()).intents.map((i) => i.intentId)).toEqual(['slgridbtc-2', 'slgridbtc-3']);
+  });
+
+  it.each([
+    [{ symbol: 'ETHUSDT', side: 'BUY', type: 'LIMIT', volume: '1', price: '1' }, /not one of this strategy's symbols \(BTCUSDT\); add it under symbols/],
+    [{ symbol: 'BTCUSDT', side: 'HOLD', type: 'LIMIT', volume: '1', price: '1' }, /side must be BUY or SELL, got "HOLD"/],
+    [{ symbol: 'BTCUSDT', side: 'BUY', type: 'STOP', volume: '1', price: '1' }, /type must be LIMIT or MARKET/],
+    [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: 0.1, price: '1' }, /volume must be a decimal written as a string/],
+    [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0', price: '1' }, /volume must be above 0, got 0/],
+    [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1' }, /a LIMIT order needs a price/],
+    [{ symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', volume: '1', price: '5' }, /MARKET order takes no price/],
+  ])('a malformed request is rejected with a reason, and the plugin runs on: %o', async (request, reason) => {
+    const def = defineStrategy({ apiVersion: 1, name: 'bad', params: z.object({}), create: (ctx) => ({ onTick: () => void ctx.place(request as never) }) });
+    const { host, logs } = harness(def);
+    const out = await host.tick();
+    expect(out.intents).toEqual([]);
+    expect(out.invalid).toHaveLength(1);
+    expect(out.invalid[0]!.reason).toMatch(reason);
+    expect(logs.find((l) => l.level === 'warn')!.fields).toMatchObject({ rule: 'invalid' });
+    expect(host.enabled).toBe(true);
+  });
+
+  it('a throwing plugin is disabled, its half-made intents dropped, and it is never called again', async () => {
+    let ticks = 0;
+    const def = defineStrategy({
+      apiVersion: 1,
+      name: 'boom',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick() {
+          ticks++;
+          ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1', price: '1' });
+          throw new Error('division by zero in my signal');
+        },
+      }),
+    });
+    const { host } = harness(def, {}, { id: 'boom' });
+    expect((await host.tick()).intents).toEqual([]);
+    expect(host.enabled).toBe(false);
+    expect(host.disabledBy!.message).toBe('strategy boom: onTick threw: division by zero in my signal; the strategy is disabled, the others run on');
+    await host.tick();
+    expect(ticks).toBe(1);
+  });
+
+  it('a plugin whose create() throws starts disabled', async () => {
+    const def = defineStrategy({ apiVersion: 1, name: 'c', params: z.object({}), create: () => { throw new TypeError('bad setup'); } });
+    const { host } = harness(def);
+    expect(host.enabled).toBe(false);
+    expect(host.disabledBy!.message).toMatch(/create threw: bad setup/);
+  });
+
+  it('cancel, cancelAll and replace act on open orders; cancelling a queued order withdraws it', async () => {
+    const def = defineStrategy({
+      apiVersion: 1,
+      name: 'c',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick() {
+          const queued = ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1', price: '1' });
+          ctx.cancel(queued);
+          ctx.replace('sltest-a' as never, { price: '101' });
+          expect(ctx.cancelAll()).toBe(1); // sltest-a is already being cancelled
+        },
+      }),
+    });
+    const { host, view } = harness(def);
+    view.orders = [order('sltest-a', { venueOrderId: '77' as never }), order('sltest-b')];
+    const out = await host.tick();
+    expect(out.intents.map((i) => [i.kind, i.clientOrderId, i.kind === 'place' ? `${i.price}x${i.volume}` : i.venueOrderId])).toEqual([
+      ['cancel', 'sltest-a', '77'],
+      ['place', 'sltest-1', '101x0.75'],
+      ['cancel', 'sltest-b', undefined],
+    ]);
+  });
+});
