@@ -1,0 +1,167 @@
+// Sends batches of intents to the right endpoints and says, per intent, what the venue did.
+// The one rule that matters: an intent whose fate is ambiguous is reported `unknown`, never
+// `rejected` or `not_sent`, so nothing that may be live on the venue is ever sent again blindly.
+import {
+  AuthError,
+  BannedError,
+  ClockSkewError,
+  isOutcomeUnknown,
+  OrderRejectedError,
+  RateLimitedError,
+  TemporaryError,
+  UnknownOrderError,
+  type SluiceError,
+} from '../core/errors.js';
+import type { VenueOrderId } from '../core/ids.js';
+import type { Batch, CancelIntent, OrderStatus, PlaceIntent } from '../core/types.js';
+import { VenueCode } from '../exchange/codes.js';
+import type { Executor } from './executor.js';
+
+export type PlaceOutcome =
+  /** The venue holds the order under `venueOrderId`. */
+  | { kind: 'accepted'; venueOrderId: VenueOrderId; status: OrderStatus }
+  /** The venue refused it: it does not exist there. */
+  | { kind: 'rejected'; error: SluiceError }
+  /** Not acted on by the venue (ban, rate limit, auth, clock, unreachable): safe to treat as never sent. */
+  | { kind: 'not_sent'; error: SluiceError }
+  /** May or may not exist on the venue: only the reconciler settles it. */
+  | { kind: 'unknown'; error: SluiceError };
+
+export type CancelOutcome =
+  | { kind: 'accepted' }
+  /** The venue does not know the order, or it is already final. */
+  | { kind: 'gone'; error?: SluiceError }
+  | { kind: 'rejected'; error: SluiceError }
+  | { kind: 'not_sent'; error: SluiceError }
+  | { kind: 'unknown'; error: SluiceError };
+
+export interface PlaceResult {
+  intent: PlaceIntent;
+  outcome: PlaceOutcome;
+}
+
+export interface CancelResult {
+  intent: CancelIntent;
+  outcome: CancelOutcome;
+}
+
+/** Endpoint a batch will use; the dispatcher asks this to check pacer capacity. */
+export function endpointForBatch(batch: Batch): 'spot.order' | 'spot.batchOrders' | 'spot.cancel' | 'spot.batchCancel' | 'futures.order' | 'futures.cancel' {
+  if (batch.market === 'futures') return batch.kind === 'place' ? 'futures.order' : 'futures.cancel';
+  if (batch.kind === 'place') return batch.items.length > 1 ? 'spot.batchOrders' : 'spot.order';
+  return batch.items.length > 1 ? 'spot.batchCancel' : 'spot.cancel';
+}
+
+export class OrderGateway {
+  constructor(private readonly executor: Executor) {}
+
+  async place(batch: Batch<PlaceIntent>): Promise<PlaceResult[]> {
+    const items = batch.items;
+    try {
+      if (batch.market === 'futures') {
+        if (items.length !== 1) throw new RangeError('futures has no batch endpoint: send futures orders one by one');
+        const i = items[0]!;
+        const ack = await this.executor.call('futures.order', {
+          contractName: i.symbol,
+          side: i.side,
+          type: i.type,
+          volume: i.volume,
+          price: i.price,
+          open: i.open ?? 'OPEN',
+          positionType: i.positionType ?? 1,
+          clientOrderId: i.clientOrderId,
+        });
+        return [{ intent: i, outcome: { kind: 'accepted', venueOrderId: ack.orderId, status: ack.status } }];
+      }
+      if (items.length === 1) {
+        const i = items[0]!;
+        const ack = await this.executor.call('spot.order', {
+          symbol: i.symbol,
+          side: i.side,
+          type: i.type,
+          volume: i.volume,
+          price: i.price,
+          newClientOrderId: i.clientOrderId,
+        });
+        return [{ intent: i, outcome: { kind: 'accepted', venueOrderId: ack.orderId, status: ack.status } }];
+      }
+      const res = await this.executor.call('spot.batchOrders', {
+        symbol: batch.symbol,
+        orders: items.map((i) => ({ side: i.side, type: i.type, volume: i.volume, price: i.price, newClientOrderId: i.clientOrderId })),
+      });
+      if (res.ids.length !== items.length) {
+        // The venue placed something, but we cannot tell which id is which order.
+        const error = new TemporaryError({ endpoint: 'spot.batchOrders' }, `answered ${res.ids.length} ids for ${items.length} orders`, true);
+        return items.map((intent) => ({ intent, outcome: { kind: 'unknown', error } }));
+      }
+      return items.map((intent, k) => ({ intent, outcome: { kind: 'accepted', venueOrderId: res.ids[k]!, status: 'open' } }));
+    } catch (err) {
+      const outcome = placeFailure(err);
+      return items.map((intent) => ({ intent, outcome }));
+    }
+  }
+
+  async cancel(batch: Batch<CancelIntent>): Promise<CancelResult[]> {
+    const known = batch.items.filter((i) => i.venueOrderId !== undefined);
+    const results: CancelResult[] = batch.items
+      .filter((i) => i.venueOrderId === undefined)
+      .map((intent) => ({
+        intent,
+        outcome: { kind: 'not_sent', error: new UnknownOrderError({ endpoint: 'cancel' }, `venue id of ${intent.clientOrderId} not known yet; cancel after its acknowledgement`) },
+      }));
+    if (known.length === 0) return results;
+    try {
+      if (known.length === 1 || batch.market === 'futures') {
+        for (const i of known) {
+          try {
+            if (batch.market === 'futures') await this.executor.call('futures.cancel', { contractName: i.symbol, orderId: i.venueOrderId! });
+            else await this.executor.call('spot.cancel', { symbol: i.symbol, orderId: i.venueOrderId! });
+            results.push({ intent: i, outcome: { kind: 'accepted' } });
+          } catch (err) {
+            results.push({ intent: i, outcome: cancelFailure(err) });
+          }
+        }
+        return results;
+      }
+      const res = await this.executor.call('spot.batchCancel', { symbol: batch.symbol, orderIds: known.map((i) => i.venueOrderId!) });
+      const ok = new Set<string>(res.success);
+      for (const i of known) results.push({ intent: i, outcome: ok.has(i.venueOrderId!) ? { kind: 'accepted' } : { kind: 'gone' } });
+      return results;
+    } catch (err) {
+      const outcome = cancelFailure(err);
+      return [...results, ...known.map((intent) => ({ intent, outcome }))];
+    }
+  }
+}
+
+function placeFailure(err: unknown): PlaceOutcome {
+  const error = asSluiceError(err);
+  if (isOutcomeUnknown(err)) return { kind: 'unknown', error };
+  if (err instanceof OrderRejectedError) return { kind: 'rejected', error };
+  if (
+    err instanceof BannedError ||
+    err instanceof RateLimitedError ||
+    err instanceof AuthError ||
+    err instanceof ClockSkewError ||
+    (err instanceof TemporaryError && !err.outcomeUnknown)
+  ) {
+    return { kind: 'not_sent', error };
+  }
+  // Anything else (a bug, an unexpected throw) may have happened after sending: assume the worst.
+  return { kind: 'unknown', error };
+}
+
+function cancelFailure(err: unknown): CancelOutcome {
+  const error = asSluiceError(err);
+  if (err instanceof UnknownOrderError) return { kind: 'gone', error };
+  // Already final (-1145) or not found (-1112, as some venues word it): nothing left to cancel.
+  const code = err instanceof OrderRejectedError ? err.venue.venueCode : undefined;
+  if (code === VenueCode.ORDER_NOT_SUPPORT_CANCELLATION || code === VenueCode.NO_DEPTH) return { kind: 'gone', error };
+  const placed = placeFailure(err);
+  return placed.kind === 'accepted' ? { kind: 'unknown', error } : placed;
+}
+
+function asSluiceError(err: unknown): SluiceError {
+  if (err instanceof Error && 'code' in err && typeof (err as SluiceError).code === 'string') return err as SluiceError;
+  return new TemporaryError({ endpoint: 'gateway' }, err instanceof Error ? err.message : String(err), true, { cause: err });
+}
