@@ -1,6 +1,8 @@
 // The seams between sluice and the world. Each has more than one implementation
 // (live, simulated, recorded, replayed, virtual-time), so each is an interface here.
 
+import type { Fill, Order, OrderIntent } from './types.js';
+
 export type { Clock } from './clock.js';
 
 export type HttpMethod = 'GET' | 'POST';
@@ -57,4 +59,38 @@ export interface Pacer {
   /** For the summary line and metrics: requests in the current window per endpoint, queue depth. */
   usage(): Record<string, { inWindow: number; limit: number; queued: number }>;
   stop(): Promise<void>;
+}
+
+
+/** One change of an order's state, kept as its history. */
+export interface OrderEvent {
+  clientOrderId: string;
+  at: number;
+  status: Order['status'];
+  reason?: string;
+}
+
+/**
+ * What must survive a restart: intents before they are sent, orders and their history,
+ * fills (unique by trade id), per-strategy sequences, cursors and the ban end.
+ * Synchronous on purpose: a journal write completes before the request it guards is sent.
+ */
+export interface Journal {
+  /** Reserves the next client-order sequence of a strategy (never handed out twice). */
+  nextSequence(strategyId: string): number;
+  /** Records an intent and its order as `pending`, before anything is sent. */
+  recordIntent(intent: OrderIntent, order: Order): void;
+  /** Applies a change to a known order and appends it to its history. */
+  updateOrder(order: Order, reason?: string): void;
+  order(clientOrderId: string): Order | undefined;
+  orders(filter?: { openOnly?: boolean; strategyId?: string }): Order[];
+  history(clientOrderId: string): OrderEvent[];
+  /** Stores a fill; false when that trade id was already stored. */
+  recordFill(fill: Fill): boolean;
+  fills(): Fill[];
+  cursor(key: string): string | undefined;
+  setCursor(key: string, value: string): void;
+  banUntil(): number;
+  setBanUntil(untilMs: number): void;
+  close(): void;
 }

@@ -1,0 +1,48 @@
+// pino JSON logs (pretty on a TTY). Secrets are removed twice: by key (redact) and by value
+// (any occurrence of the API key or secret in the written line), so a secret that slips into
+// a message or an error text is still never written.
+import pino, { type Logger } from 'pino';
+
+export interface LoggerOptions {
+  level: string;
+  pretty: boolean;
+  /** Values that must never be written, e.g. the API key and secret. */
+  secrets: readonly string[];
+  destination?: pino.DestinationStream;
+}
+
+const REDACT_PATHS = [
+  'apiKey',
+  'apiSecret',
+  'secret',
+  'credentials',
+  '*.apiKey',
+  '*.apiSecret',
+  '*.secret',
+  '*.credentials',
+  'headers["X-CH-APIKEY"]',
+  'headers["X-CH-SIGN"]',
+  '*.headers["X-CH-APIKEY"]',
+  '*.headers["X-CH-SIGN"]',
+];
+
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('[REDACTED]');
+  return out;
+}
+
+export function createLogger(opts: LoggerOptions): Logger {
+  const secrets = opts.secrets.filter((s) => s.length >= 4);
+  const options: pino.LoggerOptions = {
+    level: opts.level,
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    hooks: { streamWrite: (line) => scrub(line, secrets) },
+    base: undefined,
+  };
+  if (opts.destination) return pino(options, opts.destination);
+  if (opts.pretty) {
+    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
+  }
+  return pino(options);
+}

@@ -1,0 +1,72 @@
+// The journal kept in memory: for paper runs that need no restart safety, and for tests.
+import type { Journal, OrderEvent } from '../core/ports.js';
+import { FINAL_STATUSES, type Fill, type Order, type OrderIntent } from '../core/types.js';
+
+export class MemoryJournal implements Journal {
+  private readonly sequences = new Map<string, number>();
+  private readonly orderMap = new Map<string, Order>();
+  private readonly events = new Map<string, OrderEvent[]>();
+  private readonly fillMap = new Map<string, Fill>();
+  private readonly cursors = new Map<string, string>();
+  private ban = 0;
+
+  nextSequence(strategyId: string): number {
+    const n = this.sequences.get(strategyId) ?? 0;
+    this.sequences.set(strategyId, n + 1);
+    return n;
+  }
+
+  recordIntent(_intent: OrderIntent, order: Order): void {
+    if (this.orderMap.has(order.clientOrderId)) throw new Error(`client order id ${order.clientOrderId} was journaled before`);
+    this.orderMap.set(order.clientOrderId, order);
+    this.events.set(order.clientOrderId, [{ clientOrderId: order.clientOrderId, at: order.updatedAt, status: order.status, reason: 'intent' }]);
+  }
+
+  updateOrder(order: Order, reason?: string): void {
+    if (!this.orderMap.has(order.clientOrderId)) throw new Error(`unknown order ${order.clientOrderId}`);
+    this.orderMap.set(order.clientOrderId, order);
+    this.events.get(order.clientOrderId)!.push({ clientOrderId: order.clientOrderId, at: order.updatedAt, status: order.status, reason });
+  }
+
+  order(clientOrderId: string): Order | undefined {
+    return this.orderMap.get(clientOrderId);
+  }
+
+  orders(filter: { openOnly?: boolean; strategyId?: string } = {}): Order[] {
+    return [...this.orderMap.values()].filter(
+      (o) => (!filter.openOnly || !FINAL_STATUSES.has(o.status)) && (!filter.strategyId || o.strategyId === filter.strategyId),
+    );
+  }
+
+  history(clientOrderId: string): OrderEvent[] {
+    return [...(this.events.get(clientOrderId) ?? [])];
+  }
+
+  recordFill(fill: Fill): boolean {
+    if (this.fillMap.has(fill.tradeId)) return false;
+    this.fillMap.set(fill.tradeId, fill);
+    return true;
+  }
+
+  fills(): Fill[] {
+    return [...this.fillMap.values()];
+  }
+
+  cursor(key: string): string | undefined {
+    return this.cursors.get(key);
+  }
+
+  setCursor(key: string, value: string): void {
+    this.cursors.set(key, value);
+  }
+
+  banUntil(): number {
+    return this.ban;
+  }
+
+  setBanUntil(untilMs: number): void {
+    this.ban = Math.max(this.ban, untilMs);
+  }
+
+  close(): void {}
+}
