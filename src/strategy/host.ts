@@ -53,7 +53,7 @@ export class StrategyHost {
 
   constructor(
     readonly setup: StrategySetup,
-    private readonly definition: StrategyDefinition,
+    definition: StrategyDefinition,
     private readonly params: unknown,
     private readonly deps: HostDeps,
   ) {

@@ -1,7 +1,7 @@
 // TWAP executor: works `total` (base quantity) into the market in `slices` equal child
 // orders, one per tick, each a marketable LIMIT at the last price plus `slippagePct` so a
 // thin book can never fill it at any price. With `repeat: true` it is a DCA: it starts over.
-import { d, dec, decimalParam, defineStrategy, z, type Decimal } from 'sluice/strategy';
+import { d, dec, decimalParam, defineStrategy, z } from 'sluice/strategy';
 
 export default defineStrategy({
   apiVersion: 1,
