@@ -1,0 +1,55 @@
+// The `sluice` command. Each subcommand loads only what it needs.
+import { Command, InvalidArgumentError } from 'commander';
+
+const program = new Command();
+program.name('sluice').description('A strategy runner that never loses or duplicates an order and never trips a rate limit.');
+
+function integer(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number`);
+    return Number(value);
+  };
+}
+
+program
+  .command('run')
+  .description('run the daemon (paper mode on the built-in simulated exchange when no credentials are set)')
+  .requiredOption('-c, --config <file>', 'YAML config file')
+  .action(async (opts: { config: string }) => {
+    const { runCommand } = await import('./runtime/daemon.js');
+    process.exitCode = await runCommand(opts.config);
+  });
+
+program
+  .command('validate')
+  .description('check a config file and list every problem with its YAML path')
+  .requiredOption('-c, --config <file>', 'YAML config file')
+  .action(async (opts: { config: string }) => {
+    const { validateCommand } = await import('./config/index.js');
+    const { ok, output } = await validateCommand(opts.config);
+    (ok ? process.stdout : process.stderr).write(`${output}\n`);
+    process.exitCode = ok ? 0 : 1;
+  });
+
+program
+  .command('plan')
+  .description('run one tick of every strategy against the venue and print the batches and risk verdicts; sends nothing')
+  .requiredOption('-c, --config <file>', 'YAML config file')
+  .action(async (opts: { config: string }) => {
+    const { planCommand } = await import('./runtime/daemon.js');
+    process.exitCode = await planCommand(opts.config);
+  });
+
+program
+  .command('sim')
+  .description('start the simulated exchange as an HTTP server on 127.0.0.1')
+  .option('-p, --port <port>', 'port (0 picks a free one)', integer('--port'), 0)
+  .option('-s, --seed <seed>', 'seed of the synthetic market and faults', integer('--seed'), 1)
+  .option('--api-key <key>', 'API key the simulator accepts (generated when absent)')
+  .option('--api-secret <secret>', 'API secret the simulator accepts (generated when absent)')
+  .action(async (opts: { port: number; seed: number; apiKey?: string; apiSecret?: string }) => {
+    const { runSimCommand } = await import('./sim/index.js');
+    await runSimCommand(opts);
+  });
+
+await program.parseAsync(process.argv);
