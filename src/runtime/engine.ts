@@ -97,6 +97,8 @@ export class Engine {
   private readonly loops: Promise<void>[] = [];
   private dispatching = false;
   private running = false;
+  /** Set by plan(): verdicts are collected instead of journaled and sent. */
+  private planSink: ((accepted: OrderIntent[], rejected: RiskRejection[]) => void) | undefined;
 
   constructor(private readonly deps: EngineDeps) {
     const view = this.view();
@@ -143,7 +145,6 @@ export class Engine {
       if (!this.instruments.has(key(market, symbol))) this.deps.log.warn({ market, symbol }, 'the venue does not list this symbol; its orders will be rejected');
     }
     await this.refreshAccount();
-    await this.pollMarketData();
     await this.reconcile();
   }
 
@@ -159,6 +160,29 @@ export class Engine {
       await this.refreshAccount();
     });
     this.every(settings.summaryEveryMs, async () => this.deps.log.info(this.summary(), 'summary'));
+  }
+
+  /**
+   * One tick of every strategy against the venue's current state, with the risk verdicts and
+   * the batches that would be sent. Nothing is sent and nothing is journaled.
+   */
+  async plan(): Promise<string> {
+    const verdicts: string[] = [];
+    const intents: OrderIntent[] = [];
+    this.planSink = (accepted, rejected) => {
+      intents.push(...accepted);
+      for (const r of rejected) verdicts.push(`  rejected ${describe(r.intent)}: ${r.reason}`);
+    };
+    await this.prepare();
+    for (const h of this.hosts) await this.handle(h, await h.start());
+    await this.pollMarketData();
+    for (const h of this.hosts) await this.handle(h, await h.tick());
+    const batches = this.deps.toBatches(intents);
+    const lines = [`plan: ${intents.length} intents accepted by risk, ${verdicts.length} rejected, ${batches.length} batches (nothing sent)`];
+    for (const b of batches) lines.push(`  batch ${b.market} ${b.symbol} ${b.kind} x${b.items.length}: ${b.items.map(describe).join('; ')}`);
+    lines.push(...verdicts);
+    for (const h of this.hosts.filter((x) => !x.enabled)) lines.push(`  disabled ${h.id}: ${h.disabledBy?.message}`);
+    return lines.join('\n');
   }
 
   /** Stops strategies, settles queued intents per config, optionally cancels open orders. */
@@ -220,6 +244,7 @@ export class Engine {
     if (out.intents.length === 0) return;
     this.stats.intents += out.intents.length;
     const { accepted, rejected } = this.deps.risk.check(out.intents, this.riskInputs(), now);
+    if (this.planSink) return this.planSink(accepted, rejected);
     for (const r of rejected) {
       this.stats.riskRejections++;
       this.deps.log.warn({ strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason }, 'intent rejected');
@@ -533,6 +558,12 @@ function pluginLogger(log: Logger) {
     warn: (msg: string, fields?: Record<string, unknown>) => log.warn(fields ?? {}, msg),
     error: (msg: string, fields?: Record<string, unknown>) => log.error(fields ?? {}, msg),
   };
+}
+
+function describe(i: OrderIntent): string {
+  return i.kind === 'place'
+    ? `${i.clientOrderId} ${i.side} ${i.type} ${i.volume} ${i.symbol}${i.price ? ` @ ${i.price}` : ''}`
+    : `cancel ${i.clientOrderId}`;
 }
 
 function errText(err: unknown): string {

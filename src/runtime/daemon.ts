@@ -1,0 +1,86 @@
+// `sluice run` and `sluice plan`: load and check everything at the door, then wire and run.
+import { systemClock } from '../core/clock.js';
+import { ConfigError } from '../core/errors.js';
+import { loadConfig, type LoadedConfig } from '../config/index.js';
+import { loadStrategies, type LoadedStrategy } from '../strategy/index.js';
+import { createLogger } from './logger.js';
+import { wire } from './wire.js';
+
+interface Prepared {
+  loaded: LoadedConfig;
+  strategies: LoadedStrategy[];
+}
+
+/** Config and plugins, or every problem printed and undefined. */
+async function prepare(configPath: string): Promise<Prepared | undefined> {
+  try {
+    const loaded = await loadConfig(configPath);
+    const strategies = await loadStrategies(loaded.config.strategies, process.cwd());
+    if (strategies.length === 0) {
+      throw new ConfigError([{ path: 'strategies', message: 'no enabled strategy: add one (see strategies/README.md) or set enabled: true' }], configPath);
+    }
+    return { loaded, strategies };
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+export async function runCommand(configPath: string): Promise<number> {
+  const prepared = await prepare(configPath);
+  if (!prepared) return 1;
+  const { config, credentials } = prepared.loaded;
+  const log = createLogger({
+    level: config.log.level,
+    pretty: config.log.pretty === 'auto' ? Boolean(process.stdout.isTTY) : config.log.pretty,
+    secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [],
+  });
+  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log });
+  log.info(
+    { mode: config.mode, strategies: prepared.strategies.map((s) => `${s.entry.id} (${s.definition.name}: ${s.entry.symbols.join(',')})`) },
+    config.mode === 'paper' ? 'starting on the built-in simulated exchange (paper mode: no real money)' : 'starting live',
+  );
+
+  let stopping: Promise<void> | undefined;
+  let markStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (markStopped = resolve));
+  const stop = (signal: string) => {
+    if (stopping) return;
+    log.info({ signal }, 'stopping: strategies first, then queued intents and open orders per config');
+    stopping = app.stop().finally(markStopped);
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGUSR2', () => {
+    const mode = app.riskGate.toggleHalt();
+    log.warn({ killSwitch: mode }, 'kill switch toggled by SIGUSR2');
+  });
+
+  try {
+    await app.start();
+  } catch (err) {
+    log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'could not start');
+    await app.stop().catch(() => undefined);
+    return 1;
+  }
+  log.info(app.engine.summary(), 'running; Ctrl-C stops');
+  await stopped;
+  log.flush();
+  return 0;
+}
+
+export async function planCommand(configPath: string): Promise<number> {
+  const prepared = await prepare(configPath);
+  if (!prepared) return 1;
+  const { config, credentials } = prepared.loaded;
+  const log = createLogger({ level: 'warn', pretty: false, secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [] });
+  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log });
+  await app.client.start();
+  const plan = await app.engine.plan();
+  await app.client.close();
+  process.stdout.write(`${plan}\n`);
+  return 0;
+}

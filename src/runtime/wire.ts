@@ -1,0 +1,115 @@
+// The one composition root. Live, paper and backtest call wire() with a different transport
+// and clock; nothing else in sluice asks which mode it is in.
+import type { Logger } from 'pino';
+import type { Clock } from '../core/clock.js';
+import type { Journal, Pacer, Transport } from '../core/ports.js';
+import type { Market } from '../core/types.js';
+import type { Config } from '../config/index.js';
+import { OrderGateway, type Credentials } from '../executor/index.js';
+import { SimExchange, SimTransport } from '../sim/index.js';
+import { MemoryJournal } from '../store/memory.js';
+import type { LoadedStrategy } from '../strategy/index.js';
+import { createExchangeClient, type ExchangeClient } from './client.js';
+import { Engine } from './engine.js';
+import { createDispatcher, createPositionLedger, createRiskGate, toBatches } from './parts.js';
+
+export interface WireOptions {
+  config: Config;
+  credentials?: Credentials;
+  strategies: readonly LoadedStrategy[];
+  clock: Clock;
+  log: Logger;
+  journal?: Journal;
+  /** Backtests pass a virtual-time pacer; live and paper use Bottleneck. */
+  pacer?: Pacer;
+  /** Overrides the venue (recording and replay wrap or replace it). */
+  transport?: (market: Market) => Transport;
+}
+
+export interface App {
+  engine: Engine;
+  client: ExchangeClient;
+  journal: Journal;
+  /** The in-process simulated exchange in paper mode. */
+  sim?: SimExchange;
+  riskGate: ReturnType<typeof createRiskGate>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function wire(opts: WireOptions): App {
+  const { config, clock, log } = opts;
+  let sim: SimExchange | undefined;
+  let transport = opts.transport;
+  let credentials = opts.credentials;
+  if (config.mode === 'paper' && !transport) {
+    sim = new SimExchange({
+      seed: config.sim.seed,
+      clock,
+      latencyMs: config.sim.latencyMs,
+      faults: config.sim.faults,
+      banMs: config.sim.banMs,
+    });
+    const inProcess = new SimTransport(sim);
+    transport = () => inProcess;
+    credentials = { apiKey: sim.apiKey, apiSecret: sim.apiSecret };
+  }
+  const client = createExchangeClient({
+    spotUrl: config.venue.spotUrl ?? undefined,
+    futuresUrl: config.venue.futuresUrl ?? undefined,
+    transport,
+    credentials,
+    clock,
+    pacer: opts.pacer,
+    recvWindowMs: config.venue.recvWindowMs,
+    safetyMarginMs: config.venue.safetyMarginMs,
+    limits: config.venue.limits,
+    retry: config.venue.retry,
+    clockSyncIntervalMs: config.venue.clockSyncIntervalMs,
+    timeouts: config.venue.timeouts,
+  });
+  const journal = opts.journal ?? new MemoryJournal();
+  const riskGate = createRiskGate(config.risk);
+  const engine = new Engine({
+    executor: client.executor,
+    gateway: new OrderGateway(client.executor),
+    pacer: client.pacer,
+    clock,
+    log,
+    journal,
+    strategies: opts.strategies,
+    risk: riskGate,
+    positions: createPositionLedger(),
+    dispatcher: createDispatcher(),
+    toBatches,
+    settings: {
+      marketDataEveryMs: config.engine.marketDataEveryMs,
+      reconcileEveryMs: config.engine.reconcileEveryMs,
+      summaryEveryMs: config.engine.summaryEveryMs,
+      shutdown: config.engine.shutdown,
+    },
+  });
+  return {
+    engine,
+    client,
+    journal,
+    sim,
+    riskGate,
+    async start() {
+      // A ban survives restarts: never hammer a venue that banned us.
+      const banUntil = journal.banUntil();
+      if (banUntil > clock.now()) {
+        log.warn({ until: new Date(banUntil).toISOString() }, 'the venue banned this key; waiting for the ban to end');
+        client.pacer.pauseAll(banUntil);
+        await clock.sleep(banUntil - clock.now());
+      }
+      await client.start();
+      await engine.start();
+    },
+    async stop() {
+      await engine.stop();
+      await client.close();
+      journal.close();
+    },
+  };
+}
