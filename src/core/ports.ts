@@ -1,7 +1,7 @@
 // The seams between sluice and the world. Each has more than one implementation
 // (live, simulated, recorded, replayed, virtual-time), so each is an interface here.
 
-import type { Fill, Order, OrderIntent } from './types.js';
+import type { Fill, Order, OrderIntent, Position } from './types.js';
 
 export type { Clock } from './clock.js';
 
@@ -88,6 +88,9 @@ export interface Journal {
   /** Stores a fill; false when that trade id was already stored. */
   recordFill(fill: Fill): boolean;
   fills(): Fill[];
+  /** The position book as last saved (positions derive from fills; this is their checkpoint). */
+  positions(): Position[];
+  savePositions(positions: readonly Position[]): void;
   cursor(key: string): string | undefined;
   setCursor(key: string, value: string): void;
   banUntil(): number;

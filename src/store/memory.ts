@@ -1,6 +1,6 @@
 // The journal kept in memory: for paper runs that need no restart safety, and for tests.
 import type { Journal, OrderEvent } from '../core/ports.js';
-import { FINAL_STATUSES, type Fill, type Order, type OrderIntent } from '../core/types.js';
+import { FINAL_STATUSES, type Fill, type Order, type OrderIntent, type Position } from '../core/types.js';
 
 export class MemoryJournal implements Journal {
   private readonly sequences = new Map<string, number>();
@@ -9,6 +9,7 @@ export class MemoryJournal implements Journal {
   private readonly fillMap = new Map<string, Fill>();
   private readonly cursors = new Map<string, string>();
   private ban = 0;
+  private savedPositions: Position[] = [];
 
   nextSequence(strategyId: string): number {
     const n = this.sequences.get(strategyId) ?? 0;
@@ -50,6 +51,14 @@ export class MemoryJournal implements Journal {
 
   fills(): Fill[] {
     return [...this.fillMap.values()];
+  }
+
+  positions(): Position[] {
+    return [...this.savedPositions];
+  }
+
+  savePositions(positions: readonly Position[]): void {
+    this.savedPositions = [...positions];
   }
 
   cursor(key: string): string | undefined {
