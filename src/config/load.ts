@@ -1,0 +1,127 @@
+// YAML + environment -> validated, frozen Config. Every stage collects problems instead of
+// stopping at the first, and one ConfigError lists them all, in file order, each with its YAML
+// path, line and fix. Only a YAML syntax error stops early: past it the structure is a guess.
+import { readFile } from 'node:fs/promises';
+import { inspect } from 'node:util';
+import { ConfigError, type ConfigProblem } from '../core/errors.js';
+import { resolveCredentials } from './credentials.js';
+import { crossFieldProblems, removeSecretKeys, unknownKeyMessage, type RawProblem } from './rules.js';
+import { asConfig, configSchema, deepFreeze, knownKeys } from './schema.js';
+import type { Config, Credentials, LoadedConfig } from './types.js';
+import { formatPath, interpolate, lineOf, parseYamlText, type Path } from './yaml.js';
+
+export interface ParseOptions {
+  /** Names the config in messages (the file path when loading a file). */
+  source?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Relative credentials.file paths resolve here; process.cwd() by default, like plugin paths. */
+  baseDir?: string;
+}
+
+/** Reads and validates a config file. Throws ConfigError listing every problem. */
+export async function loadConfig(filePath: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+  let text: string;
+  try {
+    text = await readFile(filePath, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError([{ path: '(file)', message: `cannot read ${filePath} (${code}): check the --config path` }], filePath);
+  }
+  return parseConfig(text, { source: filePath, env, baseDir: process.cwd() });
+}
+
+/** Validates config text; the seam tests use. Throws ConfigError listing every problem. */
+export async function parseConfig(yamlText: string, opts: ParseOptions = {}): Promise<LoadedConfig> {
+  const source = opts.source ?? 'config';
+  const env = opts.env ?? process.env;
+  const { parsed, problems: syntax } = parseYamlText(yamlText);
+  if (syntax.length > 0) throw new ConfigError(syntax, source);
+
+  const problems: ConfigProblem[] = [];
+  const interpolation = interpolate(parsed, env);
+  problems.push(...interpolation.problems);
+  // A value whose ${VAR} failed is not checked again: the schema would only complain about the hole.
+  const failed = interpolation.problems.map((p) => p.path);
+  const add = ({ path, message }: RawProblem) => {
+    const at = formatPath(path);
+    if (failed.some((f) => at === f || at.startsWith(`${f}.`) || at.startsWith(`${f}[`))) return;
+    const vars = interpolation.sources.get(at);
+    problems.push({ path: at, line: lineOf(parsed, path), message: vars ? `${message} (the value comes from \${${vars.join('}, ${')}})` : message });
+  };
+
+  const raw: unknown = parsed.doc.toJS({ maxAliasCount: 100 }) ?? {}; // an empty file means all defaults
+  removeSecretKeys(raw).forEach(add);
+  const result = configSchema.safeParse(raw);
+  if (!result.success) for (const issue of result.error.issues) issueProblems(issue).forEach(add);
+  crossFieldProblems(raw).forEach(add);
+
+  const section = (raw as { mode?: unknown; credentials?: { file?: unknown } } | null) ?? {};
+  const file = section.credentials?.file;
+  const found = await resolveCredentials({
+    live: section.mode === 'live',
+    file: typeof file === 'string' && file !== '' ? file : null,
+    env,
+    baseDir: opts.baseDir ?? process.cwd(),
+  });
+  found.problems.forEach(add);
+
+  if (problems.length > 0 || !result.success) {
+    // Stable sort: file order, problems without a line last.
+    throw new ConfigError(problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity)), source);
+  }
+  const parsedConfig = asConfig(result.data);
+  const config: Config = deepFreeze({
+    ...parsedConfig,
+    venue: { ...parsedConfig.venue, futuresUrl: parsedConfig.venue.futuresUrl ?? parsedConfig.venue.spotUrl },
+  });
+  return found.credentials ? { config, credentials: sealed(found.credentials), source } : { config, source };
+}
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+  issues?: { message: string }[];
+}
+
+/** One zod issue as problems: unknown keys become one problem per key, with a guess. */
+function issueProblems(issue: Issue): RawProblem[] {
+  const path: Path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
+  if (issue.code === 'unrecognized_keys' && issue.keys) {
+    const known = knownKeys(path);
+    return issue.keys.map((key) => ({ path: [...path, key], message: unknownKeyMessage(key, known) }));
+  }
+  if (issue.code === 'invalid_key') return [{ path, message: `invalid key: ${issue.issues?.[0]?.message ?? 'not allowed here'}` }];
+  return [{ path, message: issue.message }];
+}
+
+/**
+ * The secrets stay plain properties (the executor needs them) but print as [redacted] in
+ * JSON, pino and util.inspect, so logging the object by mistake leaks nothing.
+ */
+function sealed(c: Credentials): Credentials {
+  const redacted = () => '[redacted credentials]';
+  const out = { apiKey: c.apiKey, apiSecret: c.apiSecret };
+  Object.defineProperty(out, 'toJSON', { value: redacted });
+  Object.defineProperty(out, inspect.custom, { value: redacted });
+  return Object.freeze(out);
+}
+
+/** `sluice validate --config F`: the CLI prints `output` and exits 0 when ok, 1 otherwise. */
+export async function validateCommand(path: string, env: NodeJS.ProcessEnv = process.env): Promise<{ ok: boolean; output: string }> {
+  try {
+    const { config, credentials } = await loadConfig(path, env);
+    const total = config.strategies.length;
+    const disabled = config.strategies.filter((s) => !s.enabled).length;
+    const lines = [`config OK: ${total} strateg${total === 1 ? 'y' : 'ies'}${disabled ? ` (${disabled} disabled)` : ''}, mode ${config.mode}`];
+    if (total - disabled === 0) lines.push('note: no enabled strategy; `sluice run` needs at least one');
+    if (config.mode === 'paper') lines.push('paper mode: orders go to the built-in simulated exchange, no real money');
+    else if (credentials) lines.push(`credentials: found in ${env.SLUICE_API_KEY ? 'the environment' : config.credentials.file}`);
+    lines.push('strategy plugins and their params are checked when `sluice run` or `sluice plan` loads them');
+    return { ok: true, output: lines.join('\n') };
+  } catch (err) {
+    if (err instanceof ConfigError) return { ok: false, output: err.message };
+    throw err;
+  }
+}

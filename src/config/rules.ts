@@ -1,0 +1,143 @@
+// Checks that the schema cannot express field by field: secrets written into YAML, rules that
+// span fields, and the endpoint table. They read the raw (merged-with-nothing) YAML value
+// defensively, so they run even when the schema found problems elsewhere.
+import { ENDPOINT_IDS, ENDPOINTS, type EndpointId } from '../exchange/endpoints.js';
+import type { Path } from './yaml.js';
+
+export interface RawProblem {
+  path: Path;
+  message: string;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const get = (v: unknown, ...keys: string[]): unknown => keys.reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), v);
+
+/** Key names that mean a credential, after lower-casing and dropping separators. */
+function looksSecret(key: string): boolean {
+  const k = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return k === 'key' || ['secret', 'apikey', 'password', 'passphrase', 'privatekey', 'token'].some((w) => k.includes(w));
+}
+
+export const SECRET_FIX =
+  'credentials never go in YAML: delete this line and set SLUICE_API_KEY and SLUICE_API_SECRET in the environment, or set credentials.file to a file only you can read (chmod 600)';
+
+/**
+ * Reports and removes every key that looks like a credential (outside strategy params, which
+ * belong to plugins), so the schema does not report them again as merely unknown.
+ */
+export function removeSecretKeys(value: unknown, path: Path = []): RawProblem[] {
+  const problems: RawProblem[] = [];
+  if (Array.isArray(value)) value.forEach((item, i) => problems.push(...removeSecretKeys(item, [...path, i])));
+  else if (isObj(value)) {
+    for (const key of Object.keys(value)) {
+      const here = [...path, key];
+      if (looksSecret(key)) {
+        problems.push({ path: here, message: SECRET_FIX });
+        delete value[key];
+      } else if (!(path.length === 2 && path[0] === 'strategies' && key === 'params')) {
+        problems.push(...removeSecretKeys(value[key], here));
+      }
+    }
+  }
+  return problems;
+}
+
+/** Levenshtein distance, for "did you mean". */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const next = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row[j]!;
+      row[j] = next;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The closest candidate when it is plausibly a typo of `word`. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  const lower = word.toLowerCase();
+  let best: { c: string; d: number } | undefined;
+  for (const c of candidates) {
+    const d = c.toLowerCase() === lower ? 0 : distance(lower, c.toLowerCase());
+    if (!best || d < best.d) best = { c, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(word.length / 4)) ? best.c : undefined;
+}
+
+export function unknownKeyMessage(key: string, known: readonly string[] | undefined): string {
+  const guess = known ? closest(key, known) : undefined;
+  if (guess) return `unknown key; did you mean ${guess}?`;
+  return known ? `unknown key; remove it (known keys here: ${known.join(', ')})` : 'unknown key; remove it';
+}
+
+/** Rules across fields. `raw` is the YAML value after interpolation and secret removal. */
+export function crossFieldProblems(raw: unknown): RawProblem[] {
+  const problems: RawProblem[] = [];
+  const mode = get(raw, 'mode') ?? 'paper';
+
+  if (mode === 'live' && (get(raw, 'venue', 'spotUrl') ?? null) === null) {
+    problems.push({ path: ['venue', 'spotUrl'], message: 'required in live mode: set the venue origin, e.g. spotUrl: https://openapi.example.com (or use mode: paper)' });
+  }
+
+  const base = get(raw, 'venue', 'retry', 'baseDelayMs');
+  const max = get(raw, 'venue', 'retry', 'maxDelayMs');
+  if (typeof base === 'number' && typeof max === 'number' && max < base) {
+    problems.push({ path: ['venue', 'retry', 'maxDelayMs'], message: 'must be >= venue.retry.baseDelayMs: raise maxDelayMs or lower baseDelayMs' });
+  }
+
+  const lo = get(raw, 'sim', 'latencyMs', 'min');
+  const hi = get(raw, 'sim', 'latencyMs', 'max');
+  if (typeof lo === 'number' && typeof hi === 'number' && lo > hi) {
+    problems.push({ path: ['sim', 'latencyMs', 'min'], message: 'must be <= sim.latencyMs.max: swap them or raise max' });
+  }
+
+  const limits = get(raw, 'venue', 'limits');
+  if (isObj(limits)) {
+    for (const [id, value] of Object.entries(limits)) {
+      const endpoint = (ENDPOINTS as Record<string, (typeof ENDPOINTS)[EndpointId] | undefined>)[id];
+      if (!endpoint) {
+        const guess = closest(id, ENDPOINT_IDS);
+        problems.push({
+          path: ['venue', 'limits', id],
+          message: `unknown endpoint id${guess ? `; did you mean ${guess}?` : ''} (valid ids: ${ENDPOINT_IDS.join(', ')})`,
+        });
+      } else if (typeof value === 'number' && value > endpoint.limitPer2s) {
+        problems.push({
+          path: ['venue', 'limits', id],
+          message: `must be at most ${endpoint.limitPer2s}, the venue's own limit for ${id} per 2 s: an override may only lower it`,
+        });
+      }
+    }
+  }
+
+  const strategies = get(raw, 'strategies');
+  if (Array.isArray(strategies)) {
+    const firstWithId = new Map<string, number>();
+    strategies.forEach((s, i) => {
+      const id = get(s, 'id');
+      if (typeof id === 'string') {
+        const first = firstWithId.get(id);
+        if (first === undefined) firstWithId.set(id, i);
+        else problems.push({ path: ['strategies', i, 'id'], message: `duplicate id: strategies[${first}] already uses it; every strategy needs its own id (it tags its orders)` });
+      }
+      const symbols = get(s, 'symbols');
+      if (!Array.isArray(symbols)) return;
+      const seen = new Set<string>();
+      symbols.forEach((sym, j) => {
+        if (typeof sym !== 'string') return;
+        const upper = sym.trim().toUpperCase();
+        if (seen.has(upper)) problems.push({ path: ['strategies', i, 'symbols', j], message: 'listed twice: remove the duplicate' });
+        seen.add(upper);
+        if ((get(s, 'market') ?? 'spot') === 'spot' && upper.includes('-')) {
+          problems.push({ path: ['strategies', i, 'symbols', j], message: 'spot symbols have no dashes (e.g. BTCUSDT); dashed contracts like E-BTC-USDT need market: futures' });
+        }
+      });
+    });
+  }
+  return problems;
+}

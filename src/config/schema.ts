@@ -1,0 +1,248 @@
+// The config schema: shape, types, ranges and defaults in one place. Every leaf carries its
+// own message (what is wrong and how to fix it) and never echoes the value it got, because a
+// value may have come from the environment and be a secret. Rules that span fields, and the
+// endpoint table, are in rules.ts: zod skips an object's refinements once anything inside it
+// failed, and we want every problem reported in one pass.
+import { z } from 'zod';
+import { toDecimal, type Decimal } from '../core/decimal.js';
+import type { EndpointId } from '../exchange/endpoints.js';
+import type { Config } from './types.js';
+
+/** Names the kind of a value without showing it. */
+export function kindOf(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'an empty value';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return /^-?\d+(\.\d+)?$/.test(v.trim()) ? 'a quoted number' : 'text';
+  return `a ${typeof v}`;
+}
+
+function expected(what: string, fix?: (input: unknown) => string | undefined) {
+  return (iss: { input?: unknown }) => {
+    if (iss.input === undefined) return `required: ${what}`;
+    const hint = fix?.(iss.input);
+    return `must be ${what} (got ${kindOf(iss.input)})${hint ? `; ${hint}` : ''}`;
+  };
+}
+
+const unquote = (input: unknown) => (kindOf(input) === 'a quoted number' ? 'remove the quotes' : undefined);
+
+function int(min: number, max?: number) {
+  const what = max === undefined ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}`;
+  return z
+    .number({ error: expected(what, unquote) })
+    .refine((n) => Number.isInteger(n) && n >= min && (max === undefined || n <= max), { error: `must be ${what}` });
+}
+
+function rate() {
+  return z.number({ error: expected('a number from 0 to 1', unquote) }).refine((n) => n >= 0 && n <= 1, { error: 'must be a number from 0 to 1 (a probability)' });
+}
+
+function bool() {
+  return z.boolean({ error: expected('true or false') });
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { error: expected(`one of ${values.join(' | ')}`) });
+}
+
+function text() {
+  return z.string({ error: expected('text') }).min(1, { error: 'must not be empty' });
+}
+
+/** Path-like strings: null means "not set". */
+function optionalText() {
+  return z.string({ error: expected('text or null') }).min(1, { error: 'must not be empty; write null to leave it unset' }).nullable();
+}
+
+/**
+ * Money and prices are quoted decimal strings: a YAML number is a binary float, and floats
+ * never carry money. `sign` says which values make sense for the field.
+ */
+export function decimal(example: string, sign: 'positive' | 'nonNegative') {
+  return z.unknown().transform((v, ctx): Decimal => {
+    if (typeof v === 'number') {
+      ctx.addIssue({ code: 'custom', message: `write money as a quoted decimal string, e.g. "${example}" (a bare YAML number is a float)` });
+      return z.NEVER;
+    }
+    let value: Decimal;
+    try {
+      value = toDecimal(v, 'value');
+    } catch {
+      ctx.addIssue({ code: 'custom', message: v === undefined ? `required: a quoted decimal string, e.g. "${example}"` : `must be a decimal string like "${example}" (got ${kindOf(v)})` });
+      return z.NEVER;
+    }
+    const negative = value.startsWith('-');
+    const zero = /^-?0$/.test(value);
+    if (negative || (sign === 'positive' && zero)) {
+      ctx.addIssue({ code: 'custom', message: `must be ${sign === 'positive' ? 'greater than 0' : '0 or more'}, e.g. "${example}"` });
+      return z.NEVER;
+    }
+    return value;
+  });
+}
+
+/** http(s) origin, normalised without a trailing slash; user:password in a URL is refused (a secret). */
+function origin() {
+  return z
+    .string({ error: expected('an http(s) origin such as https://openapi.example.com, or null') })
+    .transform((s, ctx) => {
+      let url: URL;
+      try {
+        url = new URL(s);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a URL such as https://openapi.example.com' });
+        return z.NEVER;
+      }
+      if (url.username || url.password) {
+        ctx.addIssue({ code: 'custom', message: 'must not contain a user name or password: credentials come from SLUICE_API_KEY/SLUICE_API_SECRET' });
+        return z.NEVER;
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        ctx.addIssue({ code: 'custom', message: 'must start with https:// (or http:// for a local simulator)' });
+        return z.NEVER;
+      }
+      if (url.pathname !== '/' || url.search || url.hash) {
+        ctx.addIssue({ code: 'custom', message: 'must be an origin only (scheme, host, optional port), e.g. https://openapi.example.com: endpoint paths are added by sluice' });
+        return z.NEVER;
+      }
+      return url.origin;
+    })
+    .nullable();
+}
+
+/** A mapping of known keys; unknown keys are problems; absent means all defaults. */
+function section<T extends z.core.$ZodLooseShape>(shape: T) {
+  // prefault (not default) runs {} through the object, so every inner default applies. The cast
+  // is needed only because TypeScript cannot see that a generic shape of defaults accepts {}.
+  return z.strictObject(shape, { error: expected('a mapping of key: value lines') }).prefault({} as never);
+}
+
+const SYMBOL = /^[A-Z0-9]+(?:-[A-Z0-9]+)*$/;
+const symbol = z
+  .string({ error: expected('a symbol such as BTCUSDT') })
+  .transform((s) => s.trim().toUpperCase())
+  .refine((s) => SYMBOL.test(s), { error: 'must be letters and digits, e.g. BTCUSDT (futures contracts like E-BTC-USDT)' });
+
+export const STRATEGY_ID = /^[a-z0-9]{1,12}$/;
+
+const strategy = z.strictObject(
+  {
+    id: z
+      .string({ error: expected('1-12 lower-case letters or digits, e.g. grid1') })
+      .refine((s) => STRATEGY_ID.test(s), {
+        error: 'must be 1-12 lower-case letters or digits (a-z, 0-9; no dashes or capitals): it becomes part of every client order id',
+      }),
+    use: z
+      .string({ error: expected('the plugin module path, e.g. strategies/grid/index.ts') })
+      .min(1, { error: 'must be the plugin module path, e.g. strategies/grid/index.ts' }),
+    enabled: bool().default(true),
+    market: oneOf(['spot', 'futures']).default('spot'),
+    symbols: z
+      .array(symbol, { error: expected('a list of symbols, e.g. [BTCUSDT]') })
+      .min(1, { error: 'must list at least one symbol, e.g. [BTCUSDT]' }),
+    everyMs: int(50).default(1000),
+    params: z.record(z.string(), z.unknown(), { error: expected('a mapping (the plugin validates its contents)') }).default({}),
+  },
+  { error: expected('a mapping with id, use and symbols') },
+);
+
+export const configSchema = z.strictObject(
+  {
+    mode: oneOf(['paper', 'live']).default('paper'),
+    venue: section({
+      spotUrl: origin().default(null),
+      futuresUrl: origin().default(null),
+      recvWindowMs: int(1, 60000).default(5000),
+      clockSyncIntervalMs: int(1000).default(60000),
+      safetyMarginMs: int(0, 2000).default(100),
+      timeouts: section({ connectMs: int(100).default(5000), headersMs: int(100).default(10000), bodyMs: int(100).default(10000) }),
+      retry: section({ retries: int(0, 10).default(4), baseDelayMs: int(1).default(200), maxDelayMs: int(1).default(5000) }),
+      // Endpoint ids and each endpoint's ceiling are checked in rules.ts, with the list of valid ids.
+      limits: z
+        .record(z.string(), int(1), { error: expected('a mapping of endpoint id to requests per 2 s, e.g. { spot.order: 80 }') })
+        .transform((r) => r as Partial<Record<EndpointId, number>>)
+        .default({}),
+    }),
+    credentials: section({ file: optionalText().default(null) }),
+    sim: section({
+      seed: int(-Number.MAX_SAFE_INTEGER).default(1),
+      latencyMs: section({ min: int(0).default(0), max: int(0).default(0) }),
+      faults: section({
+        error5xxRate: rate().default(0),
+        resetRate: rate().default(0),
+        lostResponseRate: rate().default(0),
+        lateFillRate: rate().default(0),
+        lateFillDelayMs: int(0).default(3000),
+        clockSkewMs: int(-Number.MAX_SAFE_INTEGER).default(0),
+      }),
+      banMs: int(0).default(120000),
+    }),
+    strategies: z.array(strategy, { error: expected('a list of strategies (- id: ...)') }).default([]),
+    risk: section({
+      maxPosition: z
+        .record(symbol, decimal('0.5', 'nonNegative'), { error: expected('a mapping of symbol to quantity, e.g. { BTCUSDT: "0.5" }') })
+        .default({}),
+      maxOpenOrders: int(1).default(50),
+      maxNotionalPerOrder: decimal('10000', 'positive').default('10000' as Decimal),
+      maxNotionalPerMinute: decimal('100000', 'positive').default('100000' as Decimal),
+      priceBandPct: decimal('5', 'positive').default('5' as Decimal),
+      maxOrdersPerSecond: int(1).default(50),
+      duplicateWindowMs: int(0).default(1000),
+      killSwitch: section({ mode: oneOf(['off', 'halted', 'reduce_only']).default('off'), file: optionalText().default(null) }),
+    }),
+    engine: section({
+      summaryEveryMs: int(100).default(10000),
+      marketDataEveryMs: int(50).default(1000),
+      reconcileEveryMs: int(100).default(2000),
+      shutdown: section({ queued: oneOf(['flush', 'drop']).default('drop'), cancelOpenOrders: bool().default(true) }),
+    }),
+    journal: section({ path: text().default('.sluice/journal.db') }),
+    log: section({
+      level: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+      pretty: z.union([z.literal('auto'), z.boolean()], { error: expected('auto, true or false') }).default('auto'),
+    }),
+    record: section({ path: optionalText().default(null), gzip: bool().default(false) }),
+    http: section({ enabled: bool().default(false), host: text().default('127.0.0.1'), port: int(0, 65535).default(9464) }),
+  },
+  { error: expected('a mapping of key: value lines') },
+);
+
+// Compile-time proof that what the schema produces is a Config.
+type Parsed = z.output<typeof configSchema>;
+export const asConfig = (parsed: Parsed): Config => parsed;
+
+/** Strips defaults, nullables and transforms down to the structural schema. */
+function structural(node: z.ZodType): z.ZodType {
+  for (;;) {
+    if (node instanceof z.ZodDefault || node instanceof z.ZodPrefault || node instanceof z.ZodNullable) node = node.unwrap() as z.ZodType;
+    else if (node instanceof z.ZodPipe) node = node.in as z.ZodType;
+    else return node;
+  }
+}
+
+/** The keys a mapping at `path` may hold, for "did you mean" hints; undefined for free-form mappings. */
+export function knownKeys(path: readonly (string | number)[]): string[] | undefined {
+  let node = structural(configSchema);
+  for (const seg of path) {
+    if (node instanceof z.ZodObject) {
+      const next = (node.shape as Record<string, z.ZodType | undefined>)[String(seg)];
+      if (!next) return undefined;
+      node = structural(next);
+    } else if (node instanceof z.ZodArray) node = structural(node.element as z.ZodType);
+    else return undefined;
+  }
+  return node instanceof z.ZodObject ? Object.keys(node.shape) : undefined;
+}
+
+/** Every default, as the schema gives it for an empty file. */
+export const DEFAULTS: Config = deepFreeze(asConfig(configSchema.parse({})));
+
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

@@ -1,0 +1,98 @@
+// The validated configuration as the rest of sluice sees it. Every field is always present
+// (defaults filled in), readonly in the type and frozen at run time. Comments here are the
+// reference; config/default.yaml repeats them next to each default.
+import type { Decimal } from '../core/decimal.js';
+import type { Market } from '../core/types.js';
+import type { EndpointId } from '../exchange/endpoints.js';
+
+export type Mode = 'paper' | 'live';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+export type KillSwitchMode = 'off' | 'halted' | 'reduce_only';
+
+export interface VenueConfig {
+  /** Origin of the spot API (no trailing slash). Set whenever mode is live. */
+  readonly spotUrl: string | null;
+  /** Origin of the futures API; the loader fills it with spotUrl when it was not given. */
+  readonly futuresUrl: string | null;
+  readonly recvWindowMs: number;
+  readonly clockSyncIntervalMs: number;
+  /** Extra time a request's rate-limit slot stays taken after the 2 s window. */
+  readonly safetyMarginMs: number;
+  readonly timeouts: { readonly connectMs: number; readonly headersMs: number; readonly bodyMs: number };
+  readonly retry: { readonly retries: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
+  /** Requests per 2 s per endpoint, only for overridden endpoints; each is <= the endpoint's own limit. */
+  readonly limits: Readonly<Partial<Record<EndpointId, number>>>;
+}
+
+export interface SimConfig {
+  readonly seed: number;
+  readonly latencyMs: { readonly min: number; readonly max: number };
+  readonly faults: {
+    readonly error5xxRate: number;
+    readonly resetRate: number;
+    readonly lostResponseRate: number;
+    readonly lateFillRate: number;
+    readonly lateFillDelayMs: number;
+    readonly clockSkewMs: number;
+  };
+  readonly banMs: number;
+}
+
+export interface StrategyConfig {
+  /** 1-12 of [a-z0-9]; part of every client order id. Unique. */
+  readonly id: string;
+  /** Plugin module path as written (relative paths resolve against process.cwd()). */
+  readonly use: string;
+  readonly enabled: boolean;
+  readonly market: Market;
+  /** Upper case, non-empty, no duplicates. */
+  readonly symbols: readonly string[];
+  readonly everyMs: number;
+  /** Free-form; the plugin's own schema validates it when the plugin loads. */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+export interface RiskConfig {
+  /** Per symbol (upper case): max absolute base quantity. Symbols not listed are not capped here. */
+  readonly maxPosition: Readonly<Record<string, Decimal>>;
+  readonly maxOpenOrders: number;
+  readonly maxNotionalPerOrder: Decimal;
+  readonly maxNotionalPerMinute: Decimal;
+  readonly priceBandPct: Decimal;
+  readonly maxOrdersPerSecond: number;
+  readonly duplicateWindowMs: number;
+  readonly killSwitch: { readonly mode: KillSwitchMode; readonly file: string | null };
+}
+
+export interface Config {
+  readonly mode: Mode;
+  readonly venue: VenueConfig;
+  /** Only where credentials may come from; the secrets themselves are in LoadedConfig.credentials. */
+  readonly credentials: { readonly file: string | null };
+  readonly sim: SimConfig;
+  readonly strategies: readonly StrategyConfig[];
+  readonly risk: RiskConfig;
+  readonly engine: {
+    readonly summaryEveryMs: number;
+    readonly marketDataEveryMs: number;
+    readonly reconcileEveryMs: number;
+    readonly shutdown: { readonly queued: 'flush' | 'drop'; readonly cancelOpenOrders: boolean };
+  };
+  readonly journal: { readonly path: string };
+  readonly log: { readonly level: LogLevel; readonly pretty: 'auto' | boolean };
+  readonly record: { readonly path: string | null; readonly gzip: boolean };
+  readonly http: { readonly enabled: boolean; readonly host: string; readonly port: number };
+}
+
+export interface Credentials {
+  readonly apiKey: string;
+  readonly apiSecret: string;
+}
+
+export interface LoadedConfig {
+  readonly config: Config;
+  /** Present when found (always in live mode). Never log it; pass both values to the logger's redaction list. */
+  readonly credentials?: Credentials;
+  /** The file (or label) the config came from, as used in error messages. */
+  readonly source: string;
+}
