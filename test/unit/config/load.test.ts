@@ -1,0 +1,271 @@
+// Loading good configs: defaults, the shipped files, interpolation, credentials, freezing, and
+// that no secret ever shows up in what the loader returns or says.
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { inspect } from 'node:util';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../src/core/errors.js';
+import { DEFAULTS, loadConfig, parseConfig, validateCommand, type LoadedConfig } from '../../../src/config/index.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const shipped = (name: string) => resolve(ROOT, 'config', name);
+// Obviously fake values: a failing assertion may print them.
+const KEY = 'test-key-not-real-7f3a';
+const SECRET = 'test-secret-not-real-9c1e';
+const CREDS = { SLUICE_API_KEY: KEY, SLUICE_API_SECRET: SECRET };
+const LIVE = 'mode: live\nvenue: { spotUrl: "https://openapi.example.com" }\n';
+
+async function problemsOf(text: string, env: NodeJS.ProcessEnv = {}, baseDir?: string): Promise<ConfigError> {
+  const err = await parseConfig(text, { env, baseDir }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ConfigError);
+  return err as ConfigError;
+}
+
+/** Every string a user or a log could see from a load. */
+function visible(loaded: LoadedConfig): string {
+  return `${JSON.stringify(loaded)}\n${inspect(loaded, { depth: null })}`;
+}
+
+describe('defaults', () => {
+  it('an empty file is the built-in defaults, with no strategies', async () => {
+    const { config, credentials } = await parseConfig('', { env: {} });
+    expect(config).toEqual(DEFAULTS);
+    expect(config.mode).toBe('paper');
+    expect(config.strategies).toEqual([]);
+    expect(credentials).toBeUndefined();
+  });
+
+  it('config/default.yaml holds exactly the built-in defaults (plus the example strategy npm start trades)', async () => {
+    const { config } = await loadConfig(shipped('default.yaml'), {});
+    expect({ ...config, strategies: [] }).toEqual(DEFAULTS);
+    // The example entry spells out each per-strategy default: same as writing only the required keys.
+    const minimal = await parseConfig('strategies: [{ id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }]', { env: {} });
+    expect(config.strategies).toEqual(minimal.config.strategies);
+  });
+
+  it('config/default.yaml names every knob, each with a comment', async () => {
+    const text = await readFile(shipped('default.yaml'), 'utf8');
+    const raw = parse(text) as Record<string, unknown>;
+    const leaves = (v: unknown, path: string): string[] =>
+      v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0
+        ? Object.entries(v).flatMap(([k, x]) => leaves(x, path ? `${path}.${k}` : k))
+        : [path];
+    const has = (path: string) => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], raw) !== undefined;
+    for (const path of leaves(DEFAULTS, '')) expect(has(path), path).toBe(true);
+    const lines = text.split('\n');
+    lines.forEach((line, i) => {
+      // A `key: value` line explains itself at its end or in the comment line just above it.
+      if (/^\s*-?\s*[A-Za-z]\w*:\s*[^\s#]/.test(line)) {
+        expect(line.includes('#') || /^\s*#/.test(lines[i - 1] ?? ''), `line ${i + 1}: ${line}`).toBe(true);
+      }
+    });
+  });
+});
+
+describe('shipped configs', () => {
+  it('live.example.yaml validates with credentials and the URL from the environment, and shows no secret', async () => {
+    const env = { ...CREDS, SLUICE_SPOT_URL: 'https://openapi.example.com' };
+    const loaded = await loadConfig(shipped('live.example.yaml'), env);
+    expect(loaded.config.mode).toBe('live');
+    expect(loaded.config.venue.spotUrl).toBe('https://openapi.example.com');
+    expect(loaded.config.venue.futuresUrl).toBe('https://futuresopenapi.example.com');
+    expect(loaded.config.strategies.map((s) => s.id)).toEqual(['gridbtc', 'twapeth']);
+    expect(loaded.credentials).toEqual({ apiKey: KEY, apiSecret: SECRET });
+    const seen = visible(loaded);
+    expect(seen).not.toContain(KEY);
+    expect(seen).not.toContain(SECRET);
+
+    const { ok, output } = await validateCommand(shipped('live.example.yaml'), env);
+    expect(ok).toBe(true);
+    expect(output).toMatch(/^config OK: 2 strategies, mode live\n/);
+    expect(output).not.toContain(KEY);
+    expect(output).not.toContain(SECRET);
+  });
+
+  it('live.example.yaml without its environment names what is missing, and nothing secret', async () => {
+    const { ok, output } = await validateCommand(shipped('live.example.yaml'), { SLUICE_API_KEY: KEY });
+    expect(ok).toBe(false);
+    expect(output).toContain('venue.spotUrl (line 18): environment variable SLUICE_SPOT_URL is not set');
+    expect(output).toContain('SLUICE_API_KEY is set but SLUICE_API_SECRET is not');
+    expect(output).not.toContain(KEY);
+  });
+
+  it('backtest.yaml and default.yaml validate in paper mode without credentials', async () => {
+    for (const name of ['backtest.yaml', 'default.yaml']) {
+      const { ok, output } = await validateCommand(shipped(name), {});
+      expect(ok, output).toBe(true);
+      expect(output).toMatch(/^config OK: 1 strategy, mode paper\n/);
+    }
+  });
+
+  it('validate reports a missing file as a config problem', async () => {
+    const { ok, output } = await validateCommand('no/such/file.yaml', {});
+    expect(ok).toBe(false);
+    expect(output).toContain('cannot read no/such/file.yaml (ENOENT)');
+  });
+});
+
+describe('values', () => {
+  it('merges over the defaults, normalises symbols and fills futuresUrl from spotUrl', async () => {
+    const { config } = await parseConfig(
+      `mode: live
+venue: { spotUrl: "https://openapi.example.com/", recvWindowMs: 3000 }
+strategies:
+  - { id: g1, use: strategies/grid/index.ts, symbols: [btcusdt, Ethusdt] }
+  - { id: f1, use: strategies/grid/index.ts, market: futures, symbols: [e-btc-usdt], enabled: false }
+risk: { maxPosition: { btcusdt: "0.50" }, maxNotionalPerOrder: "2500.00" }
+`,
+      { env: CREDS },
+    );
+    expect(config.venue).toMatchObject({ spotUrl: 'https://openapi.example.com', futuresUrl: 'https://openapi.example.com', recvWindowMs: 3000 });
+    expect(config.venue.retry).toEqual(DEFAULTS.venue.retry);
+    expect(config.strategies[0]?.symbols).toEqual(['BTCUSDT', 'ETHUSDT']);
+    expect(config.strategies[1]).toMatchObject({ market: 'futures', symbols: ['E-BTC-USDT'], enabled: false, everyMs: 1000 });
+    expect(config.risk.maxPosition).toEqual({ BTCUSDT: '0.5' });
+    expect(config.risk.maxNotionalPerOrder).toBe('2500');
+    expect(config.risk.priceBandPct).toBe(DEFAULTS.risk.priceBandPct);
+  });
+
+  it('is deeply frozen', async () => {
+    const { config } = await parseConfig('strategies: [{ id: g1, use: a.ts, symbols: [BTCUSDT], params: { nested: { a: [1] } } }]', { env: {} });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.venue.timeouts)).toBe(true);
+    expect(Object.isFrozen(config.strategies)).toBe(true);
+    expect(Object.isFrozen(config.strategies[0]?.symbols)).toBe(true);
+    expect(Object.isFrozen((config.strategies[0]?.params as { nested: { a: number[] } }).nested.a)).toBe(true);
+    expect(() => {
+      (config as { mode: string }).mode = 'live';
+    }).toThrow(TypeError);
+  });
+
+  it('leaves strategy params free-form (the plugin validates them), including key names like token', async () => {
+    const { config } = await parseConfig('strategies: [{ id: g1, use: a.ts, symbols: [BTCUSDT], params: { token: BTC, anything: [1, { b: 2 }] } }]', { env: {} });
+    expect(config.strategies[0]?.params).toEqual({ token: 'BTC', anything: [1, { b: 2 }] });
+  });
+
+  it('accepts an override below the endpoint limit', async () => {
+    const { config } = await parseConfig('venue: { limits: { spot.order: 80, futures.myTrades: 10 } }', { env: {} });
+    expect(config.venue.limits).toEqual({ 'spot.order': 80, 'futures.myTrades': 10 });
+  });
+});
+
+describe('${VAR} interpolation', () => {
+  it('substitutes variables and defaults in any string value, params included', async () => {
+    const text = `
+venue:
+  spotUrl: \${SPOT}
+  futuresUrl: "\${FUT:-https://f.example.com}"
+journal: { path: "\${DIR:-.sluice}/j-\${NAME}.db" }
+record: { path: "$\${literal}" }
+strategies:
+  - id: g1
+    use: \${PLUGIN:-strategies/grid/index.ts}
+    symbols: ["\${SYMBOL}"]
+    params: { note: "\${NOTE:-none}" }
+`;
+    const { config } = await parseConfig(text, { env: { SPOT: 'https://s.example.com', DIR: '', NAME: 'x', SYMBOL: 'ethusdt' } });
+    expect(config.venue.spotUrl).toBe('https://s.example.com');
+    expect(config.venue.futuresUrl).toBe('https://f.example.com');
+    expect(config.journal.path).toBe('.sluice/j-x.db'); // an empty variable takes the :- default, as in sh
+    expect(config.record.path).toBe('${literal}');
+    expect(config.strategies[0]).toMatchObject({ use: 'strategies/grid/index.ts', symbols: ['ETHUSDT'], params: { note: 'none' } });
+  });
+
+  it('types an unquoted whole reference as YAML would; a quoted one stays a string', async () => {
+    const { config } = await parseConfig('http:\n  enabled: ${ON}\nvenue:\n  recvWindowMs: ${RW}\n  spotUrl: ${URL:-}\nrisk: { maxNotionalPerOrder: "${MAX}" }', {
+      env: { ON: 'true', RW: '3000', MAX: '1500' },
+    });
+    expect(config.http.enabled).toBe(true);
+    expect(config.venue.recvWindowMs).toBe(3000);
+    expect(config.venue.spotUrl).toBeNull();
+    expect(config.risk.maxNotionalPerOrder).toBe('1500');
+
+    const err = await problemsOf('risk:\n  maxNotionalPerOrder: ${MAX}\n', { MAX: '1500' });
+    expect(err.message).toContain('risk.maxNotionalPerOrder (line 2): write money as a quoted decimal string, e.g. "10000" (a bare YAML number is a float) (the value comes from ${MAX})');
+  });
+
+  it('never prints an interpolated value, only the variable it came from', async () => {
+    const leaked = 'sk-live-not-real-3b9d';
+    const err = await problemsOf('http:\n  port: ${PORT_FROM_ENV}\n  host: ""\nvenue:\n  spotUrl: "https://${HOST}"\n', { PORT_FROM_ENV: leaked, HOST: `${leaked}/x` });
+    expect(err.message).toContain('http.port (line 2): must be a whole number from 0 to 65535 (got text) (the value comes from ${PORT_FROM_ENV})');
+    expect(err.message).toContain('venue.spotUrl (line 5): must be an origin only');
+    expect(err.message).not.toContain(leaked);
+  });
+});
+
+describe('credentials', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sluice-config-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function credentialsFile(name: string, mode: number, text = `# sluice\nSLUICE_API_KEY=${KEY}\nexport SLUICE_API_SECRET="${SECRET}"\n`) {
+    const file = join(dir, name);
+    await writeFile(file, text);
+    await chmod(file, mode);
+    return file;
+  }
+
+  it('come from the environment (both), and paper mode needs none', async () => {
+    expect((await parseConfig(LIVE, { env: CREDS })).credentials).toEqual({ apiKey: KEY, apiSecret: SECRET });
+    expect((await parseConfig('mode: paper', { env: {} })).credentials).toBeUndefined();
+  });
+
+  it('one variable without the other is an error, in paper mode too, naming both and showing neither value', async () => {
+    for (const env of [{ SLUICE_API_KEY: KEY }, { SLUICE_API_SECRET: SECRET }]) {
+      const err = await problemsOf('mode: paper', env);
+      expect(err.problems).toHaveLength(1);
+      expect(err.message).toMatch(/credentials: SLUICE_API_(KEY|SECRET) is set but SLUICE_API_(KEY|SECRET) is not: set both/);
+      expect(err.message).not.toContain(KEY);
+      expect(err.message).not.toContain(SECRET);
+    }
+  });
+
+  it('come from a file only its owner can read (chmod 600)', async () => {
+    const file = await credentialsFile('ok', 0o600);
+    const loaded = await parseConfig(`${LIVE}credentials: { file: ${file} }`, { env: {} });
+    expect(loaded.credentials).toEqual({ apiKey: KEY, apiSecret: SECRET });
+    expect(visible(loaded)).not.toContain(SECRET);
+    // Relative paths start at baseDir (process.cwd() when loading a file).
+    expect((await parseConfig(`${LIVE}credentials: { file: ok }`, { env: {}, baseDir: dir })).credentials?.apiKey).toBe(KEY);
+  });
+
+  it.skipIf(process.platform === 'win32')('refuse a file that group or others can read, with the chmod fix', async () => {
+    const file = await credentialsFile('open', 0o644);
+    const err = await problemsOf(`${LIVE}credentials:\n  file: ${file}\n`);
+    expect(err.message).toContain(`credentials.file (line 4): ${file} is accessible to group or others (mode 644); it holds secrets: run chmod 600 ${file}`);
+    expect(err.message).not.toContain(KEY);
+  });
+
+  it('the environment wins over the file', async () => {
+    const file = await credentialsFile('ignored', 0o644);
+    const loaded = await parseConfig(`${LIVE}credentials: { file: ${file} }`, { env: { SLUICE_API_KEY: 'env-key-not-real', SLUICE_API_SECRET: 'env-secret-not-real' } });
+    expect(loaded.credentials?.apiKey).toBe('env-key-not-real');
+  });
+
+  it('report a missing file, missing lines and stray lines without showing file contents', async () => {
+    const missing = await problemsOf(`${LIVE}credentials: { file: ${join(dir, 'nope')} }`);
+    expect(missing.message).toContain(`cannot open ${join(dir, 'nope')} (ENOENT)`);
+
+    const file = await credentialsFile('partial', 0o600, `SLUICE_API_KEY=${KEY}\n${SECRET}\n`);
+    const err = await problemsOf(`${LIVE}credentials: { file: ${file} }`);
+    expect(err.message).toContain(`${file} line 2: expected SLUICE_API_KEY=... or SLUICE_API_SECRET=...`);
+    expect(err.message).toContain(`${file} has no SLUICE_API_SECRET=... line`);
+    expect(err.message).not.toContain(KEY);
+    expect(err.message).not.toContain(SECRET);
+  });
+
+  it('can never be written in YAML, however the key is spelt', async () => {
+    const err = await problemsOf('venue:\n  api_key: x\nSLUICE_API_SECRET: y\nhttp: { Token: z, password: w }\n', CREDS);
+    expect(err.problems.map((p) => p.path)).toEqual(['venue.api_key', 'SLUICE_API_SECRET', 'http.Token', 'http.password']);
+    for (const p of err.problems) expect(p.message).toMatch(/^credentials never go in YAML/);
+  });
+});
