@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { resolveCredentials } from './credentials.js';
-import { crossFieldProblems, removeSecretKeys, unknownKeyMessage, type RawProblem } from './rules.js';
+import { crossFieldProblems, dropEmptySections, removeSecretKeys, unknownKeyMessage, type RawProblem } from './rules.js';
 import { asConfig, configSchema, deepFreeze, knownKeys } from './schema.js';
 import type { Config, Credentials, LoadedConfig } from './types.js';
 import { formatPath, interpolate, lineOf, parseYamlText, type Path } from './yaml.js';
@@ -51,6 +51,7 @@ export async function parseConfig(yamlText: string, opts: ParseOptions = {}): Pr
 
   const raw: unknown = parsed.doc.toJS({ maxAliasCount: 100 }) ?? {}; // an empty file means all defaults
   removeSecretKeys(raw).forEach(add);
+  dropEmptySections(raw);
   const result = configSchema.safeParse(raw);
   if (!result.success) for (const issue of result.error.issues) issueProblems(issue).forEach(add);
   crossFieldProblems(raw).forEach(add);

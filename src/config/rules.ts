@@ -1,6 +1,7 @@
 // Checks that the schema cannot express field by field: secrets written into YAML, rules that
-// span fields, and the endpoint table. They read the raw (merged-with-nothing) YAML value
+// span fields, and the endpoint table. They read the YAML value as written (before defaults),
 // defensively, so they run even when the schema found problems elsewhere.
+import { isContainer } from './schema.js';
 import { ENDPOINT_IDS, ENDPOINTS, type EndpointId } from '../exchange/endpoints.js';
 import type { Path } from './yaml.js';
 
@@ -41,6 +42,20 @@ export function removeSecretKeys(value: unknown, path: Path = []): RawProblem[] 
     }
   }
   return problems;
+}
+
+/**
+ * A section whose lines are all commented out is an empty (null) value in YAML; it means
+ * "nothing set here", so it is dropped and the defaults apply instead of a type error.
+ */
+export function dropEmptySections(value: unknown, path: Path = []): void {
+  if (Array.isArray(value)) value.forEach((item, i) => dropEmptySections(item, [...path, i]));
+  else if (isObj(value)) {
+    for (const [key, v] of Object.entries(value)) {
+      if (v === null && isContainer([...path, key])) delete value[key];
+      else dropEmptySections(v, [...path, key]);
+    }
+  }
 }
 
 /** Levenshtein distance, for "did you mean". */
@@ -112,6 +127,16 @@ export function crossFieldProblems(raw: unknown): RawProblem[] {
           message: `must be at most ${endpoint.limitPer2s}, the venue's own limit for ${id} per 2 s: an override may only lower it`,
         });
       }
+    }
+  }
+
+  const caps = get(raw, 'risk', 'maxPosition');
+  if (isObj(caps)) {
+    const seen = new Set<string>();
+    for (const symbol of Object.keys(caps)) {
+      const upper = symbol.toUpperCase();
+      if (seen.has(upper)) problems.push({ path: ['risk', 'maxPosition', symbol], message: 'this symbol is listed twice (symbols are case-insensitive): keep one' });
+      seen.add(upper);
     }
   }
 

@@ -28,11 +28,12 @@ function expected(what: string, fix?: (input: unknown) => string | undefined) {
 
 const unquote = (input: unknown) => (kindOf(input) === 'a quoted number' ? 'remove the quotes' : undefined);
 
-function int(min: number, max?: number) {
-  const what = max === undefined ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}`;
+function int(min?: number, max?: number) {
+  const what =
+    min === undefined ? 'a whole number' : max === undefined ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}`;
   return z
     .number({ error: expected(what, unquote) })
-    .refine((n) => Number.isInteger(n) && n >= min && (max === undefined || n <= max), { error: `must be ${what}` });
+    .refine((n) => Number.isSafeInteger(n) && (min === undefined || n >= min) && (max === undefined || n <= max), { error: `must be ${what}` });
 }
 
 function rate() {
@@ -167,7 +168,7 @@ export const configSchema = z.strictObject(
     }),
     credentials: section({ file: optionalText().default(null) }),
     sim: section({
-      seed: int(-Number.MAX_SAFE_INTEGER).default(1),
+      seed: int().default(1),
       latencyMs: section({ min: int(0).default(0), max: int(0).default(0) }),
       faults: section({
         error5xxRate: rate().default(0),
@@ -175,7 +176,7 @@ export const configSchema = z.strictObject(
         lostResponseRate: rate().default(0),
         lateFillRate: rate().default(0),
         lateFillDelayMs: int(0).default(3000),
-        clockSkewMs: int(-Number.MAX_SAFE_INTEGER).default(0),
+        clockSkewMs: int().default(0),
       }),
       banMs: int(0).default(120000),
     }),
@@ -222,8 +223,8 @@ function structural(node: z.ZodType): z.ZodType {
   }
 }
 
-/** The keys a mapping at `path` may hold, for "did you mean" hints; undefined for free-form mappings. */
-export function knownKeys(path: readonly (string | number)[]): string[] | undefined {
+/** The structural schema for the value at `path`, if the schema describes one. */
+function schemaAt(path: readonly (string | number)[]): z.ZodType | undefined {
   let node = structural(configSchema);
   for (const seg of path) {
     if (node instanceof z.ZodObject) {
@@ -233,7 +234,19 @@ export function knownKeys(path: readonly (string | number)[]): string[] | undefi
     } else if (node instanceof z.ZodArray) node = structural(node.element as z.ZodType);
     else return undefined;
   }
+  return node;
+}
+
+/** The keys a mapping at `path` may hold, for "did you mean" hints; undefined for free-form mappings. */
+export function knownKeys(path: readonly (string | number)[]): string[] | undefined {
+  const node = schemaAt(path);
   return node instanceof z.ZodObject ? Object.keys(node.shape) : undefined;
+}
+
+/** True when `path` holds a mapping or a list, where an empty YAML value can only mean "none given". */
+export function isContainer(path: readonly (string | number)[]): boolean {
+  const node = schemaAt(path);
+  return node instanceof z.ZodObject || node instanceof z.ZodRecord || node instanceof z.ZodArray;
 }
 
 /** Every default, as the schema gives it for an empty file. */

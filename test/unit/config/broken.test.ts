@@ -35,6 +35,11 @@ const cases: Case[] = [
     expect: ['risk.maxNotionalPerOrder (line 3): write money as a quoted decimal string, e.g. "10000"'],
   },
   { file: 'money-negative.yaml', expect: ['risk.maxPosition.BTCUSDT (line 4): must be 0 or more, e.g. "0.5"'] },
+  {
+    file: 'max-position-twice.yaml',
+    expect: ['risk.maxPosition.btcusdt (line 5): this symbol is listed twice (symbols are case-insensitive): keep one'],
+    problems: 1,
+  },
   { file: 'negative-limit.yaml', expect: ['risk.maxOpenOrders (line 3): must be a whole number >= 1'] },
   {
     file: 'limits-unknown-endpoint.yaml',
@@ -50,6 +55,11 @@ const cases: Case[] = [
     expect: ['strategies[0].id (line 3): must be 1-12 lower-case letters or digits (a-z, 0-9; no dashes or capitals)'],
   },
   { file: 'missing-use.yaml', expect: ['strategies[0].use (line 3): required: the plugin module path, e.g. strategies/grid/index.ts'] },
+  {
+    file: 'strategy-key-typo.yaml',
+    expect: ['strategies[0].symbols (line 3): required: a list of symbols, e.g. [BTCUSDT]', 'strategies[0].symbol (line 5): unknown key; did you mean symbols?'],
+    problems: 2,
+  },
   { file: 'empty-symbols.yaml', expect: ['strategies[0].symbols (line 5): must list at least one symbol, e.g. [BTCUSDT]'] },
   { file: 'every-ms-too-small.yaml', expect: ['strategies[0].everyMs (line 6): must be a whole number >= 50'] },
   { file: 'dashed-spot-symbol.yaml', expect: ['strategies[0].symbols[0] (line 5): spot symbols have no dashes', 'need market: futures'] },

@@ -131,6 +131,12 @@ risk: { maxPosition: { btcusdt: "0.50" }, maxNotionalPerOrder: "2500.00" }
     expect(config.risk.priceBandPct).toBe(DEFAULTS.risk.priceBandPct);
   });
 
+  it('takes a section whose lines are all commented out as "use the defaults"', async () => {
+    const { config } = await parseConfig('venue:\n  # recvWindowMs: 3000\nrisk:\n  maxPosition:\nstrategies:\nsim: { seed: -7 }\n', { env: {} });
+    expect({ ...config, sim: DEFAULTS.sim }).toEqual(DEFAULTS);
+    expect(config.sim.seed).toBe(-7);
+  });
+
   it('is deeply frozen', async () => {
     const { config } = await parseConfig('strategies: [{ id: g1, use: a.ts, symbols: [BTCUSDT], params: { nested: { a: [1] } } }]', { env: {} });
     expect(Object.isFrozen(config)).toBe(true);
