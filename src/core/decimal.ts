@@ -8,6 +8,8 @@ const D = DecimalJs.clone({ precision: 60, rounding: DecimalJs.ROUND_HALF_EVEN, 
 export type Decimal = string & { readonly __decimal: unique symbol };
 
 const DECIMAL_TEXT = /^-?(?:\d+)(?:\.\d+)?$/;
+// Venues write signed changes with a plus (ticker `rose`: "+0.05"); accepted on input only.
+const INPUT_TEXT = /^[-+]?(?:\d+)(?:\.\d+)?$/;
 
 /** Thrown when a value is not a decimal; names the field so the caller can say what to fix. */
 export class DecimalFormatError extends Error {
@@ -40,7 +42,7 @@ export function toDecimal(value: unknown, field: string, opts: { fromVenue?: boo
   if (typeof value === 'string') text = value.trim();
   else if (typeof value === 'number' && opts.fromVenue && Number.isFinite(value)) text = numberText(value);
   else throw new DecimalFormatError(field, value);
-  if (!DECIMAL_TEXT.test(text)) {
+  if (!INPUT_TEXT.test(text)) {
     // Venues sometimes print exponents (1e-7) for tiny numbers; accept those through decimal.js.
     if (!/^-?\d+(\.\d+)?e[+-]?\d+$/i.test(text)) throw new DecimalFormatError(field, value);
   }

@@ -72,6 +72,7 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
     retry: opts.retry,
     onCall: opts.onCall,
   });
+  let closed = false;
   return {
     executor,
     venueClock,
@@ -83,6 +84,8 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
       });
     },
     async close() {
+      if (closed) return;
+      closed = true;
       venueClock.stop();
       await pacer.stop();
       await Promise.all(owned.map((t) => t.close()));
