@@ -9,38 +9,13 @@ import type { Journal, Pacer } from '../core/ports.js';
 import { type Balance, type Batch, type CancelIntent, type Fill, type Market, type Order, type OrderIntent, type PlaceIntent, type Position } from '../core/types.js';
 import type { EndpointId } from '../exchange/endpoints.js';
 import type { Executor, OrderGateway, PlaceResult, CancelResult } from '../executor/index.js';
+import type { PositionBook } from '../positions/index.js';
 import { diffVenue, compareIds } from '../reconciler/diff.js';
+import type { RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
 import type { MarketEvent } from '../strategy/api.js';
 import { StrategyHost, type EngineView, type HostOutput, type LoadedStrategy } from '../strategy/index.js';
 import { mergeFeeds, pollFeed, type Feed } from './market-data.js';
 import { mergeVenueOrder, pendingOrder, withStatus } from './orders.js';
-
-export interface RiskRejection {
-  intent: OrderIntent;
-  rule: string;
-  reason: string;
-}
-
-/** The pure risk check, bound to its limits; it keeps its own rolling windows. */
-export interface RiskGate {
-  check(intents: readonly OrderIntent[], view: RiskInputs, now: number): { accepted: OrderIntent[]; rejected: RiskRejection[] };
-}
-
-/** What the risk gate reads about the account. */
-export interface RiskInputs {
-  positions: ReadonlyMap<string, Decimal>;
-  openOrders: readonly Order[];
-  balances: ReadonlyMap<string, Decimal>;
-  lastPrices: ReadonlyMap<string, Decimal>;
-  instruments: ReadonlyMap<string, SymbolInfo>;
-}
-
-export interface PositionLedger {
-  /** Applies a fill once; false when its trade id was applied before. */
-  apply(fill: Fill): boolean;
-  position(market: Market, symbol: string): Position;
-  snapshot(): Position[];
-}
 
 export interface Dispatcher {
   /** Chooses what to send now given free capacity; the rest waits. */
@@ -65,7 +40,7 @@ export interface EngineDeps {
   journal: Journal;
   strategies: readonly LoadedStrategy[];
   risk: RiskGate;
-  positions: PositionLedger;
+  positions: PositionBook;
   dispatcher: Dispatcher;
   toBatches(intents: readonly OrderIntent[]): Batch[];
   settings: EngineSettings;
@@ -415,7 +390,7 @@ export class Engine {
   private async applyFill(fill: Fill): Promise<void> {
     const { journal, positions } = this.deps;
     if (!journal.recordFill(fill)) return;
-    if (!positions.apply(fill)) return;
+    if (!positions.apply(fill, this.instruments.get(key(fill.market, fill.symbol))?.quoteAsset)) return;
     this.stats.fills++;
     const order = journal.orders({ openOnly: false }).find((o) => o.venueOrderId === fill.venueOrderId);
     const host = order && this.hosts.find((h) => h.id === order.strategyId);
