@@ -69,6 +69,7 @@ export async function loadStrategies(entries: readonly StrategyEntry[], baseDir:
 function checkDefinition(v: unknown): string | undefined {
   if (v === null || typeof v !== 'object') return 'must default-export defineStrategy({...})';
   const d = v as Partial<StrategyDefinition>;
+  if (!('apiVersion' in d)) return 'must default-export defineStrategy({...}) from "sluice/strategy"';
   if (d.apiVersion !== API_VERSION) return `was written for plugin API version ${String(d.apiVersion)}; this sluice speaks version ${API_VERSION}`;
   if (typeof d.name !== 'string' || d.name === '') return 'needs a name';
   if (!d.params || typeof (d.params as { safeParse?: unknown }).safeParse !== 'function') return 'needs a params schema built with z (import { z } from "sluice/strategy")';
