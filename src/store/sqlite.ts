@@ -82,7 +82,7 @@ export const MIGRATIONS: readonly string[] = [
     status          TEXT    NOT NULL,
     updated_at      INTEGER NOT NULL
   ) STRICT;
-  CREATE INDEX orders_venue_order_id ON orders (venue_order_id) WHERE venue_order_id IS NOT NULL;
+  CREATE INDEX orders_venue_order_id ON orders (venue_order_id, intent) WHERE venue_order_id IS NOT NULL;
   CREATE INDEX orders_strategy ON orders (strategy, intent);
   CREATE INDEX orders_open ON orders (intent) WHERE status NOT IN ${FINAL};
   CREATE INDEX orders_open_strategy ON orders (strategy, intent) WHERE status NOT IN ${FINAL};
@@ -477,6 +477,17 @@ export class SqliteJournal implements Journal {
   /** Full `PRAGMA integrity_check` (slower than the quick_check done at open): ['ok'] when sound. */
   integrityCheck(): string[] {
     return this.guard('integrityCheck', () => (this.db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check));
+  }
+
+  /** The connection's durability settings as SQLite reports them: for a start-up log line and tests. */
+  settings(): { schemaVersion: number; journalMode: string; synchronous: string; foreignKeys: boolean; busyTimeoutMs: number } {
+    return this.guard('settings', () => ({
+      schemaVersion: this.db.pragma('user_version', { simple: true }) as number,
+      journalMode: String(this.db.pragma('journal_mode', { simple: true })),
+      synchronous: ['OFF', 'NORMAL', 'FULL', 'EXTRA'][this.db.pragma('synchronous', { simple: true }) as number] ?? 'unknown',
+      foreignKeys: this.db.pragma('foreign_keys', { simple: true }) === 1,
+      busyTimeoutMs: this.db.pragma('busy_timeout', { simple: true }) as number,
+    }));
   }
 
   // ---------- plumbing ----------
