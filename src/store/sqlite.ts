@@ -214,6 +214,8 @@ interface PositionRow {
 const CORRUPT_FIX = 'move it aside and restart; sluice will rebuild state from the venue';
 
 function corrupt(path: string, detail: string, cause?: unknown): JournalError {
+  // SQLite may quote damaged bytes back at us: keep the message printable.
+  detail = detail.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
   return new JournalError(`journal ${path} is corrupt or not a SQLite database (${detail}): ${CORRUPT_FIX}. The file was not changed.`, { cause });
 }
 
