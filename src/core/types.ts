@@ -93,3 +93,11 @@ export interface Balance {
   free: Decimal;
   locked: Decimal;
 }
+
+/**
+ * The identity of a fill. The venue does not say trade ids are unique across symbols or
+ * markets, so a key any narrower could silently drop a real fill.
+ */
+export function fillKey(fill: Pick<Fill, 'market' | 'symbol' | 'tradeId'>): string {
+  return `${fill.market}:${fill.symbol}:${fill.tradeId}`;
+}

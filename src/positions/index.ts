@@ -2,7 +2,7 @@
 // Fees are summed in quote terms when charged in the quote asset; fees in another asset
 // (e.g. the base coin) are converted at the fill price, so `fees` is always quote currency.
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
-import type { Fill, Market, Position } from '../core/types.js';
+import { fillKey, type Fill, type Market, type Position } from '../core/types.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
@@ -12,7 +12,7 @@ export class PositionBook {
 
   /** Applies a fill once; false when this trade id was applied before. `quoteAsset` converts fees. */
   apply(fill: Fill, quoteAsset?: string): boolean {
-    const tradeKey = `${fill.market}:${fill.tradeId}`;
+    const tradeKey = fillKey(fill);
     if (this.applied.has(tradeKey)) return false;
     this.applied.add(tradeKey);
     const p = this.position(fill.market, fill.symbol);

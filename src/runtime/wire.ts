@@ -8,6 +8,7 @@ import type { Config } from '../config/index.js';
 import { OrderGateway, type Credentials } from '../executor/index.js';
 import { SimExchange, SimTransport } from '../sim/index.js';
 import { MemoryJournal } from '../store/memory.js';
+import { SqliteJournal } from '../store/sqlite.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { createExchangeClient, type ExchangeClient } from './client.js';
 import { Engine } from './engine.js';
@@ -68,7 +69,9 @@ export function wire(opts: WireOptions): App {
     clockSyncIntervalMs: config.venue.clockSyncIntervalMs,
     timeouts: config.venue.timeouts,
   });
-  const journal = opts.journal ?? new MemoryJournal();
+  // Paper mode trades an in-process venue that starts fresh each run, so its journal lives in
+  // memory too; live orders are journaled durably before they are sent.
+  const journal = opts.journal ?? (config.mode === 'live' ? SqliteJournal.open(config.journal.path) : new MemoryJournal());
   const riskGate = createRiskGate(config.risk);
   const engine = new Engine({
     executor: client.executor,

@@ -1,6 +1,6 @@
 // The journal kept in memory: for paper runs that need no restart safety, and for tests.
 import type { Journal, OrderEvent } from '../core/ports.js';
-import { FINAL_STATUSES, type Fill, type Order, type OrderIntent, type Position } from '../core/types.js';
+import { FINAL_STATUSES, fillKey, type Fill, type Order, type OrderIntent, type Position } from '../core/types.js';
 
 export class MemoryJournal implements Journal {
   private readonly sequences = new Map<string, number>();
@@ -44,8 +44,8 @@ export class MemoryJournal implements Journal {
   }
 
   recordFill(fill: Fill): boolean {
-    if (this.fillMap.has(fill.tradeId)) return false;
-    this.fillMap.set(fill.tradeId, fill);
+    if (this.fillMap.has(fillKey(fill))) return false;
+    this.fillMap.set(fillKey(fill), fill);
     return true;
   }
 
