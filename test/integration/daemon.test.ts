@@ -1,0 +1,49 @@
+// The `sluice` command as a user runs it: a real child process.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = resolve(ROOT, 'bin/sluice.js');
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.SLUICE_API_KEY;
+  delete env.SLUICE_API_SECRET;
+  return env;
+}
+
+describe('sluice run', () => {
+  it('trades paper on the built-in simulator and stops cleanly on SIGTERM with exit 0', async () => {
+    const child = spawn(process.execPath, [BIN, 'run', '--config', 'config/default.yaml'], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: string[] = [];
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += String(c)));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const running = new Promise<void>((resolveRunning, reject) => {
+      const rl = createInterface({ input: child.stdout });
+      rl.on('line', (line) => {
+        lines.push(line);
+        if (line.includes('running; Ctrl-C stops')) resolveRunning();
+      });
+      void exited.then(() => reject(new Error(`exited before running:\n${lines.join('\n')}\n${stderr}`)));
+    });
+    await running;
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const messages = lines.map((l) => JSON.parse(l) as { msg: string; mode?: string });
+    expect(messages[0]).toMatchObject({ mode: 'paper', msg: 'starting on the built-in simulated exchange (paper mode: no real money)' });
+    expect(messages.map((m) => m.msg)).toContain('stopped');
+  });
+
+  it('refuses a broken config at start-up, listing every problem, exit 1', async () => {
+    const child = spawn(process.execPath, [BIN, 'validate', '--config', 'test/fixtures/configs/broken/several-problems.yaml'], { cwd: ROOT, env: cleanEnv() });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += String(c)));
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    expect(code).toBe(1);
+    expect(err).toMatch(/problems:/);
+    expect((err.match(/^\s+- /gm) ?? []).length).toBeGreaterThan(3);
+  });
+});

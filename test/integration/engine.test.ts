@@ -1,0 +1,139 @@
+// The engine end to end over real HTTP against the simulated exchange on 127.0.0.1.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import { d, dec, type Decimal } from '../../src/core/decimal.js';
+import type { Fill, Order } from '../../src/core/types.js';
+import { parseConfig } from '../../src/config/index.js';
+import { startSimServer } from '../../src/sim/index.js';
+import { defineStrategy, z } from '../../src/strategy/api.js';
+import type { LoadedStrategy, StrategyEntry } from '../../src/strategy/index.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { wire, type App } from '../../src/runtime/wire.js';
+
+type Started = Awaited<ReturnType<typeof startSimServer>>;
+let sim: Started | undefined;
+let app: App | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await app?.stop().catch(() => undefined);
+  await sim?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  app = undefined;
+  sim = undefined;
+});
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function entry(id: string): StrategyEntry {
+  return { id, use: `inline:${id}`, enabled: true, market: 'spot', symbols: ['BTCUSDT'], everyMs: 100, params: {} };
+}
+
+async function start(strategies: LoadedStrategy[], riskYaml = '') {
+  sim = await startSimServer({ port: 0, seed: 7 });
+  dir = mkdtempSync(join(tmpdir(), 'sluice-e2e-'));
+  const yaml = `
+mode: live
+venue:
+  spotUrl: \${SIM_URL}
+engine:
+  marketDataEveryMs: 100
+  reconcileEveryMs: 100
+  summaryEveryMs: 60000
+journal:
+  path: ${join(dir, 'journal.db')}
+risk:
+  maxOrdersPerSecond: 100
+${riskYaml}
+`;
+  const { config, credentials } = await parseConfig(yaml, { env: { SIM_URL: sim.url, SLUICE_API_KEY: sim.apiKey, SLUICE_API_SECRET: sim.apiSecret } });
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _e, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const log = createLogger({ level: 'info', pretty: false, secrets: [sim.apiKey, sim.apiSecret], destination });
+  app = wire({ config, credentials, strategies, clock: systemClock, log });
+  await app.start();
+  return { app, sim, lines };
+}
+
+describe('engine over HTTP against the simulator', () => {
+  it('intents become batches, fills reach positions, a throwing plugin is disabled, risk rejects with reasons', async () => {
+    const filled = deferred<void>();
+    const rejected = deferred<Order>();
+    let boughtVolume: Decimal = d('0');
+    const taker = defineStrategy({
+      apiVersion: 1,
+      name: 'taker',
+      params: z.object({}),
+      create(ctx) {
+        let sent = false;
+        return {
+          onTick() {
+            const last = ctx.lastPrice('BTCUSDT');
+            if (sent || !last) return;
+            sent = true;
+            // Twelve marketable limit buys: one batch of 10 and two more.
+            const price = dec.truncate(dec.mul(last, d('1.01')), 2);
+            for (let i = 0; i < 12; i++) ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price, volume: '0.001' });
+            // And one far outside the price band.
+            ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: dec.truncate(dec.mul(last, d('0.5')), 2), volume: '0.001' });
+          },
+          onFill(fill: Fill) {
+            boughtVolume = dec.add(boughtVolume, fill.volume);
+            if (dec.eq(boughtVolume, d('0.012'))) filled.resolve();
+          },
+          onOrderUpdate(order: Order) {
+            if (order.status === 'rejected') rejected.resolve(order);
+          },
+        };
+      },
+    });
+    let crashes = 0;
+    const crasher = defineStrategy({
+      apiVersion: 1,
+      name: 'crasher',
+      params: z.object({}),
+      create: () => ({
+        onTick() {
+          crashes++;
+          throw new Error('bug in my plugin');
+        },
+      }),
+    });
+    const { app, sim, lines } = await start([
+      { entry: entry('taker'), definition: taker, params: {} },
+      { entry: entry('crasher'), definition: crasher, params: {} },
+    ]);
+    await filled.promise;
+    const rejectedOrder = await rejected.promise;
+
+    expect(app.engine.hosts.find((h) => h.id === 'crasher')!.enabled).toBe(false);
+    expect(crashes).toBe(1);
+    const position = (app.engine.summary().positions as Record<string, string>).BTCUSDT!;
+    // Buys are charged their fee in BTC by the venue; the position counts what was bought.
+    expect(position).toBe('0.012');
+
+    const accepted = sim.exchange.orderLog();
+    expect(accepted).toHaveLength(12);
+    expect(new Set(accepted.map((o) => o.clientOrderId)).size).toBe(12);
+    const batches = sim.exchange.arrivals().filter((a) => a.endpoint === 'spot.batchOrders');
+    expect(batches.length).toBeGreaterThanOrEqual(1);
+
+    expect(rejectedOrder.price).toBeDefined();
+    const text = lines.join('');
+    expect(text).toMatch(/"rule":"price_band","reason":"price_band: price [\d.]+ is 50(\.\d+)?% from the last price [\d.]+, beyond 5%"/);
+    expect(text).toMatch(/"strategy":"crasher","reason":"strategy crasher: onTick threw: bug in my plugin; the strategy is disabled, the others run on"/);
+    expect(text).not.toContain(sim.apiSecret);
+  });
+});
