@@ -1,8 +1,8 @@
 // Two implementations of the Pacer port with the same window rule:
-// - BottleneckPacer (live): one Bottleneck per endpoint, a reservoir of N where each job gives
-//   its slot back `windowMs + safetyMarginMs` after it started (incrementReservoir). Bursts up
-//   to N go out at once; a fixed refresh or a token bucket would let more than N into some
-//   rolling window (DESIGN.md measured 153-199 for 100).
+// - BottleneckPacer (live): N slots per endpoint, each given back `windowMs + safetyMarginMs`
+//   after the job that took it started; waiters queue FIFO in the endpoint's Bottleneck and get
+//   slots through incrementReservoir. Bursts up to N go out at once; a fixed refresh or a token
+//   bucket would let more than N into some rolling window (DESIGN.md measured 153-199 for 100).
 // - VirtualPacer (backtests): the same rule computed on any Clock, FIFO per endpoint, so a
 //   manual clock paces a backtest exactly like the venue would.
 import Bottleneck from 'bottleneck';
@@ -67,6 +67,10 @@ abstract class PacerBase implements Pacer {
     return this.allPausedUntil > this.clock.now() ? this.allPausedUntil : 0;
   }
 
+  protected isPaused(endpoint: string): boolean {
+    return Math.max(this.allPausedUntil, this.endpointPause.get(endpoint) ?? 0) > this.clock.now();
+  }
+
   /** Resolves once neither this endpoint nor everything is paused. */
   protected async waitWhilePaused(endpoint: string): Promise<void> {
     for (;;) {
@@ -85,36 +89,63 @@ abstract class PacerBase implements Pacer {
   }
 }
 
+/**
+ * Slots are counted once, here: `free` is the limit minus slots held. A job that finds a free
+ * slot, nobody waiting and no pause starts at once (Bottleneck's loop costs ~5 ms a job, which
+ * would dominate intent-to-wire latency). Otherwise it waits in its endpoint's Bottleneck,
+ * whose reservoir stays at 0 except for slots handed to waiters one by one as they free up.
+ */
 export class BottleneckPacer extends PacerBase {
-  private readonly limiters = new Map<string, Bottleneck>();
+  private readonly lanes = new Map<string, { limiter: Bottleneck; free: number; waiting: number; handed: number }>();
 
   constructor(opts: PacerOptions) {
     super(opts);
-    for (const [endpoint, limit] of Object.entries(opts.limits)) this.limiters.set(endpoint, new Bottleneck({ reservoir: limit }));
+    for (const [endpoint, limit] of Object.entries(opts.limits)) this.lanes.set(endpoint, { limiter: new Bottleneck({ reservoir: 0 }), free: limit, waiting: 0, handed: 0 });
   }
 
   async run<T>(endpoint: string, job: () => Promise<T>): Promise<T> {
     const window = this.window(endpoint);
-    const limiter = this.limiters.get(endpoint)!;
+    const lane = this.lanes.get(endpoint)!;
     if (this.stopped) throw new PacerStoppedError();
-    this.queued.set(endpoint, this.queued.get(endpoint)! + 1);
+    const start = () => {
+      window.record(this.clock.now());
+      void this.clock.sleep(this.spanMs).then(() => {
+        lane.free++;
+        this.handOver(lane);
+      });
+      return job();
+    };
+    if (lane.free > 0 && lane.waiting === 0 && !this.isPaused(endpoint)) {
+      lane.free--;
+      return start();
+    }
+    lane.waiting++;
+    this.queued.set(endpoint, lane.waiting);
+    this.handOver(lane);
     let started = false;
     try {
-      return await limiter.schedule(async () => {
-        // The slot is taken from here on; a pause waits while holding it, which only costs capacity.
+      return await lane.limiter.schedule(async () => {
+        lane.handed--;
+        lane.waiting--;
+        this.queued.set(endpoint, lane.waiting);
+        started = true;
+        // The slot is held from here; a pause waits while holding it, which only costs capacity.
         await this.waitWhilePaused(endpoint);
         if (this.stopped) throw new PacerStoppedError();
-        started = true;
-        this.queued.set(endpoint, this.queued.get(endpoint)! - 1);
-        const at = this.clock.now();
-        window.record(at);
-        void this.clock.sleep(this.spanMs).then(() => limiter.incrementReservoir(1));
-        return job();
+        return start();
       });
     } catch (err) {
-      if (!started) this.queued.set(endpoint, this.queued.get(endpoint)! - 1);
-      if (this.stopped && !started) throw new PacerStoppedError();
+      if (!started) throw new PacerStoppedError();
       throw err;
+    }
+  }
+
+  /** Gives free slots to waiters, in Bottleneck's FIFO order. */
+  private handOver(lane: { limiter: Bottleneck; free: number; waiting: number; handed: number }): void {
+    while (lane.free > 0 && lane.waiting > lane.handed) {
+      lane.free--;
+      lane.handed++;
+      void lane.limiter.incrementReservoir(1);
     }
   }
 
@@ -122,7 +153,7 @@ export class BottleneckPacer extends PacerBase {
     if (this.stopped) return;
     this.stopped = true;
     await Promise.all(
-      [...this.limiters.values()].map((l) => l.stop({ dropWaitingJobs: true, dropErrorMessage: 'pacer stopped: the request was not sent' }).catch(() => undefined)),
+      [...this.lanes.values()].map((l) => l.limiter.stop({ dropWaitingJobs: true, dropErrorMessage: 'pacer stopped: the request was not sent' }).catch(() => undefined)),
     );
   }
 }
