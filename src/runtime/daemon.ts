@@ -1,5 +1,8 @@
 // `sluice run` and `sluice plan`: load and check everything at the door, then wire and run.
+import { existsSync, readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
 import { systemClock } from '../core/clock.js';
+import type { KillSwitchMode, RiskGate } from '../risk/index.js';
 import { ConfigError } from '../core/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { loadStrategies, type LoadedStrategy } from '../strategy/index.js';
@@ -59,6 +62,13 @@ export async function runCommand(configPath: string): Promise<number> {
     log.warn({ killSwitch: mode }, 'kill switch toggled by SIGUSR2');
   });
 
+  const killFile = config.risk.killSwitch.file;
+  let fileState: KillSwitchMode | undefined;
+  const watchKillFile = killFile
+    ? setInterval(() => {
+        fileState = applyKillFile(killFile, fileState, app.riskGate, log, config.risk.killSwitch.mode);
+      }, 1000)
+    : undefined;
   try {
     await app.start();
   } catch (err) {
@@ -68,8 +78,22 @@ export async function runCommand(configPath: string): Promise<number> {
   }
   log.info(app.engine.summary(), 'running; Ctrl-C stops');
   await stopped;
+  clearInterval(watchKillFile);
   log.flush();
   return 0;
+}
+
+/**
+ * The kill-switch file: present means halted, or reduce-only when it says so; removed means the
+ * configured mode. Only a change of the file acts, so SIGUSR2 is not undone a second later.
+ */
+function applyKillFile(file: string, last: KillSwitchMode | undefined, gate: RiskGate, log: Logger, configured: KillSwitchMode): KillSwitchMode {
+  const wanted: KillSwitchMode = existsSync(file) ? (readFileSync(file, 'utf8').includes('reduce_only') ? 'reduce_only' : 'halted') : configured;
+  if (wanted !== last && (last !== undefined || wanted !== configured)) {
+    gate.setKillSwitch(wanted);
+    log.warn({ killSwitch: wanted, file }, 'kill switch changed by its file');
+  }
+  return wanted;
 }
 
 export async function planCommand(configPath: string): Promise<number> {
