@@ -1,0 +1,136 @@
+// A price-time priority limit order book in integer ticks and lots. It knows nothing about
+// money: the caller settles each fill (spot balances or futures positions).
+import type { Side } from '../core/types.js';
+
+export interface Resting {
+  id: string;
+  /** Who owns it: an account id, or the synthetic participants. */
+  owner: string;
+  side: Side;
+  priceTicks: number;
+  lots: number;
+  /** Arrival order: earlier wins at equal price. */
+  seq: number;
+}
+
+export interface Taker {
+  id: string;
+  owner: string;
+  side: Side;
+  /** Worst acceptable price; absent for MARKET. */
+  limitTicks?: number;
+  lots: number;
+  /** For a quote-budgeted MARKET BUY: the most lots affordable at this price (0 stops). */
+  cap?: (priceTicks: number) => number;
+}
+
+export interface BookFill {
+  maker: Resting;
+  priceTicks: number;
+  lots: number;
+}
+
+export class OrderBook {
+  /** Best first: highest price, then lowest seq. */
+  readonly bids: Resting[] = [];
+  /** Best first: lowest price, then lowest seq. */
+  readonly asks: Resting[] = [];
+  private readonly byId = new Map<string, Resting>();
+
+  best(side: Side): Resting | undefined {
+    return side === 'BUY' ? this.bids[0] : this.asks[0];
+  }
+
+  get(id: string): Resting | undefined {
+    return this.byId.get(id);
+  }
+
+  /**
+   * Matches `taker` against the opposite side at maker prices while it crosses; calls `onFill`
+   * for each fill (maker already reduced) and returns the lots filled. Makers that reach zero
+   * leave the book before `onFill` runs.
+   */
+  match(taker: Taker, onFill: (fill: BookFill) => void): number {
+    const opposite = taker.side === 'BUY' ? this.asks : this.bids;
+    let remaining = taker.lots;
+    let filled = 0;
+    while (remaining > 0) {
+      const maker = opposite[0];
+      if (!maker) break;
+      if (taker.limitTicks !== undefined) {
+        const crosses = taker.side === 'BUY' ? maker.priceTicks <= taker.limitTicks : maker.priceTicks >= taker.limitTicks;
+        if (!crosses) break;
+      }
+      let lots = Math.min(remaining, maker.lots);
+      if (taker.cap) lots = Math.min(lots, taker.cap(maker.priceTicks));
+      if (lots <= 0) break;
+      maker.lots -= lots;
+      remaining -= lots;
+      filled += lots;
+      if (maker.lots === 0) {
+        opposite.shift();
+        this.byId.delete(maker.id);
+      }
+      onFill({ maker, priceTicks: maker.priceTicks, lots });
+    }
+    return filled;
+  }
+
+  /** Puts an order on its side in price-time order. The caller has matched it first. */
+  rest(order: Resting): void {
+    const side = order.side === 'BUY' ? this.bids : this.asks;
+    const better = order.side === 'BUY' ? (a: Resting) => a.priceTicks >= order.priceTicks : (a: Resting) => a.priceTicks <= order.priceTicks;
+    // First index whose order does not come before `order` (binary search over a sorted side).
+    let lo = 0;
+    let hi = side.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (better(side[mid]!)) lo = mid + 1;
+      else hi = mid;
+    }
+    side.splice(lo, 0, order);
+    this.byId.set(order.id, order);
+  }
+
+  remove(id: string): Resting | undefined {
+    const order = this.byId.get(id);
+    if (!order) return undefined;
+    const side = order.side === 'BUY' ? this.bids : this.asks;
+    const i = side.indexOf(order);
+    if (i >= 0) side.splice(i, 1);
+    this.byId.delete(id);
+    return order;
+  }
+
+  /** Removes every order of `owner` (the synthetic participants re-quote each step). */
+  removeOwner(owner: string): void {
+    for (const side of [this.bids, this.asks]) {
+      let w = 0;
+      for (const o of side) {
+        if (o.owner === owner) this.byId.delete(o.id);
+        else side[w++] = o;
+      }
+      side.length = w;
+    }
+  }
+
+  /** Aggregated levels, best first: [priceTicks, lots]. */
+  levels(side: Side, limit: number): Array<[number, number]> {
+    const out: Array<[number, number]> = [];
+    for (const o of side === 'BUY' ? this.bids : this.asks) {
+      const last = out[out.length - 1];
+      if (last && last[0] === o.priceTicks) last[1] += o.lots;
+      else {
+        if (out.length === limit) break;
+        out.push([o.priceTicks, o.lots]);
+      }
+    }
+    return out;
+  }
+
+  crossed(): boolean {
+    const b = this.bids[0];
+    const a = this.asks[0];
+    return b !== undefined && a !== undefined && b.priceTicks >= a.priceTicks;
+  }
+}

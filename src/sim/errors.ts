@@ -1,0 +1,25 @@
+// A venue rejection: the {code,msg} body and the HTTP status it travels with.
+import { VenueCode } from '../exchange/codes.js';
+
+export class SimError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly status = 400,
+    /** Extra members of the error body (banUntil) and headers (Retry-After). */
+    readonly extra: { body?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'SimError';
+  }
+}
+
+export const reject = (code: number, msg: string, status = 400): never => {
+  throw new SimError(code, msg, status);
+};
+
+export const missing = (name: string): never =>
+  reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, `Mandatory parameter '${name}' was not sent, was empty/null, or malformed.`);
+
+export const malformed = (name: string, why: string): never =>
+  reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, `Parameter '${name}' ${why}.`);

@@ -1,0 +1,425 @@
+// The simulated venue. All of its rules live behind handle(): the HTTP server and the in-process
+// transport are thin adapters over it. Everything reads the injected clock and the seeded
+// streams, so the same seed and the same requests at the same times give the same answers.
+import { systemClock, type Clock } from '../core/clock.js';
+import { toDecimal, type Decimal } from '../core/decimal.js';
+import type { HttpRequest, HttpResponse } from '../core/ports.js';
+import type { Side } from '../core/types.js';
+import { VenueCode } from '../exchange/codes.js';
+import { endpointFor, ENDPOINTS, type Endpoint } from '../exchange/endpoints.js';
+import { authenticate, DEFAULT_RECV_WINDOW, type Credential } from './auth.js';
+import { SimError } from './errors.js';
+import { Faults, NO_FAULTS, type FaultOptions, type LatencySpec } from './faults.js';
+import { FuturesEngine } from './futures.js';
+import { IdSource, ORDER_ID_BASE, TRADE_ID_BASE } from './ids.js';
+import { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec } from './instruments.js';
+import { parseBody } from './json.js';
+import { Ledger } from './ledger.js';
+import { RateLimiter } from './limits.js';
+import { InstrumentMarket, type MarketFill } from './market.js';
+import { queryParams, recvWindow, type Params } from './params.js';
+import { stream } from './random.js';
+import { ROUTES, type Call } from './routes.js';
+import { SpotEngine, type UserTrade } from './spot.js';
+import { toUnits } from './units.js';
+
+export interface SimOptions {
+  /** Seed of the synthetic market, ids, generated credentials and fault draws. Default 1. */
+  seed?: number;
+  /** Default systemClock; backtests and tests pass a ManualClock. */
+  clock?: Clock;
+  /** Credentials the venue accepts; generated from the seed when absent. */
+  apiKey?: string;
+  apiSecret?: string;
+  symbols?: readonly SymbolSpec[];
+  contracts?: readonly ContractSpec[];
+  /** Spot starting balances. Default 100000 USDT, 2 BTC, 20 ETH. */
+  balances?: Readonly<Record<string, string>>;
+  /** Futures starting margin (in each contract's margin coin). Default 100000. */
+  futuresBalance?: string;
+  /** Fee rates. Default maker 0.001, taker 0.002. */
+  fees?: { maker: string; taker: string };
+  /** Ban length after repeated 429s. Default 120000. */
+  banMs?: number;
+  /** 429s within violationWindowMs after which the next violation bans. Default 10 in 60000 ms. */
+  banAfterViolations?: number;
+  violationWindowMs?: number;
+  /** Per-endpoint limits per 2 s by endpoint id (e.g. {'spot.order': 1000}). */
+  limits?: Readonly<Record<string, number>>;
+  /** false lifts every rate limit (benchmarks). Default true. */
+  rateLimits?: boolean;
+  /** Network delay each way; same as faults.latencyMs. */
+  latencyMs?: Partial<LatencySpec>;
+  faults?: Partial<FaultOptions>;
+  /** Venue time between two steps of the synthetic market. Default 250. */
+  stepMs?: number;
+  /** Venue time from a cancel request (PENDING_CANCEL) to its settlement (CANCELED). Default 200. */
+  cancelSettleMs?: number;
+}
+
+/** A request that gets no HTTP answer: the adapter drops the connection (or throws TransportFailure). */
+export class SimFault {
+  constructor(
+    readonly kind: 'reset' | 'lost-response',
+    /** True when the venue acted on the request before the answer was lost. */
+    readonly acted: boolean,
+  ) {}
+
+  get message(): string {
+    return this.kind === 'reset' ? 'connection reset by the simulated venue' : 'response lost after the simulated venue acted';
+  }
+}
+
+export interface Arrival {
+  /** Venue time of arrival (after inbound latency). */
+  at: number;
+  /** The X-CH-APIKEY header, if any. */
+  key?: string;
+  remote: string;
+  /** Endpoint id (spot.order, ...), or "METHOD path" for an unknown route. */
+  endpoint: string;
+  /** HTTP status answered; 0 when no answer was sent (reset or lost response). */
+  status: number;
+  /** Venue code of an error answer. */
+  code?: number;
+  fault?: 'reset' | 'error5xx' | 'lost-response' | 'timeout';
+}
+
+export interface LoggedOrder {
+  orderId: string;
+  clientOrderId?: string;
+  market: 'spot' | 'futures';
+  symbol: string;
+  side: Side;
+  type: 'LIMIT' | 'MARKET';
+  price?: Decimal;
+  volume: Decimal;
+  /** Futures only. */
+  open?: 'OPEN' | 'CLOSE';
+  at: number;
+}
+
+/** A market-data event from a tape. Prices and quantities are decimal strings. */
+export type MarketEvent =
+  | { type: 'book'; symbol: string; bids: ReadonlyArray<readonly [string, string]>; asks: ReadonlyArray<readonly [string, string]> }
+  | { type: 'trade'; symbol: string; price: string; qty: string; side: Side }
+  | { type: 'ticker'; symbol: string; last: string };
+
+interface Scheduled {
+  at: number;
+  seq: number;
+  run: (at: number) => void;
+}
+
+/** Routes the simulator serves beyond the endpoint table (public, ours). */
+const EXTRA_ROUTES: readonly Endpoint[] = [
+  { id: 'futures.ping', market: 'futures', method: 'GET', path: '/fapi/v1/ping', security: 'NONE', limitPer2s: 20, placesOrders: false, ours: true },
+  { id: 'futures.klines', market: 'futures', method: 'GET', path: '/fapi/v1/klines', security: 'NONE', limitPer2s: 20, placesOrders: false, ours: true },
+] as unknown as Endpoint[];
+
+/** POSTs that change state: the lost-response and timeout faults apply to them. */
+const WRITES = new Set(['spot.order', 'spot.batchOrders', 'spot.cancel', 'spot.batchCancel', 'futures.order', 'futures.cancel']);
+
+export const USER = 'user';
+const MAX_CATCH_UP_STEPS = 200_000;
+const ARRIVALS_KEPT = 200_000;
+
+export class SimExchange {
+  readonly apiKey: string;
+  readonly apiSecret: string;
+  readonly clock: Clock;
+  readonly seed: number;
+  readonly symbols: ReadonlyMap<string, SymbolSpec>;
+  readonly contracts: ReadonlyMap<string, ContractSpec>;
+  readonly markets = new Map<string, InstrumentMarket>();
+  readonly ledger: Ledger;
+  readonly spot: SpotEngine;
+  readonly futures: FuturesEngine;
+  readonly faults: Faults;
+  readonly cancelSettleMs: number;
+  private readonly keys = new Map<string, Credential & { account: string }>();
+  private readonly limiter: RateLimiter;
+  private readonly limits: Record<string, number>;
+  private rateLimited: boolean;
+  private readonly stepMs: number;
+  private lastStep: number;
+  private readonly events: Scheduled[] = [];
+  private eventSeq = 0;
+  private readonly orderIds: IdSource;
+  private readonly tradeIds: IdSource;
+  private readonly userTrades: UserTrade[] = [];
+  private readonly arrivalLog: Arrival[] = [];
+  private readonly orders: LoggedOrder[] = [];
+
+  constructor(opts: SimOptions = {}) {
+    this.seed = opts.seed ?? 1;
+    this.clock = opts.clock ?? systemClock;
+    const creds = stream(this.seed, 'credentials');
+    this.apiKey = opts.apiKey ?? `sim${creds.hex8()}${creds.hex8()}${creds.hex8()}${creds.hex8()}`;
+    this.apiSecret = opts.apiSecret ?? `${creds.hex8()}${creds.hex8()}${creds.hex8()}${creds.hex8()}`;
+    this.keys.set(this.apiKey, { apiKey: this.apiKey, apiSecret: this.apiSecret, account: USER });
+    this.symbols = new Map((opts.symbols ?? DEFAULT_SYMBOLS).map((s) => [s.symbol.toUpperCase(), s]));
+    this.contracts = new Map((opts.contracts ?? DEFAULT_CONTRACTS).map((c) => [c.symbol.toUpperCase(), c]));
+    this.faults = new Faults(this.seed, { ...NO_FAULTS, ...opts.faults, latencyMs: { ...NO_FAULTS.latencyMs, ...opts.faults?.latencyMs, ...opts.latencyMs } });
+    this.limiter = new RateLimiter({ violations: opts.banAfterViolations ?? 10, violationWindowMs: opts.violationWindowMs ?? 60_000, banMs: opts.banMs ?? 120_000 });
+    this.limits = Object.fromEntries([...Object.values(ENDPOINTS), ...EXTRA_ROUTES].map((e) => [e.id as string, opts.limits?.[e.id] ?? e.limitPer2s]));
+    this.rateLimited = opts.rateLimits ?? true;
+    this.stepMs = opts.stepMs ?? 250;
+    this.cancelSettleMs = opts.cancelSettleMs ?? 200;
+    this.orderIds = new IdSource(ORDER_ID_BASE, stream(this.seed, 'order-ids'));
+    this.tradeIds = new IdSource(TRADE_ID_BASE, stream(this.seed, 'trade-ids'));
+    const fees = { maker: toDecimal(opts.fees?.maker ?? '0.001', 'fees.maker'), taker: toDecimal(opts.fees?.taker ?? '0.002', 'fees.taker') };
+
+    const assets = [...new Set([...this.symbols.values()].flatMap((s) => [s.baseAsset, s.quoteAsset]))];
+    this.ledger = new Ledger(assets);
+    const balances = opts.balances ?? { USDT: '100000', BTC: '2', ETH: '20' };
+    this.ledger.open(USER, Object.fromEntries(Object.entries(balances).map(([a, v]) => [a, toDecimal(v, `balances.${a}`)])));
+    const tradeHook = { nextOrderId: () => this.orderIds.next(), onTrade: (t: UserTrade) => this.userTrades.push(t) };
+    this.spot = new SpotEngine(this.symbols, this.markets, this.ledger, fees, tradeHook);
+    this.futures = new FuturesEngine(this.contracts, this.markets, fees, tradeHook);
+    for (const c of this.contracts.values()) {
+      if (!this.futures.wallets.has(USER)) this.futures.openWallet(USER, c.marginCoin, toDecimal(opts.futuresBalance ?? '100000', 'futuresBalance'));
+    }
+
+    const nextTradeId = () => this.tradeIds.next();
+    for (const s of this.symbols.values()) {
+      const start = toUnits(s.market.startPrice, s.pricePrecision) ?? 1;
+      const settle = (f: MarketFill) => this.spot.settle(f, (at) => this.faults.visibleAt(at));
+      this.markets.set(s.symbol, new InstrumentMarket(s.symbol, s.pricePrecision, s.quantityPrecision, s.market, start, stream(this.seed, `market:${s.symbol}`), nextTradeId, settle));
+    }
+    for (const c of this.contracts.values()) {
+      const settle = (f: MarketFill) => this.futures.settle(f, (at) => this.faults.visibleAt(at));
+      this.markets.set(c.symbol, new InstrumentMarket(c.symbol, c.pricePrecision, 0, c.market, this.contractMid(c) ?? 1, stream(this.seed, `market:${c.symbol}`), nextTradeId, settle));
+    }
+    this.lastStep = this.now();
+    this.stepMarkets(this.lastStep);
+  }
+
+  /** Venue time: the injected clock plus the configured skew. */
+  now(): number {
+    return this.clock.now() + this.faults.options.clockSkewMs;
+  }
+
+  // ---------- the request path ----------
+
+  async handle(req: HttpRequest, meta: { remote?: string } = {}): Promise<HttpResponse | SimFault> {
+    const draw = this.faults.draw();
+    if (draw.latencyIn > 0) await this.clock.sleep(draw.latencyIn);
+    const out = this.process(req, meta.remote ?? 'in-process', draw);
+    if (draw.latencyOut > 0 && !(out instanceof SimFault && out.kind === 'reset')) await this.clock.sleep(draw.latencyOut);
+    return out;
+  }
+
+  private process(req: HttpRequest, remote: string, draw: ReturnType<Faults['draw']>): HttpResponse | SimFault {
+    const now = this.now();
+    this.catchUp(now);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = v;
+    const key = headers['x-ch-apikey'] || undefined;
+    const ep = endpointFor(req.method, req.path) ?? EXTRA_ROUTES.find((e) => e.method === req.method && e.path === req.path);
+    const arrival: Arrival = { at: now, key, remote, endpoint: ep?.id ?? `${req.method} ${req.path}`, status: 0 };
+    this.arrivalLog.push(arrival);
+    if (this.arrivalLog.length > ARRIVALS_KEPT) this.arrivalLog.splice(0, ARRIVALS_KEPT / 2);
+
+    if (draw.reset) {
+      arrival.fault = 'reset';
+      return new SimFault('reset', false);
+    }
+    const answer = (status: number, body: unknown, extraHeaders: Record<string, string> = {}): HttpResponse => {
+      arrival.status = status;
+      const text = JSON.stringify(body);
+      return { status, headers: { 'content-type': 'application/json', ...extraHeaders }, body: text };
+    };
+    const error = (e: SimError): HttpResponse => {
+      arrival.code = e.code;
+      return answer(e.status, { code: e.code, msg: e.message, ...e.extra.body }, e.extra.headers);
+    };
+    if (draw.error5xx) {
+      arrival.fault = 'error5xx';
+      return error(new SimError(VenueCode.DISCONNECTED, 'Internal error; unable to process your request. Please try again.', 503));
+    }
+
+    const known = key !== undefined && this.keys.has(key);
+    const banIds = known ? [`ip:${remote}`, `key:${key}`] : [`ip:${remote}`];
+    const bannedUntil = this.limiter.bannedUntil(banIds, now);
+    if (bannedUntil > 0) return error(banned(bannedUntil, now));
+    if (!ep) return error(new SimError(VenueCode.UNSUPPORTED_OPERATION, `Unknown route ${req.method} ${req.path}.`, 404));
+
+    // A public call that carries a valid key counts against the key, as signed calls do.
+    const caller = known ? `key:${key}` : `ip:${remote}`;
+    if (this.rateLimited) {
+      const v = this.limiter.admit(caller, ep.id, this.limits[ep.id] ?? ep.limitPer2s, now, banIds);
+      if (!v.ok && v.kind === 'banned') return error(banned(v.until, now));
+      if (!v.ok && v.kind === 'limited') {
+        const seconds = Math.max(1, Math.ceil(v.retryAfterMs / 1000));
+        return error(
+          new SimError(VenueCode.TOO_MANY_REQUESTS, `Too many requests: ${ep.path} allows ${this.limits[ep.id]} per 2 s; retry after ${v.retryAfterMs} ms.`, 429, {
+            headers: { 'retry-after': String(seconds) },
+          }),
+        );
+      }
+    }
+
+    try {
+      if (req.method === 'POST' && !/^application\/json\b/i.test((headers['content-type'] ?? '').trim())) {
+        throw new SimError(VenueCode.NO_CONTENT_TYPE, 'Content-Type must be application/json.', 400);
+      }
+      let params: Params | undefined;
+      if (req.method === 'GET') params = queryParams(req.query);
+      else {
+        try {
+          const parsed = req.body.trim() === '' ? {} : parseBody(req.body);
+          if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) params = parsed as Params;
+        } catch {
+          params = undefined;
+        }
+      }
+      const window = recvWindow(params, DEFAULT_RECV_WINDOW);
+      const apiKey = authenticate(req, headers, ep, this.keys, now, window);
+      if (!params) throw new SimError(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, 'The body must be a JSON object.', 400);
+      const route = ROUTES[ep.id];
+      if (!route) throw new SimError(VenueCode.UNSUPPORTED_OPERATION, `${ep.id} is not simulated.`, 404);
+      const account = apiKey !== undefined ? this.keys.get(apiKey)!.account : USER;
+      const call: Call = { params, account, now, endpoint: ep.id };
+      const body = route(this, call);
+      if (WRITES.has(ep.id) && draw.lost) {
+        arrival.fault = 'lost-response';
+        return new SimFault('lost-response', true);
+      }
+      if (WRITES.has(ep.id) && draw.timeout) {
+        arrival.fault = 'timeout';
+        return error(new SimError(VenueCode.TIMEOUT, 'Timeout waiting for response from backend server. Send status unknown; execution status unknown.', 504));
+      }
+      return answer(200, body);
+    } catch (e) {
+      if (e instanceof SimError) return error(e);
+      throw e;
+    }
+  }
+
+  // ---------- time: the synthetic market and scheduled settlements ----------
+
+  /** Brings the market up to venue time `now`: market steps and due events, in time order. */
+  catchUp(now = this.now()): void {
+    if ((now - this.lastStep) / this.stepMs > MAX_CATCH_UP_STEPS) {
+      // A long idle gap (a server left alone for days): skip ahead, keeping the step grid.
+      this.lastStep += Math.floor((now - this.lastStep) / this.stepMs - MAX_CATCH_UP_STEPS) * this.stepMs;
+    }
+    for (;;) {
+      const stepAt = this.lastStep + this.stepMs;
+      const ev = this.events[0];
+      const evAt = ev ? ev.at : Infinity;
+      if (Math.min(stepAt, evAt) > now) break;
+      if (ev && evAt <= stepAt) {
+        this.events.shift();
+        ev.run(ev.at);
+      } else {
+        this.lastStep = stepAt;
+        this.stepMarkets(stepAt);
+      }
+    }
+  }
+
+  schedule(at: number, run: (at: number) => void): void {
+    const e = { at, seq: ++this.eventSeq, run };
+    let i = this.events.length;
+    while (i > 0 && (this.events[i - 1]!.at > at || (this.events[i - 1]!.at === at && this.events[i - 1]!.seq > e.seq))) i--;
+    this.events.splice(i, 0, e);
+  }
+
+  private stepMarkets(at: number): void {
+    for (const s of this.symbols.values()) this.markets.get(s.symbol)!.step(at);
+    for (const c of this.contracts.values()) this.markets.get(c.symbol)!.step(at, this.contractMid(c));
+  }
+
+  /** A contract's mid follows its underlying spot mid, at the contract's precision. */
+  private contractMid(c: ContractSpec): number | undefined {
+    const spec = this.symbols.get(c.underlying);
+    const m = this.markets.get(c.underlying);
+    if (!spec) return undefined;
+    const ticks = m ? m.midTicks : (toUnits(spec.market.startPrice, spec.pricePrecision) ?? 1);
+    const shift = c.pricePrecision - spec.pricePrecision;
+    return shift >= 0 ? ticks * 10 ** shift : Math.round(ticks / 10 ** -shift);
+  }
+
+  // ---------- hooks used by the routes ----------
+
+  logOrder(o: LoggedOrder): void {
+    this.orders.push(o);
+  }
+
+  trades(account: string, market: 'spot' | 'futures', symbol: string | undefined, now: number): UserTrade[] {
+    return this.userTrades.filter((t) => t.account === account && t.market === market && (symbol === undefined || t.symbol === symbol) && t.visibleAt <= now);
+  }
+
+  // ---------- observability and control for tests, backtests and tapes ----------
+
+  /** Every request seen, in arrival order. */
+  arrivals(): readonly Arrival[] {
+    return this.arrivalLog;
+  }
+
+  /** Every order the venue accepted (spot and futures), in order: the judge of "never placed twice". */
+  orderLog(): readonly LoggedOrder[] {
+    return this.orders;
+  }
+
+  /** Spot balances of the venue's account, as GET /sapi/v1/account shows them. */
+  balances(): Array<{ asset: string; free: Decimal; locked: Decimal }> {
+    return this.ledger.balances(USER);
+  }
+
+  /** Every fill of the account, including those myTrades does not show yet. */
+  allTrades(): readonly UserTrade[] {
+    return this.userTrades.filter((t) => t.account === USER);
+  }
+
+  setFaults(f: Partial<FaultOptions>): void {
+    this.faults.options = { ...this.faults.options, ...f, latencyMs: { ...this.faults.options.latencyMs, ...f.latencyMs } };
+  }
+
+  /** Lifts (false) or restores (true) every rate limit. */
+  setRateLimits(on: boolean): void {
+    this.rateLimited = on;
+  }
+
+  /**
+   * Drives a symbol (spot symbol or futures contract) from a tape. The first event switches
+   * that symbol off the synthetic market for good. `book` replaces the other participants'
+   * quotes with the given levels (crossing orders fill); `trade` is another participant
+   * trading at that price (filling resting orders at that price or better); `ticker` moves
+   * the mid and last price.
+   */
+  applyMarketEvent(ev: MarketEvent): void {
+    const now = this.now();
+    this.catchUp(now);
+    const name = ev.symbol.toUpperCase();
+    const m = this.markets.get(name);
+    if (!m) throw new RangeError(`unknown symbol ${ev.symbol}`);
+    m.external = true;
+    const ticks = (p: string) => toUnits(toDecimal(p, 'price'), m.pricePrecision) ?? failUnits(p);
+    const lots = (q: string) => toUnits(toDecimal(q, 'qty'), m.quantityPrecision) ?? failUnits(q);
+    if (ev.type === 'book') {
+      m.applyBook(
+        ev.bids.map(([p, q]) => [ticks(p), lots(q)]),
+        ev.asks.map(([p, q]) => [ticks(p), lots(q)]),
+        now,
+      );
+    } else if (ev.type === 'trade') m.applyTrade(ticks(ev.price), lots(ev.qty), ev.side, now);
+    else {
+      m.midTicks = ticks(ev.last);
+      m.lastTicks = m.midTicks;
+    }
+  }
+}
+
+function banned(until: number, now: number): SimError {
+  return new SimError(VenueCode.TOO_MANY_REQUESTS, `Way too many requests; banned until ${until}.`, 418, {
+    body: { banUntil: until },
+    headers: { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) },
+  });
+}
+
+function failUnits(v: string): never {
+  throw new RangeError(`${v} has more decimals than the instrument allows`);
+}

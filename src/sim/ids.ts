@@ -1,0 +1,22 @@
+// Venue ids: 18-19 digit decimal strings from seeded counters (they exceed 2^53, as live ids do).
+import type { Rng } from './random.js';
+
+export class IdSource {
+  private current: bigint;
+
+  constructor(
+    base: bigint,
+    private readonly rng: Rng,
+  ) {
+    this.current = base + BigInt(rng.int(0, 999_999)) * 1000n;
+  }
+
+  /** The next id; gaps of 1-4 between ids, as a busy venue shows. */
+  next(): string {
+    this.current += BigInt(this.rng.int(1, 4));
+    return this.current.toString();
+  }
+}
+
+export const ORDER_ID_BASE = 150_695_552_109_000_000n;
+export const TRADE_ID_BASE = 165_964_665_990_000_000n;

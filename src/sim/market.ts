@@ -1,0 +1,237 @@
+// One instrument's market: its order book, the other participants (a seeded random walk of the
+// mid price with quotes around it, and occasional trades at the top of the book), or a tape that
+// drives the same book; and what the market-data endpoints read: trades, 1-minute candles.
+import type { Decimal } from '../core/decimal.js';
+import type { Side } from '../core/types.js';
+import { OrderBook, type Resting, type Taker } from './book.js';
+import type { MarketShape } from './instruments.js';
+import type { Rng } from './random.js';
+import { fromUnits } from './units.js';
+
+/** Owner of every order of the other participants. */
+export const OTHERS = '~others';
+
+export interface MarketFill {
+  tradeId: string;
+  at: number;
+  priceTicks: number;
+  lots: number;
+  takerSide: Side;
+  takerId: string;
+  takerOwner: string;
+  maker: Resting;
+}
+
+export interface PublicTrade {
+  priceTicks: number;
+  lots: number;
+  at: number;
+  side: Side;
+}
+
+interface Candle {
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  lots: number;
+  /** Sum of ticks * lots. */
+  amount: bigint;
+}
+
+const MINUTE = 60_000;
+const OTHERS_ID_BASE = 140_000_000_000_000_000n;
+const MAX_CANDLES = 50_000;
+const MAX_TRADES = 1000;
+
+export class InstrumentMarket {
+  readonly book = new OrderBook();
+  midTicks: number;
+  lastTicks: number;
+  /** A tape drives this market: no random walk, no synthetic quotes or trades. */
+  external = false;
+  readonly trades: PublicTrade[] = [];
+  private readonly candles = new Map<number, Candle>();
+  private readonly candleOrder: number[] = [];
+  private seq = 0;
+  private othersSeq = 0;
+
+  constructor(
+    readonly name: string,
+    readonly pricePrecision: number,
+    readonly quantityPrecision: number,
+    private readonly shape: Omit<MarketShape, 'startPrice'>,
+    startTicks: number,
+    private readonly rng: Rng,
+    private readonly nextTradeId: () => string,
+    /** Called for every fill in which an account (not only other participants) takes part. */
+    private readonly settle: (fill: MarketFill) => void,
+  ) {
+    this.midTicks = startTicks;
+    this.lastTicks = startTicks;
+  }
+
+  price(ticks: number): Decimal {
+    return fromUnits(ticks, this.pricePrecision);
+  }
+
+  qty(lots: number): Decimal {
+    return fromUnits(lots, this.quantityPrecision);
+  }
+
+  nextSeq(): number {
+    return ++this.seq;
+  }
+
+  /**
+   * Matches a taker and rests what is left when `restRemainder` (a LIMIT order); records
+   * public trades and candles; returns the lots filled.
+   */
+  execute(taker: Taker, at: number, restRemainder: boolean): number {
+    const filled = this.book.match(taker, (f) => {
+      const fill: MarketFill = {
+        tradeId: this.nextTradeId(),
+        at,
+        priceTicks: f.priceTicks,
+        lots: f.lots,
+        takerSide: taker.side,
+        takerId: taker.id,
+        takerOwner: taker.owner,
+        maker: f.maker,
+      };
+      this.print(f.priceTicks, f.lots, at, taker.side);
+      if (taker.owner !== OTHERS || f.maker.owner !== OTHERS) this.settle(fill);
+    });
+    const left = taker.lots - filled;
+    if (restRemainder && left > 0 && taker.limitTicks !== undefined) {
+      this.book.rest({ id: taker.id, owner: taker.owner, side: taker.side, priceTicks: taker.limitTicks, lots: left, seq: this.nextSeq() });
+    }
+    return filled;
+  }
+
+  /** One step of the other participants: move the mid, re-quote around it, maybe trade. */
+  step(at: number, midOverride?: number): void {
+    if (this.external) return;
+    const s = this.shape;
+    if (midOverride !== undefined) this.midTicks = midOverride;
+    else {
+      // Irwin-Hall(3) centred: a bell-shaped step with standard deviation volatilityTicks.
+      const z = (this.rng.next() + this.rng.next() + this.rng.next() - 1.5) * 2;
+      this.midTicks += Math.round(z * s.volatilityTicks);
+    }
+    const floor = s.halfSpreadTicks + s.levels * s.levelStepTicks + 1;
+    if (this.midTicks < floor) this.midTicks = floor;
+    this.book.removeOwner(OTHERS);
+    for (let i = 0; i < s.levels; i++) {
+      this.quote('SELL', this.midTicks + s.halfSpreadTicks + i * s.levelStepTicks, this.rng.int(s.levelLots.min, s.levelLots.max), at);
+      this.quote('BUY', this.midTicks - s.halfSpreadTicks - i * s.levelStepTicks, this.rng.int(s.levelLots.min, s.levelLots.max), at);
+    }
+    const trades = this.rng.next() < s.tradeRate;
+    const side: Side = this.rng.next() < 0.5 ? 'BUY' : 'SELL';
+    const lots = this.rng.int(s.tradeLots.min, s.tradeLots.max);
+    if (trades) this.execute({ id: this.othersId(), owner: OTHERS, side, lots }, at, false);
+    this.touchCandle(at);
+  }
+
+  /** Replaces the other participants' quotes with a tape's levels (price, quantity in lots). */
+  applyBook(bids: ReadonlyArray<[number, number]>, asks: ReadonlyArray<[number, number]>, at: number): void {
+    this.book.removeOwner(OTHERS);
+    for (const [p, l] of asks) this.quote('SELL', p, l, at);
+    for (const [p, l] of bids) this.quote('BUY', p, l, at);
+    const b = this.book.best('BUY');
+    const a = this.book.best('SELL');
+    if (b && a) this.midTicks = Math.round((b.priceTicks + a.priceTicks) / 2);
+    this.touchCandle(at);
+  }
+
+  /**
+   * A tape's trade: another participant trades `lots` at `priceTicks`, filling any order on the
+   * book at that price or better; what the book cannot fill happened elsewhere and is printed.
+   */
+  applyTrade(priceTicks: number, lots: number, side: Side, at: number): void {
+    const filled = this.execute({ id: this.othersId(), owner: OTHERS, side, limitTicks: priceTicks, lots }, at, false);
+    if (filled < lots) this.print(priceTicks, lots - filled, at, side);
+    this.touchCandle(at);
+  }
+
+  private quote(side: Side, priceTicks: number, lots: number, at: number): void {
+    if (priceTicks <= 0 || lots <= 0) return;
+    this.execute({ id: this.othersId(), owner: OTHERS, side, limitTicks: priceTicks, lots }, at, true);
+  }
+
+  /** Other participants' order ids look like venue ids (they show up as bidId/askId). */
+  private othersId(): string {
+    return (OTHERS_ID_BASE + BigInt(++this.othersSeq)).toString();
+  }
+
+  private print(priceTicks: number, lots: number, at: number, side: Side): void {
+    this.lastTicks = priceTicks;
+    this.trades.push({ priceTicks, lots, at, side });
+    if (this.trades.length > MAX_TRADES * 2) this.trades.splice(0, this.trades.length - MAX_TRADES);
+    const c = this.touchCandle(at);
+    c.high = Math.max(c.high, priceTicks);
+    c.low = Math.min(c.low, priceTicks);
+    c.close = priceTicks;
+    c.lots += lots;
+    c.amount += BigInt(priceTicks) * BigInt(lots);
+  }
+
+  private touchCandle(at: number): Candle {
+    const minute = Math.floor(at / MINUTE) * MINUTE;
+    let c = this.candles.get(minute);
+    if (!c) {
+      const p = this.lastTicks;
+      c = { open: p, high: p, low: p, close: p, lots: 0, amount: 0n };
+      this.candles.set(minute, c);
+      this.candleOrder.push(minute);
+      if (this.candleOrder.length > MAX_CANDLES) this.candles.delete(this.candleOrder.shift()!);
+    }
+    return c;
+  }
+
+  /** Most recent public trades, newest first. */
+  recentTrades(limit: number): PublicTrade[] {
+    return this.trades.slice(-limit).reverse();
+  }
+
+  /** Candles aggregated into buckets of `bucket(t)` start, ascending, filtered by time. */
+  klines(bucket: (t: number) => number, opts: { limit: number; startTime?: number; endTime?: number }) {
+    const out: Array<{ idx: number } & Candle> = [];
+    for (const minute of this.candleOrder) {
+      if (opts.startTime !== undefined && minute < opts.startTime) continue;
+      if (opts.endTime !== undefined && minute > opts.endTime) continue;
+      const c = this.candles.get(minute)!;
+      const idx = bucket(minute);
+      const last = out[out.length - 1];
+      if (last && last.idx === idx) {
+        last.high = Math.max(last.high, c.high);
+        last.low = Math.min(last.low, c.low);
+        last.close = c.close;
+        last.lots += c.lots;
+        last.amount += c.amount;
+      } else out.push({ idx, ...c });
+    }
+    return out.slice(-opts.limit);
+  }
+
+  /** Rolling 24 h statistics from the 1-minute candles. */
+  stats(now: number): { open: number; high: number; low: number; lots: number; amount: bigint } {
+    const from = now - 24 * 60 * MINUTE;
+    let open: number | undefined;
+    let high = this.lastTicks;
+    let low = this.lastTicks;
+    let lots = 0;
+    let amount = 0n;
+    for (let i = this.candleOrder.length - 1; i >= 0; i--) {
+      const minute = this.candleOrder[i]!;
+      if (minute < from) break;
+      const c = this.candles.get(minute)!;
+      open = c.open;
+      high = Math.max(high, c.high);
+      low = Math.min(low, c.low);
+      lots += c.lots;
+      amount += c.amount;
+    }
+    return { open: open ?? this.lastTicks, high, low, lots, amount };
+  }
+}

@@ -1,0 +1,111 @@
+// Market data: ping, time, symbols and contracts, depth, ticker, trades, klines. Everything is
+// read from the same books and prints the matching engine uses, so it is consistent with fills.
+import { dec } from '../core/decimal.js';
+import { VenueCode } from '../exchange/codes.js';
+import { reject } from './errors.js';
+import type { SimExchange } from './exchange.js';
+import { contractJson, symbolJson } from './instruments.js';
+import type { InstrumentMarket } from './market.js';
+import { integer, required, text, type Params } from './params.js';
+import type { Call, Route } from './routes.js';
+import { fromUnits } from './units.js';
+
+const INTERVALS: Readonly<Record<string, number | 'month'>> = {
+  '1min': 60_000,
+  '5min': 300_000,
+  '15min': 900_000,
+  '30min': 1_800_000,
+  '60min': 3_600_000,
+  '1h': 3_600_000,
+  '4h': 14_400_000,
+  '1day': 86_400_000,
+  '1week': 604_800_000,
+  '1month': 'month',
+};
+
+function spotMarket(ex: SimExchange, p: Params): InstrumentMarket {
+  const symbol = required(p, 'symbol').toUpperCase();
+  if (!ex.symbols.has(symbol)) reject(VenueCode.BAD_SYMBOL, 'Invalid symbol.');
+  return ex.markets.get(symbol)!;
+}
+
+function contractMarket(ex: SimExchange, p: Params): InstrumentMarket {
+  const name = required(p, 'contractName').toUpperCase();
+  if (!ex.contracts.has(name)) reject(VenueCode.BAD_SYMBOL, 'Invalid contract name.');
+  return ex.markets.get(name)!;
+}
+
+function depth(m: InstrumentMarket, p: Params, now: number) {
+  const limit = integer(p, 'limit', 100, 1, 100)!;
+  const side = (s: 'BUY' | 'SELL') => m.book.levels(s, limit).map(([t, l]) => [m.price(t), m.qty(l)]);
+  return { time: now, bids: side('BUY'), asks: side('SELL') };
+}
+
+function ticker(m: InstrumentMarket, now: number) {
+  const s = m.stats(now);
+  const bid = m.book.best('BUY');
+  const ask = m.book.best('SELL');
+  const last = m.price(m.lastTicks);
+  const open = m.price(s.open);
+  return {
+    high: m.price(s.high),
+    low: m.price(s.low),
+    last,
+    vol: m.qty(s.lots),
+    amount: fromUnits(s.amount, m.pricePrecision + m.quantityPrecision),
+    buy: bid ? m.price(bid.priceTicks) : last,
+    sell: ask ? m.price(ask.priceTicks) : last,
+    rose: dec.isZero(open) ? '0' : dec.round(dec.div(dec.sub(last, open), open), 6),
+    time: now,
+  };
+}
+
+function trades(m: InstrumentMarket, p: Params) {
+  const limit = integer(p, 'limit', 100, 1, 1000)!;
+  return m.recentTrades(limit).map((t) => ({ price: m.price(t.priceTicks), qty: m.qty(t.lots), time: t.at, side: t.side }));
+}
+
+function klines(m: InstrumentMarket, p: Params) {
+  const name = required(p, 'interval');
+  const interval = INTERVALS[name] ?? reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, `Invalid interval '${name}'.`);
+  const limit = integer(p, 'limit', 100, 1, 300)!;
+  const startTime = integer(p, 'startTime', undefined, 0, Number.MAX_SAFE_INTEGER);
+  const endTime = integer(p, 'endTime', undefined, 0, Number.MAX_SAFE_INTEGER);
+  const bucket =
+    interval === 'month'
+      ? (t: number) => {
+          const d = new Date(t);
+          return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+        }
+      : (t: number) => Math.floor(t / interval) * interval;
+  return m.klines(bucket, { limit, startTime, endTime }).map((c) => ({
+    idx: c.idx,
+    open: m.price(c.open),
+    close: m.price(c.close),
+    high: m.price(c.high),
+    low: m.price(c.low),
+    vol: m.qty(c.lots),
+    amount: fromUnits(c.amount, m.pricePrecision + m.quantityPrecision),
+  }));
+}
+
+const time = (_ex: SimExchange, c: Call) => ({ timezone: 'UTC', serverTime: c.now });
+
+export const PUBLIC_ROUTES: Readonly<Record<string, Route>> = {
+  'spot.ping': () => ({}),
+  'spot.time': time,
+  'spot.symbols': (ex) => ({ symbols: [...ex.symbols.values()].map(symbolJson) }),
+  'spot.depth': (ex, c) => depth(spotMarket(ex, c.params), c.params, c.now),
+  'spot.ticker': (ex, c) => ticker(spotMarket(ex, c.params), c.now),
+  'spot.trades': (ex, c) => trades(spotMarket(ex, c.params), c.params),
+  'spot.klines': (ex, c) => klines(spotMarket(ex, c.params), c.params),
+  'futures.ping': () => ({}),
+  'futures.time': time,
+  'futures.contracts': (ex) => [...ex.contracts.values()].map(contractJson),
+  'futures.depth': (ex, c) => depth(contractMarket(ex, c.params), c.params, c.now),
+  'futures.ticker': (ex, c) => {
+    const t = ticker(contractMarket(ex, c.params), c.now);
+    return { ...t, contractName: text(c.params, 'contractName')!.toUpperCase() };
+  },
+  'futures.klines': (ex, c) => klines(contractMarket(ex, c.params), c.params),
+};
