@@ -31,7 +31,7 @@ describe('security types', () => {
     ['key', -1002],
     ['ts', -1023],
     ['sign', -1024],
-  ] as const)('a missing %s header is %i', async (omit, code) => {
+  ] as const)('a missing %s header is %s', async (omit, code) => {
     for (const [method, path] of [
       ['GET', '/sapi/v1/account'],
       ['POST', '/sapi/v1/order'],
@@ -150,7 +150,7 @@ describe('timing: timestamp < serverTime + 1000 and serverTime - timestamp <= re
     [0, 200],
     [-5000, 200],
     [-5001, -1021],
-  ])('X-CH-TS at serverTime %+i ms: %i', async (dt, expected) => {
+  ])('X-CH-TS at serverTime %s ms: %s', async (dt, expected) => {
     const r = await v.client.signed('GET', '/sapi/v1/account', { ts: at(dt) });
     if (expected === 200) expect(r.status).toBe(200);
     else expect([r.status, r.json.code]).toEqual([400, expected]);

@@ -15,7 +15,7 @@ describe('rate limits', () => {
     ['GET', '/sapi/v1/openOrders', 20, 'symbol=BTCUSDT'],
     ['POST', '/sapi/v1/order/test', 100, undefined],
     ['POST', '/sapi/v1/batchCancel', 50, undefined],
-  ] as const)('%s %s allows %i per 2 s; the next is 429 -1003 with Retry-After', async (method, path, limit, query) => {
+  ] as const)('%s %s allows %s per 2 s; the next is 429 -1003 with Retry-After', async (method, path, limit, query) => {
     v = await startVenue();
     const body = { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '9300', volume: '1' };
     for (let i = 0; i < limit; i++) {
