@@ -188,7 +188,7 @@ describe('batches', () => {
     expect(r.ids).toHaveLength(10);
     expect(r.idsString).toEqual(r.ids);
     for (const id of r.ids) expect(id).toMatch(ID);
-    expect(v.server.exchange.orderLog().map((o) => o.clientOrderId)).toEqual(orders.map((o) => o.newClientOrderId));
+    expect(v.server.exchange.orderLog().map((o) => o.clientOrderId)).toEqual(orders.map((_, i) => `b${i}`));
     const q = await v.client.ok('GET', '/sapi/v1/order', { query: `symbol=BTCUSDT&orderId=${r.ids[3]}` });
     expect(q).toMatchObject({ clientOrderId: 'b3', price: '20003', status: 'NEW' });
   });
