@@ -79,13 +79,14 @@ export class OrderBook {
   /** Puts an order on its side in price-time order. The caller has matched it first. */
   rest(order: Resting): void {
     const side = order.side === 'BUY' ? this.bids : this.asks;
-    const better = order.side === 'BUY' ? (a: Resting) => a.priceTicks >= order.priceTicks : (a: Resting) => a.priceTicks <= order.priceTicks;
+    const ahead = (a: Resting) =>
+      a.priceTicks === order.priceTicks ? a.seq < order.seq : order.side === 'BUY' ? a.priceTicks > order.priceTicks : a.priceTicks < order.priceTicks;
     // First index whose order does not come before `order` (binary search over a sorted side).
     let lo = 0;
     let hi = side.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (better(side[mid]!)) lo = mid + 1;
+      if (ahead(side[mid]!)) lo = mid + 1;
       else hi = mid;
     }
     side.splice(lo, 0, order);
