@@ -17,7 +17,8 @@ program
   .requiredOption('-c, --config <file>', 'YAML config file')
   .action(async (opts: { config: string }) => {
     const { runCommand } = await import('./runtime/daemon.js');
-    process.exitCode = await runCommand(opts.config);
+    // Everything is stopped and flushed by now; idle timers (clock resync, limiter give-backs) must not hold the exit.
+    process.exit(await runCommand(opts.config));
   });
 
 program

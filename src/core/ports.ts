@@ -84,6 +84,8 @@ export interface Journal {
   updateOrder(order: Order, reason?: string): void;
   order(clientOrderId: string): Order | undefined;
   orders(filter?: { openOnly?: boolean; strategyId?: string }): Order[];
+  /** Our orders the venue knows under this id (normally one), final ones included. */
+  ordersByVenueId(venueOrderId: string): Order[];
   history(clientOrderId: string): OrderEvent[];
   /** Stores a fill; false when that trade id was already stored. */
   recordFill(fill: Fill): boolean;

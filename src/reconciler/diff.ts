@@ -37,6 +37,11 @@ export interface DiffInput {
   venueOpen: readonly VenueOpenOrder[];
   /** Trades newer than our cursor, in any order. */
   trades: readonly VenueFill[];
+  /**
+   * Any of our orders by venue id, final ones included: an order can be acknowledged as
+   * FILLED before its trades are seen, and those trades are still ours.
+   */
+  lookup?: (venueOrderId: VenueOrderId) => Order | undefined;
   now: number;
 }
 
@@ -104,7 +109,7 @@ export function diffVenue(input: DiffInput): DiffResult {
   let blockedAt: string | undefined;
   for (const t of [...input.trades].sort((a, b) => compareIds(a.tradeId, b.tradeId))) {
     const own = ownOrderId(t);
-    const ours = own ? byVenueId.get(own) : undefined;
+    const ours = own ? (byVenueId.get(own) ?? input.lookup?.(own)) : undefined;
     if (ours) {
       fills.push({
         tradeId: t.tradeId,

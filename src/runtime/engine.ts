@@ -376,7 +376,8 @@ export class Engine {
         : await executor.call('futures.myTrades', { contractName: symbol, fromId, limit: 1000 });
     const fresh = fromId ? trades.filter((t) => compareIds(t.tradeId, fromId) > 0) : trades;
     const ours = journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol);
-    const diff = diffVenue({ market, symbol, ours, venueOpen, trades: fresh, now: clock.now() });
+    const lookup = (id: string) => journal.ordersByVenueId(id).find((o) => o.market === market && o.symbol === symbol);
+    const diff = diffVenue({ market, symbol, ours, venueOpen, trades: fresh, now: clock.now(), lookup });
     for (const c of diff.changes) {
       journal.updateOrder(c.order, c.reason);
       await this.notify(c.order);
@@ -392,7 +393,7 @@ export class Engine {
     if (!journal.recordFill(fill)) return;
     if (!positions.apply(fill, this.instruments.get(key(fill.market, fill.symbol))?.quoteAsset)) return;
     this.stats.fills++;
-    const order = journal.orders({ openOnly: false }).find((o) => o.venueOrderId === fill.venueOrderId);
+    const order = journal.ordersByVenueId(fill.venueOrderId).find((o) => o.market === fill.market && o.symbol === fill.symbol);
     const host = order && this.hosts.find((h) => h.id === order.strategyId);
     if (host) await this.handle(host, await host.fill(fill));
   }

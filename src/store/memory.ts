@@ -39,6 +39,10 @@ export class MemoryJournal implements Journal {
     );
   }
 
+  ordersByVenueId(venueOrderId: string): Order[] {
+    return [...this.orderMap.values()].filter((o) => o.venueOrderId === venueOrderId);
+  }
+
   history(clientOrderId: string): OrderEvent[] {
     return [...(this.events.get(clientOrderId) ?? [])];
   }

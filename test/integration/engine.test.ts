@@ -85,7 +85,8 @@ describe('engine over HTTP against the simulator', () => {
             sent = true;
             // Twelve marketable limit buys: one batch of 10 and two more.
             const price = dec.truncate(dec.mul(last, d('1.01')), 2);
-            for (let i = 0; i < 12; i++) ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price, volume: '0.001' });
+            // Each a cent apart: identical intents would be suppressed as duplicates.
+            for (let i = 0; i < 12; i++) ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: dec.add(price, d(`0.${String(i).padStart(2, "0")}`)), volume: '0.001' });
             // And one far outside the price band.
             ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: dec.truncate(dec.mul(last, d('0.5')), 2), volume: '0.001' });
           },

@@ -98,3 +98,12 @@ describe('diffVenue', () => {
     expect(compareIds('5', '5')).toBe(0);
   });
 });
+
+describe('diffVenue with a lookup of final orders', () => {
+  it('claims trades of an order acknowledged as FILLED before its trades were seen', () => {
+    const done = order('done', { venueOrderId: vid('12'), status: 'filled' });
+    const r = diffVenue({ ...base, ours: [], venueOpen: [], trades: [trade('7', '12')], lookup: (id) => (id === '12' ? done : undefined) });
+    expect(r.fills.map((f) => f.venueOrderId)).toEqual(['12']);
+    expect(r.foreignTrades).toEqual([]);
+  });
+});
