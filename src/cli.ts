@@ -38,7 +38,7 @@ program
   .requiredOption('-c, --config <file>', 'YAML config file')
   .action(async (opts: { config: string }) => {
     const { planCommand } = await import('./runtime/daemon.js');
-    process.exitCode = await planCommand(opts.config);
+    process.exit(await planCommand(opts.config));
   });
 
 program

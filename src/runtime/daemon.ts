@@ -5,6 +5,7 @@ import { systemClock } from '../core/clock.js';
 import type { KillSwitchMode, RiskGate } from '../risk/index.js';
 import { ConfigError } from '../core/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/index.js';
+import { MemoryJournal } from '../store/memory.js';
 import { loadStrategies, type LoadedStrategy } from '../strategy/index.js';
 import { createLogger } from './logger.js';
 import { wire } from './wire.js';
@@ -101,7 +102,8 @@ export async function planCommand(configPath: string): Promise<number> {
   if (!prepared) return 1;
   const { config, credentials } = prepared.loaded;
   const log = createLogger({ level: 'warn', pretty: false, secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [] });
-  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log });
+  // A throwaway journal: planning must not consume sequences or record intents in the real one.
+  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, journal: new MemoryJournal() });
   await app.client.start();
   const plan = await app.engine.plan();
   await app.client.close();

@@ -14,6 +14,24 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+function runCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv() });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += String(c)));
+  child.stderr.on('data', (c: Buffer) => (err += String(c)));
+  return new Promise((r) => child.on('exit', (code) => r({ code, out, err })));
+}
+
+describe('sluice plan', () => {
+  it('prints the batches and verdicts of one tick and exits 0', async () => {
+    const { code, out } = await runCli(['plan', '--config', 'config/default.yaml']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^plan: 6 intents accepted by risk, 0 rejected, 1 batches \(nothing sent\)$/m);
+    expect(out).toMatch(/batch spot BTCUSDT place x6: slgrid1-0 BUY LIMIT 0\.001 BTCUSDT @ \d+/);
+  });
+});
+
 describe('sluice run', () => {
   it('trades paper on the built-in simulator and stops cleanly on SIGTERM with exit 0', async () => {
     const child = spawn(process.execPath, [BIN, 'run', '--config', 'config/default.yaml'], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
