@@ -10,7 +10,7 @@ import { endpointFor, ENDPOINTS, type Endpoint } from '../exchange/endpoints.js'
 import { authenticate, DEFAULT_RECV_WINDOW, type Credential } from './auth.js';
 import { SimError } from './errors.js';
 import { Faults, NO_FAULTS, type FaultOptions, type LatencySpec } from './faults.js';
-import { FuturesEngine } from './futures.js';
+import { FuturesEngine, type FuturesOrder, type Position } from './futures.js';
 import { IdSource, ORDER_ID_BASE, TRADE_ID_BASE } from './ids.js';
 import { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec } from './instruments.js';
 import { parseBody } from './json.js';
@@ -20,7 +20,7 @@ import { InstrumentMarket, type MarketFill } from './market.js';
 import { queryParams, recvWindow, type Params } from './params.js';
 import { stream } from './random.js';
 import { ROUTES, type Call } from './routes.js';
-import { SpotEngine, type UserTrade } from './spot.js';
+import { SpotEngine, type SpotOrder, type UserTrade } from './spot.js';
 import { toUnits } from './units.js';
 
 export interface SimOptions {
@@ -372,6 +372,28 @@ export class SimExchange {
   /** Every fill of the account, including those myTrades does not show yet. */
   allTrades(): readonly UserTrade[] {
     return this.userTrades.filter((t) => t.account === USER);
+  }
+
+  /** Open spot and futures orders of the venue's account (NEW, PARTIALLY_FILLED, PENDING_CANCEL). */
+  openOrders(): { spot: SpotOrder[]; futures: FuturesOrder[] } {
+    return { spot: this.spot.open(USER), futures: this.futures.open(USER) };
+  }
+
+  /** Futures wallet: available, locked, realised PnL, and open positions with their unrealised PnL. */
+  futuresState(): { coin: string; available: Decimal; locked: Decimal; realized: Decimal; positions: Array<Position & { unrealized: Decimal }> } {
+    const w = this.futures.wallet(USER);
+    const positions = [...w.positions.values()].filter((p) => p.lots > 0).map((p) => ({ ...p, unrealized: this.futures.unrealized(p) }));
+    return { coin: w.coin, available: w.normal, locked: w.lock, realized: w.realized, positions };
+  }
+
+  /** Best bid, best ask and mid of a symbol or contract, as decimals (undefined for an empty side). */
+  top(symbol: string): { bid?: Decimal; ask?: Decimal; mid: Decimal } {
+    this.catchUp();
+    const m = this.markets.get(symbol.toUpperCase());
+    if (!m) throw new RangeError(`unknown symbol ${symbol}`);
+    const bid = m.book.best('BUY');
+    const ask = m.book.best('SELL');
+    return { bid: bid && m.price(bid.priceTicks), ask: ask && m.price(ask.priceTicks), mid: m.price(m.midTicks) };
   }
 
   setFaults(f: Partial<FaultOptions>): void {

@@ -29,7 +29,12 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const exchange = opts.exchange ?? new SimExchange(opts);
   const sockets = new Set<Socket>();
   const server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
-    serve(exchange, req, res).catch(() => res.destroy());
+    serve(exchange, req, res).catch((e: unknown) => {
+      // A bug in the simulator: say so loudly rather than look like a network fault.
+      if (res.headersSent) return res.destroy();
+      const body = JSON.stringify({ code: -1000, msg: `simulator error: ${e instanceof Error ? e.message : String(e)}` });
+      res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    });
   });
   server.on('connection', (s: Socket) => {
     sockets.add(s);
