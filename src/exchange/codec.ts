@@ -5,14 +5,14 @@
 import { toDecimal, DecimalFormatError, type Decimal } from '../core/decimal.js';
 import { MalformedResponseError } from '../core/errors.js';
 import { venueOrderId, type VenueOrderId } from '../core/ids.js';
-import type { Depth, Kline, KlineInterval, Level, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
+import type { Depth, Kline, KlineInterval, Level, PublicTrade, SymbolInfo, Ticker, VenueTrade } from '../core/market.js';
 import type { Balance, OrderStatus, OrderType, Side } from '../core/types.js';
 import type { EndpointId } from './endpoints.js';
 import { RawJsonNumber, type JsonValue } from './json.js';
 
 // ---------- requests ----------
 
-export type { Depth, Kline, KlineInterval, Level, PublicTrade, SymbolInfo, Ticker };
+export type { Depth, Kline, KlineInterval, Level, PublicTrade, SymbolInfo, Ticker, VenueTrade };
 
 export interface SpotOrderParams {
   symbol: string;
@@ -140,21 +140,6 @@ export interface VenueOrder {
   status: OrderStatus;
   venueStatus: string;
   time?: number;
-}
-
-export interface VenueTrade {
-  tradeId: string;
-  symbol: string;
-  orderId?: VenueOrderId;
-  bidId?: VenueOrderId;
-  askId?: VenueOrderId;
-  price: Decimal;
-  qty: Decimal;
-  time: number;
-  isBuyer: boolean;
-  isMaker: boolean;
-  fee: Decimal;
-  feeCoin: string;
 }
 
 export interface CancelAck {

@@ -2,6 +2,7 @@
 // trades) against what we think (our orders). I/O lives in the poller.
 import { dec, type Decimal } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
+import type { VenueTrade } from '../core/market.js';
 import { FINAL_STATUSES, type Fill, type Market, type Order } from '../core/types.js';
 
 /** What the venue says about one open order (decoded). */
@@ -14,20 +15,7 @@ export interface VenueOpenOrder {
 }
 
 /** One of the account's trades as the venue reports it. */
-export interface VenueFill {
-  tradeId: string;
-  symbol: string;
-  orderId?: VenueOrderId;
-  bidId?: VenueOrderId;
-  askId?: VenueOrderId;
-  price: Decimal;
-  qty: Decimal;
-  time: number;
-  isBuyer: boolean;
-  isMaker: boolean;
-  fee: Decimal;
-  feeCoin: string;
-}
+export type VenueFill = VenueTrade;
 
 export interface DiffInput {
   market: Market;
