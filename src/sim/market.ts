@@ -40,7 +40,6 @@ interface Candle {
 }
 
 const MINUTE = 60_000;
-const OTHERS_ID_BASE = 140_000_000_000_000_000n;
 const MAX_CANDLES = 50_000;
 const MAX_TRADES = 1000;
 
@@ -156,12 +155,18 @@ export class InstrumentMarket {
 
   private quote(side: Side, priceTicks: number, lots: number, at: number): void {
     if (priceTicks <= 0 || lots <= 0) return;
-    this.execute({ id: this.othersId(), owner: OTHERS, side, limitTicks: priceTicks, lots }, at, true);
+    const id = this.othersId();
+    // Most quotes cross nothing: rest them directly (the step's hot path).
+    if (!this.book.wouldCross(side, priceTicks)) this.book.rest({ id, owner: OTHERS, side, priceTicks, lots, seq: this.nextSeq() }, false);
+    else {
+      const filled = this.execute({ id, owner: OTHERS, side, limitTicks: priceTicks, lots }, at, false);
+      if (filled < lots) this.book.rest({ id, owner: OTHERS, side, priceTicks, lots: lots - filled, seq: this.nextSeq() }, false);
+    }
   }
 
-  /** Other participants' order ids look like venue ids (they show up as bidId/askId). */
+  /** Other participants' order ids look like venue ids (they show up as bidId/askId): 18 digits. */
   private othersId(): string {
-    return (OTHERS_ID_BASE + BigInt(++this.othersSeq)).toString();
+    return `14${1e15 + ++this.othersSeq}`;
   }
 
   private print(priceTicks: number, lots: number, at: number, side: Side): void {
