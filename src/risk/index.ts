@@ -140,7 +140,7 @@ export class RiskGate {
           continue;
         }
       }
-      if (this.recent.has(dupKey)) {
+      if (L.duplicateWindowMs > 0 && this.recent.has(dupKey)) {
         reject('duplicate', `the same order was accepted less than ${L.duplicateWindowMs} ms ago`);
         continue;
       }

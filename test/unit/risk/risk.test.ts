@@ -80,6 +80,12 @@ describe('risk rules, each with its reason and numbers', () => {
     expect(only(gate, buy('0.4', '20002'), inputs(), 60_001).accepted).toHaveLength(1);
   });
 
+  it('a duplicate window of 0 turns suppression off, within one call too', () => {
+    const gate = new RiskGate({ ...LIMITS, duplicateWindowMs: 0 });
+    const v = gate.check([buy('0.01', '20000'), buy('0.01', '20000')], inputs(), 0);
+    expect(v.accepted).toHaveLength(2);
+  });
+
   it('cancels pass; a repeated cancel in one call is suppressed', () => {
     const c: OrderIntent = { kind: 'cancel', intentId: 'c', clientOrderId: 'slt-1' as ClientOrderId, strategyId: 't', market: 'spot', symbol: 'BTCUSDT' };
     const v = new RiskGate({ ...LIMITS, killSwitch: { mode: 'halted' } }).check([c, c], inputs(), 0);
