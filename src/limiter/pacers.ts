@@ -1,62 +1,103 @@
-// Two implementations of the Pacer port with the same window rule:
-// - BottleneckPacer (live): N slots per endpoint, each given back `windowMs + safetyMarginMs`
-//   after the job that took it started; waiters queue FIFO in the endpoint's Bottleneck and get
-//   slots through incrementReservoir. Bursts up to N go out at once; a fixed refresh or a token
-//   bucket would let more than N into some rolling window (DESIGN.md measured 153-199 for 100).
-// - VirtualPacer (backtests): the same rule computed on any Clock, FIFO per endpoint, so a
-//   manual clock paces a backtest exactly like the venue would.
+// Two implementations of the Pacer port with one rule: a start holds one of the endpoint's N
+// slots from the moment it starts (when the executor signs and sends) until `windowMs +
+// safetyMarginMs` later. A fixed refresh would let up to 2N into a rolling window across a
+// boundary and a token bucket lets its burst on top of the rate (DESIGN.md measured 153-199
+// for 100); holding each slot for a whole window after its own start cannot.
+// - BottleneckPacer (live): slots are counted here; each endpoint's Bottleneck is the FIFO
+//   queue for jobs that find no slot, fed one slot at a time through incrementReservoir.
+// - VirtualPacer (backtests): the same rule on any Clock through RollingWindow, so a manual
+//   clock paces a backtest exactly like the live pacer paces the venue.
 import Bottleneck from 'bottleneck';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Pacer } from '../core/ports.js';
 import { RollingWindow } from './window.js';
 
 export interface PacerOptions {
-  /** Requests allowed per window, per endpoint id. */
+  /** Requests allowed per rolling window, per endpoint id. */
   limits: Readonly<Record<string, number>>;
+  /** The venue's rolling window. Default 2000 ms. */
   windowMs?: number;
-  /** Extra time a slot stays taken, for jitter between our send and the venue's clock. */
+  /**
+   * Extra time each slot stays taken after the window, for jitter between our start and the
+   * venue's arrival stamp (event-loop delay before the bytes leave, network variance). Default 100 ms.
+   */
   safetyMarginMs?: number;
+  /**
+   * Most jobs of one endpoint in flight at once. Default: the endpoint's limit, which only
+   * bites when requests take longer than a window, i.e. when the venue is struggling.
+   */
+  maxConcurrent?: Readonly<Record<string, number>>;
+  /** Time for pauses (and, in VirtualPacer, for the window). Default systemClock. */
   clock?: Clock;
 }
+export type BottleneckPacerOptions = PacerOptions;
+export type VirtualPacerOptions = PacerOptions;
+
+export const DEFAULT_WINDOW_MS = 2000;
+export const DEFAULT_SAFETY_MARGIN_MS = 100;
+
+const STOPPED_MESSAGE = 'pacer stopped: the request was not sent';
 
 export class PacerStoppedError extends Error {
+  readonly code = 'PACER_STOPPED';
   constructor() {
-    super('pacer stopped: the request was not sent');
+    super(STOPPED_MESSAGE);
     this.name = 'PacerStoppedError';
   }
 }
 
-/** Pause bookkeeping and usage shared by both pacers. */
-abstract class PacerBase implements Pacer {
+type Usage = Record<string, { inWindow: number; limit: number; queued: number }>;
+
+/** Calls `job` now; a synchronous throw becomes a rejection like any other failure. */
+function invoke<T>(job: () => Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(job());
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** Options checks, pause bookkeeping and the unknown-endpoint error, shared by both pacers. */
+abstract class PacerBase<L extends { limit: number; maxConcurrent: number }> implements Pacer {
   protected readonly clock: Clock;
+  /** How long a start holds its slot. */
   protected readonly spanMs: number;
-  protected readonly windows = new Map<string, RollingWindow>();
-  protected readonly queued = new Map<string, number>();
-  private readonly endpointPause = new Map<string, number>();
+  protected readonly lanes = new Map<string, L>();
+  private readonly endpointPausedUntil = new Map<string, number>();
   private allPausedUntil = 0;
   protected stopped = false;
 
-  constructor(opts: PacerOptions) {
+  constructor(opts: PacerOptions, makeLane: (endpoint: string, limit: number, maxConcurrent: number, spanMs: number) => L) {
+    const windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
+    const margin = opts.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS;
+    if (!(windowMs > 0)) throw new RangeError(`windowMs must be above 0, got ${windowMs}`);
+    if (!(margin >= 0)) throw new RangeError(`safetyMarginMs must be 0 or more, got ${margin}`);
     this.clock = opts.clock ?? systemClock;
-    this.spanMs = (opts.windowMs ?? 2000) + (opts.safetyMarginMs ?? 100);
+    this.spanMs = windowMs + margin;
     for (const [endpoint, limit] of Object.entries(opts.limits)) {
-      this.windows.set(endpoint, new RollingWindow(limit, this.spanMs));
-      this.queued.set(endpoint, 0);
+      if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit for endpoint "${endpoint}" must be a whole number above 0, got ${limit}`);
+      const maxConcurrent = opts.maxConcurrent?.[endpoint] ?? limit;
+      if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) throw new RangeError(`maxConcurrent for endpoint "${endpoint}" must be a whole number above 0, got ${maxConcurrent}`);
+      this.lanes.set(endpoint, makeLane(endpoint, limit, maxConcurrent, this.spanMs));
     }
   }
 
   abstract run<T>(endpoint: string, job: () => Promise<T>): Promise<T>;
   abstract stop(): Promise<void>;
+  protected abstract inWindow(lane: L): number;
+  protected abstract queued(lane: L): number;
 
-  protected window(endpoint: string): RollingWindow {
-    const w = this.windows.get(endpoint);
-    if (!w) throw new RangeError(`no rate limit configured for endpoint "${endpoint}"`);
-    return w;
+  protected lane(endpoint: string): L {
+    const lane = this.lanes.get(endpoint);
+    if (!lane) throw new RangeError(`no rate limit configured for endpoint "${endpoint}"`);
+    return lane;
   }
 
   pauseEndpoint(endpoint: string, ms: number): void {
-    this.window(endpoint);
-    this.endpointPause.set(endpoint, Math.max(this.endpointPause.get(endpoint) ?? 0, this.clock.now() + ms));
+    this.lane(endpoint);
+    const until = this.clock.now() + Math.max(0, ms);
+    // A pause only ever grows: a short Retry-After must not cut a longer one short.
+    this.endpointPausedUntil.set(endpoint, Math.max(this.endpointPausedUntil.get(endpoint) ?? 0, until));
   }
 
   pauseAll(untilMs: number): void {
@@ -67,93 +108,178 @@ abstract class PacerBase implements Pacer {
     return this.allPausedUntil > this.clock.now() ? this.allPausedUntil : 0;
   }
 
-  protected isPaused(endpoint: string): boolean {
-    return Math.max(this.allPausedUntil, this.endpointPause.get(endpoint) ?? 0) > this.clock.now();
+  /** When `endpoint` may start again; at or before now when it is not paused. */
+  protected pauseEnd(endpoint: string): number {
+    return Math.max(this.allPausedUntil, this.endpointPausedUntil.get(endpoint) ?? 0);
   }
 
-  /** Resolves once neither this endpoint nor everything is paused. */
-  protected async waitWhilePaused(endpoint: string): Promise<void> {
-    for (;;) {
-      const until = Math.max(this.allPausedUntil, this.endpointPause.get(endpoint) ?? 0);
-      const now = this.clock.now();
-      if (until <= now) return;
-      await this.clock.sleep(until - now);
-    }
-  }
-
-  usage(): Record<string, { inWindow: number; limit: number; queued: number }> {
-    const now = this.clock.now();
-    const out: Record<string, { inWindow: number; limit: number; queued: number }> = {};
-    for (const [endpoint, w] of this.windows) out[endpoint] = { inWindow: w.countAt(now), limit: w.limit, queued: this.queued.get(endpoint) ?? 0 };
+  usage(): Usage {
+    const out: Usage = {};
+    for (const [endpoint, lane] of this.lanes) out[endpoint] = { inWindow: this.inWindow(lane), limit: lane.limit, queued: this.queued(lane) };
     return out;
   }
 }
 
+interface LiveLane {
+  endpoint: string;
+  limit: number;
+  maxConcurrent: number;
+  /** FIFO queue of jobs that found no slot; its reservoir only ever holds slots handed to them. */
+  queue: Bottleneck;
+  /** Slots neither held by a start in the last span nor handed to the queue. */
+  free: number;
+  /** Slots handed to the queue whose job has not started yet. */
+  handed: number;
+  /** Jobs in the queue, not yet started. */
+  waiting: number;
+  /** Jobs started and not yet settled. */
+  running: number;
+  /** Queue jobs that were handed a slot and then found a pause: resumed in order. */
+  held: Array<() => void>;
+  /** A wake-up is set for the end of the current pause. */
+  wakeArmed: boolean;
+}
+
 /**
- * Slots are counted once, here: `free` is the limit minus slots held. A job that finds a free
- * slot, nobody waiting and no pause starts at once (Bottleneck's loop costs ~5 ms a job, which
- * would dominate intent-to-wire latency). Otherwise it waits in its endpoint's Bottleneck,
- * whose reservoir stays at 0 except for slots handed to waiters one by one as they free up.
+ * Live pacer. The slot count (`free`) is the only accounting: a start takes a slot and a timer
+ * gives it back a span later. A job that finds a free slot, nobody queued and no pause starts
+ * synchronously, without entering Bottleneck (whose loop costs milliseconds per job, see
+ * bench/RESULTS.md "Limiter"). Every other job waits in its endpoint's Bottleneck, which
+ * releases them in FIFO order, one per slot handed over with incrementReservoir(1). Slots come
+ * back on a timer (monotonic) rather than by reading the wall clock, so a stepped system clock
+ * cannot free slots early.
  */
-export class BottleneckPacer extends PacerBase {
-  private readonly lanes = new Map<string, { limiter: Bottleneck; free: number; waiting: number; handed: number }>();
-
-  constructor(opts: PacerOptions) {
-    super(opts);
-    for (const [endpoint, limit] of Object.entries(opts.limits)) this.lanes.set(endpoint, { limiter: new Bottleneck({ reservoir: 0 }), free: limit, waiting: 0, handed: 0 });
+export class BottleneckPacer extends PacerBase<LiveLane> {
+  constructor(opts: BottleneckPacerOptions) {
+    super(opts, (endpoint, limit, maxConcurrent) => ({
+      endpoint,
+      limit,
+      maxConcurrent,
+      queue: new Bottleneck({ reservoir: 0 }),
+      free: limit,
+      handed: 0,
+      waiting: 0,
+      running: 0,
+      held: [],
+      wakeArmed: false,
+    }));
   }
 
-  async run<T>(endpoint: string, job: () => Promise<T>): Promise<T> {
-    const window = this.window(endpoint);
-    const lane = this.lanes.get(endpoint)!;
-    if (this.stopped) throw new PacerStoppedError();
-    const start = () => {
-      window.record(this.clock.now());
-      void this.clock.sleep(this.spanMs).then(() => {
-        lane.free++;
-        this.handOver(lane);
-      });
-      return job();
-    };
-    if (lane.free > 0 && lane.waiting === 0 && !this.isPaused(endpoint)) {
-      lane.free--;
-      return start();
-    }
-    lane.waiting++;
-    this.queued.set(endpoint, lane.waiting);
-    this.handOver(lane);
-    let started = false;
+  run<T>(endpoint: string, job: () => Promise<T>): Promise<T> {
+    let lane: LiveLane;
     try {
-      return await lane.limiter.schedule(async () => {
-        lane.handed--;
-        lane.waiting--;
-        this.queued.set(endpoint, lane.waiting);
-        started = true;
-        // The slot is held from here; a pause waits while holding it, which only costs capacity.
-        await this.waitWhilePaused(endpoint);
-        if (this.stopped) throw new PacerStoppedError();
-        return start();
-      });
+      lane = this.lane(endpoint);
     } catch (err) {
-      if (!started) throw new PacerStoppedError();
-      throw err;
+      return Promise.reject(err);
     }
+    if (this.stopped) return Promise.reject(new PacerStoppedError());
+    if (lane.waiting === 0 && lane.free > 0 && lane.running < lane.maxConcurrent && this.pauseEnd(endpoint) <= this.clock.now()) {
+      lane.free--;
+      return this.begin(lane, job);
+    }
+    return this.enqueue(lane, job);
   }
 
-  /** Gives free slots to waiters, in Bottleneck's FIFO order. */
-  private handOver(lane: { limiter: Bottleneck; free: number; waiting: number; handed: number }): void {
-    while (lane.free > 0 && lane.waiting > lane.handed) {
+  private async enqueue<T>(lane: LiveLane, job: () => Promise<T>): Promise<T> {
+    lane.waiting++;
+    let started = false;
+    const scheduled = lane.queue.schedule(async () => {
+      // Handed a slot; a pause may have begun since (a 429 or 418 arriving in between).
+      while (!this.stopped && this.pauseEnd(lane.endpoint) > this.clock.now()) await this.holdUntilResumed(lane);
+      if (this.stopped) throw new PacerStoppedError();
+      lane.handed--;
+      lane.waiting--;
+      started = true;
+      // In an array so Bottleneck does not wait for the request: it only decides the start.
+      return [this.begin(lane, job)] as const;
+    });
+    this.handOver(lane);
+    let begun: readonly [Promise<T>];
+    try {
+      begun = await scheduled;
+    } catch (err) {
+      if (started) throw err;
+      // Dropped by stop(): Bottleneck's own error says less than ours.
+      throw new PacerStoppedError();
+    }
+    return begun[0];
+  }
+
+  /** Takes the already-reserved slot: starts the job now and gives the slot back a span later. */
+  private begin<T>(lane: LiveLane, job: () => Promise<T>): Promise<T> {
+    lane.running++;
+    void this.clock.sleep(this.spanMs).then(() => {
+      lane.free++;
+      this.handOver(lane);
+    });
+    const result = invoke(job);
+    const settled = () => {
+      lane.running--;
+      this.handOver(lane);
+    };
+    result.then(settled, settled);
+    return result;
+  }
+
+  /** Hands free slots to queued jobs, one each, unless a pause or the concurrency cap says no. */
+  private handOver(lane: LiveLane): void {
+    if (this.stopped) return;
+    if (this.pauseEnd(lane.endpoint) > this.clock.now()) {
+      this.armWake(lane);
+      return;
+    }
+    while (lane.free > 0 && lane.waiting > lane.handed && lane.running + lane.handed < lane.maxConcurrent) {
       lane.free--;
       lane.handed++;
-      void lane.limiter.incrementReservoir(1);
+      void lane.queue.incrementReservoir(1);
     }
   }
 
+  private holdUntilResumed(lane: LiveLane): Promise<void> {
+    return new Promise((resolve) => {
+      lane.held.push(resolve);
+      this.armWake(lane);
+    });
+  }
+
+  /** One timer per lane for the end of its pause; a pause extended meanwhile re-arms it. */
+  private armWake(lane: LiveLane): void {
+    if (lane.wakeArmed) return;
+    lane.wakeArmed = true;
+    void this.clock.sleep(this.pauseEnd(lane.endpoint) - this.clock.now()).then(() => {
+      lane.wakeArmed = false;
+      this.resume(lane);
+    });
+  }
+
+  /** Lets held jobs re-check in the order they were held, then hands over free slots. */
+  private resume(lane: LiveLane): void {
+    for (const wake of lane.held.splice(0)) wake();
+    this.handOver(lane);
+  }
+
+  protected inWindow(lane: LiveLane): number {
+    return lane.limit - lane.free - lane.handed;
+  }
+
+  protected queued(lane: LiveLane): number {
+    return lane.waiting;
+  }
+
+  /**
+   * Queued jobs reject with PacerStoppedError and new ones are refused. Jobs already started
+   * run on: their requests may be at the venue, so their callers get the real outcome.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    for (const lane of this.lanes.values()) lane.held.splice(0).forEach((wake) => wake());
     await Promise.all(
-      [...this.lanes.values()].map((l) => l.limiter.stop({ dropWaitingJobs: true, dropErrorMessage: 'pacer stopped: the request was not sent' }).catch(() => undefined)),
+      [...this.lanes.values()].map(async (lane) => {
+        await lane.queue.stop({ dropWaitingJobs: true, dropErrorMessage: STOPPED_MESSAGE }).catch(() => undefined);
+        lane.waiting = 0;
+        lane.handed = 0;
+      }),
     );
   }
 }
@@ -163,53 +289,83 @@ interface Waiter {
   reject: (err: Error) => void;
 }
 
-export class VirtualPacer extends PacerBase {
-  private readonly waiters = new Map<string, Waiter[]>();
-  private readonly pumping = new Set<string>();
+interface VirtualLane {
+  endpoint: string;
+  limit: number;
+  maxConcurrent: number;
+  window: RollingWindow;
+  waiters: Waiter[];
+  running: number;
+  /** A pump is active (awake or sleeping on the clock) for this lane. */
+  pumping: boolean;
+}
+
+/**
+ * Backtest pacer: the same rule computed on the injected clock. One pump per endpoint starts
+ * waiters in FIFO order whenever the window, the pauses and the concurrency cap allow, and
+ * otherwise sleeps on the clock until the oldest start leaves the window or the pause ends.
+ */
+export class VirtualPacer extends PacerBase<VirtualLane> {
+  constructor(opts: VirtualPacerOptions) {
+    super(opts, (endpoint, limit, maxConcurrent, spanMs) => ({
+      endpoint,
+      limit,
+      maxConcurrent,
+      window: new RollingWindow(limit, spanMs),
+      waiters: [],
+      running: 0,
+      pumping: false,
+    }));
+  }
 
   async run<T>(endpoint: string, job: () => Promise<T>): Promise<T> {
-    this.window(endpoint);
+    const lane = this.lane(endpoint);
     if (this.stopped) throw new PacerStoppedError();
-    this.queued.set(endpoint, this.queued.get(endpoint)! + 1);
     await new Promise<void>((resolve, reject) => {
-      const list = this.waiters.get(endpoint) ?? [];
-      list.push({ resolve, reject });
-      this.waiters.set(endpoint, list);
-      void this.pump(endpoint);
+      lane.waiters.push({ resolve, reject });
+      void this.pump(lane);
     });
-    return job();
+    const result = invoke(job);
+    const settled = () => {
+      lane.running--;
+      void this.pump(lane);
+    };
+    result.then(settled, settled);
+    return result;
   }
 
-  /** Releases waiters of one endpoint in FIFO order as the window and pauses allow. */
-  private async pump(endpoint: string): Promise<void> {
-    if (this.pumping.has(endpoint)) return;
-    this.pumping.add(endpoint);
-    const window = this.window(endpoint);
-    const list = this.waiters.get(endpoint)!;
+  private async pump(lane: VirtualLane): Promise<void> {
+    if (lane.pumping) return;
+    lane.pumping = true;
     try {
-      while (list.length > 0 && !this.stopped) {
-        await this.waitWhilePaused(endpoint);
+      while (lane.waiters.length > 0 && !this.stopped) {
         const now = this.clock.now();
-        const free = window.nextFreeAt(now);
-        if (free > now) {
-          await this.clock.sleep(free - now);
+        const until = Math.max(this.pauseEnd(lane.endpoint), lane.window.nextFreeAt(now));
+        if (until > now) {
+          await this.clock.sleep(until - now);
           continue;
         }
-        const next = list.shift()!;
-        window.record(now);
-        this.queued.set(endpoint, this.queued.get(endpoint)! - 1);
-        next.resolve();
+        if (lane.running >= lane.maxConcurrent) return; // a settling job pumps again
+        lane.window.record(now);
+        lane.running++;
+        lane.waiters.shift()!.resolve();
       }
     } finally {
-      this.pumping.delete(endpoint);
+      lane.pumping = false;
     }
   }
 
+  protected inWindow(lane: VirtualLane): number {
+    return lane.window.countAt(this.clock.now());
+  }
+
+  protected queued(lane: VirtualLane): number {
+    return lane.waiters.length;
+  }
+
+  /** Queued jobs reject with PacerStoppedError and new ones are refused; started jobs run on. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const [endpoint, list] of this.waiters) {
-      for (const w of list.splice(0)) w.reject(new PacerStoppedError());
-      this.queued.set(endpoint, 0);
-    }
+    for (const lane of this.lanes.values()) for (const w of lane.waiters.splice(0)) w.reject(new PacerStoppedError());
   }
 }

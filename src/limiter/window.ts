@@ -1,9 +1,11 @@
 // The venue counts requests per endpoint in a rolling window. A request holds its slot from
 // the moment it starts until `spanMs` later (the window plus a safety margin for latency
 // jitter between our send and the venue's arrival stamp), so no rolling window at the venue
-// can ever hold more than the limit.
+// can ever hold more than the limit. Pure maths on plain millisecond numbers: the virtual
+// pacer decides with it, and tests check the live pacer's start log against it.
 
 export class RollingWindow {
+  /** Start times, oldest first. */
   private starts: number[] = [];
 
   constructor(
@@ -11,6 +13,7 @@ export class RollingWindow {
     readonly spanMs: number,
   ) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a whole number above 0, got ${limit}`);
+    if (!Number.isFinite(spanMs) || spanMs <= 0) throw new RangeError(`spanMs must be a positive number of milliseconds, got ${spanMs}`);
   }
 
   private prune(now: number): void {
@@ -19,7 +22,7 @@ export class RollingWindow {
     if (drop > 0) this.starts = this.starts.slice(drop);
   }
 
-  /** Starts still holding a slot at `now`. */
+  /** Starts still holding a slot at `now`: those in (now - spanMs, now]. */
   countAt(now: number): number {
     this.prune(now);
     return this.starts.length;
@@ -29,10 +32,16 @@ export class RollingWindow {
   nextFreeAt(now: number): number {
     this.prune(now);
     if (this.starts.length < this.limit) return now;
+    // The start `limit` places from the end must leave before one more may enter.
     return this.starts[this.starts.length - this.limit]! + this.spanMs;
   }
 
+  /**
+   * Records a start. A time earlier than the last one recorded (a clock stepped back) is
+   * recorded as the last one: the slot is then held a little longer, never shorter.
+   */
   record(at: number): void {
-    this.starts.push(at);
+    const last = this.starts[this.starts.length - 1];
+    this.starts.push(last !== undefined && at < last ? last : at);
   }
 }
