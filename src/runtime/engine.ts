@@ -6,7 +6,7 @@ import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import { BannedError, UnknownOrderError } from '../core/errors.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { Journal, Pacer } from '../core/ports.js';
-import { type Balance, type Batch, type CancelIntent, type Fill, type Market, type Order, type OrderIntent, type PlaceIntent, type Position } from '../core/types.js';
+import { FINAL_STATUSES, type Balance, type Batch, type CancelIntent, type Fill, type Market, type Order, type OrderIntent, type PlaceIntent, type Position } from '../core/types.js';
 import type { EndpointId } from '../exchange/endpoints.js';
 import type { Executor, OrderGateway, PlaceResult, CancelResult } from '../executor/index.js';
 import type { PositionBook } from '../positions/index.js';
@@ -59,6 +59,9 @@ export interface EngineStats {
 }
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
+
+/** Order look-ups (queryOrder, 20 per 2 s) per symbol and reconcile pass. */
+const QUERIES_PER_PASS = 4;
 
 export class Engine {
   readonly hosts: StrategyHost[];
@@ -384,17 +387,30 @@ export class Engine {
     }
     for (const fill of diff.fills) await this.applyFill(fill);
     if (diff.cursor) journal.setCursor(cursorKey, diff.cursor);
-    for (const o of diff.closedOnVenue) await this.settleClosed(o);
-    for (const o of diff.unresolved) await this.resolveUnknown(o);
+    // Orders our fills already show as filled need no query; the rest share a small query
+    // budget per pass, so order queries never crowd out the other endpoints.
+    const toQuery = diff.closedOnVenue.filter((o) => !FINAL_STATUSES.has(journal.order(o.clientOrderId)?.status ?? o.status));
+    for (const o of toQuery.slice(0, QUERIES_PER_PASS)) await this.settleClosed(journal.order(o.clientOrderId) ?? o);
+    for (const o of diff.unresolved.slice(0, QUERIES_PER_PASS)) await this.resolveUnknown(o);
   }
 
   private async applyFill(fill: Fill): Promise<void> {
-    const { journal, positions } = this.deps;
+    const { journal, positions, clock } = this.deps;
     if (!journal.recordFill(fill)) return;
     if (!positions.apply(fill, this.instruments.get(key(fill.market, fill.symbol))?.quoteAsset)) return;
     this.stats.fills++;
     const order = journal.ordersByVenueId(fill.venueOrderId).find((o) => o.market === fill.market && o.symbol === fill.symbol);
-    const host = order && this.hosts.find((h) => h.id === order.strategyId);
+    if (!order) return;
+    // A spot market buy's volume is a quote amount, so its fills cannot tell when it is done.
+    const quoteSized = order.market === 'spot' && order.type === 'MARKET' && order.side === 'BUY';
+    if (!FINAL_STATUSES.has(order.status) && !quoteSized) {
+      const executedVolume = dec.add(order.executedVolume, fill.volume);
+      const status = dec.gte(executedVolume, order.volume) ? 'filled' : 'partially_filled';
+      const next = { ...order, executedVolume, status, updatedAt: clock.now() } as Order;
+      journal.updateOrder(next, `fill ${fill.tradeId}`);
+      await this.notify(next);
+    }
+    const host = this.hosts.find((h) => h.id === order.strategyId);
     if (host) await this.handle(host, await host.fill(fill));
   }
 
