@@ -1,10 +1,64 @@
-import { systemClock } from '../../src/core/clock.js';
+import { describe, expect, it } from 'vitest';
+import { ManualClock, systemClock } from '../../src/core/clock.js';
 import { BottleneckPacer } from '../../src/limiter/index.js';
-import { pacerContract, WINDOW_MS } from './pacer.contract.js';
+import { pacerContract, SAFETY_MARGIN_MS, WINDOW_MS } from './pacer.contract.js';
 
 // Real time, small windows: the test waits on the jobs' own promises, never on sleeps.
-pacerContract('BottleneckPacer in real time', (limits) => ({
-  pacer: new BottleneckPacer({ limits, windowMs: WINDOW_MS, safetyMarginMs: 10, clock: systemClock }),
+pacerContract('BottleneckPacer in real time', ({ limits, maxConcurrent }) => ({
+  pacer: new BottleneckPacer({ limits, maxConcurrent, windowMs: WINDOW_MS, safetyMarginMs: SAFETY_MARGIN_MS, clock: systemClock }),
   clock: systemClock,
   settle: (done) => done,
 }));
+
+/** A manual clock that tells the test when someone starts sleeping (an event, not a poll). */
+class WatchedClock extends ManualClock {
+  private onSleep: (() => void) | undefined;
+  nextSleep(): Promise<void> {
+    return new Promise((resolve) => (this.onSleep = resolve));
+  }
+  override sleep(ms: number): Promise<void> {
+    const slept = super.sleep(ms);
+    const notify = this.onSleep;
+    this.onSleep = undefined;
+    notify?.();
+    return slept;
+  }
+}
+
+describe('BottleneckPacer specifics', () => {
+  it('jobs handed a slot that then meet a pause start only when it ends, still in order', async () => {
+    // Slots come back on the manual clock while Bottleneck's own loop runs on real timers, so
+    // a pause can land between handing a slot to a queued job and Bottleneck starting it.
+    const clock = new WatchedClock(0);
+    const span = WINDOW_MS + SAFETY_MARGIN_MS;
+    const pacer = new BottleneckPacer({ limits: { a: 2 }, windowMs: WINDOW_MS, safetyMarginMs: SAFETY_MARGIN_MS, clock });
+    const starts: { i: number; at: number }[] = [];
+    const jobs = [0, 1, 2, 3].map((i) => pacer.run('a', async () => starts.push({ i, at: clock.now() })));
+    await Promise.all(jobs.slice(0, 2));
+    await clock.advance(span); // both slots come back and are handed to jobs 2 and 3
+    expect(pacer.usage().a).toEqual({ inWindow: 0, limit: 2, queued: 2 });
+    const held = clock.nextSleep();
+    pacer.pauseEndpoint('a', 500);
+    await held; // the first handed job met the pause and set its wake-up
+    expect(starts).toHaveLength(2);
+    await clock.advance(499);
+    expect(starts).toHaveLength(2);
+    await clock.advance(1);
+    await Promise.all(jobs);
+    expect(starts).toEqual([
+      { i: 0, at: 0 },
+      { i: 1, at: 0 },
+      { i: 2, at: span + 500 },
+      { i: 3, at: span + 500 },
+    ]);
+    await pacer.stop();
+  });
+
+  it('refuses limits and options that make no sense', () => {
+    expect(() => new BottleneckPacer({ limits: { a: 0 } })).toThrow(/limit for endpoint "a"/);
+    expect(() => new BottleneckPacer({ limits: { a: 1.5 } })).toThrow(/limit for endpoint "a"/);
+    expect(() => new BottleneckPacer({ limits: { a: 1 }, maxConcurrent: { a: 0 } })).toThrow(/maxConcurrent for endpoint "a"/);
+    expect(() => new BottleneckPacer({ limits: { a: 1 }, windowMs: 0 })).toThrow(/windowMs/);
+    expect(() => new BottleneckPacer({ limits: { a: 1 }, safetyMarginMs: -1 })).toThrow(/safetyMarginMs/);
+  });
+});
