@@ -1,6 +1,6 @@
 // The position book: positions derive from fills only, each trade id applied once.
-// Fees are summed in quote terms when charged in the quote asset; fees in another asset
-// (e.g. the base coin) are converted at the fill price, so `fees` is always quote currency.
+// Fees are kept in quote currency: a fee charged in the base coin (spot buys) is converted at
+// the fill price. Symbols end with their quote asset (BTCUSDT, E-BTC-USDT), which tells them apart.
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import { fillKey, type Fill, type Market, type Position } from '../core/types.js';
 
@@ -10,14 +10,14 @@ export class PositionBook {
   private readonly book = new Map<string, Position>();
   private readonly applied = new Set<string>();
 
-  /** Applies a fill once; false when this trade id was applied before. `quoteAsset` converts fees. */
-  apply(fill: Fill, quoteAsset?: string): boolean {
+  /** Applies a fill once; false when this trade id was applied before. */
+  apply(fill: Fill): boolean {
     const tradeKey = fillKey(fill);
     if (this.applied.has(tradeKey)) return false;
     this.applied.add(tradeKey);
     const p = this.position(fill.market, fill.symbol);
     const signed = fill.side === 'BUY' ? fill.volume : dec.neg(fill.volume);
-    const feeInQuote = quoteAsset === undefined || fill.feeAsset === quoteAsset || fill.feeAsset === '' ? fill.fee : dec.mul(fill.fee, fill.price);
+    const feeInQuote = fill.feeAsset === '' || fill.symbol.endsWith(fill.feeAsset) ? fill.fee : dec.mul(fill.fee, fill.price);
     let { quantity, avgEntryPrice, realizedPnl } = p;
     const sameSide = dec.isZero(quantity) || dec.isNegative(quantity) === dec.isNegative(signed);
     if (sameSide) {

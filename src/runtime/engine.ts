@@ -397,7 +397,7 @@ export class Engine {
   private async applyFill(fill: Fill): Promise<void> {
     const { journal, positions, clock } = this.deps;
     if (!journal.recordFill(fill)) return;
-    if (!positions.apply(fill, this.instruments.get(key(fill.market, fill.symbol))?.quoteAsset)) return;
+    if (!positions.apply(fill)) return;
     this.stats.fills++;
     const order = journal.ordersByVenueId(fill.venueOrderId).find((o) => o.market === fill.market && o.symbol === fill.symbol);
     if (!order) return;

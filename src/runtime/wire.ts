@@ -73,6 +73,9 @@ export function wire(opts: WireOptions): App {
   // memory too; live orders are journaled durably before they are sent.
   const journal = opts.journal ?? (config.mode === 'live' ? SqliteJournal.open(config.journal.path) : new MemoryJournal());
   const riskGate = createRiskGate(config.risk);
+  // Positions derive from fills only: a restarted daemon rebuilds them from the journal.
+  const positions = createPositionLedger();
+  for (const fill of journal.fills()) positions.apply(fill);
   const engine = new Engine({
     executor: client.executor,
     gateway: new OrderGateway(client.executor),
@@ -82,7 +85,7 @@ export function wire(opts: WireOptions): App {
     journal,
     strategies: opts.strategies,
     risk: riskGate,
-    positions: createPositionLedger(),
+    positions,
     dispatcher: createDispatcher(),
     toBatches,
     settings: {

@@ -138,3 +138,17 @@ describe('engine over HTTP against the simulator', () => {
     expect(text).not.toContain(sim.apiSecret);
   });
 });
+
+describe('restart', () => {
+  it('rebuilds positions from the fills in the journal before anything runs', async () => {
+    const { MemoryJournal } = await import('../../src/store/memory.js');
+    const journal = new MemoryJournal();
+    const base = { market: 'spot' as const, symbol: 'BTCUSDT', venueOrderId: '1' as never, fee: d('0'), feeAsset: 'USDT', isMaker: true, time: 1 };
+    journal.recordFill({ ...base, tradeId: '10', side: 'BUY', price: d('100'), volume: d('0.75') });
+    journal.recordFill({ ...base, tradeId: '11', side: 'SELL', price: d('110'), volume: d('0.25') });
+    const { config } = await parseConfig('mode: paper\n', { env: {} });
+    const quiet = new Writable({ write: (_c, _e, done) => done() });
+    const restarted = wire({ config, strategies: [], clock: systemClock, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }), journal });
+    expect(restarted.engine.summary()).toMatchObject({ positions: { BTCUSDT: '0.5' }, realizedPnl: '2.5' });
+  });
+});

@@ -45,8 +45,8 @@ describe('PositionBook', () => {
 
   it('sums fees in quote terms', () => {
     const b = new PositionBook();
-    b.apply(fill('BUY', '1', '100', { fee: d('0.001'), feeAsset: 'BTC' }), 'USDT');
-    b.apply(fill('SELL', '1', '100', { fee: d('0.2'), feeAsset: 'USDT' }), 'USDT');
+    b.apply(fill('BUY', '1', '100', { fee: d('0.001'), feeAsset: 'BTC' }));
+    b.apply(fill('SELL', '1', '100', { fee: d('0.2'), feeAsset: 'USDT' }));
     expect(b.position('spot', 'BTCUSDT').fees).toBe('0.3');
   });
 
