@@ -1,12 +1,17 @@
-// Two implementations of the Pacer port with one rule: a start holds one of the endpoint's N
-// slots from the moment it starts (when the executor signs and sends) until `windowMs +
-// safetyMarginMs` later. A fixed refresh would let up to 2N into a rolling window across a
+// Two implementations of the Pacer port. Each endpoint has N slots; a job takes one when it
+// starts (when the executor signs and sends) and the slot stays taken for `windowMs +
+// safetyMarginMs` after that. A fixed refresh would let up to 2N into a rolling window across a
 // boundary and a token bucket lets its burst on top of the rate (DESIGN.md measured 153-199
-// for 100); holding each slot for a whole window after its own start cannot.
-// - BottleneckPacer (live): slots are counted here; each endpoint's Bottleneck is the FIFO
-//   queue for jobs that find no slot, fed one slot at a time through incrementReservoir.
-// - VirtualPacer (backtests): the same rule on any Clock through RollingWindow, so a manual
-//   clock paces a backtest exactly like the live pacer paces the venue.
+// for 100); holding each slot for a whole window cannot.
+// - BottleneckPacer (live): the span counts from the job's settlement (the venue's answer),
+//   because the venue stamps the request somewhere between our start and its answer, and under
+//   load our start can precede the bytes leaving by more than the margin (undici queueing, a
+//   busy event loop: the engine benchmark saw 429s and a 418 when counting from the start).
+//   Slots are counted here; each endpoint's Bottleneck is the FIFO queue for jobs that find no
+//   slot, fed one slot at a time through incrementReservoir.
+// - VirtualPacer (backtests): the span counts from the start, on any Clock, through
+//   RollingWindow. Virtual time does not move while the CPU works, so start and send coincide
+//   there; the margin covers the simulator's latency jitter.
 import Bottleneck from 'bottleneck';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Pacer } from '../core/ports.js';
@@ -142,7 +147,7 @@ interface LiveLane {
 
 /**
  * Live pacer. The slot count (`free`) is the only accounting: a start takes a slot and a timer
- * gives it back a span later. A job that finds a free slot, nobody queued and no pause starts
+ * gives it back a span after the job settles. A job that finds a free slot, nobody queued and no pause starts
  * synchronously, without entering Bottleneck (whose loop costs milliseconds per job, see
  * bench/RESULTS.md "Limiter"). Every other job waits in its endpoint's Bottleneck, which
  * releases them in FIFO order, one per slot handed over with incrementReservoir(1). Slots come

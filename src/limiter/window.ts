@@ -4,6 +4,7 @@
 // can ever hold more than the limit. Pure maths on plain millisecond numbers: the virtual
 // pacer decides with it, and tests check the live pacer's start log against it.
 
+/** Queries must come in time order: a query forgets the starts that have left the span by then. */
 export class RollingWindow {
   /** Start times, oldest first. */
   private starts: number[] = [];

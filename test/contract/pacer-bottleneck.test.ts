@@ -54,6 +54,27 @@ describe('BottleneckPacer specifics', () => {
     await pacer.stop();
   });
 
+  it('a slot comes back a span after the job settles (the answer), however long the request took', async () => {
+    const clock = new ManualClock(0);
+    const span = WINDOW_MS + SAFETY_MARGIN_MS;
+    const pacer = new BottleneckPacer({ limits: { a: 1 }, windowMs: WINDOW_MS, safetyMarginMs: SAFETY_MARGIN_MS, clock });
+    let answer!: () => void;
+    const slow = pacer.run('a', () => new Promise<void>((resolve) => (answer = resolve)));
+    let nextStartedAt: number | undefined;
+    const next = pacer.run('a', async () => void (nextStartedAt = clock.now()));
+    await clock.advance(3 * span); // the request is still in flight: its slot stays taken
+    expect(nextStartedAt).toBeUndefined();
+    answer();
+    await slow;
+    const answeredAt = clock.now();
+    await clock.advance(span - 1);
+    expect(nextStartedAt).toBeUndefined();
+    await clock.advance(1);
+    await next;
+    expect(nextStartedAt).toBe(answeredAt + span);
+    await pacer.stop();
+  });
+
   it('refuses limits and options that make no sense', () => {
     expect(() => new BottleneckPacer({ limits: { a: 0 } })).toThrow(/limit for endpoint "a"/);
     expect(() => new BottleneckPacer({ limits: { a: 1.5 } })).toThrow(/limit for endpoint "a"/);
