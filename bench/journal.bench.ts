@@ -3,10 +3,11 @@
 // modes run in the same process on the same disk, so the ratio is meaningful even where the
 // absolute numbers are not. Run: npx tsx bench/journal.bench.ts [--write]
 // --write replaces the "## Journal" section of bench/RESULTS.md (other sections are left alone).
+import { writeSection } from './results.js';
 import type Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { d } from '../src/core/decimal.js';
 import { clientOrderId, type VenueOrderId } from '../src/core/ids.js';
@@ -84,20 +85,7 @@ try {
   const section = lines.join('\n');
   console.log(section);
 
-  if (process.argv.includes('--write')) {
-    const file = resolve(import.meta.dirname, 'RESULTS.md');
-    const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n';
-    const start = text.search(/^## Journal\s*$/m);
-    let next: string;
-    if (start < 0) next = `${text.replace(/\n*$/, '\n\n')}${section}`;
-    else {
-      const after = text.slice(start + 1).search(/^## /m);
-      const end = after < 0 ? text.length : start + 1 + after;
-      next = `${text.slice(0, start)}${section}${after < 0 ? '' : '\n'}${text.slice(end)}`;
-    }
-    writeFileSync(file, next);
-    console.log(`wrote the Journal section of ${file}`);
-  }
+  if (process.argv.includes('--write')) console.log(`wrote the Journal section of ${writeSection('Journal', section)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

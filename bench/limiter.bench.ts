@@ -5,9 +5,9 @@
 //     rolling 2 s window and achieved rate, against a naive fixed-refresh Bottleneck reservoir.
 // Run: npx tsx bench/limiter.bench.ts   (replaces the "## Limiter" section of bench/RESULTS.md;
 // --no-write only prints it). Takes about 40 s, most of it the two real-time bursts.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { maxInRollingWindow } from '../test/fixtures/venue-server.js';
+import { writeSection } from './results.js';
 import { cpus } from 'node:os';
-import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Bottleneck from 'bottleneck';
 import { ManualClock, systemClock } from '../src/core/clock.js';
@@ -23,17 +23,6 @@ function quantiles(samples: readonly number[]) {
   return { median: at(0.5), p99: at(0.99) };
 }
 
-/** Most starts in any window [t, t + windowMs) opening at a start. */
-function maxInRollingWindow(times: readonly number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let lo = 0;
-  for (let hi = 0; hi < sorted.length; hi++) {
-    while (sorted[hi]! - sorted[lo]! >= windowMs) lo++;
-    best = Math.max(best, hi - lo + 1);
-  }
-  return best;
-}
 
 async function perJob(n: number, warmup: number, run: () => Promise<unknown>) {
   for (let i = 0; i < warmup; i++) await run();
@@ -191,21 +180,7 @@ async function main() {
   const section = lines.join('\n');
   console.log(section);
 
-  if (!process.argv.includes('--no-write')) {
-    const file = resolve(import.meta.dirname, 'RESULTS.md');
-    // Read and write back at once: another benchmark may own (and rewrite) other sections.
-    const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n';
-    const start = text.search(/^## Limiter\s*$/m);
-    let next: string;
-    if (start < 0) next = `${text.replace(/\n*$/, '\n\n')}${section}`;
-    else {
-      const after = text.slice(start + 1).search(/^## /m);
-      const end = after < 0 ? text.length : start + 1 + after;
-      next = `${text.slice(0, start)}${section}${after < 0 ? '' : '\n'}${text.slice(end)}`;
-    }
-    writeFileSync(file, next);
-    console.log(`wrote the Limiter section of ${file}`);
-  }
+  if (!process.argv.includes('--no-write')) console.log(`wrote the Limiter section of ${writeSection('Limiter', section)}`);
 }
 
 await main();
