@@ -1,0 +1,60 @@
+// The stateful shell the engine holds: windows carried between calls, the live kill-switch mode,
+// journal orders converted to resting base volume.
+import { describe, expect, it } from 'vitest';
+import { d } from '../../../src/core/decimal.js';
+import type { ClientOrderId } from '../../../src/core/ids.js';
+import type { Order } from '../../../src/core/types.js';
+import { RiskGate, toRiskOpenOrder } from '../../../src/risk/index.js';
+import { LIMITS, market, place, snapshot } from './fixtures.js';
+
+const order = (over: Partial<Order>): Order => ({
+  clientOrderId: 'slt-o' as ClientOrderId,
+  strategyId: 't',
+  market: 'spot',
+  symbol: 'BTCUSDT',
+  side: 'BUY',
+  type: 'LIMIT',
+  volume: d('1'),
+  price: d('20000'),
+  executedVolume: d('0.25'),
+  status: 'partially_filled',
+  updatedAt: 0,
+  ...over,
+});
+
+describe('RiskGate', () => {
+  it('carries the windows from one call to the next', () => {
+    const gate = new RiskGate({ ...LIMITS, maxOpenOrders: 100 });
+    expect(gate.check([place('0.1', '20000')], snapshot(), 0).accepted).toHaveLength(1);
+    expect(gate.check([place('0.1', '20000')], snapshot(), 10).rejected.map((r) => r.rule)).toEqual(['duplicate']);
+    expect(gate.check([place('0.1', '20000')], snapshot(), 1000).accepted).toHaveLength(1);
+    // The place at 0 has left the 1 s window by 1000.
+    expect(gate.state().placedAt).toEqual([1000]);
+    expect(gate.check(['20001', '20002', '20003', '20004'].map((p) => place('0.01', p)), snapshot(), 1001).rejected.map((r) => r.reason)).toEqual([
+      'order_rate: 4 orders accepted in the last second, at the 4 per second cap',
+    ]);
+  });
+
+  it('uses the live kill-switch mode; toggleHalt flips between halted and the configured mode', () => {
+    const gate = new RiskGate({ ...LIMITS, killSwitch: { mode: 'reduce_only' } });
+    expect(gate.toggleHalt()).toBe('halted');
+    expect(gate.check([place('0.1', '20000')], snapshot(), 0).rejected[0]!.rule).toBe('kill_switch');
+    expect(gate.toggleHalt()).toBe('reduce_only');
+    gate.setKillSwitch('off');
+    expect(gate.killSwitch()).toBe('off');
+    expect(gate.check([place('0.1', '20000')], snapshot(), 0).accepted).toHaveLength(1);
+    const halted = new RiskGate({ ...LIMITS, killSwitch: { mode: 'halted' } });
+    expect(halted.toggleHalt()).toBe('off');
+  });
+
+  it('counts journal orders by what is left to fill, in base units', () => {
+    expect(toRiskOpenOrder(order({}), new Map()).remaining).toBe('0.75');
+    // A spot market buy is sized in quote: its amount at the last price.
+    const quoteSized = order({ type: 'MARKET', volume: d('5000'), executedVolume: d('0') });
+    expect(toRiskOpenOrder(quoteSized, new Map([['spot:BTCUSDT', d('20000')]])).remaining).toBe('0.25');
+    const gate = new RiskGate(LIMITS);
+    const v = gate.check([place('0.3', '20000')], { ...snapshot(), openOrders: [order({})] }, 0);
+    expect(v.rejected[0]!.reason).toBe('max_position: position 0 + open buys 0.75 + this 0.3 = 1.05 BTCUSDT, above the 1 limit');
+    expect(gate.check([market('SELL', '0.1')], { ...snapshot(), openOrders: [order({})] }, 0).accepted).toHaveLength(1);
+  });
+});
