@@ -1,6 +1,5 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { d, dec, type Decimal } from '../../../src/core/decimal.js';
+import { d, dec, DecimalFormatError } from '../../../src/core/decimal.js';
 import type { VenueOrderId } from '../../../src/core/ids.js';
 import type { Fill, Side } from '../../../src/core/types.js';
 import { PositionBook } from '../../../src/positions/index.js';
@@ -21,60 +20,143 @@ const fill = (side: Side, volume: string, price: string, over: Partial<Fill> = {
   ...over,
 });
 
-describe('PositionBook', () => {
-  it('opens, adds, partially closes, closes, flips', () => {
+const line = (b: PositionBook) => b.entry('spot', 'BTCUSDT');
+
+describe('PositionBook examples', () => {
+  it('opens, adds, partially closes, flips long to short, closes', () => {
     const b = new PositionBook();
     b.apply(fill('BUY', '1', '100'));
+    expect(line(b)).toMatchObject({ quantity: '1', avgEntryPrice: '100', entryValue: '100', realizedPnl: '0' });
     b.apply(fill('BUY', '1', '200'));
-    expect(b.position('spot', 'BTCUSDT')).toMatchObject({ quantity: '2', avgEntryPrice: '150', realizedPnl: '0' });
+    expect(line(b)).toMatchObject({ quantity: '2', avgEntryPrice: '150', entryValue: '300', realizedPnl: '0' });
     b.apply(fill('SELL', '0.5', '170'));
-    expect(b.position('spot', 'BTCUSDT')).toMatchObject({ quantity: '1.5', avgEntryPrice: '150', realizedPnl: '10' });
+    expect(line(b)).toMatchObject({ quantity: '1.5', avgEntryPrice: '150', entryValue: '225', realizedPnl: '10' });
+    // Through zero: closes 1.5 at 160 (+15), then opens a 1 short at 160; the average resets.
     b.apply(fill('SELL', '2.5', '160'));
-    expect(b.position('spot', 'BTCUSDT')).toMatchObject({ quantity: '-1', avgEntryPrice: '160', realizedPnl: '25' });
+    expect(line(b)).toMatchObject({ quantity: '-1', avgEntryPrice: '160', entryValue: '-160', realizedPnl: '25' });
     b.apply(fill('BUY', '1', '150'));
-    expect(b.position('spot', 'BTCUSDT')).toMatchObject({ quantity: '0', avgEntryPrice: '0', realizedPnl: '35' });
+    expect(line(b)).toMatchObject({ quantity: '0', avgEntryPrice: '0', entryValue: '0', realizedPnl: '35' });
   });
 
-  it('applies a trade id once', () => {
+  it('a short: adds at a weighted average, covers at a loss, flips to long', () => {
     const b = new PositionBook();
-    const f = fill('BUY', '1', '100');
-    expect(b.apply(f)).toBe(true);
-    expect(b.apply(f)).toBe(false);
-    expect(b.position('spot', 'BTCUSDT').quantity).toBe('1');
+    b.apply(fill('SELL', '1', '100'));
+    b.apply(fill('SELL', '3', '120'));
+    expect(line(b)).toMatchObject({ quantity: '-4', avgEntryPrice: '115', entryValue: '-460' });
+    b.apply(fill('BUY', '2', '125'));
+    expect(line(b)).toMatchObject({ quantity: '-2', avgEntryPrice: '115', realizedPnl: '-20' });
+    b.apply(fill('BUY', '3', '110'));
+    expect(line(b)).toMatchObject({ quantity: '1', avgEntryPrice: '110', entryValue: '110', realizedPnl: '-10' });
   });
 
-  it('sums fees in quote terms', () => {
+  it('unrealised PnL at a mark, long and short', () => {
+    const b = new PositionBook();
+    b.apply(fill('BUY', '1.5', '150'));
+    expect(b.unrealizedPnl('spot', 'BTCUSDT', d('160'))).toBe('15');
+    b.apply(fill('SELL', '2', '100', { symbol: 'ETHUSDT' }));
+    expect(b.unrealizedPnl('spot', 'ETHUSDT', d('90'))).toBe('20');
+    expect(b.unrealizedPnl('spot', 'DOGEUSDT', d('1'))).toBe('0');
+  });
+
+  it('stays exact when a partial close divides the entry value unevenly', () => {
+    const b = new PositionBook();
+    b.apply(fill('BUY', '1', '1'));
+    b.apply(fill('BUY', '2', '2'));
+    expect(line(b).avgEntryPrice).toBe('1.666666666666666666666666666667');
+    b.apply(fill('SELL', '1', '2'));
+    // Cash: -1 - 4 + 2 = -3; holding 2 at mark 2 is worth 4: total PnL exactly 1.
+    const { realizedPnl } = line(b);
+    const unrealized = b.unrealizedPnl('spot', 'BTCUSDT', d('2'));
+    expect(realizedPnl).toBe('0.333333333333333333333333333333');
+    expect(unrealized).toBe('0.666666666666666666666666666667');
+    expect(dec.add(realizedPnl, unrealized)).toBe('1');
+  });
+
+  it('fees: quote-asset fees in `fees`, any other asset kept per asset, never converted', () => {
     const b = new PositionBook();
     b.apply(fill('BUY', '1', '100', { fee: d('0.001'), feeAsset: 'BTC' }));
+    b.apply(fill('BUY', '1', '100', { fee: d('0.002'), feeAsset: 'BTC' }));
     b.apply(fill('SELL', '1', '100', { fee: d('0.2'), feeAsset: 'USDT' }));
-    expect(b.position('spot', 'BTCUSDT').fees).toBe('0.3');
+    b.apply(fill('SELL', '0.5', '100', { fee: d('0.05'), feeAsset: 'PLAT' }));
+    b.apply(fill('SELL', '0.5', '100', { fee: d('0'), feeAsset: 'XYZ' }));
+    expect(line(b)).toMatchObject({ fees: '0.2', otherFees: { BTC: '0.003', PLAT: '0.05' } });
+    // Base fees do not change the traded quantity: positions are the signed sum of fill volumes.
+    expect(line(b).quantity).toBe('0');
+    expect(b.position('spot', 'BTCUSDT')).toEqual({ market: 'spot', symbol: 'BTCUSDT', quantity: '0', avgEntryPrice: '0', realizedPnl: '0', fees: '0.2' });
   });
 
-  it('property: duplicates change nothing; quantity is the signed sum; realised + unrealised = cash-flow PnL', () => {
-    const fillArb = fc.record({
-      side: fc.constantFrom<Side>('BUY', 'SELL'),
-      volume: fc.integer({ min: 1, max: 500 }).map((v) => String(v / 100)),
-      price: fc.integer({ min: 1, max: 100000 }).map((v) => String(v / 100)),
+  it('fees: a resolver names the quote asset; an empty fee asset counts as quote; rebates subtract', () => {
+    const b = new PositionBook({ quoteAssetOf: (_m, s) => (s === 'ETHBTC' ? 'BTC' : undefined) });
+    b.apply(fill('BUY', '1', '0.05', { symbol: 'ETHBTC', fee: d('0.0001'), feeAsset: 'BTC' }));
+    b.apply(fill('BUY', '1', '0.05', { symbol: 'ETHBTC', fee: d('0.001'), feeAsset: 'ETH' }));
+    expect(b.entry('spot', 'ETHBTC')).toMatchObject({ fees: '0.0001', otherFees: { ETH: '0.001' } });
+    b.apply(fill('BUY', '1', '100', { market: 'futures', symbol: 'E-BTC-USDT', fee: d('0.5'), feeAsset: '' }));
+    b.apply(fill('SELL', '1', '100', { market: 'futures', symbol: 'E-BTC-USDT', fee: d('-0.1'), feeAsset: 'USDT' }));
+    expect(b.entry('futures', 'E-BTC-USDT').fees).toBe('0.4');
+  });
+
+  it('applies a trade once and says when it was a duplicate', () => {
+    const b = new PositionBook();
+    const f = fill('BUY', '1', '100', { fee: d('0.1') });
+    expect(b.applyFill(f).kind).toBe('applied');
+    const before = b.toJSON();
+    expect(b.applyFill(f)).toEqual({ kind: 'duplicate' });
+    expect(b.apply({ ...f, volume: d('5') })).toBe(false);
+    expect(b.toJSON()).toEqual(before);
+    expect(b.has(f)).toBe(true);
+    // The same trade id on another symbol is another trade (the venue does not promise unique ids across symbols).
+    expect(b.apply({ ...f, symbol: 'ETHUSDT' })).toBe(true);
+  });
+
+  it('rejects a malformed fill without marking its trade applied', () => {
+    const b = new PositionBook();
+    const bad = fill('BUY', '0', '100', { tradeId: 'x' });
+    expect(b.applyFill(bad)).toEqual({ kind: 'invalid', reason: 'fill spot:BTCUSDT:x: volume must be a decimal above 0 (got 0)' });
+    expect(b.applyFill(fill('BUY', '1', '-1', { tradeId: 'y' }))).toMatchObject({ kind: 'invalid', reason: 'fill spot:BTCUSDT:y: price must be a decimal above 0 (got -1)' });
+    expect(b.snapshot()).toEqual([]);
+    expect(b.apply({ ...bad, volume: d('1') })).toBe(true);
+  });
+
+  it('snapshot: plain positions sorted by market then symbol, flat lines kept for their PnL', () => {
+    const b = new PositionBook();
+    b.apply(fill('BUY', '1', '10', { symbol: 'ETHUSDT' }));
+    b.apply(fill('BUY', '1', '10', { market: 'futures', symbol: 'E-BTC-USDT' }));
+    b.apply(fill('BUY', '1', '10'));
+    b.apply(fill('SELL', '1', '12'));
+    expect(b.snapshot().map((p) => `${p.market}:${p.symbol}:${p.quantity}:${p.realizedPnl}`)).toEqual(['futures:E-BTC-USDT:1:0', 'spot:BTCUSDT:0:2', 'spot:ETHUSDT:1:0']);
+    expect(Object.keys(b.snapshot()[0]!).sort()).toEqual(['avgEntryPrice', 'fees', 'market', 'quantity', 'realizedPnl', 'symbol']);
+  });
+});
+
+describe('PositionBook persistence', () => {
+  it('toJSON -> JSON text -> fromSnapshot restores the book and its applied trades', () => {
+    const b = new PositionBook();
+    const fills = [fill('BUY', '1', '1'), fill('BUY', '2', '2', { fee: d('0.01'), feeAsset: 'BTC' }), fill('SELL', '1', '2', { fee: d('0.3') })];
+    for (const f of fills) b.apply(f);
+    const restored = PositionBook.fromSnapshot(JSON.parse(JSON.stringify(b)));
+    expect(restored.toJSON()).toEqual(b.toJSON());
+    expect(restored.applyFill(fills[1]!).kind).toBe('duplicate');
+    const next = fill('SELL', '2', '3');
+    b.apply(next);
+    restored.apply(next);
+    expect(restored.toJSON()).toEqual(b.toJSON());
+  });
+
+  it('restores from plain positions (the journal checkpoint) with caller-supplied trade keys', () => {
+    const restored = PositionBook.fromSnapshot({
+      positions: [{ market: 'spot', symbol: 'BTCUSDT', quantity: d('-2'), avgEntryPrice: d('150'), realizedPnl: d('5'), fees: d('1') }],
+      appliedTradeKeys: ['spot:BTCUSDT:7'],
     });
-    fc.assert(
-      fc.property(fc.array(fillArb, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 100000 }), (raw, markCents) => {
-        const fills = raw.map((r, i) => fill(r.side, r.volume, r.price, { tradeId: `t${i}` }));
-        const once = new PositionBook();
-        const twice = new PositionBook();
-        for (const f of fills) once.apply(f);
-        for (const f of [...fills, ...fills.slice().reverse()]) twice.apply(f);
-        const p = once.position('spot', 'BTCUSDT');
-        expect(twice.position('spot', 'BTCUSDT')).toEqual(p);
-        const signed = dec.sum(fills.map((f) => (f.side === 'BUY' ? f.volume : dec.neg(f.volume))));
-        expect(dec.eq(p.quantity, signed)).toBe(true);
-        const mark = d(String(markCents / 100));
-        let cash: Decimal = d('0');
-        for (const f of fills) cash = f.side === 'BUY' ? dec.sub(cash, dec.mul(f.volume, f.price)) : dec.add(cash, dec.mul(f.volume, f.price));
-        const cashPnl = dec.add(cash, dec.mul(signed, mark));
-        const bookPnl = dec.add(p.realizedPnl, once.unrealizedPnl('spot', 'BTCUSDT', mark));
-        // Average entry is a rounded division: equal within 1e-20.
-        expect(dec.lt(dec.abs(dec.sub(cashPnl, bookPnl)), d('0.00000000000000000001'))).toBe(true);
-      }),
-    );
+    expect(restored.entry('spot', 'BTCUSDT')).toMatchObject({ entryValue: '-300', otherFees: {} });
+    expect(restored.apply(fill('BUY', '1', '140', { tradeId: '7' }))).toBe(false);
+    restored.apply(fill('BUY', '1', '140', { tradeId: '8' }));
+    expect(restored.position('spot', 'BTCUSDT')).toMatchObject({ quantity: '-1', avgEntryPrice: '150', realizedPnl: '15' });
+  });
+
+  it('a malformed snapshot stops the restore, naming the field', () => {
+    const bad = { positions: [{ market: 'spot' as const, symbol: 'BTCUSDT', quantity: d('1'), avgEntryPrice: 1 as never, realizedPnl: d('0'), fees: d('0') }] };
+    expect(() => PositionBook.fromSnapshot(bad)).toThrow(DecimalFormatError);
+    expect(() => PositionBook.fromSnapshot(bad)).toThrow(/positions\[0\]\.avgEntryPrice/);
+    expect(() => PositionBook.fromSnapshot({ version: 2 } as never)).toThrow(/version 2/);
   });
 });

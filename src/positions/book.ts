@@ -1,0 +1,127 @@
+// The position book: positions derive from fills only, each trade applied once.
+// The book owns its state and changes nothing else; it reads no clock and does no I/O.
+import { dec, isDecimal, toDecimal, ZERO, type Decimal } from '../core/decimal.js';
+import { fillKey, type Fill, type Market, type Position } from '../core/types.js';
+import { averageEntry, chargeFee, emptyEntry, toPosition, trade, unrealizedOf } from './entry.js';
+import type { ApplyOutcome, BookEntry, BookJSON, BookSnapshotInput, QuoteAssetOf } from './types.js';
+
+const lineKey = (market: Market, symbol: string) => `${market}:${symbol}`;
+const byMarketSymbol = (a: Position, b: Position) => cmp(a.market, b.market) || cmp(a.symbol, b.symbol);
+// Code-unit order, not localeCompare: the same book sorts the same on every machine.
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Without a resolver, a fee asset is the quote asset when the symbol ends with it (BTCUSDT and
+ * E-BTC-USDT end with USDT). An empty fee asset counts as quote: futures fills name none and
+ * charge the margin coin.
+ */
+function suffixRule(symbol: string, feeAsset: string): boolean {
+  return feeAsset === '' || symbol.toUpperCase().endsWith(feeAsset.toUpperCase());
+}
+
+export interface PositionBookOptions {
+  /** Names each symbol's quote asset (from the instruments); the suffix rule otherwise. */
+  quoteAssetOf?: QuoteAssetOf;
+}
+
+export class PositionBook {
+  private readonly lines = new Map<string, BookEntry>();
+  private readonly applied = new Set<string>();
+
+  constructor(private readonly options: PositionBookOptions = {}) {}
+
+  /** Applies a fill once. Returns true when it changed the book, false for a duplicate or a malformed fill. */
+  apply(fill: Fill): boolean {
+    return this.applyFill(fill).kind === 'applied';
+  }
+
+  /** Applies a fill once, saying what happened. The first fill seen under a trade id wins. */
+  applyFill(fill: Fill): ApplyOutcome {
+    const key = fillKey(fill);
+    if (this.applied.has(key)) return { kind: 'duplicate' };
+    const problem = malformed(fill);
+    if (problem) return { kind: 'invalid', reason: `fill ${key}: ${problem}` };
+    const before = this.lines.get(lineKey(fill.market, fill.symbol)) ?? emptyEntry(fill.market, fill.symbol);
+    const traded = trade(before, fill.side, fill.volume, fill.price);
+    const line = chargeFee(traded, fill.fee, fill.feeAsset, this.isQuote(fill));
+    this.lines.set(lineKey(fill.market, fill.symbol), line);
+    this.applied.add(key);
+    return { kind: 'applied', position: line };
+  }
+
+  /** Whether this fill's trade was applied. */
+  has(fill: Pick<Fill, 'market' | 'symbol' | 'tradeId'>): boolean {
+    return this.applied.has(fillKey(fill));
+  }
+
+  position(market: Market, symbol: string): Position {
+    return toPosition(this.entry(market, symbol));
+  }
+
+  /** The full line, with the exact entry value and the fees paid in other assets. */
+  entry(market: Market, symbol: string): BookEntry {
+    return this.lines.get(lineKey(market, symbol)) ?? emptyEntry(market, symbol);
+  }
+
+  /** Profit of the open quantity at `mark`, in quote, before fees. */
+  unrealizedPnl(market: Market, symbol: string, mark: Decimal): Decimal {
+    return unrealizedOf(this.entry(market, symbol), mark);
+  }
+
+  /** Every line ever traded (flat ones included, they carry realised PnL), sorted by market then symbol. */
+  snapshot(): Position[] {
+    return [...this.lines.values()].map(toPosition).sort(byMarketSymbol);
+  }
+
+  /** Everything needed to restore this book exactly, including the applied trade keys. */
+  toJSON(): BookJSON {
+    return {
+      version: 1,
+      positions: [...this.lines.values()].map((e) => ({ ...e, otherFees: { ...e.otherFees } })).sort(byMarketSymbol),
+      appliedTradeKeys: [...this.applied].sort(),
+    };
+  }
+
+  /**
+   * Restores a book from toJSON's output, or from plain positions plus the trade keys the
+   * caller knows they contain (fills with other keys will then be applied on top). Throws on a
+   * malformed decimal, naming the field: a checkpoint that cannot be read must stop the start.
+   */
+  static fromSnapshot(snapshot: BookJSON | BookSnapshotInput, options: PositionBookOptions = {}): PositionBook {
+    if ('version' in snapshot && snapshot.version !== 1) throw new RangeError(`position book snapshot version ${String(snapshot.version)} is not supported`);
+    const book = new PositionBook(options);
+    snapshot.positions.forEach((p, i) => {
+      const at = `positions[${i}]`;
+      const quantity = toDecimal(p.quantity, `${at}.quantity`);
+      const entryValue = p.entryValue !== undefined ? toDecimal(p.entryValue, `${at}.entryValue`) : dec.mul(quantity, toDecimal(p.avgEntryPrice, `${at}.avgEntryPrice`));
+      const signedEntry = dec.isNegative(quantity) ? dec.neg(dec.abs(entryValue)) : dec.isZero(quantity) ? ZERO : dec.abs(entryValue);
+      const otherFees: Record<string, Decimal> = {};
+      for (const [asset, v] of Object.entries(p.otherFees ?? {})) otherFees[asset] = toDecimal(v, `${at}.otherFees.${asset}`);
+      book.lines.set(lineKey(p.market, p.symbol), {
+        market: p.market,
+        symbol: p.symbol,
+        quantity,
+        entryValue: signedEntry,
+        avgEntryPrice: averageEntry(quantity, signedEntry),
+        realizedPnl: toDecimal(p.realizedPnl, `${at}.realizedPnl`),
+        fees: toDecimal(p.fees, `${at}.fees`),
+        otherFees,
+      });
+    });
+    for (const key of snapshot.appliedTradeKeys ?? []) book.applied.add(key);
+    return book;
+  }
+
+  private isQuote(fill: Fill): boolean {
+    const quote = this.options.quoteAssetOf?.(fill.market, fill.symbol);
+    return quote !== undefined ? fill.feeAsset === '' || fill.feeAsset.toUpperCase() === quote.toUpperCase() : suffixRule(fill.symbol, fill.feeAsset);
+  }
+}
+
+function malformed(fill: Fill): string | undefined {
+  if (fill.side !== 'BUY' && fill.side !== 'SELL') return `unknown side ${String(fill.side)}`;
+  if (!isDecimal(fill.volume) || !dec.isPositive(fill.volume)) return `volume must be a decimal above 0 (got ${String(fill.volume)})`;
+  if (!isDecimal(fill.price) || !dec.isPositive(fill.price)) return `price must be a decimal above 0 (got ${String(fill.price)})`;
+  if (!isDecimal(fill.fee)) return `fee must be a decimal (got ${String(fill.fee)})`;
+  return undefined;
+}
