@@ -38,7 +38,7 @@ class Tally {
     this.placedAt = [...state.placedAt];
     this.notional = [...state.notional];
     this.recent = { ...state.recent };
-    for (const n of state.notional) this.minuteSum.set(n.asset, dec.add(this.minuteSum.get(n.asset) ?? ZERO, n.value));
+    for (const [asset, total] of Object.entries(state.notionalTotal)) this.minuteSum.set(asset, total);
     for (const o of snapshot.openOrders) {
       this.openCount.set(o.strategyId, (this.openCount.get(o.strategyId) ?? 0) + 1);
       this.addResting(symbolKey(o.market, o.symbol), o.side, o.remaining);
@@ -55,7 +55,7 @@ class Tally {
   }
 
   state(): RiskState {
-    return { placedAt: this.placedAt, notional: this.notional, recent: this.recent };
+    return { placedAt: this.placedAt, notional: this.notional, notionalTotal: Object.fromEntries(this.minuteSum), recent: this.recent };
   }
 }
 

@@ -93,6 +93,11 @@ export interface RiskState {
    * limit applies per quote asset: a BTC amount and a USDT amount do not add up.
    */
   readonly notional: readonly { readonly at: number; readonly asset: string; readonly value: Decimal }[];
+  /**
+   * The sum of `notional` per asset, carried so a check never re-adds the whole window (at full
+   * rate it holds thousands of entries). Build states with emptyRiskState and checkIntents only.
+   */
+  readonly notionalTotal: Readonly<Record<string, Decimal>>;
   /** Fingerprint of an accepted place -> when it was last accepted (pruned to the duplicate window). */
   readonly recent: Readonly<Record<string, number>>;
 }

@@ -65,6 +65,10 @@ function run(calls: { gap: number; intents: OrderIntent[] }[], snap: RiskSnapsho
     expect(r.accepted.length + r.rejected.length).toBe(call.intents.length);
     for (const i of r.accepted) if (i.kind === 'place') accepted.push({ at: now, intent: i });
     state = r.nextState;
+    // The carried per-asset total always equals the window's entries added up.
+    const assets = new Set(state.notional.map((n) => n.asset));
+    expect(Object.keys(state.notionalTotal).sort()).toEqual([...assets].sort());
+    for (const asset of assets) expect(state.notionalTotal[asset]).toBe(dec.sum(state.notional.filter((n) => n.asset === asset).map((n) => n.value)));
   }
   return accepted;
 }
@@ -142,7 +146,7 @@ describe('risk properties', () => {
   it('is deterministic, never throws, and leaves its inputs untouched', () => {
     fc.assert(
       fc.property(fc.array(intentArb, { maxLength: 30 }), snapshotArb, limitsArb, fc.integer({ min: 0, max: 2_000 }), (intents, snap, limits, now) => {
-        const state: RiskState = { placedAt: [0, 500], notional: [{ at: 0, asset: 'USDT', value: d('100') }], recent: {} };
+        const state: RiskState = { placedAt: [0, 500], notional: [{ at: 0, asset: 'USDT', value: d('100') }], notionalTotal: { USDT: d('100') }, recent: {} };
         const frozen = JSON.stringify([intents, state, limits, [...snap.openOrders]]);
         const a = checkIntents(intents, snap, limits, state, now);
         const b = checkIntents(intents, snap, limits, state, now);

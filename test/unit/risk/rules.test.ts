@@ -129,7 +129,7 @@ table('max_notional_per_order', [
   { name: 'futures market buy is base-sized', intents: [market('BUY', '0.6', { market: 'futures', symbol: 'E-BTC-USDT' })], expected: ['max_notional_per_order: 0.6 E-BTC-USDT at the last price 20000 is 12000 USDT, above the 10000 limit'] },
 ]);
 
-const minuteAgo = (value: string, at = 10_000, asset = 'USDT'): RiskState => ({ ...emptyRiskState(), notional: [{ at, asset, value: d(value) }] });
+const minuteAgo = (value: string, at = 10_000, asset = 'USDT'): RiskState => ({ ...emptyRiskState(), notional: [{ at, asset, value: d(value) }], notionalTotal: { [asset]: d(value) } });
 table('max_notional_per_minute', [
   { name: 'an earlier call used most of it', state: minuteAgo('20000'), now: 60_000, intents: [place('0.3', '20000')], expected: ['max_notional_per_minute: 20000 USDT accepted in the last 60 s + 6000 would be 26000, above the 25000 limit'] },
   { name: 'it has left the window 60 s later', state: minuteAgo('20000'), now: 70_000, intents: [place('0.3', '20000')], expected: [ACCEPTED] },
