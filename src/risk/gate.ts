@@ -1,7 +1,7 @@
 // The imperative shell around checkIntents for the engine: it holds the rolling windows and the
 // live kill-switch mode between calls. All decisions stay in the pure function.
 import { dec, isDecimal, ZERO, type Decimal } from '../core/decimal.js';
-import type { Order } from '../core/types.js';
+import type { Order, OrderIntent } from '../core/types.js';
 import { checkIntents, isQuoteSized } from './check.js';
 import { emptyRiskState } from './state.js';
 import { symbolKey, type KillSwitchMode, type RiskLimits, type RiskOpenOrder, type RiskSnapshot, type RiskState, type RiskVerdict } from './types.js';
@@ -55,7 +55,7 @@ export class RiskGate {
     return this.mode;
   }
 
-  check(intents: Parameters<typeof checkIntents>[0], inputs: RiskInputs, now: number): RiskVerdict {
+  check(intents: readonly OrderIntent[], inputs: RiskInputs, now: number): RiskVerdict {
     const limits = { ...this.limits, killSwitch: { mode: this.mode } };
     const { accepted, rejected, nextState } = checkIntents(intents, toRiskSnapshot(inputs), limits, this.windows, now);
     this.windows = nextState;
