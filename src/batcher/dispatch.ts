@@ -44,10 +44,6 @@ export interface DispatchPlan {
   viaSingle: (PlaceIntent | CancelIntent)[];
   /** Waits for capacity: batches in order, per symbol after everything sent now. */
   leftover: Batch[];
-  /** @deprecated For runtime/parts.ts until it reads the fields above: viaBatch, then each single as a batch of one. */
-  send: Batch[];
-  /** @deprecated For runtime/parts.ts: `leftover` flattened, in order. */
-  wait: OrderIntent[];
 }
 
 /** Capacity from a pacer may be fractional, negative or NaN after a pause: whole and >= 0. */
@@ -100,7 +96,5 @@ export function planDispatch(batches: readonly Batch[], capacity: DispatchCapaci
     viaBatch,
     viaSingle: viaSingle as (PlaceIntent | CancelIntent)[],
     leftover,
-    send: [...viaBatch, ...viaSingle.map((i) => batchOf([i]))],
-    wait: leftover.flatMap((b) => b.items),
   };
 }

@@ -1,5 +1,5 @@
 // The pure parts, bound to their settings for the engine.
-import { planDispatch, toBatches } from '../batcher/index.js';
+import { batchOf, planDispatch, toBatches } from '../batcher/index.js';
 import type { Batch, OrderIntent } from '../core/types.js';
 import type { RiskConfig } from '../config/index.js';
 import type { EndpointId } from '../exchange/endpoints.js';
@@ -31,8 +31,8 @@ export function createDispatcher(): Dispatcher {
       ];
       for (const [group, capacity] of groups) {
         const plan = planDispatch(group, capacity);
-        send.push(...plan.send);
-        wait.push(...plan.wait);
+        send.push(...plan.viaBatch, ...plan.viaSingle.map((i) => batchOf([i])));
+        wait.push(...plan.leftover.flatMap((b) => b.items));
       }
       return { send, wait };
     },

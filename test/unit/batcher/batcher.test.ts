@@ -96,11 +96,6 @@ describe('planDispatch', () => {
     expect(planDispatch(toBatches(places(3, 'X')), { single: Number.NaN, batch: 0 }).viaSingle).toEqual([]);
   });
 
-  it('keeps the legacy send/wait view consistent', () => {
-    const plan = planDispatch(toBatches(places(25, 'X')), { single: 2, batch: 1 });
-    expect(sizes(plan.send)).toEqual([10, 1, 1]);
-    expect(plan.wait.map((i) => i.intentId)).toEqual(plan.leftover.flatMap((b) => b.items.map((i) => i.intentId)));
-  });
 });
 
 /** The most intents any plan could send: try every split of batch requests over the groups. */
