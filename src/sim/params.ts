@@ -82,3 +82,15 @@ export function queryParams(query: string): Record<string, string> {
   for (const [k, v] of new URLSearchParams(query)) if (!(k in out)) out[k] = v;
   return out;
 }
+
+/**
+ * myTrades paging: ids ascending; with `fromId`, the first `limit` from that id on (inclusive);
+ * without, the latest `limit`. Ids are compared as integers (they exceed 2^53).
+ */
+export function pageById<T extends { id: string }>(items: readonly T[], p: Params): T[] {
+  const limit = integer(p, 'limit', 100, 1, 1000)!;
+  const from = text(p, 'fromId');
+  const fromId = from === undefined ? undefined : BigInt(orderId(from, 'fromId'));
+  const all = [...items].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
+  return fromId === undefined ? all.slice(-limit) : all.filter((t) => BigInt(t.id) >= fromId).slice(0, limit);
+}

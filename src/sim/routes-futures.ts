@@ -4,7 +4,7 @@ import { VenueCode } from '../exchange/codes.js';
 import { malformed, missing, reject } from './errors.js';
 import type { SimExchange } from './exchange.js';
 import type { FuturesOrder } from './futures.js';
-import { clientId, decimal, integer, orderId, orderType, required, side, text, type Params } from './params.js';
+import { clientId, decimal, integer, orderId, orderType, pageById, required, side, text, type Params } from './params.js';
 import type { Call, Route } from './routes.js';
 import { fromUnits } from './units.js';
 
@@ -102,11 +102,7 @@ export const FUTURES_ROUTES: Readonly<Record<string, Route>> = {
 
   'futures.myTrades': (ex, c) => {
     const contract = contractOf(ex, c.params)!;
-    const limit = integer(c.params, 'limit', 100, 1, 1000)!;
-    const from = text(c.params, 'fromId');
-    const fromId = from === undefined ? undefined : BigInt(orderId(from, 'fromId'));
-    const all = ex.trades(c.account, 'futures', contract, c.now).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    const chosen = fromId === undefined ? all.slice(-limit) : all.filter((t) => BigInt(t.id) >= fromId).slice(0, limit);
+    const chosen = pageById(ex.trades(c.account, 'futures', contract, c.now), c.params);
     return chosen.map((t) => ({
       tradeId: t.id,
       id: t.id,

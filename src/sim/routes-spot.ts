@@ -3,7 +3,7 @@ import { dec, type Decimal } from '../core/decimal.js';
 import { VenueCode } from '../exchange/codes.js';
 import { malformed, missing, reject } from './errors.js';
 import type { SimExchange } from './exchange.js';
-import { clientId, decimal, integer, orderId, orderType, required, side, text, type Params } from './params.js';
+import { clientId, decimal, integer, orderId, orderType, pageById, required, side, text, type Params } from './params.js';
 import type { Call, Route } from './routes.js';
 import { avgPrice, type SpotOrder, type SpotOrderInput } from './spot.js';
 import { fromUnits } from './units.js';
@@ -162,11 +162,7 @@ export const SPOT_ROUTES: Readonly<Record<string, Route>> = {
 
   'spot.myTrades': (ex, c) => {
     const symbol = symbolOf(ex, c.params);
-    const limit = integer(c.params, 'limit', 100, 1, 1000)!;
-    const from = text(c.params, 'fromId');
-    const fromId = from === undefined ? undefined : BigInt(orderId(from, 'fromId'));
-    const all = ex.trades(c.account, 'spot', symbol, c.now).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
-    const chosen = fromId === undefined ? all.slice(-limit) : all.filter((t) => BigInt(t.id) >= fromId).slice(0, limit);
+    const chosen = pageById(ex.trades(c.account, 'spot', symbol, c.now), c.params);
     return chosen.map((t) => ({
       symbol: t.symbol,
       id: t.id,
