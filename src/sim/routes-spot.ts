@@ -3,7 +3,7 @@ import { dec, type Decimal } from '../core/decimal.js';
 import { VenueCode } from '../exchange/codes.js';
 import { malformed, missing, reject } from './errors.js';
 import type { SimExchange } from './exchange.js';
-import { clientId, decimal, integer, orderId, orderType, pageById, required, side, text, type Params } from './params.js';
+import { clientId, decimal, integer, orderId, orderType, pageById, required, side, type Params } from './params.js';
 import type { Call, Route } from './routes.js';
 import { avgPrice, type SpotOrder, type SpotOrderInput } from './spot.js';
 import { fromUnits } from './units.js';
