@@ -113,6 +113,14 @@ function origin() {
     .nullable();
 }
 
+/** An http(s) URL that receives alert POSTs; its path may carry the receiver's token. */
+function webhookUrl() {
+  return z
+    .string({ error: expected('an http(s) URL such as https://hooks.example.com/sluice, or null') })
+    .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), { error: 'must be an http(s) URL such as https://hooks.example.com/sluice' })
+    .nullable();
+}
+
 /** A mapping of known keys; unknown keys are problems; absent means all defaults. */
 function section<T extends z.core.$ZodLooseShape>(shape: T) {
   // prefault (not default) runs {} through the object, so every inner default applies. The cast
@@ -179,6 +187,20 @@ export const configSchema = z.strictObject(
         clockSkewMs: int().default(0),
       }),
       banMs: int(0).default(120000),
+      fees: section({ maker: decimal('0.001', 'nonNegative').default('0.001' as Decimal), taker: decimal('0.002', 'nonNegative').default('0.002' as Decimal) }),
+      scenario: z
+        .array(
+          z.strictObject(
+            {
+              kind: oneOf(['rate_limit_storm', 'ban']),
+              atMs: int(0),
+              durationMs: int(1),
+            },
+            { error: expected('a mapping with kind, atMs and durationMs, e.g. { kind: ban, atMs: 60000, durationMs: 30000 }') },
+          ),
+          { error: expected('a list of timed venue troubles, e.g. [{ kind: rate_limit_storm, atMs: 60000, durationMs: 10000 }]') },
+        )
+        .default([]),
     }),
     strategies: z.array(strategy, { error: expected('a list of strategies (- id: ...)') }).default([]),
     risk: section({
@@ -199,6 +221,19 @@ export const configSchema = z.strictObject(
       reconcileEveryMs: int(100).default(2000),
       shutdown: section({ queued: oneOf(['flush', 'drop']).default('drop'), cancelOpenOrders: bool().default(true) }),
     }),
+    reconcile: section({
+      budgetShare: z
+        .number({ error: expected('a number above 0 and at most 1', unquote) })
+        .refine((n) => n > 0 && n <= 1, { error: 'must be above 0 and at most 1 (the share of the openOrders and myTrades budgets)' })
+        .default(0.5),
+      foreignOrders: oneOf(['adopt', 'cancel']).default('adopt'),
+      drift: section({
+        tolerance: z
+          .record(symbol, decimal('0.001', 'nonNegative'), { error: expected('a mapping of symbol to quantity, e.g. { BTCUSDT: "0.001" }') })
+          .default({}),
+        action: oneOf(['reduce_only', 'halted']).default('reduce_only'),
+      }),
+    }),
     journal: section({ path: text().default('.sluice/journal.db') }),
     log: section({
       level: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
@@ -206,6 +241,7 @@ export const configSchema = z.strictObject(
     }),
     record: section({ path: optionalText().default(null), gzip: bool().default(false) }),
     http: section({ enabled: bool().default(false), host: text().default('127.0.0.1'), port: int(0, 65535).default(9464) }),
+    alerts: section({ webhookUrl: webhookUrl().default(null), minIntervalMs: int(0).default(60000) }),
   },
   { error: expected('a mapping of key: value lines') },
 );

@@ -36,6 +36,21 @@ export interface SimConfig {
     readonly clockSkewMs: number;
   };
   readonly banMs: number;
+  readonly fees: { readonly maker: Decimal; readonly taker: Decimal };
+  /** Timed venue troubles, from the start of the run: backtests use them to try a bad day. */
+  readonly scenario: readonly { readonly kind: 'rate_limit_storm' | 'ban'; readonly atMs: number; readonly durationMs: number }[];
+}
+
+export interface ReconcileConfig {
+  /** Share of the openOrders and myTrades budgets the reconciler may use, so queries keep room. */
+  readonly budgetShare: number;
+  /** Open orders on the venue that no journal entry knows: track them as ours, or cancel them. */
+  readonly foreignOrders: 'adopt' | 'cancel';
+  readonly drift: {
+    /** Per symbol: how far our position may differ from the venue's before `action` (default 0). */
+    readonly tolerance: Readonly<Record<string, Decimal>>;
+    readonly action: 'reduce_only' | 'halted';
+  };
 }
 
 export interface StrategyConfig {
@@ -78,10 +93,13 @@ export interface Config {
     readonly reconcileEveryMs: number;
     readonly shutdown: { readonly queued: 'flush' | 'drop'; readonly cancelOpenOrders: boolean };
   };
+  readonly reconcile: ReconcileConfig;
   readonly journal: { readonly path: string };
   readonly log: { readonly level: LogLevel; readonly pretty: 'auto' | boolean };
   readonly record: { readonly path: string | null; readonly gzip: boolean };
   readonly http: { readonly enabled: boolean; readonly host: string; readonly port: number };
+  /** Webhook notifications (a JSON POST) on ban, halt, drift and a disabled plugin. */
+  readonly alerts: { readonly webhookUrl: string | null; readonly minIntervalMs: number };
 }
 
 export interface Credentials {
