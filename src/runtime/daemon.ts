@@ -3,12 +3,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { systemClock } from '../core/clock.js';
 import type { KillSwitchMode, RiskGate } from '../risk/index.js';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, JournalError } from '../core/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import { loadStrategies, type LoadedStrategy } from '../strategy/index.js';
 import { createLogger } from './logger.js';
-import { wire } from './wire.js';
+import { wire, type App } from './wire.js';
 
 interface Prepared {
   loaded: LoadedConfig;
@@ -42,7 +42,16 @@ export async function runCommand(configPath: string): Promise<number> {
     pretty: config.log.pretty === 'auto' ? Boolean(process.stdout.isTTY) : config.log.pretty,
     secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [],
   });
-  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log });
+  let app: App;
+  try {
+    app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log });
+  } catch (err) {
+    // A journal that is locked, corrupt or from a newer sluice: say so and touch nothing.
+    if (!(err instanceof JournalError)) throw err;
+    log.fatal({ err: err.message }, 'could not open the journal');
+    log.flush();
+    return 1;
+  }
   log.info(
     { mode: config.mode, strategies: prepared.strategies.map((s) => `${s.entry.id} (${s.definition.name}: ${s.entry.symbols.join(',')})`) },
     config.mode === 'paper' ? 'starting on the built-in simulated exchange (paper mode: no real money)' : 'starting live',

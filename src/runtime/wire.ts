@@ -8,6 +8,7 @@ import type { Config } from '../config/index.js';
 import { OrderGateway, type Credentials } from '../executor/index.js';
 import { SimExchange, SimTransport } from '../sim/index.js';
 import { MemoryJournal } from '../store/memory.js';
+import { lockJournal } from '../store/lock.js';
 import { SqliteJournal } from '../store/sqlite.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { createExchangeClient, type ExchangeClient } from './client.js';
@@ -71,7 +72,14 @@ export function wire(opts: WireOptions): App {
   });
   // Paper mode trades an in-process venue that starts fresh each run, so its journal lives in
   // memory too; live orders are journaled durably before they are sent.
-  const journal = opts.journal ?? (config.mode === 'live' ? SqliteJournal.open(config.journal.path) : new MemoryJournal());
+  const lock = !opts.journal && config.mode === 'live' ? lockJournal(config.journal.path) : undefined;
+  let journal: Journal;
+  try {
+    journal = opts.journal ?? (config.mode === 'live' ? SqliteJournal.open(config.journal.path, { now: () => clock.now(), firstSequence: () => clock.now() }) : new MemoryJournal());
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const riskGate = createRiskGate(config.risk);
   // Positions derive from fills only: a restarted daemon rebuilds them from the journal.
   const positions = createPositionLedger();
@@ -116,6 +124,7 @@ export function wire(opts: WireOptions): App {
       await engine.stop();
       await client.close();
       journal.close();
+      lock?.release();
     },
   };
 }

@@ -162,6 +162,12 @@ export const ORDER_QUERIES = {
 export interface SqliteJournalOptions {
   /** Clock for bookkeeping columns (journaled_at, recorded_at...). Defaults to the system clock. */
   now?: () => number;
+  /**
+   * The first sequence of a strategy this journal has never seen (default 0). The daemon passes
+   * the current time in ms: if a journal is lost and started afresh, its client order ids still
+   * never repeat old ones, because no run places more than one order per millisecond.
+   */
+  firstSequence?: (strategyId: string) => number;
 }
 
 interface OrderRow {
@@ -283,6 +289,7 @@ export class SqliteJournal implements Journal {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly now: () => number;
+  private readonly firstSequence: (strategyId: string) => number;
   private closed = false;
   private readonly stmt: Statements;
   private readonly tx: Transactions;
@@ -294,6 +301,7 @@ export class SqliteJournal implements Journal {
   constructor(path: string, opts: SqliteJournalOptions = {}) {
     this.path = resolve(path);
     this.now = opts.now ?? systemClock.now;
+    this.firstSequence = opts.firstSequence ?? (() => 0);
     mkdirSync(dirname(this.path), { recursive: true });
     inspect(this.path);
 
@@ -345,7 +353,7 @@ export class SqliteJournal implements Journal {
   // ---------- Journal ----------
 
   nextSequence(strategyId: string): number {
-    return this.guard('nextSequence', () => this.stmt.nextSequence.get(strategyId)!.n);
+    return this.guard('nextSequence', () => this.stmt.nextSequence.get(strategyId, this.firstSequence(strategyId))!.n);
   }
 
   recordIntent(intent: OrderIntent, order: Order): void {
@@ -521,8 +529,8 @@ export class SqliteJournal implements Journal {
 /** Every statement, prepared once per connection. */
 function prepareStatements(db: Database.Database) {
   return {
-    nextSequence: db.prepare<[string], { n: number }>(
-      `INSERT INTO sequences (strategy, next) VALUES (?, 1)
+    nextSequence: db.prepare<[string, number], { n: number }>(
+      `INSERT INTO sequences (strategy, next) VALUES (?, ? + 1)
        ON CONFLICT (strategy) DO UPDATE SET next = next + 1
        RETURNING next - 1 AS n`,
     ),
