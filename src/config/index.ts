@@ -2,4 +2,4 @@
 export { loadConfig, parseConfig, validateCommand, type ParseOptions } from './load.js';
 export { DEFAULTS } from './schema.js';
 export { KEY_VAR, SECRET_VAR } from './credentials.js';
-export type { Config, Credentials, KillSwitchMode, LoadedConfig, LogLevel, Mode, RiskConfig, SimConfig, StrategyConfig, VenueConfig } from './types.js';
+export type { Config, Credentials, KillSwitchMode, LoadedConfig, LogLevel, Mode, ReconcileConfig, RiskConfig, SimConfig, StrategyConfig, VenueConfig } from './types.js';

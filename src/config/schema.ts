@@ -211,6 +211,7 @@ export const configSchema = z.strictObject(
       maxNotionalPerOrder: decimal('10000', 'positive').default('10000' as Decimal),
       maxNotionalPerMinute: decimal('100000', 'positive').default('100000' as Decimal),
       priceBandPct: decimal('5', 'positive').default('5' as Decimal),
+      feeAllowance: decimal('0.002', 'nonNegative').default('0.002' as Decimal),
       maxOrdersPerSecond: int(1).default(50),
       duplicateWindowMs: int(0).default(1000),
       killSwitch: section({ mode: oneOf(['off', 'halted', 'reduce_only']).default('off'), file: optionalText().default(null) }),
@@ -219,6 +220,7 @@ export const configSchema = z.strictObject(
       summaryEveryMs: int(100).default(10000),
       marketDataEveryMs: int(50).default(1000),
       reconcileEveryMs: int(100).default(2000),
+      maxQueueMs: int(100).default(5000),
       shutdown: section({ queued: oneOf(['flush', 'drop']).default('drop'), cancelOpenOrders: bool().default(true) }),
     }),
     reconcile: section({
@@ -232,6 +234,7 @@ export const configSchema = z.strictObject(
           .record(symbol, decimal('0.001', 'nonNegative'), { error: expected('a mapping of symbol to quantity, e.g. { BTCUSDT: "0.001" }') })
           .default({}),
         action: oneOf(['reduce_only', 'halted']).default('reduce_only'),
+        graceMs: int(0).default(10000),
       }),
     }),
     journal: section({ path: text().default('.sluice/journal.db') }),

@@ -50,6 +50,8 @@ export interface ReconcileConfig {
     /** Per symbol: how far our position may differ from the venue's before `action` (default 0). */
     readonly tolerance: Readonly<Record<string, Decimal>>;
     readonly action: 'reduce_only' | 'halted';
+    /** How long drift must last before `action`: a balance moves before its fill shows in myTrades. */
+    readonly graceMs: number;
   };
 }
 
@@ -74,6 +76,8 @@ export interface RiskConfig {
   readonly maxNotionalPerOrder: Decimal;
   readonly maxNotionalPerMinute: Decimal;
   readonly priceBandPct: Decimal;
+  /** Added to a spot buy's cost in the balance check (0.002 = 0.2%), so fees never overdraw the quote balance. */
+  readonly feeAllowance: Decimal;
   readonly maxOrdersPerSecond: number;
   readonly duplicateWindowMs: number;
   readonly killSwitch: { readonly mode: KillSwitchMode; readonly file: string | null };
@@ -91,6 +95,8 @@ export interface Config {
     readonly summaryEveryMs: number;
     readonly marketDataEveryMs: number;
     readonly reconcileEveryMs: number;
+    /** An intent still unsent after this long is dropped (its strategy hears 'canceled'): a stale order is worse than none. */
+    readonly maxQueueMs: number;
     readonly shutdown: { readonly queued: 'flush' | 'drop'; readonly cancelOpenOrders: boolean };
   };
   readonly reconcile: ReconcileConfig;

@@ -7,7 +7,7 @@ import { dec, isDecimal, ZERO, type Decimal } from '../core/decimal.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { CancelIntent, OrderIntent, PlaceIntent, Side } from '../core/types.js';
 import { pruneRiskState } from './state.js';
-import { DEFAULT_FEE_ALLOWANCE, symbolKey, type RiskLimits, type RiskRejection, type RiskResult, type RiskRule, type RiskSnapshot, type RiskState } from './types.js';
+import { DEFAULT_FEE_ALLOWANCE, symbolKey, type BalanceHold, type RiskLimits, type RiskRejection, type RiskResult, type RiskRule, type RiskSnapshot, type RiskState } from './types.js';
 
 const HUNDRED = '100' as Decimal;
 const ONE = '1' as Decimal;
@@ -33,6 +33,8 @@ class Tally {
   /** Balance already promised to intents accepted earlier in this call, per asset. */
   readonly reserved = new Map<string, Decimal>();
   readonly canceled = new Set<string>();
+  /** What each accepted spot place holds of a balance, for the caller to count until the venue's balances show it. */
+  readonly holds: BalanceHold[] = [];
 
   constructor(state: RiskState, snapshot: RiskSnapshot) {
     this.placedAt = [...state.placedAt];
@@ -81,7 +83,7 @@ export function checkIntents(intents: readonly OrderIntent[], snapshot: RiskSnap
       rejected.push({ intent, rule: verdict.rule, reason: verdict.reason });
     }
   }
-  return { accepted, rejected, nextState: tally.state() };
+  return { accepted, rejected, holds: tally.holds, nextState: tally.state() };
 }
 
 function checkCancel(intent: CancelIntent, tally: Tally): Verdict {
@@ -278,7 +280,10 @@ function checkBalance(intent: PlaceIntent, f: Facts, snapshot: RiskSnapshot, lim
       if (limits.duplicateWindowMs > 0) tally.recent[fingerprint(intent)] = now;
       tally.openCount.set(intent.strategyId, (tally.openCount.get(intent.strategyId) ?? 0) + 1);
       tally.addResting(f.key, intent.side, f.baseQty!);
-      if (hold) tally.reserved.set(hold.asset, dec.add(tally.reserved.get(hold.asset) ?? ZERO, hold.amount));
+      if (hold) {
+        tally.reserved.set(hold.asset, dec.add(tally.reserved.get(hold.asset) ?? ZERO, hold.amount));
+        tally.holds.push({ clientOrderId: intent.clientOrderId, ...hold });
+      }
     },
   };
 }

@@ -57,9 +57,9 @@ export class RiskGate {
 
   check(intents: readonly OrderIntent[], inputs: RiskInputs, now: number): RiskVerdict {
     const limits = { ...this.limits, killSwitch: { mode: this.mode } };
-    const { accepted, rejected, nextState } = checkIntents(intents, toRiskSnapshot(inputs), limits, this.windows, now);
+    const { accepted, rejected, holds, nextState } = checkIntents(intents, toRiskSnapshot(inputs), limits, this.windows, now);
     this.windows = nextState;
-    return { accepted, rejected };
+    return { accepted, rejected, holds };
   }
 
   /** The rolling windows as of the last check (for metrics, or to persist across a restart). */

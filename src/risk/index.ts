@@ -15,4 +15,5 @@ export {
   type RiskSnapshot,
   type RiskState,
   type RiskVerdict,
+  type BalanceHold,
 } from './types.js';

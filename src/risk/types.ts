@@ -114,6 +114,14 @@ export interface RiskVerdict {
   accepted: OrderIntent[];
   /** In input order. */
   rejected: RiskRejection[];
+  /** The balance each accepted spot place needs (quote with the fee allowance for a buy, base for a sell). */
+  holds: BalanceHold[];
+}
+
+export interface BalanceHold {
+  clientOrderId: string;
+  asset: string;
+  amount: Decimal;
 }
 
 export interface RiskResult extends RiskVerdict {

@@ -1,21 +1,25 @@
 // The engine: strategies -> risk -> batcher -> gateway, and the reconciler feeding fills back.
 // Live, paper and backtest run this same code; only the transport and the clock differ.
+import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
-import { BannedError, UnknownOrderError } from '../core/errors.js';
+import { BannedError } from '../core/errors.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { Journal, Pacer } from '../core/ports.js';
-import { FINAL_STATUSES, type Balance, type Batch, type CancelIntent, type Fill, type Market, type Order, type OrderIntent, type PlaceIntent, type Position } from '../core/types.js';
+import type { Batch, CancelIntent, Fill, Market, Order, OrderIntent, PlaceIntent } from '../core/types.js';
+import type { ReconcileConfig } from '../config/index.js';
 import type { EndpointId } from '../exchange/endpoints.js';
 import type { Executor, OrderGateway, PlaceResult, CancelResult } from '../executor/index.js';
 import type { PositionBook } from '../positions/index.js';
-import { diffVenue, compareIds } from '../reconciler/diff.js';
 import type { RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
 import type { MarketEvent } from '../strategy/api.js';
 import { StrategyHost, type EngineView, type HostOutput, type LoadedStrategy } from '../strategy/index.js';
 import { mergeFeeds, pollFeed, type Feed } from './market-data.js';
-import { mergeVenueOrder, pendingOrder, withStatus } from './orders.js';
+import { pendingOrder, withStatus } from './orders.js';
+import { describeDrift, Reconciler } from './reconciler.js';
+import type { DriftLine } from '../reconciler/drift.js';
+import type { ClientOrderId } from '../core/ids.js';
 
 export interface Dispatcher {
   /** Chooses what to send now given free capacity; the rest waits. */
@@ -27,6 +31,9 @@ export interface EngineSettings {
   reconcileEveryMs: number;
   summaryEveryMs: number;
   shutdown: { queued: 'flush' | 'drop'; cancelOpenOrders: boolean };
+  /** An intent unsent after this long is dropped rather than sent stale. */
+  maxQueueMs: number;
+  reconcile: ReconcileConfig;
   /** How long a backlog waits before the dispatcher looks at capacity again. */
   dispatchRetryMs?: number;
 }
@@ -44,7 +51,13 @@ export interface EngineDeps {
   dispatcher: Dispatcher;
   toBatches(intents: readonly OrderIntent[]): Batch[];
   settings: EngineSettings;
+  /** Instruments by `market:symbol`, filled by prepare(); shared with the position book's quote-asset rule. */
+  instruments: Map<string, SymbolInfo>;
+  /** Operator notifications (ban, halt, drift, a disabled plugin); the log has them too. */
+  alert?: (kind: AlertKind, message: string, details: Record<string, unknown>) => void;
 }
+
+export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled';
 
 export interface EngineStats {
   intents: number;
@@ -54,21 +67,36 @@ export interface EngineStats {
   unknown: number;
   fills: number;
   riskRejections: number;
+  /** Intents dropped unsent after engine.maxQueueMs. */
+  expired: number;
   /** ms from an intent's arrival to its request leaving, per sent intent (for latency figures). */
   intentToWire: number[];
 }
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
-/** Order look-ups (queryOrder, 20 per 2 s) per symbol and reconcile pass. */
-const QUERIES_PER_PASS = 4;
+/** What the engine announces, for the ops endpoint and for tests that wait on events, not time. */
+export interface EngineEvents {
+  reconciled: [];
+  order: [Order];
+  fill: [Fill];
+}
 
 export class Engine {
+  readonly events = new EventEmitter<EngineEvents>();
   readonly hosts: StrategyHost[];
-  readonly stats: EngineStats = { intents: 0, sent: 0, accepted: 0, rejected: 0, unknown: 0, fills: 0, riskRejections: 0, intentToWire: [] };
-  private readonly instruments = new Map<string, SymbolInfo>();
+  readonly stats: EngineStats = { intents: 0, sent: 0, accepted: 0, rejected: 0, unknown: 0, fills: 0, riskRejections: 0, expired: 0, intentToWire: [] };
+  readonly reconciler: Reconciler;
   private readonly lastPrices = new Map<string, Decimal>();
-  private balances = new Map<string, Balance>();
+  /** The kill-switch mode drift replaced, while drift holds it. */
+  private modeBeforeDrift: ReturnType<RiskGate['killSwitch']> | undefined;
+  /**
+   * Balance promised to accepted spot places that the last account read may not show yet
+   * (queued, in flight, or acknowledged after that read): risk counts it as spent.
+   */
+  private readonly holds = new Map<string, { asset: string; amount: Decimal; settledAt?: number }>();
+  /** True once prepare() has reconciled with the venue (health reports ready from then on). */
+  ready = false;
   private queue: { intent: OrderIntent; at: number }[] = [];
   private readonly cancelAfterAck = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -90,6 +118,21 @@ export class Engine {
         }),
     );
     for (const h of this.hosts) this.reportIfDisabled(h);
+    this.reconciler = new Reconciler({
+      executor: deps.executor,
+      journal: deps.journal,
+      positions: deps.positions,
+      clock: deps.clock,
+      log: deps.log,
+      instruments: deps.instruments,
+      settings: deps.settings.reconcile,
+      strategyIds: this.hosts.map((h) => h.id),
+      onOrder: (order) => this.notify(order),
+      onFill: async (fill, order) => this.onFill(fill, order),
+      cancelForeign: (v, market) =>
+        this.enqueue([{ kind: 'cancel', intentId: `foreign:${v.orderId}`, strategyId: 'foreign', market, symbol: v.symbol, clientOrderId: (v.clientOrderId ?? `venue-${v.orderId}`) as ClientOrderId, venueOrderId: v.orderId }]),
+      onDrift: (verdict, lines) => this.onDrift(verdict, lines),
+    });
   }
 
   /** Symbols any strategy trades, per market. */
@@ -99,16 +142,24 @@ export class Engine {
     return [...seen.values()];
   }
 
-  /** Loads instruments, balances and the venue's view of our orders; no strategy has run yet. */
+  private markets(): Set<Market> {
+    return new Set(this.hosts.map((h) => h.setup.market));
+  }
+
+  /**
+   * Loads instruments, rebuilds positions from the journal's fills, reads the accounts and
+   * reconciles with the venue; no strategy has run yet.
+   */
   async prepare(): Promise<void> {
-    const markets = new Set(this.hosts.map((h) => h.setup.market));
+    const { instruments } = this.deps;
+    const markets = this.markets();
     if (markets.has('spot')) {
-      for (const s of await this.deps.executor.call('spot.symbols', {})) this.instruments.set(key('spot', s.symbol), s);
+      for (const s of await this.deps.executor.call('spot.symbols', {})) instruments.set(key('spot', s.symbol), s);
     }
     if (markets.has('futures')) {
       for (const c of await this.deps.executor.call('futures.contracts', {})) {
         const step = c.minOrderVolume.includes('.') ? c.minOrderVolume.split('.')[1]!.length : 0;
-        this.instruments.set(key('futures', c.symbol), {
+        instruments.set(key('futures', c.symbol), {
           symbol: c.symbol,
           baseAsset: c.symbol,
           quoteAsset: 'USDT',
@@ -120,10 +171,14 @@ export class Engine {
       }
     }
     for (const { market, symbol } of this.activeSymbols()) {
-      if (!this.instruments.has(key(market, symbol))) this.deps.log.warn({ market, symbol }, 'the venue does not list this symbol; its orders will be rejected');
+      if (!instruments.has(key(market, symbol))) this.deps.log.warn({ market, symbol }, 'the venue does not list this symbol; its orders will be rejected');
     }
-    await this.refreshAccount();
+    // Positions derive from fills only; instruments are known now, so fees land in the right asset.
+    for (const fill of this.deps.journal.fills()) this.deps.positions.apply(fill);
     await this.reconcile();
+    await this.reconciler.refreshAccounts(markets);
+    this.reconciler.watchDrift(this.activeSymbols());
+    this.ready = true;
   }
 
   async start(): Promise<void> {
@@ -133,9 +188,15 @@ export class Engine {
     const { settings } = this.deps;
     for (const h of this.hosts) this.every(h.setup.everyMs, async () => this.handle(h, await h.tick()));
     this.every(settings.marketDataEveryMs, () => this.pollMarketData());
-    this.every(settings.reconcileEveryMs, async () => {
+    const limit = Math.min(...['spot.openOrders', 'spot.myTrades'].map((e) => this.deps.pacer.usage()[e]?.limit ?? 20));
+    const reconcileEveryMs = this.reconciler.intervalMs(settings.reconcileEveryMs, this.activeSymbols().length, limit);
+    if (reconcileEveryMs > settings.reconcileEveryMs) {
+      this.deps.log.info({ reconcileEveryMs, budgetShare: settings.reconcile.budgetShare }, 'reconcile interval stretched to keep within its share of the request budget');
+    }
+    this.every(reconcileEveryMs, async () => {
       await this.reconcile();
-      await this.refreshAccount();
+      await this.reconciler.refreshAccounts(this.markets());
+      this.reconciler.watchDrift(this.activeSymbols());
     });
     this.every(settings.summaryEveryMs, async () => this.deps.log.info(this.summary(), 'summary'));
   }
@@ -168,8 +229,9 @@ export class Engine {
     this.running = false;
     for (const h of this.hosts) await this.handle(h, await h.stop());
     if (this.deps.settings.shutdown.queued === 'drop') {
-      for (const { intent } of this.queue) this.dropQueued(intent, 'dropped at shutdown');
+      const dropped = this.queue;
       this.queue = [];
+      for (const { intent } of dropped) await this.dropQueued(intent, 'dropped at shutdown');
     }
     await this.drain();
     if (this.deps.settings.shutdown.cancelOpenOrders) {
@@ -221,8 +283,9 @@ export class Engine {
     }
     if (out.intents.length === 0) return;
     this.stats.intents += out.intents.length;
-    const { accepted, rejected } = this.deps.risk.check(out.intents, this.riskInputs(), now);
+    const { accepted, rejected, holds } = this.deps.risk.check(out.intents, this.riskInputs(), now);
     if (this.planSink) return this.planSink(accepted, rejected);
+    for (const h of holds) this.holds.set(h.clientOrderId, { asset: h.asset, amount: h.amount });
     for (const r of rejected) {
       this.stats.riskRejections++;
       this.deps.log.warn({ strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason }, 'intent rejected');
@@ -258,10 +321,27 @@ export class Engine {
     this.kick();
   }
 
-  private dropQueued(intent: OrderIntent, reason: string): void {
+  /** An intent that will never be sent: its order is final and its strategy hears so. */
+  private async dropQueued(intent: OrderIntent, reason: string): Promise<void> {
     if (intent.kind !== 'place') return;
+    this.holds.delete(intent.clientOrderId);
     const order = this.deps.journal.order(intent.clientOrderId);
-    if (order) this.deps.journal.updateOrder(withStatus(order, 'canceled', this.deps.clock.now()), reason);
+    if (!order) return;
+    const dropped = withStatus(order, 'canceled', this.deps.clock.now());
+    this.deps.journal.updateOrder(dropped, reason);
+    await this.notify(dropped);
+  }
+
+  /** Drops intents that waited longer than maxQueueMs: the venue's limits are full, and a stale order is worse than none. */
+  private async expireQueued(): Promise<void> {
+    const { clock, settings, log } = this.deps;
+    const now = clock.now();
+    const expired = this.queue.filter((q) => now - q.at > settings.maxQueueMs);
+    if (expired.length === 0) return;
+    this.queue = this.queue.filter((q) => now - q.at <= settings.maxQueueMs);
+    this.stats.expired += expired.length;
+    log.warn({ dropped: expired.length, maxQueueMs: settings.maxQueueMs }, 'intents not sent in time were dropped (engine.maxQueueMs): the venue limits are full');
+    for (const { intent } of expired) await this.dropQueued(intent, `not sent within ${settings.maxQueueMs} ms (engine.maxQueueMs)`);
   }
 
   // ---------- dispatch ----------
@@ -277,6 +357,7 @@ export class Engine {
 
   private async dispatchLoop(): Promise<void> {
     while (this.queue.length > 0) {
+      await this.expireQueued();
       const arrivedAt = new Map(this.queue.map((q) => [q.intent.intentId, q.at]));
       const usage = this.deps.pacer.usage();
       const free = (e: EndpointId) => {
@@ -288,8 +369,9 @@ export class Engine {
       for (const batch of send) this.track(this.send(batch, arrivedAt));
       if (send.length === 0) {
         if (this.deps.pacer.pausedUntil() > this.deps.clock.now()) {
-          for (const { intent } of this.queue) this.dropQueued(intent, 'not sent: trading is paused by a venue ban');
+          const dropped = this.queue;
           this.queue = [];
+          for (const { intent } of dropped) await this.dropQueued(intent, 'not sent: trading is paused by a venue ban');
           return;
         }
         await this.deps.clock.sleep(this.deps.settings.dispatchRetryMs ?? 25);
@@ -319,6 +401,12 @@ export class Engine {
 
   private async onPlaced({ intent, outcome }: PlaceResult): Promise<void> {
     const now = this.deps.clock.now();
+    // Refused orders lock nothing; the others are in the balances of the next account read.
+    if (outcome.kind === 'rejected' || outcome.kind === 'not_sent') this.holds.delete(intent.clientOrderId);
+    else {
+      const hold = this.holds.get(intent.clientOrderId);
+      if (hold) hold.settledAt = now;
+    }
     const order = this.deps.journal.order(intent.clientOrderId) ?? pendingOrder(intent, now);
     let next: Order;
     switch (outcome.kind) {
@@ -356,109 +444,41 @@ export class Engine {
 
   // ---------- venue state -> orders, fills, positions ----------
 
-  /** One reconcile pass over every active symbol. */
+  /** One reconcile pass over every active symbol, then a positions checkpoint. */
   async reconcile(): Promise<void> {
-    for (const { market, symbol } of this.activeSymbols()) {
-      try {
-        await this.reconcileSymbol(market, symbol);
-      } catch (err) {
-        this.deps.log.warn({ err: errText(err), market, symbol }, 'reconcile failed; will retry');
-      }
-    }
+    await this.reconciler.pass(this.activeSymbols());
+    this.deps.journal.savePositions(this.deps.positions.snapshot());
+    this.events.emit('reconciled');
   }
 
-  private async reconcileSymbol(market: Market, symbol: string): Promise<void> {
-    const { executor, journal, clock } = this.deps;
-    const cursorKey = `trades:${market}:${symbol}`;
-    const fromId = journal.cursor(cursorKey);
-    const venueOpen =
-      market === 'spot' ? await executor.call('spot.openOrders', { symbol }) : await executor.call('futures.openOrders', { contractName: symbol });
-    const trades =
-      market === 'spot'
-        ? await executor.call('spot.myTrades', { symbol, fromId, limit: 1000 })
-        : await executor.call('futures.myTrades', { contractName: symbol, fromId, limit: 1000 });
-    const fresh = fromId ? trades.filter((t) => compareIds(t.tradeId, fromId) > 0) : trades;
-    const ours = journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol);
-    const lookup = (id: string) => journal.ordersByVenueId(id).find((o) => o.market === market && o.symbol === symbol);
-    const diff = diffVenue({ market, symbol, ours, venueOpen, trades: fresh, now: clock.now(), lookup });
-    for (const c of diff.changes) {
-      journal.updateOrder(c.order, c.reason);
-      await this.notify(c.order);
-    }
-    for (const fill of diff.fills) await this.applyFill(fill);
-    if (diff.cursor) journal.setCursor(cursorKey, diff.cursor);
-    // Orders our fills already show as filled need no query; the rest share a small query
-    // budget per pass, so order queries never crowd out the other endpoints.
-    const toQuery = diff.closedOnVenue.filter((o) => !FINAL_STATUSES.has(journal.order(o.clientOrderId)?.status ?? o.status));
-    for (const o of toQuery.slice(0, QUERIES_PER_PASS)) await this.settleClosed(journal.order(o.clientOrderId) ?? o);
-    for (const o of diff.unresolved.slice(0, QUERIES_PER_PASS)) await this.resolveUnknown(o);
-  }
-
-  private async applyFill(fill: Fill): Promise<void> {
-    const { journal, positions, clock } = this.deps;
-    if (!journal.recordFill(fill)) return;
-    if (!positions.apply(fill)) return;
+  private async onFill(fill: Fill, order: Order | undefined): Promise<void> {
     this.stats.fills++;
-    const order = journal.ordersByVenueId(fill.venueOrderId).find((o) => o.market === fill.market && o.symbol === fill.symbol);
-    if (!order) return;
-    // A spot market buy's volume is a quote amount, so its fills cannot tell when it is done.
-    const quoteSized = order.market === 'spot' && order.type === 'MARKET' && order.side === 'BUY';
-    if (!FINAL_STATUSES.has(order.status) && !quoteSized) {
-      const executedVolume = dec.add(order.executedVolume, fill.volume);
-      const status = dec.gte(executedVolume, order.volume) ? 'filled' : 'partially_filled';
-      const next = { ...order, executedVolume, status, updatedAt: clock.now() } as Order;
-      journal.updateOrder(next, `fill ${fill.tradeId}`);
-      await this.notify(next);
-    }
-    const host = this.hosts.find((h) => h.id === order.strategyId);
+    this.events.emit('fill', fill);
+    const host = order && this.hosts.find((h) => h.id === order.strategyId);
     if (host) await this.handle(host, await host.fill(fill));
   }
 
-  /** An order the venue no longer lists as open: ask for its final state. */
-  private async settleClosed(order: Order): Promise<void> {
-    const venue =
-      order.market === 'spot'
-        ? await this.deps.executor.call('spot.queryOrder', { symbol: order.symbol, orderId: order.venueOrderId })
-        : await this.deps.executor.call('futures.queryOrder', { contractName: order.symbol, orderId: order.venueOrderId });
-    const next = mergeVenueOrder(order, venue, this.deps.clock.now());
-    if (next.status !== order.status || !dec.eq(next.executedVolume, order.executedVolume)) {
-      this.deps.journal.updateOrder(next, 'venue order query');
-      await this.notify(next);
-    }
-  }
-
-  /** An order whose placement answer was lost: look it up by its client order id. */
-  private async resolveUnknown(order: Order): Promise<void> {
-    try {
-      const venue =
-        order.market === 'spot'
-          ? await this.deps.executor.call('spot.queryOrder', { symbol: order.symbol, newClientOrderId: order.clientOrderId })
-          : await this.deps.executor.call('futures.queryOrder', { contractName: order.symbol, clientOrderId: order.clientOrderId });
-      const next = mergeVenueOrder(order, venue, this.deps.clock.now());
-      this.deps.journal.updateOrder(next, 'found by client order id');
-      await this.notify(next);
-    } catch (err) {
-      if (!(err instanceof UnknownOrderError)) throw err;
-      // The venue never took it. It is final for us; the strategy decides whether to try again.
-      const next = withStatus(order, 'rejected', this.deps.clock.now());
-      this.deps.journal.updateOrder(next, 'never reached the venue');
-      await this.notify(next);
+  /** Drift past its grace period switches to the configured mode; its end restores the previous one. */
+  private onDrift(verdict: 'act' | 'clear', lines: readonly DriftLine[]): void {
+    const { risk, log, settings } = this.deps;
+    if (verdict === 'act' && this.modeBeforeDrift === undefined) {
+      this.modeBeforeDrift = risk.killSwitch();
+      risk.setKillSwitch(settings.reconcile.drift.action);
+      const message = `position drift: ${lines.map(describeDrift).join('; ')}; trading is ${settings.reconcile.drift.action} until it is resolved`;
+      log.error({ alert: 'drift', killSwitch: settings.reconcile.drift.action, drift: lines }, message);
+      this.deps.alert?.('drift', message, { drift: lines, killSwitch: settings.reconcile.drift.action });
+    } else if (verdict === 'clear' && this.modeBeforeDrift !== undefined) {
+      // Only undo what drift did: an operator who changed the mode since keeps theirs.
+      if (risk.killSwitch() === settings.reconcile.drift.action) risk.setKillSwitch(this.modeBeforeDrift);
+      log.warn({ killSwitch: risk.killSwitch() }, 'position drift resolved; kill switch restored');
+      this.modeBeforeDrift = undefined;
     }
   }
 
   private async notify(order: Order): Promise<void> {
+    this.events.emit('order', order);
     const host = this.hosts.find((h) => h.id === order.strategyId);
     if (host) await this.handle(host, await host.orderUpdate(order));
-  }
-
-  async refreshAccount(): Promise<void> {
-    if (!this.hosts.some((h) => h.setup.market === 'spot')) return;
-    try {
-      const { balances } = await this.deps.executor.call('spot.account', {});
-      this.balances = new Map(balances.map((b) => [b.asset, b]));
-    } catch (err) {
-      this.deps.log.warn({ err: errText(err) }, 'account refresh failed; keeping the last balances');
-    }
   }
 
   // ---------- market data ----------
@@ -501,19 +521,29 @@ export class Engine {
     return {
       position: (market, symbol) => this.deps.positions.position(market, symbol),
       openOrders: (strategyId, symbol) => this.deps.journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
-      balance: (asset) => this.balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
+      balance: (asset) => this.reconciler.balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
       lastPrice: (market, symbol) => this.lastPrices.get(key(market, symbol)),
-      instrument: (market, symbol) => this.instruments.get(key(market, symbol)),
+      instrument: (market, symbol) => this.deps.instruments.get(key(market, symbol)),
     };
+  }
+
+  /** The venue's free balances less what accepted places hold that it may not show yet. */
+  private freeBalances(): Map<string, Decimal> {
+    const free = new Map([...this.reconciler.balances.values()].map((b) => [b.asset, b.free]));
+    for (const [id, h] of this.holds) {
+      if (h.settledAt !== undefined && h.settledAt < this.reconciler.balancesAskedAt) this.holds.delete(id);
+      else free.set(h.asset, dec.sub(free.get(h.asset) ?? ZERO, h.amount));
+    }
+    return free;
   }
 
   riskInputs(): RiskInputs {
     return {
       positions: new Map(this.deps.positions.snapshot().map((p) => [key(p.market, p.symbol), p.quantity])),
       openOrders: this.deps.journal.orders({ openOnly: true }),
-      balances: new Map([...this.balances.values()].map((b) => [b.asset, b.free])),
+      balances: this.freeBalances(),
       lastPrices: this.lastPrices,
-      instruments: this.instruments,
+      instruments: this.deps.instruments,
     };
   }
 

@@ -3,7 +3,7 @@ import { batchOf, planDispatch, toBatches } from '../batcher/index.js';
 import type { Batch, OrderIntent } from '../core/types.js';
 import type { RiskConfig } from '../config/index.js';
 import type { EndpointId } from '../exchange/endpoints.js';
-import { PositionBook } from '../positions/index.js';
+import { PositionBook, type QuoteAssetOf } from '../positions/index.js';
 import { RiskGate } from '../risk/index.js';
 import type { Dispatcher } from './engine.js';
 
@@ -13,8 +13,8 @@ export function createRiskGate(risk: RiskConfig): RiskGate {
   return new RiskGate({ ...risk, killSwitch: { mode: risk.killSwitch.mode } });
 }
 
-export function createPositionLedger(): PositionBook {
-  return new PositionBook();
+export function createPositionLedger(quoteAssetOf?: QuoteAssetOf): PositionBook {
+  return new PositionBook({ quoteAssetOf });
 }
 
 /** Spot places and cancels share the capacity of their single and batch endpoints; futures goes one by one. */

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import type { Journal, Pacer, Transport } from '../core/ports.js';
+import type { SymbolInfo } from '../core/market.js';
 import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import { OrderGateway, type Credentials } from '../executor/index.js';
@@ -12,7 +13,7 @@ import { lockJournal } from '../store/lock.js';
 import { SqliteJournal } from '../store/sqlite.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { createExchangeClient, type ExchangeClient } from './client.js';
-import { Engine } from './engine.js';
+import { Engine, type EngineDeps } from './engine.js';
 import { createDispatcher, createPositionLedger, createRiskGate, toBatches } from './parts.js';
 
 export interface WireOptions {
@@ -24,6 +25,8 @@ export interface WireOptions {
   journal?: Journal;
   /** Backtests pass a virtual-time pacer; live and paper use Bottleneck. */
   pacer?: Pacer;
+  /** Operator notifications (the daemon's webhook). */
+  alert?: EngineDeps['alert'];
   /** Overrides the venue (recording and replay wrap or replace it). */
   transport?: (market: Market) => Transport;
 }
@@ -81,9 +84,10 @@ export function wire(opts: WireOptions): App {
     throw err;
   }
   const riskGate = createRiskGate(config.risk);
-  // Positions derive from fills only: a restarted daemon rebuilds them from the journal.
-  const positions = createPositionLedger();
-  for (const fill of journal.fills()) positions.apply(fill);
+  const instruments = new Map<string, SymbolInfo>();
+  // Positions derive from fills only: the engine rebuilds them from the journal once it knows
+  // the instruments (and so each symbol's quote asset).
+  const positions = createPositionLedger((market, symbol) => instruments.get(`${market}:${symbol}`)?.quoteAsset);
   const engine = new Engine({
     executor: client.executor,
     gateway: new OrderGateway(client.executor),
@@ -101,7 +105,11 @@ export function wire(opts: WireOptions): App {
       reconcileEveryMs: config.engine.reconcileEveryMs,
       summaryEveryMs: config.engine.summaryEveryMs,
       shutdown: config.engine.shutdown,
+      maxQueueMs: config.engine.maxQueueMs,
+      reconcile: config.reconcile,
     },
+    instruments,
+    alert: opts.alert,
   });
   return {
     engine,

@@ -140,7 +140,7 @@ describe('engine over HTTP against the simulator', () => {
 });
 
 describe('restart', () => {
-  it('rebuilds positions from the fills in the journal before anything runs', async () => {
+  it('rebuilds positions from the fills in the journal in prepare(), before any strategy runs', async () => {
     const { MemoryJournal } = await import('../../src/store/memory.js');
     const journal = new MemoryJournal();
     const base = { market: 'spot' as const, symbol: 'BTCUSDT', venueOrderId: '1' as never, fee: d('0'), feeAsset: 'USDT', isMaker: true, time: 1 };
@@ -149,6 +149,8 @@ describe('restart', () => {
     const { config } = await parseConfig('mode: paper\n', { env: {} });
     const quiet = new Writable({ write: (_c, _e, done) => done() });
     const restarted = wire({ config, strategies: [], clock: systemClock, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }), journal });
+    expect(restarted.engine.summary()).toMatchObject({ positions: {} });
+    await restarted.engine.prepare();
     expect(restarted.engine.summary()).toMatchObject({ positions: { BTCUSDT: '0.5' }, realizedPnl: '2.5' });
   });
 });

@@ -1,0 +1,312 @@
+// The reconciler's I/O: polls the venue's open orders, trades and accounts, applies what the
+// pure diff decides, and watches position drift. The engine gives it callbacks to tell
+// strategies about order changes and fills.
+import type { Logger } from 'pino';
+import type { Clock } from '../core/clock.js';
+import { dec, ZERO, type Decimal } from '../core/decimal.js';
+import { UnknownOrderError } from '../core/errors.js';
+import { parseClientOrderId, type ClientOrderId, type VenueOrderId } from '../core/ids.js';
+import type { SymbolInfo } from '../core/market.js';
+import type { Journal } from '../core/ports.js';
+import { FINAL_STATUSES, type Balance, type Fill, type Market, type Order, type PlaceIntent } from '../core/types.js';
+import type { ReconcileConfig } from '../config/index.js';
+import type { FuturesAccount, VenueOrder } from '../exchange/codec.js';
+import type { Executor } from '../executor/index.js';
+import type { PositionBook } from '../positions/index.js';
+import { compareIds, diffVenue } from '../reconciler/diff.js';
+import { describeDrift, driftOf, DriftWatch, type DriftLine } from '../reconciler/drift.js';
+import { mergeVenueOrder, withStatus } from './orders.js';
+
+/** Order look-ups (queryOrder, 20 per 2 s) per symbol and pass. */
+const QUERIES_PER_PASS = 4;
+/**
+ * Every this many passes a symbol's trades are read without a cursor (the latest page): a fill
+ * the venue shows late can carry a trade id below trades already seen, and the cursor has
+ * moved past it.
+ */
+const FULL_SCAN_EVERY = 5;
+/** A foreign order we asked to cancel is asked again only after this long. */
+const RECANCEL_AFTER_MS = 10_000;
+
+/** The strategy id of adopted orders that no running strategy placed. */
+export const ADOPTED = 'adopted';
+
+export interface ReconcilerDeps {
+  executor: Executor;
+  journal: Journal;
+  positions: PositionBook;
+  clock: Clock;
+  log: Logger;
+  instruments: ReadonlyMap<string, SymbolInfo>;
+  settings: ReconcileConfig;
+  /** Ids of the running strategies: an order with one of their client-id tags is theirs. */
+  strategyIds: readonly string[];
+  onOrder(order: Order): Promise<void>;
+  /** A new fill, already journaled and applied to positions. */
+  onFill(fill: Fill, order: Order | undefined): Promise<void>;
+  cancelForeign(order: VenueOrder, market: Market): void;
+  /** Drift lasted past its grace period ('act') or is gone ('clear'). */
+  onDrift(verdict: 'act' | 'clear', lines: readonly DriftLine[]): void;
+}
+
+const key = (market: Market, symbol: string) => `${market}:${symbol}`;
+
+export class Reconciler {
+  balances = new Map<string, Balance>();
+  /** When the request behind `balances` was sent: orders acknowledged before it are in them. */
+  balancesAskedAt = Number.NEGATIVE_INFINITY;
+  futuresAccounts: FuturesAccount[] = [];
+  lastDrift: DriftLine[] = [];
+  private passes = 0;
+  private readonly cancelAsked = new Map<string, number>();
+  private readonly driftWatch: DriftWatch;
+
+  constructor(private readonly deps: ReconcilerDeps) {
+    this.driftWatch = new DriftWatch(deps.settings.drift.graceMs);
+  }
+
+  /**
+   * The pass interval that keeps openOrders and myTrades within budgetShare of their limits:
+   * each pass makes one of each per symbol.
+   */
+  intervalMs(configuredMs: number, symbols: number, limitPer2s: number): number {
+    const perWindow = Math.max(1, Math.floor(limitPer2s * this.deps.settings.budgetShare));
+    return Math.max(configuredMs, Math.ceil((symbols * 2000) / perWindow));
+  }
+
+  /** One pass over every active symbol; a failure in one symbol does not stop the others. */
+  async pass(symbols: readonly { market: Market; symbol: string }[]): Promise<void> {
+    const fullScan = this.passes++ % FULL_SCAN_EVERY === FULL_SCAN_EVERY - 1;
+    for (const { market, symbol } of symbols) {
+      try {
+        await this.symbol(market, symbol, fullScan);
+      } catch (err) {
+        this.deps.log.warn({ err: errText(err), market, symbol }, 'reconcile failed; will retry');
+      }
+    }
+  }
+
+  private async symbol(market: Market, symbol: string, fullScan: boolean): Promise<void> {
+    const { executor, journal, clock } = this.deps;
+    const cursorKey = `trades:${market}:${symbol}`;
+    const cursor = journal.cursor(cursorKey);
+    const fromId = fullScan ? undefined : cursor;
+    const venueOpen =
+      market === 'spot' ? await executor.call('spot.openOrders', { symbol }) : await executor.call('futures.openOrders', { contractName: symbol });
+    const trades =
+      market === 'spot'
+        ? await executor.call('spot.myTrades', { symbol, fromId, limit: 1000 })
+        : await executor.call('futures.myTrades', { contractName: symbol, fromId, limit: 1000 });
+    // fromId is inclusive; a full scan re-reads seen trades on purpose (fills apply once by trade id).
+    const fresh = fromId ? trades.filter((t) => compareIds(t.tradeId, fromId) > 0) : trades;
+    await this.takeForeign(market, symbol, venueOpen);
+    const ours = journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol);
+    const lookup = (id: VenueOrderId) => journal.ordersByVenueId(id).find((o) => o.market === market && o.symbol === symbol);
+    const diff = diffVenue({ market, symbol, ours, venueOpen, trades: fresh, now: clock.now(), lookup });
+    for (const c of diff.changes) {
+      journal.updateOrder(c.order, c.reason);
+      await this.deps.onOrder(c.order);
+    }
+    for (const fill of diff.fills) await this.applyFill(fill);
+    if (diff.cursor && (!cursor || compareIds(diff.cursor, cursor) > 0)) journal.setCursor(cursorKey, diff.cursor);
+    // Orders our fills already show as filled need no query; the rest share a small query
+    // budget per pass, so order queries never crowd out the other endpoints.
+    const toQuery = diff.closedOnVenue.filter((o) => !FINAL_STATUSES.has(journal.order(o.clientOrderId)?.status ?? o.status));
+    for (const o of toQuery.slice(0, QUERIES_PER_PASS)) await this.settleClosed(journal.order(o.clientOrderId) ?? o);
+    for (const o of diff.unresolved.slice(0, QUERIES_PER_PASS)) await this.resolveUnknown(o);
+  }
+
+  /**
+   * Open orders on the venue that no open order of ours matches. One we gave up on (an unknown
+   * outcome the venue then denied) is ours after all; anything else is adopted or cancelled.
+   */
+  private async takeForeign(market: Market, symbol: string, venueOpen: readonly VenueOrder[]): Promise<void> {
+    const { journal, clock, log, settings } = this.deps;
+    for (const v of venueOpen) {
+      if (journal.ordersByVenueId(v.orderId).some((o) => o.market === market && o.symbol === symbol)) continue;
+      const clientId = v.clientOrderId && v.clientOrderId !== '0' ? v.clientOrderId : undefined;
+      const known = clientId ? journal.order(clientId) : undefined;
+      if (known && known.market === market && known.symbol === symbol) {
+        if (!FINAL_STATUSES.has(known.status)) continue; // the diff matches it by client id
+        const revived = mergeVenueOrder(known, v, clock.now());
+        journal.updateOrder(revived, 'open on the venue after it was given up');
+        log.warn({ clientOrderId: known.clientOrderId, venueOrderId: v.orderId }, 'an order we had given up on is open on the venue; tracking it again');
+        await this.deps.onOrder(revived);
+        continue;
+      }
+      if (settings.foreignOrders === 'cancel') {
+        const askedAt = this.cancelAsked.get(v.orderId);
+        if (askedAt !== undefined && clock.now() - askedAt < RECANCEL_AFTER_MS) continue;
+        this.cancelAsked.set(v.orderId, clock.now());
+        log.warn({ market, symbol, venueOrderId: v.orderId, clientOrderId: clientId }, 'an open order on the venue that sluice did not place: cancelling it (reconcile.foreignOrders: cancel)');
+        this.deps.cancelForeign(v, market);
+        continue;
+      }
+      const adopted = adoptedOrder(v, market, clientId, this.deps.strategyIds, clock.now());
+      journal.recordIntent(adopted.intent, adopted.order);
+      log.warn(
+        { market, symbol, venueOrderId: v.orderId, clientOrderId: adopted.order.clientOrderId, strategy: adopted.order.strategyId },
+        'adopted an open order on the venue that the journal did not know; its fills count toward positions',
+      );
+      await this.deps.onOrder(adopted.order);
+    }
+  }
+
+  private async applyFill(fill: Fill): Promise<void> {
+    const { journal, positions, clock } = this.deps;
+    if (!journal.recordFill(fill)) return;
+    if (!positions.apply(fill)) return;
+    const order = journal.ordersByVenueId(fill.venueOrderId).find((o) => o.market === fill.market && o.symbol === fill.symbol);
+    // A spot market buy's volume is a quote amount, so its fills cannot tell when it is done.
+    const quoteSized = order?.market === 'spot' && order.type === 'MARKET' && order.side === 'BUY';
+    if (order && !FINAL_STATUSES.has(order.status) && !quoteSized) {
+      const executedVolume = dec.add(order.executedVolume, fill.volume);
+      const next = { ...order, executedVolume, status: dec.gte(executedVolume, order.volume) ? 'filled' : 'partially_filled', updatedAt: clock.now() } as Order;
+      journal.updateOrder(next, `fill ${fill.tradeId}`);
+      await this.deps.onOrder(next);
+    }
+    await this.deps.onFill(fill, order);
+  }
+
+  /** An order the venue no longer lists as open: ask for its final state. */
+  private async settleClosed(order: Order): Promise<void> {
+    const venue =
+      order.market === 'spot'
+        ? await this.deps.executor.call('spot.queryOrder', { symbol: order.symbol, orderId: order.venueOrderId })
+        : await this.deps.executor.call('futures.queryOrder', { contractName: order.symbol, orderId: order.venueOrderId });
+    const next = mergeVenueOrder(order, venue, this.deps.clock.now());
+    if (next.status !== order.status || !dec.eq(next.executedVolume, order.executedVolume)) {
+      this.deps.journal.updateOrder(next, 'venue order query');
+      await this.deps.onOrder(next);
+    }
+  }
+
+  /** An order whose placement answer was lost: look it up by its client order id. */
+  private async resolveUnknown(order: Order): Promise<void> {
+    try {
+      const venue =
+        order.market === 'spot'
+          ? await this.deps.executor.call('spot.queryOrder', { symbol: order.symbol, newClientOrderId: order.clientOrderId })
+          : await this.deps.executor.call('futures.queryOrder', { contractName: order.symbol, clientOrderId: order.clientOrderId });
+      const next = mergeVenueOrder(order, venue, this.deps.clock.now());
+      this.deps.journal.updateOrder(next, 'found by client order id');
+      await this.deps.onOrder(next);
+    } catch (err) {
+      if (!(err instanceof UnknownOrderError)) throw err;
+      // The venue never took it. It is final for us (never re-sent: the strategy decides); if it
+      // turns up open later after all, takeForeign tracks it again.
+      const next = withStatus(order, 'rejected', this.deps.clock.now());
+      this.deps.journal.updateOrder(next, 'never reached the venue');
+      await this.deps.onOrder(next);
+    }
+  }
+
+  /** Balances and futures accounts, then the drift check. A failed read keeps the last values. */
+  async refreshAccounts(markets: ReadonlySet<Market>): Promise<void> {
+    if (markets.has('spot')) {
+      try {
+        const askedAt = this.deps.clock.now();
+        const { balances } = await this.deps.executor.call('spot.account', {});
+        this.balances = new Map(balances.map((b) => [b.asset, b]));
+        this.balancesAskedAt = askedAt;
+      } catch (err) {
+        this.deps.log.warn({ err: errText(err) }, 'spot account refresh failed; keeping the last balances');
+      }
+    }
+    if (markets.has('futures')) {
+      try {
+        this.futuresAccounts = await this.deps.executor.call('futures.account', {});
+      } catch (err) {
+        this.deps.log.warn({ err: errText(err) }, 'futures account refresh failed; keeping the last positions');
+      }
+    }
+  }
+
+  /** Drift of every traded asset and contract; baselines are taken (and journaled) the first time. */
+  drift(symbols: readonly { market: Market; symbol: string }[], persistBaselines: boolean): DriftLine[] {
+    const { journal, positions, instruments, settings } = this.deps;
+    const tolerance = (syms: readonly string[]) => syms.reduce<Decimal>((t, s) => dec.max(t, settings.drift.tolerance[s] ?? ZERO), ZERO);
+    const inputs: { market: Market; name: string; symbols: string[]; ours: Decimal; venue: Decimal }[] = [];
+    const spotByBase = new Map<string, string[]>();
+    for (const { market, symbol } of symbols) {
+      if (market !== 'spot') continue;
+      const base = instruments.get(key('spot', symbol))?.baseAsset;
+      if (base && this.balances.size > 0) spotByBase.set(base, [...(spotByBase.get(base) ?? []), symbol]);
+    }
+    for (const [asset, syms] of spotByBase) {
+      const ours = dec.sum(
+        syms.map((s) => {
+          const entry = positions.entry('spot', s);
+          return dec.sub(entry.quantity, entry.otherFees[asset] ?? ZERO);
+        }),
+      );
+      const b = this.balances.get(asset);
+      inputs.push({ market: 'spot', name: asset, symbols: syms, ours, venue: b ? dec.add(b.free, b.locked) : ZERO });
+    }
+    const futuresSymbols = symbols.filter((s) => s.market === 'futures').map((s) => s.symbol);
+    if (this.futuresAccounts.length > 0) {
+      for (const contract of futuresSymbols) {
+        const venue = dec.sum(
+          this.futuresAccounts.flatMap((a) => a.positions.filter((p) => p.contractName === contract).map((p) => (p.side === 'BUY' ? p.volume : dec.neg(p.volume)))),
+        );
+        inputs.push({ market: 'futures', name: contract, symbols: [contract], ours: positions.position('futures', contract).quantity, venue });
+      }
+    }
+    const lines = inputs.map((i) => {
+      const baselineKey = `baseline:${i.market}:${i.name}`;
+      const stored = journal.cursor(baselineKey);
+      const line = driftOf({ ...i, baseline: stored as Decimal | undefined, tolerance: tolerance(i.symbols) });
+      if (stored === undefined && persistBaselines) journal.setCursor(baselineKey, line.baseline);
+      return line;
+    });
+    this.lastDrift = lines;
+    return lines;
+  }
+
+  /** Checks drift and acts after its grace period; every act and recovery is logged. */
+  watchDrift(symbols: readonly { market: Market; symbol: string }[]): void {
+    const lines = this.drift(symbols, true);
+    const verdict = this.driftWatch.observe(lines, this.deps.clock.now());
+    if (verdict === 'wait') return;
+    this.deps.onDrift(verdict, lines.filter((l) => l.beyond));
+  }
+}
+
+function adoptedOrder(v: VenueOrder, market: Market, clientId: string | undefined, strategyIds: readonly string[], now: number): { intent: PlaceIntent; order: Order } {
+  const tag = clientId ? parseClientOrderId(clientId)?.strategyTag : undefined;
+  const strategyId = tag && strategyIds.includes(tag) ? tag : ADOPTED;
+  const clientOrderId = (clientId ?? `venue-${v.orderId}`) as ClientOrderId;
+  const intent: PlaceIntent = {
+    kind: 'place',
+    intentId: `adopt:${v.orderId}`,
+    strategyId,
+    clientOrderId,
+    market,
+    symbol: v.symbol,
+    side: v.side,
+    type: v.type,
+    volume: v.origQty,
+    ...(v.price !== undefined ? { price: v.price } : {}),
+  };
+  const order: Order = {
+    clientOrderId,
+    strategyId,
+    market,
+    symbol: v.symbol,
+    side: v.side,
+    type: v.type,
+    volume: v.origQty,
+    executedVolume: v.executedQty,
+    status: v.status,
+    venueOrderId: v.orderId,
+    updatedAt: now,
+    ...(v.price !== undefined ? { price: v.price } : {}),
+  };
+  return { intent, order };
+}
+
+export { describeDrift };
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

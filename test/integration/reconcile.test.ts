@@ -1,0 +1,179 @@
+// The reconciler against the simulator over HTTP: orders sluice did not place (adopted or
+// cancelled), an order it had given up on, position drift, and the journal lock.
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import { d, dec } from '../../src/core/decimal.js';
+import { JournalError } from '../../src/core/errors.js';
+import type { ClientOrderId } from '../../src/core/ids.js';
+import { parseConfig } from '../../src/config/index.js';
+import { startSimServer } from '../../src/sim/index.js';
+import { SqliteJournal } from '../../src/store/sqlite.js';
+import { defineStrategy, z } from '../../src/strategy/api.js';
+import { createExchangeClient, type ExchangeClient } from '../../src/runtime/client.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { wire, type App } from '../../src/runtime/wire.js';
+
+type Started = Awaited<ReturnType<typeof startSimServer>>;
+let sim: Started | undefined;
+let apps: App[] = [];
+let hand: ExchangeClient | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  for (const a of apps) await a.stop().catch(() => undefined);
+  await hand?.close();
+  await sim?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  apps = [];
+  hand = undefined;
+  sim = undefined;
+});
+
+/** A strategy that trades nothing: it only makes BTCUSDT an active symbol. */
+const idle = defineStrategy({ apiVersion: 1, name: 'idle', params: z.object({}), create: () => ({}) });
+
+/** Log lines, with an event per line so tests wait on what the daemon says, not on time. */
+class LogTap extends EventEmitter {
+  readonly lines: string[] = [];
+  readonly stream = new Writable({
+    write: (chunk, _e, done) => {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        this.lines.push(line);
+        this.emit('line', line);
+      }
+      done();
+    },
+  });
+
+  waitFor(pattern: RegExp): Promise<string> {
+    const seen = this.lines.find((l) => pattern.test(l));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const on = (line: string) => {
+        if (!pattern.test(line)) return;
+        this.off('line', on);
+        resolve(line);
+      };
+      this.on('line', on);
+    });
+  }
+}
+
+async function setUp() {
+  sim = await startSimServer({ port: 0, seed: 11 });
+  dir = mkdtempSync(join(tmpdir(), 'sluice-reconcile-'));
+  // The account's owner trading by hand, beside sluice.
+  hand = createExchangeClient({ spotUrl: sim.url, credentials: { apiKey: sim.apiKey, apiSecret: sim.apiSecret } });
+  await hand.start();
+  return { sim, hand, dir };
+}
+
+async function startApp(extraYaml: string, journalPath = join(dir!, 'journal.db')) {
+  const yaml = `
+mode: live
+venue:
+  spotUrl: \${SIM_URL}
+engine:
+  reconcileEveryMs: 100
+  summaryEveryMs: 60000
+journal:
+  path: ${journalPath}
+${extraYaml}
+strategies:
+  - { id: idle, use: inline, symbols: [BTCUSDT], everyMs: 1000 }
+`;
+  const { config, credentials } = await parseConfig(yaml, { env: { SIM_URL: sim!.url, SLUICE_API_KEY: sim!.apiKey, SLUICE_API_SECRET: sim!.apiSecret } });
+  const tap = new LogTap();
+  const log = createLogger({ level: 'info', pretty: false, secrets: [sim!.apiKey, sim!.apiSecret], destination: tap.stream });
+  const app = wire({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: idle, params: {} }], clock: systemClock, log });
+  apps.push(app);
+  await app.start();
+  return { app, tap };
+}
+
+/** A resting buy well below the market, placed by hand. */
+async function handOrder(clientId?: string) {
+  const { bid } = sim!.exchange.top('BTCUSDT');
+  const price = dec.truncate(dec.mul(bid!, d('0.98')), 2);
+  const ack = await hand!.executor.call('spot.order', { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('0.01'), price, ...(clientId ? { newClientOrderId: clientId } : {}) });
+  return { orderId: ack.orderId, price };
+}
+
+describe('orders on the venue that the journal does not know', () => {
+  it('adopts them at start-up (foreignOrders: adopt): tracked as open, their fills count, no drift', async () => {
+    await setUp();
+    const { orderId, price } = await handOrder('manual-1');
+    const { app, tap } = await startApp('reconcile: { foreignOrders: adopt }');
+    const adopted = app.journal.ordersByVenueId(orderId);
+    expect(adopted).toHaveLength(1);
+    expect(adopted[0]).toMatchObject({ strategyId: 'adopted', clientOrderId: 'manual-1', status: 'open', volume: '0.01', price });
+    expect(tap.lines.join('\n')).toMatch(/adopted an open order on the venue that the journal did not know/);
+
+    // Someone offers at its price: the adopted order's fill reaches positions, so the venue's BTC
+    // balance and our fills still agree.
+    sim!.exchange.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [], asks: [[price, '1']] });
+    await waitUntil(() => app.journal.fills().length === 1, app);
+    expect(app.engine.summary().positions).toMatchObject({ BTCUSDT: '0.01' });
+    await app.engine.reconciler.refreshAccounts(new Set(['spot']));
+    app.engine.reconciler.watchDrift(app.engine.activeSymbols());
+    expect(app.engine.reconciler.lastDrift.map((l) => [l.name, l.difference])).toEqual([['BTC', '0']]);
+  });
+
+  it('cancels them when configured (foreignOrders: cancel)', async () => {
+    await setUp();
+    const { orderId } = await handOrder();
+    const { app, tap } = await startApp('reconcile: { foreignOrders: cancel }');
+    await tap.waitFor(/sluice did not place: cancelling it/);
+    await waitUntil(() => !sim!.exchange.openOrders().spot.some((o) => o.orderId === orderId), app);
+    expect(app.journal.ordersByVenueId(orderId)).toHaveLength(0);
+  });
+
+  it('an order we had given up on (marked rejected) that turns up open is tracked again', async () => {
+    await setUp();
+    const journalPath = join(dir!, 'journal.db');
+    // A previous run journaled this order and later concluded it never reached the venue.
+    const before = SqliteJournal.open(journalPath);
+    const clientOrderId = 'slidle-zz' as ClientOrderId;
+    const { bid } = sim!.exchange.top('BTCUSDT');
+    const price = dec.truncate(dec.mul(bid!, d('0.98')), 2);
+    const order = { clientOrderId, strategyId: 'idle', market: 'spot' as const, symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.01'), price, executedVolume: d('0'), status: 'pending' as const, updatedAt: 1 };
+    before.recordIntent({ kind: 'place', intentId: 'i1', strategyId: 'idle', clientOrderId, market: 'spot', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('0.01'), price }, order);
+    before.updateOrder({ ...order, status: 'rejected', updatedAt: 2 }, 'never reached the venue');
+    before.close();
+    const { orderId } = await handOrder(clientOrderId);
+
+    const { app } = await startApp('', journalPath);
+    expect(app.journal.order(clientOrderId)).toMatchObject({ status: 'open', venueOrderId: orderId });
+  });
+});
+
+describe('position drift', () => {
+  it('a trade made by hand moves the balance without a fill of ours: reduce-only with an alert, listed with its numbers', async () => {
+    await setUp();
+    const { app, tap } = await startApp('reconcile: { drift: { action: reduce_only, graceMs: 0, tolerance: { BTCUSDT: "0.0001" } } }');
+    expect(app.riskGate.killSwitch()).toBe('off');
+    await hand!.executor.call('spot.order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', volume: d('0.01') });
+    const line = JSON.parse(await tap.waitFor(/"alert":"drift"/)) as { msg: string; killSwitch: string };
+    expect(line.killSwitch).toBe('reduce_only');
+    expect(line.msg).toMatch(/^position drift: BTC balance on the venue is [\d.]+, our fills explain [\d.]+ \(difference -0\.01, tolerance 0\.0001\); trading is reduce_only until it is resolved$/);
+    expect(app.riskGate.killSwitch()).toBe('reduce_only');
+  });
+});
+
+describe('journal lock', () => {
+  it('a second daemon on the same journal is refused while the first runs', async () => {
+    await setUp();
+    await startApp('');
+    await expect(startApp('')).rejects.toThrow(JournalError);
+    await expect(startApp('')).rejects.toThrow(/is in use by another sluice \(pid \d+/);
+  });
+});
+
+/** Re-checks a condition after each reconcile pass of the daemon (no timers). */
+async function waitUntil(condition: () => boolean, app: App): Promise<void> {
+  while (!condition()) await new Promise<void>((resolve) => app.engine.events.once('reconciled', resolve));
+}
