@@ -2,6 +2,11 @@
 // API family is known to send (ids as number, string or one-element array; bare arrays or
 // {list}; {code:"0",data} envelopes; numeric or string decimals; status 0 for NEW) and is
 // strict otherwise: anything else is a MalformedResponseError naming the field.
+//
+// Decimals: strings or JSON numbers, a leading sign, and exponent notation ("1e5", 1e-7, as
+// some venue serialisers print them) are read exactly; "abc", "NaN", "Infinity", "" and
+// exponents beyond +-40 are refused. Prices, quantities and balances must not be negative:
+// a balance of "-5" is a broken answer, not a debt (only changes, PnL and fees carry a sign).
 import { toDecimal, DecimalFormatError, type Decimal } from '../core/decimal.js';
 import { MalformedResponseError } from '../core/errors.js';
 import { venueOrderId, type VenueOrderId } from '../core/ids.js';
@@ -218,10 +223,14 @@ class Reader {
     return v as Obj;
   }
 
-  /** A list that may come bare, as {list: [...]}, or (futures, empty) as null. */
-  list(v: unknown, path: string): unknown[] {
+  /**
+   * A list that may come bare or as {list: [...]}. null means "empty" only where the venue is
+   * known to send it (futures `data:null`, null positionVos); anywhere else a null list would
+   * turn a broken answer into a silent "no balances" or "no open orders".
+   */
+  list(v: unknown, path: string, opts: { nullIsEmpty?: boolean } = {}): unknown[] {
     if (Array.isArray(v)) return v;
-    if (v === null) return [];
+    if (v === null && opts.nullIsEmpty) return [];
     if (v !== null && typeof v === 'object' && Array.isArray((v as Obj).list)) return (v as Obj).list as unknown[];
     return this.fail(path, `must be a list, got ${kind(v)}`);
   }
@@ -239,11 +248,26 @@ class Reader {
     return this.str(o, key, path);
   }
 
+  /** A decimal that must not be negative (price, quantity, balance). */
   dec(o: Obj, key: string, path: string): Decimal {
+    const v = this.sdec(o, key, path);
+    if (v.startsWith('-')) this.fail(`${path}.${key}`, `must not be negative, got ${kind(o[key])}`);
+    return v;
+  }
+
+  /** A decimal that may carry a sign (24 h change, PnL, fee rebates). */
+  sdec(o: Obj, key: string, path: string): Decimal {
+    const v = o[key];
+    // toDecimal expands exponents to plain digits: "1e999999999" would build a billion-digit
+    // string, and an 80+ character decimal is not a price. Refuse both before converting.
+    if (typeof v === 'string') {
+      const exp = /e([+-]?\d+)$/i.exec(v.trim());
+      if (v.length > 80 || (exp && Math.abs(Number(exp[1])) > 40)) this.fail(`${path}.${key}`, `must be a decimal of sane size, got ${kind(v)}`);
+    }
     try {
-      return toDecimal(o[key], `${path}.${key}`, { fromVenue: true });
+      return toDecimal(v, `${path}.${key}`, { fromVenue: true });
     } catch (e) {
-      if (e instanceof DecimalFormatError) this.fail(`${path}.${key}`, `must be a decimal, got ${kind(o[key])}`);
+      if (e instanceof DecimalFormatError) this.fail(`${path}.${key}`, `must be a decimal, got ${kind(v)}`);
       throw e;
     }
   }
@@ -251,6 +275,11 @@ class Reader {
   optDec(o: Obj, key: string, path: string): Decimal | undefined {
     const v = o[key];
     return v === undefined || v === null || v === '' ? undefined : this.dec(o, key, path);
+  }
+
+  optSdec(o: Obj, key: string, path: string): Decimal | undefined {
+    const v = o[key];
+    return v === undefined || v === null || v === '' ? undefined : this.sdec(o, key, path);
   }
 
   int(o: Obj, key: string, path: string): number {
@@ -328,7 +357,7 @@ function kind(v: unknown): string {
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'string') return JSON.stringify(v.length > 30 ? `${v.slice(0, 30)}…` : v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return typeof v;
+  return 'an object';
 }
 
 /** Unwraps the futures {code:"0", data} success envelope; anything else passes through. */
@@ -360,7 +389,7 @@ function decodeTicker(r: Reader, body: unknown): Ticker {
     vol: r.dec(o, 'vol', 'body'),
     buy: r.dec(o, 'buy', 'body'),
     sell: r.dec(o, 'sell', 'body'),
-    rose: r.optDec(o, 'rose', 'body') ?? ('0' as Decimal),
+    rose: r.optSdec(o, 'rose', 'body') ?? ('0' as Decimal),
     time: r.int(o, 'time', 'body'),
   };
 }
@@ -397,7 +426,8 @@ function decodeTrade(r: Reader, v: unknown, path: string, futures: boolean): Ven
     time: r.int(o, 'time', path),
     isBuyer: r.bool(o, 'isBuyer', path),
     isMaker: r.bool(o, 'isMaker', path),
-    fee: r.optDec(o, 'fee', path) ?? ('0' as Decimal),
+    // Maker rebates are negative fees.
+    fee: r.optSdec(o, 'fee', path) ?? ('0' as Decimal),
     feeCoin: typeof o.feeCoin === 'string' ? o.feeCoin : '',
   };
 }
@@ -465,8 +495,16 @@ const decoders: Decoders = {
   'spot.orderTest': empty,
   'spot.batchOrders': (r, b) => {
     const o = r.obj(b, 'body');
-    const ids = o.idsString ?? o.ids;
-    return { ids: r.list(ids, o.idsString ? 'idsString' : 'ids').map((v, i) => r.id(v, `ids[${i}]`)) };
+    const key = o.idsString !== undefined && o.idsString !== null ? 'idsString' : 'ids';
+    const ids = r.list(o[key], key).map((v, i) => r.id(v, `${key}[${i}]`));
+    // Both forms present must agree (ids is read losslessly, so exactly); otherwise we cannot
+    // tell which list is the truth, and mapping ids to orders by position would be a guess.
+    if (key === 'idsString' && o.ids !== undefined && o.ids !== null) {
+      const other = r.list(o.ids, 'ids').map((v, i) => r.id(v, `ids[${i}]`));
+      if (other.length !== ids.length || other.some((id, i) => id !== ids[i])) r.fail('ids', `disagrees with idsString (${other.length} vs ${ids.length} ids)`);
+    }
+    if (new Set(ids).size !== ids.length) r.fail(key, 'holds the same id twice');
+    return { ids };
   },
   'spot.queryOrder': (r, b) => decodeVenueOrder(r, b, 'body', 'symbol'),
   'spot.cancel': (r, b) => {
@@ -510,17 +548,18 @@ const decoders: Decoders = {
   'futures.order': decodeAck,
   'futures.queryOrder': (r, b) => decodeVenueOrder(r, b, 'body', 'contractName'),
   'futures.cancel': (r, b) => ({ orderId: r.orderId(r.obj(b, 'body'), 'body') }),
-  'futures.openOrders': (r, b) => r.list(b, 'body').map((v, i) => decodeVenueOrder(r, v, `body[${i}]`, 'contractName')),
+  // KB live: an empty futures openOrders is {"code":"0","data":null}.
+  'futures.openOrders': (r, b) => r.list(b, 'body', { nullIsEmpty: true }).map((v, i) => decodeVenueOrder(r, v, `body[${i}]`, 'contractName')),
   'futures.myTrades': (r, b) => r.list(b, 'body').map((v, i) => decodeTrade(r, v, `body[${i}]`, true)),
   'futures.account': (r, b) =>
     r.list(r.obj(b, 'body').account, 'account').map((v, i) => {
       const p = `account[${i}]`;
       const o = r.obj(v, p);
       const positions: FuturesPosition[] = [];
-      r.list(o.positionVos ?? [], `${p}.positionVos`).forEach((vo, j) => {
+      r.list(o.positionVos ?? [], `${p}.positionVos`, { nullIsEmpty: true }).forEach((vo, j) => {
         const pv = r.obj(vo, `${p}.positionVos[${j}]`);
         const contractName = r.str(pv, 'contractName', `${p}.positionVos[${j}]`).toUpperCase();
-        r.list(pv.positions ?? [], `${p}.positionVos[${j}].positions`).forEach((pos, k) => {
+        r.list(pv.positions ?? [], `${p}.positionVos[${j}].positions`, { nullIsEmpty: true }).forEach((pos, k) => {
           const pp = `${p}.positionVos[${j}].positions[${k}]`;
           const q = r.obj(pos, pp);
           positions.push({
@@ -530,18 +569,19 @@ const decoders: Decoders = {
             volume: r.dec(q, 'volume', pp),
             openPrice: r.dec(q, 'openPrice', pp),
             avgPrice: r.dec(q, 'avgPrice', pp),
-            unrealizedPnl: r.optDec(q, 'unRealizedAmount', pp) ?? ('0' as Decimal),
-            realizedPnl: r.optDec(q, 'realizedAmount', pp) ?? ('0' as Decimal),
+            unrealizedPnl: r.optSdec(q, 'unRealizedAmount', pp) ?? ('0' as Decimal),
+            realizedPnl: r.optSdec(q, 'realizedAmount', pp) ?? ('0' as Decimal),
             margin: r.optDec(q, 'holdAmount', pp) ?? ('0' as Decimal),
           });
         });
       });
       return {
         marginCoin: r.str(o, 'marginCoin', p).toUpperCase(),
-        available: r.dec(o, 'accountNormal', p),
+        // A realized loss beyond the wallet leaves futures available below zero: a real debt.
+        available: r.sdec(o, 'accountNormal', p),
         locked: r.dec(o, 'accountLock', p),
-        unrealizedPnl: r.optDec(o, 'unrealizedAmount', p) ?? ('0' as Decimal),
-        realizedPnl: r.optDec(o, 'achievedAmount', p) ?? ('0' as Decimal),
+        unrealizedPnl: r.optSdec(o, 'unrealizedAmount', p) ?? ('0' as Decimal),
+        realizedPnl: r.optSdec(o, 'achievedAmount', p) ?? ('0' as Decimal),
         positions,
       };
     }),

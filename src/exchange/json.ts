@@ -26,6 +26,7 @@ export function stringifyJson(value: JsonValue): string {
 // Any run of 16+ digits/dots might be a number a double cannot hold; only then do we scan.
 const MAYBE_LONG_NUMBER = /[\d.]{16,}/;
 const MAX_EXACT_DIGITS = 15;
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /**
  * JSON.parse, except that number literals with more than 15 significant digits come back as
@@ -57,7 +58,9 @@ function quoteLongNumbers(text: string): string {
         if (/[0-9]/.test(text[i]!)) digits++;
         i++;
       }
-      if (digits > MAX_EXACT_DIGITS) {
+      // Only a well-formed JSON number is quoted: quoting "1234567890123456789-5" or
+      // "0123456789012345678" would turn text JSON.parse must refuse into a valid string.
+      if (digits > MAX_EXACT_DIGITS && JSON_NUMBER.test(text.slice(start, i))) {
         out += `${text.slice(copiedUpTo, start)}"${text.slice(start, i)}"`;
         copiedUpTo = i;
       }

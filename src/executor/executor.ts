@@ -9,6 +9,7 @@ import {
   ClockSkewError,
   MalformedResponseError,
   RateLimitedError,
+  SluiceError,
   TemporaryError,
   type VenueError,
 } from '../core/errors.js';
@@ -19,6 +20,7 @@ import { ENDPOINTS, isSigned, needsKey, type Endpoint, type EndpointId } from '.
 import { classifyAnswer } from '../exchange/errors.js';
 import { parseJsonLossless, stringifyJson } from '../exchange/json.js';
 import { sign } from '../exchange/sign.js';
+import { ResponseTooLargeError } from '../exchange/transport/http.js';
 import type { VenueClock } from './venue-clock.js';
 
 export interface Credentials {
@@ -142,14 +144,30 @@ export class Executor {
       }
       const error = classifyAnswer({ endpoint: ep.id, status: res.status, headers: res.headers, body, now: this.opts.venueClock.now() });
       if (error) throw error;
+      const ctx = { endpoint: ep.id, httpStatus: res.status };
       if (body === undefined) {
-        throw new MalformedResponseError({ endpoint: ep.id, httpStatus: res.status }, 'body', res.body.trim() === '' ? 'is empty' : 'is not JSON');
+        // Say what came instead (a proxy's HTML page, an empty 200), not the body itself: a
+        // page that echoes our request headers would otherwise leak the key into logs.
+        const type = res.headers['content-type'] ? `content-type ${res.headers['content-type'].split(';')[0]!.trim()}, ` : '';
+        throw new MalformedResponseError(ctx, 'body', res.body.trim() === '' ? `is empty (HTTP ${res.status})` : `is not JSON (HTTP ${res.status}, ${type}${Buffer.byteLength(res.body)} bytes)`);
       }
-      return decodeResponse(ep.id as E, body);
+      let decoded: ResponseOf[E];
+      try {
+        decoded = decodeResponse(ep.id as E, body);
+      } catch (e) {
+        // Whatever the decoder trips on (a bug, an input we did not foresee) is still a venue
+        // answer we cannot read: classify it so a placement becomes outcome-unknown.
+        if (e instanceof MalformedResponseError) {
+          e.venue.httpStatus = res.status;
+          throw e;
+        }
+        throw new MalformedResponseError(ctx, 'body', `could not be decoded (${e instanceof Error ? e.message : String(e)})`);
+      }
+      // A batch answer with fewer ids than orders is settled by the gateway (every order of
+      // the batch becomes unknown); the executor returns the ids as the venue gave them.
+      return decoded;
     } catch (err) {
-      const classified = err instanceof TransportFailure
-        ? new TemporaryError({ endpoint: ep.id }, err.message, err.maybeDelivered, { cause: err })
-        : err;
+      const classified = this.redact(this.classifyFailure(ep, err));
       if (classified instanceof RateLimitedError) pacer.pauseEndpoint(ep.id, classified.retryAfterMs);
       if (classified instanceof BannedError) pacer.pauseAll(classified.untilMs);
       if (classified instanceof Error && 'venue' in classified) record.error = classified as VenueError;
@@ -158,6 +176,39 @@ export class Executor {
       record.finishedAt = clock.now();
       this.opts.onCall?.(record);
     }
+  }
+
+  private classifyFailure(ep: Endpoint, err: unknown): unknown {
+    if (err instanceof ResponseTooLargeError) {
+      // The status line still speaks (a 5xx with a huge HTML page is a TemporaryError); a 2xx
+      // we refused to read in full is an answer we cannot read.
+      const ctx = { endpoint: ep.id, httpStatus: err.status };
+      return (
+        classifyAnswer({ endpoint: ep.id, status: err.status, headers: err.headers, body: undefined, now: this.opts.venueClock.now() }) ??
+        new MalformedResponseError(ctx, 'body', `is larger than ${err.maxBytes} bytes (HTTP ${err.status}); stopped reading it`)
+      );
+    }
+    if (err instanceof TransportFailure) {
+      return new TemporaryError({ endpoint: ep.id }, err.maybeDelivered ? `${err.message} (outcome unknown)` : err.message, err.maybeDelivered, { cause: err });
+    }
+    return err;
+  }
+
+  /**
+   * Messages never carry secrets: a venue or proxy may echo our key or signature back in an
+   * error text or a field value, and messages end up in logs and alerts.
+   */
+  private redact(err: unknown): unknown {
+    const creds = this.opts.credentials;
+    if (!creds || !(err instanceof SluiceError)) return err;
+    const secrets = [creds.apiSecret, creds.apiKey].filter((s) => s.length >= 4);
+    const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
+    err.message = scrub(err.message);
+    if ('venue' in err) {
+      const venue = (err as VenueError).venue;
+      if (venue.venueMsg !== undefined) venue.venueMsg = scrub(venue.venueMsg);
+    }
+    return err;
   }
 
   private refuseWhileBanned(ep: Endpoint): void {

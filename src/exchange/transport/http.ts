@@ -45,22 +45,32 @@ export class HttpTransport implements Transport {
     } catch (err) {
       throw toTransportFailure(err);
     }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    // A declared length over the cap is refused before a byte of the body is read.
+    const declared = Number(headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.maxResponseBytes) {
+      res.body.destroy();
+      throw new ResponseTooLargeError(this.maxResponseBytes, res.statusCode, headers);
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     try {
       for await (const chunk of res.body) {
         size += (chunk as Buffer).length;
         if (size > this.maxResponseBytes) {
+          // Stop reading at once: destroying the body closes the connection, so an endless
+          // answer costs us at most maxResponseBytes plus one chunk, never all of it.
           res.body.destroy();
-          throw new TransportFailure(`response body over ${this.maxResponseBytes} bytes`, true);
+          throw new ResponseTooLargeError(this.maxResponseBytes, res.statusCode, headers);
         }
         chunks.push(chunk as Buffer);
       }
     } catch (err) {
-      throw err instanceof TransportFailure ? err : toTransportFailure(err);
+      if (err instanceof TransportFailure) throw err;
+      // The status line arrived but the body did not (connection closed or stalled mid-body).
+      throw toTransportFailure(err, `HTTP ${res.statusCode} answer cut off while reading the body`);
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
     return { status: res.statusCode, headers, body: Buffer.concat(chunks).toString('utf8') };
   }
 
@@ -69,8 +79,20 @@ export class HttpTransport implements Transport {
   }
 }
 
+/**
+ * The venue answered with a body over the cap; we stopped reading it. It carries the status
+ * and headers so the executor can still classify the answer (a 5xx stays a TemporaryError).
+ * The request was delivered, so for a write the outcome is unknown.
+ */
+export class ResponseTooLargeError extends TransportFailure {
+  constructor(readonly maxBytes: number, readonly status: number, readonly headers: Readonly<Record<string, string>>) {
+    super(`response body is larger than ${maxBytes} bytes; stopped reading it`, true);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
 /** Only a failure to connect proves the venue never saw the request. */
-function toTransportFailure(err: unknown): TransportFailure {
+function toTransportFailure(err: unknown, context?: string): TransportFailure {
   const e = err as { code?: string; message?: string };
   const neverSent =
     err instanceof undiciErrors.ConnectTimeoutError ||
@@ -78,5 +100,6 @@ function toTransportFailure(err: unknown): TransportFailure {
     e.code === 'ENOTFOUND' ||
     e.code === 'EAI_AGAIN' ||
     e.code === 'UND_ERR_CONNECT_TIMEOUT';
-  return new TransportFailure(`${e.code ?? 'network error'}: ${e.message ?? String(err)}`, !neverSent, { cause: err });
+  const what = `${e.code ?? 'network error'}: ${e.message ?? String(err)}`;
+  return new TransportFailure(context ? `${context} (${what})` : what, !neverSent, { cause: err });
 }
