@@ -42,6 +42,15 @@ program
   });
 
 program
+  .command('status')
+  .description('show the journal and the venue side by side: positions, open orders, drift (read-only; exit 1 on drift)')
+  .requiredOption('-c, --config <file>', 'YAML config file')
+  .action(async (opts: { config: string }) => {
+    const { statusCommand } = await import('./runtime/daemon.js');
+    process.exit(await statusCommand(opts.config));
+  });
+
+program
   .command('sim')
   .description('start the simulated exchange as an HTTP server on 127.0.0.1')
   .option('-p, --port <port>', 'port (0 picks a free one)', integer('--port'), 0)

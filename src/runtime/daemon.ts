@@ -6,8 +6,10 @@ import type { KillSwitchMode, RiskGate } from '../risk/index.js';
 import { ConfigError, JournalError } from '../core/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { MemoryJournal } from '../store/memory.js';
+import { SqliteJournal } from '../store/sqlite.js';
 import { loadStrategies, type LoadedStrategy } from '../strategy/index.js';
 import { createLogger } from './logger.js';
+import { statusReport } from './status.js';
 import { wire, type App } from './wire.js';
 
 interface Prepared {
@@ -118,4 +120,39 @@ export async function planCommand(configPath: string): Promise<number> {
   await app.client.close();
   process.stdout.write(`${plan}\n`);
   return 0;
+}
+
+/** `sluice status`: journal and venue side by side; exit 1 when positions drift. */
+export async function statusCommand(configPath: string): Promise<number> {
+  const prepared = await prepare(configPath);
+  if (!prepared) return 1;
+  const { config, credentials } = prepared.loaded;
+  if (config.mode !== 'live') {
+    process.stderr.write('status compares the live journal with the venue; paper runs start a fresh simulator each time, so there is nothing to compare (set mode: live)\n');
+    return 1;
+  }
+  if (!existsSync(config.journal.path)) {
+    process.stderr.write(`no journal at ${config.journal.path}: has the daemon run with this config? (journal.path)\n`);
+    return 1;
+  }
+  const log = createLogger({ level: 'warn', pretty: false, secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [] });
+  let journal: SqliteJournal;
+  try {
+    // No lock: status only reads, and must work while the daemon runs.
+    journal = SqliteJournal.open(config.journal.path);
+  } catch (err) {
+    if (!(err instanceof JournalError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return 1;
+  }
+  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, journal });
+  try {
+    await app.client.start();
+    const { text, drift } = await statusReport(app);
+    process.stdout.write(`${text}\n`);
+    return drift ? 1 : 0;
+  } finally {
+    await app.client.close();
+    journal.close();
+  }
 }

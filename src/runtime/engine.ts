@@ -151,6 +151,22 @@ export class Engine {
    * reconciles with the venue; no strategy has run yet.
    */
   async prepare(): Promise<void> {
+    await this.loadInstruments();
+    this.positionsFromJournal();
+    await this.reconcile();
+    await this.reconciler.refreshAccounts(this.markets());
+    this.reconciler.watchDrift(this.activeSymbols());
+    this.ready = true;
+  }
+
+  /** Positions derive from fills only; call it once instruments are known, so fees land in the right asset. */
+  positionsFromJournal(): PositionBook {
+    for (const fill of this.deps.journal.fills()) this.deps.positions.apply(fill);
+    return this.deps.positions;
+  }
+
+  /** The venue's instruments for every market a strategy trades. */
+  async loadInstruments(): Promise<void> {
     const { instruments } = this.deps;
     const markets = this.markets();
     if (markets.has('spot')) {
@@ -173,12 +189,6 @@ export class Engine {
     for (const { market, symbol } of this.activeSymbols()) {
       if (!instruments.has(key(market, symbol))) this.deps.log.warn({ market, symbol }, 'the venue does not list this symbol; its orders will be rejected');
     }
-    // Positions derive from fills only; instruments are known now, so fees land in the right asset.
-    for (const fill of this.deps.journal.fills()) this.deps.positions.apply(fill);
-    await this.reconcile();
-    await this.reconciler.refreshAccounts(markets);
-    this.reconciler.watchDrift(this.activeSymbols());
-    this.ready = true;
   }
 
   async start(): Promise<void> {
@@ -235,7 +245,9 @@ export class Engine {
     }
     await this.drain();
     if (this.deps.settings.shutdown.cancelOpenOrders) {
-      const open = this.deps.journal.orders({ openOnly: true }).filter((o) => o.venueOrderId);
+      // Only our strategies' orders: an adopted order belongs to whoever placed it by hand.
+      const ours = new Set(this.hosts.map((h) => h.id));
+      const open = this.deps.journal.orders({ openOnly: true }).filter((o) => o.venueOrderId && ours.has(o.strategyId));
       this.enqueue(
         open.map((o): CancelIntent => ({ kind: 'cancel', intentId: `${o.clientOrderId}:shutdown`, strategyId: o.strategyId, market: o.market, symbol: o.symbol, clientOrderId: o.clientOrderId, venueOrderId: o.venueOrderId })),
       );

@@ -164,6 +164,40 @@ describe('position drift', () => {
   });
 });
 
+describe('sluice status', () => {
+  it('shows journal and venue side by side without writing to the journal, and flags drift', async () => {
+    await setUp();
+    const journalPath = join(dir!, 'journal.db');
+    const { orderId } = await handOrder('manual-2');
+    const { app } = await startApp('', journalPath);
+    await app.stop();
+    apps = [];
+    // While sluice is down, the owner sells by hand and places another order.
+    await hand!.executor.call('spot.order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', volume: d('0.02') });
+    const { orderId: later } = await handOrder('manual-3');
+
+    const journal = SqliteJournal.open(journalPath);
+    const before = JSON.stringify([journal.orders({}), journal.fills(), journal.cursor('baseline:spot:BTC')]);
+    const { config, credentials } = await parseConfig(`mode: live\nvenue: { spotUrl: ${sim!.url} }\njournal: { path: ${journalPath} }\nstrategies: [{ id: idle, use: inline, symbols: [BTCUSDT] }]\n`, {
+      env: { SLUICE_API_KEY: sim!.apiKey, SLUICE_API_SECRET: sim!.apiSecret },
+    });
+    const quiet = new Writable({ write: (_c, _e, done) => done() });
+    const viewer = wire({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: idle, params: {} }], clock: systemClock, journal, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }) });
+    await viewer.client.start();
+    const { statusReport } = await import('../../src/runtime/status.js');
+    const { text, drift } = await statusReport(viewer);
+    await viewer.client.close();
+
+    expect(drift).toBe(true);
+    expect(text).toMatch(/DRIFT BTC balance on the venue is [\d.]+, our fills explain 2 \(difference -0\.02, tolerance 0\)/);
+    expect(text).toContain('spot BTCUSDT: 1 open in the journal, 2 open on the venue');
+    expect(text).toMatch(new RegExp(`both +manual-2 #${orderId} BUY LIMIT 0.01 @ [\\d.]+ open`));
+    expect(text).toMatch(new RegExp(`venue only +manual-3 #${later} BUY LIMIT 0.01`));
+    expect(JSON.stringify([journal.orders({}), journal.fills(), journal.cursor('baseline:spot:BTC')])).toBe(before);
+    journal.close();
+  });
+});
+
 describe('journal lock', () => {
   it('a second daemon on the same journal is refused while the first runs', async () => {
     await setUp();
