@@ -373,9 +373,10 @@ function decodeDepth(r: Reader, body: unknown): Depth {
   const o = r.obj(body, 'body');
   const side = (key: 'bids' | 'asks'): Level[] =>
     r.list(o[key], key).map((lvl, i) => {
-      if (!Array.isArray(lvl) || lvl.length < 2) r.fail(`${key}[${i}]`, 'must be [price, quantity]');
-      const pair = { p: lvl[0], q: lvl[1] };
-      return [r.dec(pair, 'p', `${key}[${i}]`), r.dec(pair, 'q', `${key}[${i}]`)] as const;
+      if (!Array.isArray(lvl) || lvl.length < 2) r.fail(`${key}[${i}]`, `must be [price, quantity], got ${kind(lvl)}`);
+      // Named so a failure reads "bids[0].price must be a decimal", not "bids[0].0".
+      const pair = { price: lvl[0], quantity: lvl[1] };
+      return [r.dec(pair, 'price', `${key}[${i}]`), r.dec(pair, 'quantity', `${key}[${i}]`)] as const;
     });
   return { time: o.time === undefined ? 0 : r.int(o, 'time', 'body'), bids: side('bids'), asks: side('asks') };
 }
