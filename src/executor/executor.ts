@@ -204,6 +204,8 @@ export class Executor {
     const secrets = [creds.apiSecret, creds.apiKey].filter((s) => s.length >= 4);
     const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
     err.message = scrub(err.message);
+    // The stack was written with the original message when the error was built.
+    if (err.stack !== undefined) err.stack = scrub(err.stack);
     if ('venue' in err) {
       const venue = (err as VenueError).venue;
       if (venue.venueMsg !== undefined) venue.venueMsg = scrub(venue.venueMsg);

@@ -58,7 +58,9 @@ function expectReadable(err: unknown, endpoint: string, field?: string): void {
   if (field) expect(msg).toContain(` ${field} `);
   expect(msg).not.toContain(KEY);
   expect(msg).not.toContain(SECRET);
-  expect(msg).not.toMatch(/\[object Object\]|undefined|NaN/);
+  expect((err as Error).stack ?? '').not.toContain(KEY);
+  // No leaked JS artefacts (a venue's own "NaN" is quoted, so it is allowed).
+  expect(msg).not.toMatch(/\[object Object\]|undefined|(?<!")NaN(?!")/);
   expect(msg.length).toBeLessThan(300);
   const venue = (err as VenueError).venue;
   expect(venue.endpoint).toBe(endpoint);
