@@ -21,6 +21,7 @@ const ALLOWED: Record<string, string[]> = {
   executor: ['core', 'exchange', 'executor'],
   sim: ['core', 'sim', 'exchange/endpoints', 'exchange/sign', 'exchange/codes', 'exchange/json'],
   store: ['core'],
+  ops: ['core', 'executor'], // executor only for the CallRecord type
   runtime: ['*'],
 };
 
@@ -33,6 +34,7 @@ const PACKAGES: Record<string, string[]> = {
   exchange: ['undici'],
   executor: ['p-retry'],
   store: ['better-sqlite3'],
+  ops: ['prom-client', 'undici'],
   runtime: ['*'],
 };
 

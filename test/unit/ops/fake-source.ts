@@ -1,0 +1,49 @@
+// A hand-written OpsSource whose answers a test changes by assigning fields.
+import type { OpsHealth, OpsSource, OpsStatus } from '../../../src/ops/index.js';
+
+export const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
+
+export class FakeSource implements OpsSource {
+  isReady = true;
+  healthValue: OpsHealth = { bannedUntil: 0, killSwitch: 'off', venueReachable: true, lastVenueOkAt: NOW - 1000 };
+  statusValue: OpsStatus = {
+    mode: 'paper',
+    now: NOW,
+    positions: [
+      { market: 'spot', symbol: 'BTCUSDT', quantity: '0.5', avgEntryPrice: '30000.1', realizedPnl: '12.5', fees: '0.75' },
+      { market: 'futures', symbol: 'E-ETH-USDT', quantity: '-2', avgEntryPrice: '2000', realizedPnl: '-1.25', fees: '0.1' },
+    ],
+    openOrders: [
+      {
+        clientOrderId: 'grid-1-000042',
+        strategyId: 'grid-1',
+        market: 'spot',
+        symbol: 'BTCUSDT',
+        side: 'BUY',
+        type: 'LIMIT',
+        price: '29950',
+        volume: '0.01',
+        executedVolume: '0',
+        status: 'open',
+      },
+    ],
+    pnl: { realized: '11.25', fees: '0.85' },
+    limiter: { 'spot.order': { inWindow: 7, limit: 100, queued: 3 }, 'spot.openOrders': { inWindow: 2, limit: 20, queued: 0 } },
+    strategies: [
+      { id: 'grid-1', enabled: true },
+      { id: 'broken', enabled: false, disabledReason: 'threw in onTick' },
+    ],
+    drift: [{ market: 'spot', symbol: 'BTCUSDT', ours: '0.5', venue: '0.4', difference: '0.1' }],
+    clockOffsetMs: -42,
+  };
+
+  ready(): boolean {
+    return this.isReady;
+  }
+  health(): OpsHealth {
+    return this.healthValue;
+  }
+  status(): OpsStatus {
+    return this.statusValue;
+  }
+}
