@@ -122,6 +122,19 @@ function cutOff(body: string, chunked: boolean): RawAnswer {
   };
 }
 
+/**
+ * An HTTP/1.0-style answer whose body ends where the connection closes: nothing on the wire
+ * says it was cut short, so only the JSON parser can tell.
+ */
+function closeDelimited(body: string): RawAnswer {
+  return {
+    status: 200,
+    write: (res) => {
+      res.socket!.end(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body.slice(0, Math.floor(body.length / 2))}`);
+    },
+  };
+}
+
 /** Headers and part of the body, then silence: the body timeout decides. */
 function stalled(body: string): RawAnswer {
   return {
@@ -204,6 +217,7 @@ const CASES: Case[] = [
   { name: 'an endless 502 body', answer: (_t, s) => endless(502, s), expect: { temporary: { outcomeUnknown: true } }, says: /HTTP 502/, streamed: true },
   { name: 'a body cut off (content-length)', answer: (t) => cutOff(t.good, false), expect: { temporary: { outcomeUnknown: true } }, says: /answer cut off while reading the body .*\(outcome unknown\)/ },
   { name: 'a body cut off (chunked)', answer: (t) => cutOff(t.good, true), expect: { temporary: { outcomeUnknown: true } }, says: /answer cut off while reading the body .*\(outcome unknown\)/ },
+  { name: 'a close-delimited body cut short', answer: (t) => closeDelimited(t.good), expect: { malformed: 'body' }, says: /body is not JSON \(HTTP 200, content-type application\/json, \d+ bytes\)/ },
   { name: 'a body that stalls mid-way', answer: (t) => stalled(t.good), expect: { temporary: { outcomeUnknown: true } }, says: /answer cut off while reading the body \(UND_ERR_BODY_TIMEOUT/ },
 ];
 
