@@ -1,0 +1,163 @@
+// The backtest report's records. Money stays a decimal string; only statistics (ratios,
+// percentages, Sharpe) are JS numbers, and every statistic that can be undefined is `null`
+// next to a `reason` saying why, so the JSON never carries NaN or Infinity.
+import type { Decimal } from '../core/decimal.js';
+import type { Fill, Market } from '../core/types.js';
+
+/** One sample of the account during the run. */
+export interface EquitySample {
+  /** Milliseconds since the Unix epoch (virtual time in a backtest). */
+  at: number;
+  /** Account value in the quote asset, open positions marked. */
+  equity: Decimal;
+  /** Absolute value of the open positions in the quote asset; "0" when flat. */
+  exposure: Decimal;
+}
+
+export interface OrderCounts {
+  sent: number;
+  accepted: number;
+  rejected: number;
+  unknown: number;
+  /** Intents the risk gate stopped before they became requests. */
+  riskRejected: number;
+}
+
+/** One endpoint's limiter over the run. */
+export interface LimiterUsage {
+  requests: number;
+  /** The endpoint's limit per rolling 2 s window. */
+  limit: number;
+  /** Most requests seen in any rolling 2 s window. */
+  peakInWindow: number;
+  /** Total time requests spent queued in the limiter. */
+  waitedMs: number;
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export interface ReportInput {
+  startedAt: number;
+  endedAt: number;
+  startingEquity: Decimal;
+  /** The asset every money figure is in; a fee in another asset is listed apart, never converted. */
+  quoteAsset: string;
+  /** Time-ordered. Applied once each (by market, symbol and trade id), like the live book. */
+  fills: readonly Fill[];
+  /** Time-ordered. */
+  equity: readonly EquitySample[];
+  orders: OrderCounts;
+  /** By endpoint name. */
+  limiter: Readonly<Record<string, LimiterUsage>>;
+  strategies: readonly string[];
+  /** Name or path of the recorded tape the run replayed. */
+  tape?: string;
+  /** A summary of the configuration, copied into the report with its keys sorted. */
+  config?: { readonly [key: string]: JsonValue };
+}
+
+export interface SymbolSummary {
+  market: Market;
+  symbol: string;
+  fills: number;
+  /** Before fees. */
+  realizedPnl: Decimal;
+  /** Fees paid in the quote asset. */
+  fees: Decimal;
+  openQuantity: Decimal;
+}
+
+export interface EndpointUsage {
+  endpoint: string;
+  requests: number;
+  limit: number;
+  peakInWindow: number;
+  /** peakInWindow / limit; null when the limit is not above 0. */
+  peakShareOfLimit: number | null;
+  waitedMs: number;
+}
+
+export interface Report {
+  version: 1;
+  period: { startedAt: number; endedAt: number; start: string; end: string; durationMs: number };
+  tape: string | null;
+  quoteAsset: string;
+  strategies: string[];
+  config: { [key: string]: JsonValue } | null;
+  pnl: {
+    startingEquity: Decimal;
+    /** Equity of the last sample. */
+    finalEquity: Decimal | null;
+    /** finalEquity - startingEquity: everything, realised or not, fees included. */
+    total: Decimal | null;
+    /** total / startingEquity x 100. */
+    totalPct: number | null;
+    /** Realised by the position book, before fees. */
+    realized: Decimal;
+    /** Quote-asset fees (the same figure as fees.quote). */
+    fees: Decimal;
+    realizedAfterFees: Decimal;
+    reason: string | null;
+  };
+  fees: {
+    quote: Decimal;
+    /** Fees in other assets, per asset, keys sorted; never converted. */
+    otherAssets: Record<string, Decimal>;
+  };
+  trades: {
+    /** Fills applied to the book. */
+    fills: number;
+    buys: number;
+    sells: number;
+    /**
+     * A round trip is a position line going from flat to open and back to flat; a fill through
+     * zero completes one and opens the next.
+     */
+    roundTrips: number;
+    openPositionsAtEnd: number;
+    /** Fills not applied: repeats of a trade id, and malformed fills with the book's reason. */
+    ignored: { duplicates: number; invalid: string[] };
+    bySymbol: SymbolSummary[];
+  };
+  winRate: {
+    /** winning / closingFills, in [0, 1]. */
+    value: number | null;
+    /** Fills that reduced an open position. */
+    closingFills: number;
+    winning: number;
+    losing: number;
+    breakeven: number;
+    reason: string | null;
+  };
+  maxDrawdown: {
+    /** Largest fall from a running peak, in quote; "0" when equity never fell. */
+    amount: Decimal | null;
+    /** amount / peak x 100. */
+    pctOfPeak: number | null;
+    peakEquity: Decimal | null;
+    peakAt: number | null;
+    troughEquity: Decimal | null;
+    troughAt: number | null;
+    reason: string | null;
+  };
+  sharpe: {
+    value: number | null;
+    returns: number;
+    meanReturn: number | null;
+    stdevReturn: number | null;
+    sampleSpacingMs: number | null;
+    periodsPerYear: number | null;
+    reason: string | null;
+  };
+  exposure: {
+    /** Share of the sampled time with a non-zero exposure, in [0, 1]. */
+    timeShare: number | null;
+    /** Time-weighted mean of the exposure value, in quote. */
+    averageValue: Decimal | null;
+    exposedMs: number;
+    spanMs: number;
+    reason: string | null;
+  };
+  orders: OrderCounts;
+  rateLimits: { endpoints: EndpointUsage[]; totalWaitedMs: number };
+}
