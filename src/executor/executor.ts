@@ -20,7 +20,7 @@ import { ENDPOINTS, isSigned, needsKey, type Endpoint, type EndpointId } from '.
 import { classifyAnswer } from '../exchange/errors.js';
 import { parseJsonLossless, stringifyJson } from '../exchange/json.js';
 import { sign } from '../exchange/sign.js';
-import { ResponseTooLargeError } from '../exchange/transport/http.js';
+import { ResponseTooLargeError } from '../exchange/transport/errors.js';
 import type { VenueClock } from './venue-clock.js';
 
 export interface Credentials {

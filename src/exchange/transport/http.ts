@@ -1,6 +1,9 @@
 // The live transport: an undici Pool per venue origin, keep-alive, and timeouts on every phase.
 import { Pool, errors as undiciErrors } from 'undici';
 import { TransportFailure, type HttpRequest, type HttpResponse, type Transport } from '../../core/ports.js';
+import { ResponseTooLargeError } from './errors.js';
+
+export { ResponseTooLargeError };
 
 export interface HttpTransportOptions {
   /** Origin such as https://openapi.example.com or http://127.0.0.1:8080. */
@@ -76,18 +79,6 @@ export class HttpTransport implements Transport {
 
   async close(): Promise<void> {
     await this.pool.close();
-  }
-}
-
-/**
- * The venue answered with a body over the cap; we stopped reading it. It carries the status
- * and headers so the executor can still classify the answer (a 5xx stays a TemporaryError).
- * The request was delivered, so for a write the outcome is unknown.
- */
-export class ResponseTooLargeError extends TransportFailure {
-  constructor(readonly maxBytes: number, readonly status: number, readonly headers: Readonly<Record<string, string>>) {
-    super(`response body is larger than ${maxBytes} bytes; stopped reading it`, true);
-    this.name = 'ResponseTooLargeError';
   }
 }
 
