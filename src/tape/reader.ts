@@ -1,0 +1,78 @@
+// Reads tapes, plain or gzip (told apart by the gzip magic bytes, not the file name).
+// streamTape() holds one line at a time, so a 24-hour tape never sits in memory.
+import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { constants, createGunzip } from 'node:zlib';
+import { decodeLine, TapeFormatError, type Tape, type TapeCall, type TapeHeader } from './format.js';
+
+export function isGzipFile(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const magic = Buffer.alloc(2);
+    return readSync(fd, magic, 0, 2, 0) === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Yields the header first, then every call, in file order. */
+async function* lines(path: string): AsyncGenerator<TapeHeader | TapeCall> {
+  const source = createReadStream(path);
+  // SYNC_FLUSH at the end reads a gzip member cut short by a crash instead of failing on it.
+  const input: Readable = isGzipFile(path) ? source.pipe(createGunzip({ finishFlush: constants.Z_SYNC_FLUSH })) : source;
+  input.setEncoding('utf8');
+  let rest = '';
+  let lineNo = 0;
+  try {
+    for await (const chunk of input as AsyncIterable<string>) {
+      rest += chunk;
+      let start = 0;
+      let nl: number;
+      while ((nl = rest.indexOf('\n', start)) >= 0) {
+        const text = rest.slice(start, nl);
+        start = nl + 1;
+        lineNo++;
+        if (text.trim() !== '') yield decodeLine(text, path, lineNo);
+      }
+      rest = rest.slice(start);
+    }
+  } catch (e) {
+    if (e instanceof TapeFormatError) throw e;
+    // A corrupt gzip stream or an I/O error: say which file and how far reading got.
+    throw new TapeFormatError(path, lineNo + 1, `cannot read: ${(e as Error).message}`);
+  } finally {
+    source.destroy();
+  }
+  lineNo++;
+  if (rest.trim() === '') return;
+  // A last line with no newline is the one a crash interrupted: skip it if it is cut short.
+  let line: TapeHeader | TapeCall | undefined;
+  try {
+    line = decodeLine(rest, path, lineNo);
+  } catch (e) {
+    if (lineNo === 1) throw e;
+  }
+  if (line) yield line;
+}
+
+/** The header and an async iterator of the calls, read as they are consumed. */
+export async function openTape(path: string): Promise<{ header: TapeHeader; calls: AsyncGenerator<TapeCall> }> {
+  const it = lines(path);
+  const first = await it.next();
+  if (first.done || first.value.kind !== 'header') throw new TapeFormatError(path, 1, 'empty tape: no header');
+  return { header: first.value, calls: it as AsyncGenerator<TapeCall> };
+}
+
+/** Every call of a tape, streamed. */
+export async function* streamTape(path: string): AsyncGenerator<TapeCall> {
+  const { calls } = await openTape(path);
+  yield* calls;
+}
+
+/** The whole tape in memory. */
+export async function readTape(path: string): Promise<Tape> {
+  const { header, calls } = await openTape(path);
+  const all: TapeCall[] = [];
+  for await (const c of calls) all.push(c);
+  return { header, calls: all };
+}
