@@ -78,7 +78,8 @@ function summaryTable(r: Report): string {
     ],
     ['Sharpe (annualised)', r.sharpe.value === null ? unavailable(r.sharpe.reason) : fixed(r.sharpe.value, 3)],
     ['Time exposed', r.exposure.timeShare === null ? unavailable(r.exposure.reason) : `${fixed(r.exposure.timeShare * 100, 2)}%`],
-    ['Average exposure', money(r.exposure.averageValue, r.exposure.reason)],
+    // The JSON keeps the exact 30-place quotient; 8 places are plenty to read.
+    ['Average exposure', money(r.exposure.averageValue === null ? null : dec.round(r.exposure.averageValue, 8), r.exposure.reason)],
     ['Orders sent / accepted / rejected / unknown', `${r.orders.sent} / ${r.orders.accepted} / ${r.orders.rejected} / ${r.orders.unknown}`],
     ['Rejected by risk', String(r.orders.riskRejected)],
     ['Time waiting for the limiter', `${r.rateLimits.totalWaitedMs} ms`],

@@ -23,6 +23,7 @@ describe('renderHtml', () => {
     const html = render(tradedInput());
     expect(html).toContain('<td>Final equity</td><td>1089 USDT</td>');
     expect(html).toContain('<td>Win rate (closing fills)</td><td>50.00% (1 of 2)</td>');
+    expect(html).toContain('<td>Average exposure</td><td>66.66666667 USDT</td>');
     expect(html).toContain('<td>Max drawdown</td><td>110 USDT (10.00% of peak), trough at 2024-01-03T00:00:00.000Z</td>');
     // The ETH short closed at 54 loses 8; its fee was paid in BNB.
     expect(html).toContain(
