@@ -1,0 +1,57 @@
+// Shared by the tape tests: a temp dir, signed requests for the simulator, and tiny tape builders.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../../../src/core/clock.js';
+import type { HttpMethod, HttpRequest } from '../../../src/core/ports.js';
+import type { Market } from '../../../src/core/types.js';
+import { endpointFor } from '../../../src/exchange/endpoints.js';
+import { sign } from '../../../src/exchange/sign.js';
+import type { TapeCall } from '../../../src/tape/index.js';
+
+export const T0 = 1_700_000_000_000;
+
+export function tempDir(): { dir: string; path: (name: string) => string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-tape-'));
+  return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A request as the executor builds it: X-CH headers signed over the exact query and body. */
+export function signedRequest(
+  creds: { apiKey: string; apiSecret: string },
+  clock: Clock,
+  method: HttpMethod,
+  path: string,
+  params: { query?: string; body?: string } = {},
+): HttpRequest {
+  const query = params.query ?? '';
+  const body = params.body ?? '';
+  const ts = String(clock.now());
+  const headers: Record<string, string> = {
+    'X-CH-APIKEY': creds.apiKey,
+    'X-CH-TS': ts,
+    'X-CH-SIGN': sign(creds.apiSecret, { timestamp: ts, method, path, query, body }),
+  };
+  if (method === 'POST') headers['Content-Type'] = 'application/json';
+  return { method, path, query, body, headers };
+}
+
+/** A recorded call with a 200 answer, for hand-written tapes. */
+export function call(
+  seq: number,
+  market: Market,
+  method: HttpMethod,
+  path: string,
+  o: { query?: string; body?: string; at?: number; ms?: number; response?: string; status?: number; headers?: Record<string, string> } = {},
+): TapeCall {
+  return {
+    kind: 'call',
+    seq,
+    market,
+    endpoint: endpointFor(method, path)?.id ?? null,
+    at: o.at ?? T0 + seq * 100,
+    ms: o.ms ?? 5,
+    request: { method, path, query: o.query ?? '', body: o.body ?? '', headers: o.headers ?? {} },
+    response: { status: o.status ?? 200, headers: { 'content-type': 'application/json' }, body: o.response ?? '{}' },
+  };
+}
