@@ -7,7 +7,7 @@ import type { HttpMethod, HttpRequest } from '../../../src/core/ports.js';
 import type { Market } from '../../../src/core/types.js';
 import { endpointFor } from '../../../src/exchange/endpoints.js';
 import { sign } from '../../../src/exchange/sign.js';
-import type { TapeCall } from '../../../src/tape/index.js';
+import type { RecordedFailure, TapeCall } from '../../../src/tape/index.js';
 
 export const T0 = 1_700_000_000_000;
 
@@ -36,15 +36,15 @@ export function signedRequest(
   return { method, path, query, body, headers };
 }
 
-/** A recorded call with a 200 answer, for hand-written tapes. */
+/** A recorded call (a 200 answer unless told otherwise), for hand-written tapes. */
 export function call(
   seq: number,
   market: Market,
   method: HttpMethod,
   path: string,
-  o: { query?: string; body?: string; at?: number; ms?: number; response?: string; status?: number; headers?: Record<string, string> } = {},
+  o: { query?: string; body?: string; at?: number; ms?: number; response?: string; status?: number; headers?: Record<string, string>; failure?: RecordedFailure } = {},
 ): TapeCall {
-  return {
+  const base = {
     kind: 'call',
     seq,
     market,
@@ -52,6 +52,7 @@ export function call(
     at: o.at ?? T0 + seq * 100,
     ms: o.ms ?? 5,
     request: { method, path, query: o.query ?? '', body: o.body ?? '', headers: o.headers ?? {} },
-    response: { status: o.status ?? 200, headers: { 'content-type': 'application/json' }, body: o.response ?? '{}' },
-  };
+  } as const;
+  if (o.failure) return { ...base, failure: o.failure };
+  return { ...base, response: { status: o.status ?? 200, headers: { 'content-type': 'application/json' }, body: o.response ?? '{}' } };
 }
