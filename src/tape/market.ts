@@ -3,8 +3,7 @@
 // run could first have acted on it.
 import type { Market } from '../core/types.js';
 import { decodeResponse } from '../exchange/codec.js';
-import type { EndpointId } from '../exchange/endpoints.js';
-import { endpointFor } from '../exchange/endpoints.js';
+import { endpointFor, type EndpointId } from '../exchange/endpoints.js';
 import { parseJsonLossless } from '../exchange/json.js';
 import type { MarketEvent } from '../sim/exchange.js';
 import type { TapeCall } from './format.js';
@@ -29,7 +28,7 @@ export function marketEvents(calls: Iterable<TapeCall>): TapeMarketEvent[] {
   const out: TapeMarketEvent[] = [];
   for (const call of ordered) {
     if (!('response' in call) || call.response.status < 200 || call.response.status > 299) continue;
-    const endpoint = (call.endpoint ?? endpointFor(call.request.method, call.request.path)?.id) as EndpointId | undefined;
+    const endpoint = call.endpoint ?? endpointFor(call.request.method, call.request.path)?.id;
     if (!endpoint || !MARKET_DATA.has(endpoint)) continue;
     const query = new URLSearchParams(call.request.query);
     const symbol = (call.market === 'spot' ? query.get('symbol') : query.get('contractName'))?.toUpperCase();

@@ -22,8 +22,7 @@ export class TapeWriter {
   private file: WriteStream | undefined;
   private seq = 0;
   private closed = false;
-  /** The first write error. Recording stops there; the calls being recorded are not affected. */
-  failed: Error | undefined;
+  private error: Error | undefined;
 
   /** Creates the parent directory; refuses to overwrite an existing file (a tape is evidence). */
   constructor(
@@ -38,7 +37,7 @@ export class TapeWriter {
       this.gz = createGzip();
       this.gz.pipe(this.file);
       const onError = (e: Error) => {
-        this.failed ??= e;
+        this.error ??= e;
       };
       this.gz.on('error', onError);
       this.file.on('error', onError);
@@ -47,6 +46,11 @@ export class TapeWriter {
     }
     const header: TapeHeader = { tape: TAPE_VERSION, kind: 'header', startedAt: opts.startedAt, meta: opts.meta ?? {} };
     this.writeLine(header);
+  }
+
+  /** The first write error. Recording stops there; the calls being recorded are not affected. */
+  get failed(): Error | undefined {
+    return this.error;
   }
 
   /** The next sequence number: taken when a request leaves, shared by every market. */
@@ -60,13 +64,13 @@ export class TapeWriter {
   }
 
   private writeLine(line: TapeHeader | TapeCall): void {
-    if (this.failed) return;
+    if (this.error) return;
     const text = `${encodeLine(redact(line, this.opts.secrets ?? []))}\n`;
     try {
       if (this.gz) this.gz.write(text);
       else writeSync(this.fd!, text);
     } catch (e) {
-      this.failed = e as Error;
+      this.error = e as Error;
     }
   }
 
@@ -80,6 +84,6 @@ export class TapeWriter {
       // Errors were already kept in `failed`; wait only for the bytes to reach the file.
       await finished(this.file).catch(() => undefined);
     }
-    if (this.failed) throw this.failed;
+    if (this.error) throw this.error;
   }
 }
