@@ -1,6 +1,6 @@
 // Appends tape lines to a file. Plain tapes are written synchronously, one line per write, so
 // a crash loses at most the line in progress. Gzip tapes go through a stream: a gzip member is
-// only complete after close(), which is the price of a tape ten times smaller.
+// only complete after close(), the price of a much smaller tape.
 import { closeSync, createWriteStream, mkdirSync, openSync, writeSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
