@@ -51,6 +51,8 @@ describe('kill -9 restarts', () => {
       expect.soft(v.openFinalInJournal, summary).toEqual([]);
       // With nothing lost, the final run reaches rest: no open order, every trade journaled.
       expect.soft(report.final.settled, summary).toBe(true);
+      // The final run has its kill switch halted from the start: it must not place anything.
+      expect.soft(report.final.ordersPlaced, summary).toBe(0);
     },
     180_000,
   );
