@@ -44,15 +44,22 @@ const lines = [
   `| restart to first order sent, median / p95 (ms, n=${report.restartToFirstOrderMs.length}) | ${ms(quantile(report.restartToFirstOrderMs, 0.5))} / ${ms(quantile(report.restartToFirstOrderMs, 0.95))} |`,
   `| restart to "running" logged, median / p95 (ms) | ${ms(quantile(report.restartToRunningMs, 0.5))} / ${ms(quantile(report.restartToRunningMs, 0.95))} |`,
   `| faults injected: lost responses / 503s / late fills; 429s | ${report.faults.lostResponses} / ${report.faults.errors5xx} / ${report.faults.lateFills}; ${report.faults.rateLimited} |`,
+  `| orders placed by the final run, whose kill switch is halted (must be 0) | ${ok(report.final.ordersPlaced)} |`,
   `| final run came to rest | ${report.final.settled ? `yes, in ${report.final.settleMs} ms` : `no (stopped after ${report.final.settleMs} ms)`}; exit ${report.final.exitCode} |`,
   `| wall time | ${(report.durationMs / 1000).toFixed(0)} s |`,
   '',
   `Kills by moment: ${byMode.join(', ')}.`,
   'Restart to first order is from the spawn of `node bin/sluice.js` to the first place request reaching the venue: Node and tsx start-up, config and plugin load, journal open, instruments, the start-up reconcile, the first ticker poll and the first tick.',
-  ...(v.lostFills.length || v.stuckInJournal.length
+  ...(v.lostFills.length && v.lostFillOrders.every((x) => x.includes('journal pending'))
     ? [
         '',
         `Lost fills belong to orders the journal still has as \`pending\` (their placement answer died with the process, and the order filled before the next run reconciled): the reconciler never settles a \`pending\` order (\`src/reconciler/diff.ts\` skips them), so their trades are treated as foreign. First ones: ${v.lostFillOrders.slice(0, 3).join('; ')}.`,
+      ]
+    : []),
+  ...(report.final.ordersPlaced
+    ? [
+        '',
+        'The final run places orders although its kill switch is `halted`: once position drift lasts past `reconcile.drift.graceMs`, the engine sets the kill switch to `reconcile.drift.action` (`reduce_only`), which is looser than `halted` (`src/runtime/engine.ts`, onDrift).',
       ]
     : []),
   '',
