@@ -21,7 +21,9 @@ const ALLOWED: Record<string, string[]> = {
   executor: ['core', 'exchange', 'executor'],
   sim: ['core', 'sim', 'exchange/endpoints', 'exchange/sign', 'exchange/codes', 'exchange/json'],
   store: ['core'],
+  tape: ['core', 'exchange/endpoints', 'exchange/codec', 'exchange/json', 'sim/exchange'], // sim/exchange only for the MarketEvent type
   ops: ['core', 'executor'], // executor only for the CallRecord type
+  report: ['core', 'positions'],
   runtime: ['*'],
 };
 
