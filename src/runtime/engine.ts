@@ -75,6 +75,8 @@ export interface EngineStats {
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
+const STRICTNESS = { off: 0, reduce_only: 1, halted: 2 } as const;
+
 /** What the engine announces, for the ops endpoint and for tests that wait on events, not time. */
 export interface EngineEvents {
   reconciled: [];
@@ -153,10 +155,23 @@ export class Engine {
   async prepare(): Promise<void> {
     await this.loadInstruments();
     this.positionsFromJournal();
+    this.settleInterrupted();
     await this.reconcile();
     await this.reconciler.refreshAccounts(this.markets());
     this.reconciler.watchDrift(this.activeSymbols());
     this.ready = true;
+  }
+
+  /**
+   * Orders a previous run journaled but never heard back about (it stopped, or was killed,
+   * between journaling and the answer) may be on the venue: they are `unknown`, which the
+   * reconciler settles by client order id. Nothing of this run is in flight yet.
+   */
+  private settleInterrupted(): void {
+    for (const o of this.deps.journal.orders({ openOnly: true })) {
+      if (o.status !== 'pending') continue;
+      this.deps.journal.updateOrder(withStatus(o, 'unknown', this.deps.clock.now()), 'the previous run stopped before the venue answered');
+    }
   }
 
   /** Positions derive from fills only; call it once instruments are known, so fees land in the right asset. */
@@ -475,13 +490,15 @@ export class Engine {
     const { risk, log, settings } = this.deps;
     if (verdict === 'act' && this.modeBeforeDrift === undefined) {
       this.modeBeforeDrift = risk.killSwitch();
-      risk.setKillSwitch(settings.reconcile.drift.action);
-      const message = `position drift: ${lines.map(describeDrift).join('; ')}; trading is ${settings.reconcile.drift.action} until it is resolved`;
-      log.error({ alert: 'drift', killSwitch: settings.reconcile.drift.action, drift: lines }, message);
-      this.deps.alert?.('drift', message, { drift: lines, killSwitch: settings.reconcile.drift.action });
+      // Drift only ever tightens: a daemon already halted stays halted.
+      const mode = STRICTNESS[settings.reconcile.drift.action] > STRICTNESS[this.modeBeforeDrift] ? settings.reconcile.drift.action : this.modeBeforeDrift;
+      risk.setKillSwitch(mode);
+      const message = `position drift: ${lines.map(describeDrift).join('; ')}; trading is ${mode} until it is resolved`;
+      log.error({ alert: 'drift', killSwitch: mode, drift: lines }, message);
+      this.deps.alert?.('drift', message, { drift: lines, killSwitch: mode });
     } else if (verdict === 'clear' && this.modeBeforeDrift !== undefined) {
       // Only undo what drift did: an operator who changed the mode since keeps theirs.
-      if (risk.killSwitch() === settings.reconcile.drift.action) risk.setKillSwitch(this.modeBeforeDrift);
+      if (risk.killSwitch() === settings.reconcile.drift.action && this.modeBeforeDrift !== settings.reconcile.drift.action) risk.setKillSwitch(this.modeBeforeDrift);
       log.warn({ killSwitch: risk.killSwitch() }, 'position drift resolved; kill switch restored');
       this.modeBeforeDrift = undefined;
     }

@@ -58,6 +58,8 @@ export class Reconciler {
   futuresAccounts: FuturesAccount[] = [];
   lastDrift: DriftLine[] = [];
   private passes = 0;
+  /** Fill volume per venue order, built from the journal on first use. */
+  private filledByOrder: Map<string, Decimal> | undefined;
   private readonly cancelAsked = new Map<string, number>();
   private readonly driftWatch: DriftWatch;
 
@@ -154,18 +156,36 @@ export class Reconciler {
 
   private async applyFill(fill: Fill): Promise<void> {
     const { journal, positions, clock } = this.deps;
+    this.indexFills();
     if (!journal.recordFill(fill)) return;
     if (!positions.apply(fill)) return;
     const order = journal.ordersByVenueId(fill.venueOrderId).find((o) => o.market === fill.market && o.symbol === fill.symbol);
     // A spot market buy's volume is a quote amount, so its fills cannot tell when it is done.
     const quoteSized = order?.market === 'spot' && order.type === 'MARKET' && order.side === 'BUY';
+    const filled = this.sumFill(fill);
     if (order && !FINAL_STATUSES.has(order.status) && !quoteSized) {
-      const executedVolume = dec.add(order.executedVolume, fill.volume);
+      // Venue answers already raised executedVolume for some of these fills: take the larger, never the sum of both.
+      const executedVolume = dec.max(order.executedVolume, filled);
       const next = { ...order, executedVolume, status: dec.gte(executedVolume, order.volume) ? 'filled' : 'partially_filled', updatedAt: clock.now() } as Order;
       journal.updateOrder(next, `fill ${fill.tradeId}`);
       await this.deps.onOrder(next);
     }
     await this.deps.onFill(fill, order);
+  }
+
+  /** Builds the fill volume per order from the journal, once (before the first new fill is journaled). */
+  private indexFills(): void {
+    if (this.filledByOrder) return;
+    this.filledByOrder = new Map();
+    for (const f of this.deps.journal.fills()) this.sumFill(f);
+  }
+
+  /** Adds a fill to its order's total; returns the total. */
+  private sumFill(f: Fill): Decimal {
+    const k = `${f.market}:${f.symbol}:${f.venueOrderId}`;
+    const total = dec.add(this.filledByOrder!.get(k) ?? ZERO, f.volume);
+    this.filledByOrder!.set(k, total);
+    return total;
   }
 
   /** An order the venue no longer lists as open: ask for its final state. */

@@ -164,6 +164,18 @@ describe('position drift', () => {
   });
 });
 
+describe('position drift never loosens the kill switch', () => {
+  it('a daemon configured halted stays halted when drift asks for reduce-only', async () => {
+    await setUp();
+    const { app, tap } = await startApp('risk: { killSwitch: { mode: halted } }\nreconcile: { drift: { action: reduce_only, graceMs: 0 } }');
+    await hand!.executor.call('spot.order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', volume: d('0.01') });
+    const line = JSON.parse(await tap.waitFor(/"alert":"drift"/)) as { msg: string; killSwitch: string };
+    expect(line.killSwitch).toBe('halted');
+    expect(line.msg).toMatch(/trading is halted until it is resolved$/);
+    expect(app.riskGate.killSwitch()).toBe('halted');
+  });
+});
+
 describe('sluice status', () => {
   it('shows journal and venue side by side without writing to the journal, and flags drift', async () => {
     await setUp();
