@@ -312,9 +312,11 @@ interface VirtualLane {
 }
 
 /**
- * Backtest pacer: the same rule computed on the injected clock. One pump per endpoint starts
- * waiters in FIFO order whenever the window, the pauses and the concurrency cap allow, and
- * otherwise sleeps on the clock until the oldest start leaves the window or the pause ends.
+ * Backtest pacer: the same rule as the live pacer, computed on the injected clock. A request
+ * holds its slot while in flight and for a span after it settles (the venue stamped it
+ * somewhere in between, so simulated latency never lets a window overfill). One pump per
+ * endpoint starts waiters in FIFO order whenever the slots, the pauses and the concurrency cap
+ * allow, and otherwise sleeps on the clock until the oldest settled slot frees or the pause ends.
  */
 export class VirtualPacer extends PacerBase<VirtualLane> {
   constructor(opts: VirtualPacerOptions) {
@@ -338,6 +340,7 @@ export class VirtualPacer extends PacerBase<VirtualLane> {
     });
     const result = invoke(job);
     const settled = () => {
+      lane.window.record(this.clock.now());
       lane.running--;
       void this.pump(lane);
     };
@@ -351,13 +354,14 @@ export class VirtualPacer extends PacerBase<VirtualLane> {
     try {
       while (lane.waiters.length > 0 && !this.stopped) {
         const now = this.clock.now();
-        const until = Math.max(this.pauseEnd(lane.endpoint), lane.window.nextFreeAt(now));
+        const free = lane.window.nextFreeAt(now, lane.running);
+        if (free === Number.POSITIVE_INFINITY) return; // every slot is in flight: a settling job pumps again
+        const until = Math.max(this.pauseEnd(lane.endpoint), free);
         if (until > now) {
           await this.clock.sleep(until - now);
           continue;
         }
         if (lane.running >= lane.maxConcurrent) return; // a settling job pumps again
-        lane.window.record(now);
         lane.running++;
         lane.waiters.shift()!.resolve();
       }
@@ -367,7 +371,7 @@ export class VirtualPacer extends PacerBase<VirtualLane> {
   }
 
   protected inWindow(lane: VirtualLane): number {
-    return lane.window.countAt(this.clock.now());
+    return lane.window.countAt(this.clock.now()) + lane.running;
   }
 
   protected queued(lane: VirtualLane): number {

@@ -29,12 +29,17 @@ export class RollingWindow {
     return this.starts.length;
   }
 
-  /** The earliest time at or after `now` when one more start fits. */
-  nextFreeAt(now: number): number {
+  /**
+   * The earliest time at or after `now` when one more start fits, with `held` slots taken by
+   * requests not recorded yet (in flight); infinite when those alone fill the limit.
+   */
+  nextFreeAt(now: number, held = 0): number {
     this.prune(now);
-    if (this.starts.length < this.limit) return now;
-    // The start `limit` places from the end must leave before one more may enter.
-    return this.starts[this.starts.length - this.limit]! + this.spanMs;
+    const room = this.limit - held;
+    if (room <= 0) return Number.POSITIVE_INFINITY;
+    if (this.starts.length < room) return now;
+    // The start `room` places from the end must leave before one more may enter.
+    return this.starts[this.starts.length - room]! + this.spanMs;
   }
 
   /**

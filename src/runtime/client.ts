@@ -13,6 +13,8 @@ export interface ExchangeClientOptions {
   futuresUrl?: string;
   /** Overrides the HTTP transports (in-process simulator, recorder, replayer). */
   transport?: (market: Market) => Transport;
+  /** Wraps each market's transport once (the tape recorder). */
+  wrap?: (market: Market, transport: Transport) => Transport;
   credentials?: Credentials;
   clock?: Clock;
   pacer?: Pacer;
@@ -40,7 +42,7 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
   const clock = opts.clock ?? systemClock;
   const owned: HttpTransport[] = [];
   const transports = new Map<Market, Transport>();
-  const transport =
+  const base =
     opts.transport ??
     ((market: Market) => {
       let t = transports.get(market);
@@ -59,6 +61,13 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
       }
       return t;
     });
+  const wrapped = new Map<Market, Transport>();
+  const transport = (market: Market): Transport => {
+    if (!opts.wrap) return base(market);
+    let t = wrapped.get(market);
+    if (!t) wrapped.set(market, (t = opts.wrap(market, base(market))));
+    return t;
+  };
   const pacer = opts.pacer ?? new BottleneckPacer({ limits: endpointLimits(opts.limits), safetyMarginMs: opts.safetyMarginMs, clock });
   let executor: Executor;
   const venueClock = new VenueClock(clock, async () => (await executor.call('spot.time', {})).serverTime);

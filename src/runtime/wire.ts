@@ -6,7 +6,10 @@ import type { Journal, Pacer, Transport } from '../core/ports.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
-import { OrderGateway, type Credentials } from '../executor/index.js';
+import { existsSync } from 'node:fs';
+import { OrderGateway, type CallRecord, type Credentials } from '../executor/index.js';
+import { RecordingTransport, TapeWriter } from '../tape/index.js';
+import type { JsonValue } from '../exchange/json.js';
 import { SimExchange, SimTransport } from '../sim/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import { lockJournal } from '../store/lock.js';
@@ -25,6 +28,8 @@ export interface WireOptions {
   journal?: Journal;
   /** Backtests pass a virtual-time pacer; live and paper use Bottleneck. */
   pacer?: Pacer;
+  /** Every venue call, for metrics and backtest figures. */
+  onCall?: (record: CallRecord) => void;
   /** Operator notifications (the daemon's webhook). */
   alert?: EngineDeps['alert'];
   /** Overrides the venue (recording and replay wrap or replace it). */
@@ -40,6 +45,14 @@ export interface App {
   riskGate: ReturnType<typeof createRiskGate>;
   start(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** A tape never overwrites an earlier one: an existing path gets the start time before its extension. */
+export function freeTapePath(path: string, now: number): string {
+  if (!existsSync(path)) return path;
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
+  const m = /^(.*?)(\.jsonl(?:\.gz)?|\.[^./]*)?$/.exec(path)!;
+  return `${m[1]}-${stamp}${m[2] ?? ''}`;
 }
 
 export function wire(opts: WireOptions): App {
@@ -59,7 +72,14 @@ export function wire(opts: WireOptions): App {
     transport = () => inProcess;
     credentials = { apiKey: sim.apiKey, apiSecret: sim.apiSecret };
   }
+  // Recording wraps whichever venue this is (HTTP or the in-process simulator).
+  const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
+  const tape = config.record.path
+    ? new TapeWriter(freeTapePath(config.record.path, clock.now()), { gzip: config.record.gzip, startedAt: clock.now(), meta: { config: config as unknown as JsonValue }, secrets })
+    : undefined;
   const client = createExchangeClient({
+    wrap: tape ? (market, t) => new RecordingTransport(t, market, tape, clock, secrets) : undefined,
+    onCall: opts.onCall,
     spotUrl: config.venue.spotUrl ?? undefined,
     futuresUrl: config.venue.futuresUrl ?? undefined,
     transport,
@@ -131,6 +151,7 @@ export function wire(opts: WireOptions): App {
     async stop() {
       await engine.stop();
       await client.close();
+      await tape?.close();
       journal.close();
       lock?.release();
     },

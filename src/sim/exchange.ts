@@ -55,6 +55,17 @@ export interface SimOptions {
   stepMs?: number;
   /** Venue time from a cancel request (PENDING_CANCEL) to its settlement (CANCELED). Default 200. */
   cancelSettleMs?: number;
+  /**
+   * Timed troubles in venue time, for backtests of a bad day: a `rate_limit_storm` answers 429
+   * to everything (without counting toward a ban), a `ban` answers 418 to every caller.
+   */
+  troubles?: readonly Trouble[];
+}
+
+export interface Trouble {
+  kind: 'rate_limit_storm' | 'ban';
+  from: number;
+  until: number;
 }
 
 /** A request that gets no HTTP answer: the adapter drops the connection (or throws TransportFailure). */
@@ -137,6 +148,7 @@ export class SimExchange {
   readonly futures: FuturesEngine;
   readonly faults: Faults;
   readonly cancelSettleMs: number;
+  private readonly troubles: readonly Trouble[];
   private readonly keys = new Map<string, Credential & { account: string }>();
   private readonly limiter: RateLimiter;
   private readonly limits: Record<string, number>;
@@ -166,6 +178,7 @@ export class SimExchange {
     this.rateLimited = opts.rateLimits ?? true;
     this.stepMs = opts.stepMs ?? 250;
     this.cancelSettleMs = opts.cancelSettleMs ?? 200;
+    this.troubles = opts.troubles ?? [];
     this.orderIds = new IdSource(ORDER_ID_BASE, stream(this.seed, 'order-ids'));
     this.tradeIds = new IdSource(TRADE_ID_BASE, stream(this.seed, 'trade-ids'));
     const fees = { maker: toDecimal(opts.fees?.maker ?? '0.001', 'fees.maker'), taker: toDecimal(opts.fees?.taker ?? '0.002', 'fees.taker') };
@@ -237,6 +250,13 @@ export class SimExchange {
     if (draw.error5xx) {
       arrival.fault = 'error5xx';
       return error(new SimError(VenueCode.DISCONNECTED, 'Internal error; unable to process your request. Please try again.', 503));
+    }
+
+    const trouble = this.troubles.find((t) => t.from <= now && now < t.until);
+    if (trouble?.kind === 'ban') return error(banned(trouble.until, now));
+    if (trouble?.kind === 'rate_limit_storm') {
+      const seconds = Math.max(1, Math.ceil((trouble.until - now) / 1000));
+      return error(new SimError(VenueCode.TOO_MANY_REQUESTS, 'Too many requests: the venue is shedding load.', 429, { headers: { 'retry-after': String(seconds) } }));
     }
 
     const known = key !== undefined && this.keys.has(key);

@@ -1,7 +1,7 @@
 // The simulated exchange: the contract made executable. See README.md in this folder.
 import { startSimServer, type SimServerOptions } from './server.js';
 
-export { SimExchange, SimFault, USER, type Arrival, type LoggedOrder, type MarketEvent, type SimOptions } from './exchange.js';
+export { SimExchange, SimFault, USER, type Arrival, type LoggedOrder, type MarketEvent, type SimOptions, type Trouble } from './exchange.js';
 export { SimTransport } from './transport.js';
 export { startSimServer, type SimServer, type SimServerOptions } from './server.js';
 export { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec, type MarketShape } from './instruments.js';

@@ -22,7 +22,15 @@ export class ReplayTransport implements Transport {
   /** Requests answered so far per route: the index reported in a mismatch. */
   private readonly served = new Map<string, number>();
 
-  constructor(calls: Iterable<TapeCall>, readonly market: Market) {
+  /**
+   * `wait` (a clock's sleep) lets the recorded duration of each call pass before its answer,
+   * so a replay on a virtual clock sees answers at the same moments the recording did.
+   */
+  constructor(
+    calls: Iterable<TapeCall>,
+    readonly market: Market,
+    private readonly wait?: (ms: number) => Promise<void>,
+  ) {
     // Sorted by seq: lines are written as answers arrive, so two overlapping calls to one
     // endpoint may sit in the file in the other order than they left.
     const mine = [...calls].filter((c) => c.market === market).sort((a, b) => a.seq - b.seq);
@@ -45,6 +53,7 @@ export class ReplayTransport implements Transport {
     if (diff.length > 0) throw new TapeMismatchError([`${label}, recorded as seq ${recorded.seq}:`, ...diff].join('\n'));
     this.queues.get(key)!.shift();
     this.served.set(key, index + 1);
+    if (this.wait && recorded.ms > 0) await this.wait(recorded.ms);
     if ('failure' in recorded) throw new TransportFailure(recorded.failure.message, recorded.failure.maybeDelivered);
     return { status: recorded.response.status, headers: { ...recorded.response.headers }, body: recorded.response.body };
   }
