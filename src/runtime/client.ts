@@ -1,5 +1,5 @@
 // Composes the exchange client: transport per market, one pacer, the venue clock and the executor.
-import { systemClock, type Clock } from '../core/clock.js';
+import { systemClock, type Clock, type Random } from '../core/clock.js';
 import type { Pacer, Transport } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import { endpointLimits, type EndpointId } from '../exchange/endpoints.js';
@@ -27,6 +27,7 @@ export interface ExchangeClientOptions {
   clockSyncIntervalMs?: number;
   timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
   onCall?: (record: CallRecord) => void;
+  random?: Random;
 }
 
 export interface ExchangeClient {
@@ -80,6 +81,7 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
     recvWindowMs: opts.recvWindowMs,
     retry: opts.retry,
     onCall: opts.onCall,
+    random: opts.random,
   });
   let closed = false;
   return {

@@ -13,7 +13,7 @@ import type { EndpointId } from '../exchange/endpoints.js';
 import type { Executor, OrderGateway, PlaceResult, CancelResult } from '../executor/index.js';
 import type { PositionBook } from '../positions/index.js';
 import type { RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
-import type { MarketEvent } from '../strategy/api.js';
+import type { MarketEvent, MarketSubscription } from '../strategy/api.js';
 import { StrategyHost, type EngineView, type HostOutput, type LoadedStrategy } from '../strategy/index.js';
 import { mergeFeeds, pollFeed, type Feed } from './market-data.js';
 import { pendingOrder, withStatus } from './orders.js';
@@ -31,6 +31,8 @@ export interface EngineSettings {
   reconcileEveryMs: number;
   summaryEveryMs: number;
   shutdown: { queued: 'flush' | 'drop'; cancelOpenOrders: boolean };
+  /** Poll depth, trades and ticker of every active symbol (a recording then holds a market a backtest can replay). */
+  recordMarketData?: boolean;
   /** An intent unsent after this long is dropped rather than sent stale. */
   maxQueueMs: number;
   reconcile: ReconcileConfig;
@@ -172,6 +174,11 @@ export class Engine {
       if (o.status !== 'pending') continue;
       this.deps.journal.updateOrder(withStatus(o, 'unknown', this.deps.clock.now()), 'the previous run stopped before the venue answered');
     }
+  }
+
+  /** The position book (read it; only fills change it). */
+  get positions(): PositionBook {
+    return this.deps.positions;
   }
 
   /** Positions derive from fills only; call it once instruments are known, so fees land in the right asset. */
@@ -513,7 +520,14 @@ export class Engine {
   // ---------- market data ----------
 
   private feeds(): Feed[] {
-    return mergeFeeds(this.hosts.filter((h) => h.enabled).flatMap((h) => h.setup.symbols.flatMap((symbol) => h.subscriptions.map((subscription) => ({ market: h.setup.market, symbol, subscription })))));
+    const wanted: Feed[] = this.hosts.filter((h) => h.enabled).flatMap((h) => h.setup.symbols.flatMap((symbol) => h.subscriptions.map((subscription) => ({ market: h.setup.market, symbol, subscription }))));
+    if (this.deps.settings.recordMarketData) {
+      for (const { market, symbol } of this.activeSymbols()) {
+        const kinds: MarketSubscription[] = market === 'spot' ? [{ kind: 'depth', limit: 20 }, { kind: 'trades', limit: 100 }, { kind: 'ticker' }] : [{ kind: 'depth', limit: 20 }, { kind: 'ticker' }];
+        for (const subscription of kinds) wanted.push({ market, symbol, subscription });
+      }
+    }
+    return mergeFeeds(wanted);
   }
 
   async pollMarketData(): Promise<void> {

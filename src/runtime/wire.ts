@@ -1,7 +1,7 @@
 // The one composition root. Live, paper and backtest call wire() with a different transport
 // and clock; nothing else in sluice asks which mode it is in.
 import type { Logger } from 'pino';
-import type { Clock } from '../core/clock.js';
+import type { Clock, Random } from '../core/clock.js';
 import type { Journal, Pacer, Transport } from '../core/ports.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { Market } from '../core/types.js';
@@ -28,6 +28,8 @@ export interface WireOptions {
   journal?: Journal;
   /** Backtests pass a virtual-time pacer; live and paper use Bottleneck. */
   pacer?: Pacer;
+  /** Retry jitter; backtests seed it so a run repeats exactly. */
+  random?: Random;
   /** Every venue call, for metrics and backtest figures. */
   onCall?: (record: CallRecord) => void;
   /** Operator notifications (the daemon's webhook). */
@@ -80,6 +82,7 @@ export function wire(opts: WireOptions): App {
   const client = createExchangeClient({
     wrap: tape ? (market, t) => new RecordingTransport(t, market, tape, clock, secrets) : undefined,
     onCall: opts.onCall,
+    random: opts.random,
     spotUrl: config.venue.spotUrl ?? undefined,
     futuresUrl: config.venue.futuresUrl ?? undefined,
     transport,
@@ -126,6 +129,7 @@ export function wire(opts: WireOptions): App {
       summaryEveryMs: config.engine.summaryEveryMs,
       shutdown: config.engine.shutdown,
       maxQueueMs: config.engine.maxQueueMs,
+      recordMarketData: config.record.path !== null,
       reconcile: config.reconcile,
     },
     instruments,
