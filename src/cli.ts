@@ -51,6 +51,28 @@ program
   });
 
 program
+  .command('backtest')
+  .description('run strategies on a manual clock against the simulator, driven by a recorded tape; writes a JSON and an HTML report')
+  .requiredOption('-c, --config <file>', 'YAML config file (strategies, risk, sim latency, fees, faults and scenario)')
+  .option('-t, --tape <file>', 'recorded tape (.jsonl or .jsonl.gz) whose market data drives the simulator')
+  .option('-d, --duration <minutes>', 'without a tape: minutes of the simulator\'s own market', integer('--duration'))
+  .option('-o, --out <dir>', 'report directory (default backtest/reports/<config>-<tape>)')
+  .option('-s, --sweep <key=a,b,c>', 'run every value (repeat for a grid) on worker threads; prints one table', (v: string, all: string[] = []) => [...all, v])
+  .action(async (opts: { config: string; tape?: string; duration?: number; out?: string; sweep?: string[] }) => {
+    const { backtestCommand } = await import('./runtime/backtest-command.js');
+    process.exit(await backtestCommand({ config: opts.config, tape: opts.tape, durationMs: opts.duration === undefined ? undefined : opts.duration * 60_000, out: opts.out, sweep: opts.sweep }));
+  });
+
+program
+  .command('replay')
+  .description('re-run a recorded session on a manual clock and fail with a diff at the first request that differs')
+  .requiredOption('-t, --tape <file>', 'tape recorded by sluice (record.path)')
+  .action(async (opts: { tape: string }) => {
+    const { replayCommand } = await import('./runtime/backtest-command.js');
+    process.exit(await replayCommand(opts));
+  });
+
+program
   .command('sim')
   .description('start the simulated exchange as an HTTP server on 127.0.0.1')
   .option('-p, --port <port>', 'port (0 picks a free one)', integer('--port'), 0)

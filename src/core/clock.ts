@@ -71,6 +71,26 @@ export class ManualClock implements Clock {
     await flushMicrotasks();
   }
 
+  /**
+   * Wakes only the earliest sleeper, moving time to it (no microtask flushing). A driver that
+   * lets everything settle between two wakes gets the same interleaving whatever the awaited
+   * code looks like inside: backtest and replay use it so their runs line up request by request.
+   */
+  wakeNext(): boolean {
+    const next = this.timers.shift();
+    if (!next) return false;
+    this.current = Math.max(this.current, next.at);
+    next.resolve();
+    return true;
+  }
+
+  /** Sets the time without waking anyone; no sleeper may be due before `target`. */
+  moveTo(target: number): void {
+    const next = this.timers[0];
+    if (next && next.at < target) throw new RangeError(`a sleeper is due at ${next.at}, before ${target}: wake it first`);
+    this.current = Math.max(this.current, target);
+  }
+
   /** Jumps to the next sleeper and wakes it; false when nobody sleeps. */
   async step(): Promise<boolean> {
     await flushMicrotasks();

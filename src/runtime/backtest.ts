@@ -78,6 +78,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     credentials: { apiKey: sim.apiKey, apiSecret: sim.apiSecret },
     random: seededRandom(config.sim.seed),
     onCall: (r) => calls.push(r),
+    tapeMeta: { stopAt: end },
   });
 
   let next = 0;
@@ -100,18 +101,24 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   for (;;) {
     await settle();
     if (failure) throw failure;
-    const wake = clock.nextWake();
-    const ev = events[next]?.at;
-    const at = Math.min(wake ?? Infinity, ev ?? Infinity, nextSample);
+    const wake = clock.nextWake() ?? Infinity;
+    const ev = events[next]?.at ?? Infinity;
+    const at = Math.min(wake, ev, nextSample);
     if (at > end || at === Infinity) break;
-    await clock.advanceTo(at);
-    applyDue(at);
-    if (at === nextSample && started) {
-      equity.push(sample(app, sim, startingEquity, at));
-      nextSample += sampleEveryMs;
-    } else if (at === nextSample) nextSample += sampleEveryMs;
+    if (ev === at || nextSample === at) {
+      // The market moves (and is sampled) before any sleeper due at the same moment wakes.
+      clock.moveTo(at);
+      applyDue(at);
+      if (nextSample === at) {
+        if (started) equity.push(sample(app, sim, startingEquity, at));
+        nextSample += sampleEveryMs;
+      }
+      continue;
+    }
+    clock.wakeNext();
   }
   await clock.advanceTo(end);
+  await settle();
   applyDue(end);
   equity.push(sample(app, sim, startingEquity, end));
   await drive(clock, app.stop());
@@ -150,7 +157,8 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
  */
 export async function runReplay(opts: { config: Config; strategies: readonly LoadedStrategy[]; log: Logger; tape: Tape }): Promise<{ requests: number }> {
   const { tape, config } = opts;
-  const last = tape.calls.reduce((m, c) => Math.max(m, c.at + c.ms), tape.header.startedAt);
+  // A backtest's tape says when it stopped; for a live tape, stop after the last request left.
+  const stopAt = typeof tape.header.meta.stopAt === 'number' ? tape.header.meta.stopAt : tape.calls.reduce((m, c) => Math.max(m, c.at), tape.header.startedAt);
   const clock = new ManualClock(tape.header.startedAt);
   const replays = new Map<Market, ReplayTransport>(
     (['spot', 'futures'] as const).map((m) => [m, new ReplayTransport(tape.calls, m, (ms) => clock.sleep(ms))]),
@@ -158,8 +166,8 @@ export async function runReplay(opts: { config: Config; strategies: readonly Loa
   let failure: unknown;
   const onError = (err: unknown) => (failure ??= err);
   const app = wire({
-    // Recording again while replaying would only copy the tape.
-    config: { ...config, record: { ...config.record, path: null } },
+    config,
+    noRecording: true,
     strategies: opts.strategies,
     clock,
     log: opts.log,
@@ -185,8 +193,12 @@ export async function runReplay(opts: { config: Config; strategies: readonly Loa
     await settle();
     if (failure) break;
     const wake = clock.nextWake();
-    if (wake === undefined || wake > last) break;
-    await clock.advanceTo(wake);
+    if (wake === undefined || wake > stopAt) break;
+    clock.wakeNext();
+  }
+  if (!failure) {
+    clock.moveTo(stopAt);
+    await settle();
   }
   await drive(clock, app.stop().catch(() => undefined));
   if (failure) throw failure;
@@ -202,7 +214,7 @@ async function drive(clock: ManualClock, done: Promise<unknown>): Promise<void> 
     await settle();
     if (finished) break;
     if (clock.nextWake() === undefined) idle++;
-    else await clock.step();
+    else clock.wakeNext();
   }
   await done;
 }

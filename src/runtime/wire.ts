@@ -28,6 +28,10 @@ export interface WireOptions {
   journal?: Journal;
   /** Backtests pass a virtual-time pacer; live and paper use Bottleneck. */
   pacer?: Pacer;
+  /** More for the tape header (a backtest writes when it stops, so a replay stops there too). */
+  tapeMeta?: Record<string, JsonValue>;
+  /** Replay: behave as the recorded config says (its market polling included) but write no tape. */
+  noRecording?: boolean;
   /** Retry jitter; backtests seed it so a run repeats exactly. */
   random?: Random;
   /** Every venue call, for metrics and backtest figures. */
@@ -76,8 +80,8 @@ export function wire(opts: WireOptions): App {
   }
   // Recording wraps whichever venue this is (HTTP or the in-process simulator).
   const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
-  const tape = config.record.path
-    ? new TapeWriter(freeTapePath(config.record.path, clock.now()), { gzip: config.record.gzip, startedAt: clock.now(), meta: { config: config as unknown as JsonValue }, secrets })
+  const tape = config.record.path && !opts.noRecording
+    ? new TapeWriter(freeTapePath(config.record.path, clock.now()), { gzip: config.record.gzip, startedAt: clock.now(), meta: { config: config as unknown as JsonValue, ...opts.tapeMeta }, secrets })
     : undefined;
   const client = createExchangeClient({
     wrap: tape ? (market, t) => new RecordingTransport(t, market, tape, clock, secrets) : undefined,

@@ -1,0 +1,123 @@
+// `sluice backtest` and `sluice replay`: load and check at the door, run on a manual clock,
+// write the report. Everything below the door is runtime/backtest.ts.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { systemClock } from '../core/clock.js';
+import { ConfigError, TapeMismatchError } from '../core/errors.js';
+import { parseConfig, type Config, type LoadedConfig } from '../config/index.js';
+import { Progress, renderHtml, type Report, type ReportInput } from '../report/index.js';
+import { loadStrategies } from '../strategy/index.js';
+import { readTape, type Tape } from '../tape/index.js';
+import { runBacktest, runReplay } from './backtest.js';
+import { createLogger } from './logger.js';
+import { parseSweep, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
+
+export interface BacktestCommandOptions {
+  config: string;
+  tape?: string;
+  durationMs?: number;
+  out?: string;
+  sweep?: string[];
+}
+
+/** Config text and its checked form; problems are printed and undefined returned. */
+async function loadText(configText: string, source: string): Promise<LoadedConfig | undefined> {
+  try {
+    // Backtests trade the simulator only: credentials are never read.
+    return await parseConfig(configText, { source, env: { ...process.env, SLUICE_API_KEY: undefined, SLUICE_API_SECRET: undefined } });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return undefined;
+  }
+}
+
+/** One backtest in this thread: the report, or an exception for the caller to print. */
+export async function backtestOnce(configText: string, source: string, cwd: string, tape: Tape | undefined, tapeName: string | undefined, durationMs: number | undefined, progress: boolean): Promise<{ report: Report; input: ReportInput } | undefined> {
+  const loaded = await loadText(configText, source);
+  if (!loaded) return undefined;
+  const strategies = await loadStrategies(loaded.config.strategies, cwd);
+  if (strategies.length === 0) {
+    process.stderr.write(`${source}: no enabled strategy to backtest\n`);
+    return undefined;
+  }
+  const log = createLogger({ level: 'error', pretty: false, secrets: [] });
+  const bar = progress && tape ? new Progress(process.stderr, { total: 1, now: systemClock.now, label: 'backtest' }) : undefined;
+  const result = await runBacktest({
+    config: loaded.config,
+    strategies,
+    log,
+    tape,
+    tapeName,
+    durationMs,
+    onProgress: bar ? (done, total) => bar.update(total === 0 ? 1 : done / total) : undefined,
+  });
+  bar?.finish();
+  return { report: result.report, input: result.input };
+}
+
+export async function backtestCommand(opts: BacktestCommandOptions): Promise<number> {
+  let configText: string;
+  try {
+    configText = readFileSync(opts.config, 'utf8');
+  } catch (err) {
+    process.stderr.write(`cannot read ${opts.config} (${(err as NodeJS.ErrnoException).code}): check the --config path\n`);
+    return 1;
+  }
+  const tape = opts.tape ? await readTape(opts.tape) : undefined;
+  const tapeName = opts.tape ? basename(opts.tape) : undefined;
+  if (!tape && opts.durationMs === undefined) {
+    process.stderr.write('give --tape T (a recorded market) or --duration (the simulator\'s own market), e.g. --tape backtest/tapes/sample.jsonl.gz\n');
+    return 1;
+  }
+
+  if (opts.sweep && opts.sweep.length > 0) {
+    let runs;
+    try {
+      runs = sweepRuns(configText, opts.sweep.map(parseSweep));
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    const started = systemClock.now();
+    const rows: SweepRow[] = await runSweep(runs.map((r) => ({ configText: r.configText, label: r.label, tapePath: opts.tape, durationMs: opts.durationMs, cwd: process.cwd() })));
+    process.stdout.write(`${sweepTable(rows)}\n${rows.length} runs in ${((systemClock.now() - started) / 1000).toFixed(1)} s\n`);
+    return rows.some((r) => r.error) ? 1 : 0;
+  }
+
+  const result = await backtestOnce(configText, opts.config, process.cwd(), tape, tapeName, opts.durationMs, Boolean(process.stderr.isTTY));
+  if (!result) return 1;
+  const { report, input } = result;
+  const out = opts.out ?? join('backtest', 'reports', `${basename(opts.config).replace(/\.ya?ml$/, '')}${tapeName ? `-${tapeName.replace(/\.jsonl(\.gz)?$/, '')}` : ''}`);
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(out, 'report.html'), renderHtml(report, input));
+  process.stdout.write(`${summaryLine(report)}\nreport: ${join(out, 'report.json')}, ${join(out, 'report.html')}\n`);
+  return 0;
+}
+
+export function summaryLine(r: Report): string {
+  const win = r.winRate.value === null ? '-' : `${(r.winRate.value * 100).toFixed(1)}%`;
+  return `pnl ${r.pnl.total} ${r.quoteAsset} (${r.pnl.totalPct}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount}, orders sent ${r.orders.sent}`;
+}
+
+export async function replayCommand(opts: { tape: string }): Promise<number> {
+  const tape = await readTape(opts.tape);
+  const recorded = tape.header.meta.config as Config | undefined;
+  if (!recorded) {
+    process.stderr.write(`${opts.tape} holds no config in its header: only tapes recorded by sluice (record.path) can be replayed\n`);
+    return 1;
+  }
+  const strategies = await loadStrategies(recorded.strategies, process.cwd());
+  const log = createLogger({ level: 'fatal', pretty: false, secrets: [] });
+  try {
+    const { requests } = await runReplay({ config: recorded, strategies, log, tape });
+    process.stdout.write(`replay of ${opts.tape}: all ${requests} recorded requests matched\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof TapeMismatchError)) throw err;
+    process.stderr.write(`replay of ${opts.tape} differs from the recording:\n${err.message}\n`);
+    return 1;
+  }
+}
