@@ -8,7 +8,10 @@ import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import { SqliteJournal } from '../store/sqlite.js';
 import { loadStrategies, type LoadedStrategy } from '../strategy/index.js';
+import { Alerts, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
+import type { Order } from '../core/types.js';
 import { createLogger } from './logger.js';
+import { createDaemonOpsSource, VenueWatch } from './ops-source.js';
 import { statusReport } from './status.js';
 import { wire, type App } from './wire.js';
 
@@ -44,16 +47,56 @@ export async function runCommand(configPath: string): Promise<number> {
     pretty: config.log.pretty === 'auto' ? Boolean(process.stdout.isTTY) : config.log.pretty,
     secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [],
   });
-  let app: App;
+  const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
+  const now = () => systemClock.now();
+
+  // Ops: metrics, the local endpoint and webhook alerts. The source reads the app late (wire()
+  // takes the call tap that feeds it), so the endpoint can answer 503 "starting" from the first moment.
+  let app: App | undefined;
+  const watch = new VenueWatch();
+  const source = createDaemonOpsSource({ config, app: () => app, watch, now });
+  const metrics = createMetrics(source, { now });
+  const alerts = new Alerts({ webhookUrl: config.alerts.webhookUrl, minIntervalMs: config.alerts.minIntervalMs, now, log, secrets });
+  let alertedBanUntil = 0;
+  const onCall: Parameters<typeof wire>[0]['onCall'] = (record) => {
+    metrics.onCall(record);
+    const ban = watch.observe(record);
+    // Every call refused during a ban carries it; one alert per ban (a longer ban is a new one).
+    if (ban && ban.untilMs > alertedBanUntil) {
+      alertedBanUntil = ban.untilMs;
+      alerts.send('ban', `the venue banned this key until ${new Date(ban.untilMs).toISOString()}: all requests are paused until then`, { endpoint: record.endpoint, until: ban.untilMs, httpStatus: record.httpStatus });
+    }
+  };
+
+  // Bind before wire() takes the journal lock: a port in use then stops start-up having touched nothing.
+  let ops: OpsServer | undefined;
+  if (config.http.enabled) {
+    try {
+      ops = await startOpsServer({ host: config.http.host, port: config.http.port, source, metrics, now, log });
+    } catch (err) {
+      log.fatal({ err: err instanceof Error ? err.message : String(err), host: config.http.host, port: config.http.port }, 'could not start the ops endpoint (http.host, http.port): is the port in use?');
+      log.flush();
+      return 1;
+    }
+    log.info({ url: ops.url, routes: ['/healthz', '/metrics', '/status.json', '/'] }, `ops endpoint listening on ${ops.url}`);
+  }
+  const closeOps = async () => {
+    await ops?.close().catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'ops endpoint did not close cleanly'));
+    await alerts.idle();
+  };
+
   try {
-    app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log });
+    app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, onCall, alert: (kind, message, details) => alerts.send(kind, message, details) });
   } catch (err) {
     // A journal that is locked, corrupt or from a newer sluice: say so and touch nothing.
     if (!(err instanceof JournalError)) throw err;
     log.fatal({ err: err.message }, 'could not open the journal');
+    await closeOps();
     log.flush();
     return 1;
   }
+  const running: App = app;
+  watchEngine(running, metrics, alerts);
   log.info(
     { mode: config.mode, strategies: prepared.strategies.map((s) => `${s.entry.id} (${s.definition.name}: ${s.entry.symbols.join(',')})`) },
     config.mode === 'paper' ? 'starting on the built-in simulated exchange (paper mode: no real money)' : 'starting live',
@@ -65,45 +108,109 @@ export async function runCommand(configPath: string): Promise<number> {
   const stop = (signal: string) => {
     if (stopping) return;
     log.info({ signal }, 'stopping: strategies first, then queued intents and open orders per config');
-    stopping = app.stop().finally(markStopped);
+    stopping = running.stop().finally(markStopped);
   };
+  const halted = (by: string) =>
+    alerts.send('halt', `trading halted by ${by}: no new orders until it is lifted (cancels still pass)`, { killSwitch: 'halted', by });
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGUSR2', () => {
-    const mode = app.riskGate.toggleHalt();
+    const mode = running.riskGate.toggleHalt();
     log.warn({ killSwitch: mode }, 'kill switch toggled by SIGUSR2');
+    if (mode === 'halted') halted('SIGUSR2');
   });
 
   const killFile = config.risk.killSwitch.file;
   let fileState: KillSwitchMode | undefined;
   const watchKillFile = killFile
     ? setInterval(() => {
-        fileState = applyKillFile(killFile, fileState, app.riskGate, log, config.risk.killSwitch.mode);
+        fileState = applyKillFile(killFile, fileState, running.riskGate, log, config.risk.killSwitch.mode, (mode) => {
+          if (mode === 'halted') halted(`the kill-switch file ${killFile}`);
+        });
       }, 1000)
     : undefined;
   try {
-    await app.start();
+    await running.start();
   } catch (err) {
     log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'could not start');
-    await app.stop().catch(() => undefined);
+    clearInterval(watchKillFile);
+    await running.stop().catch(() => undefined);
+    await closeOps();
+    log.flush();
     return 1;
   }
-  log.info(app.engine.summary(), 'running; Ctrl-C stops');
+  reportDisabled(running, alerts);
+  log.info(running.engine.summary(), 'running; Ctrl-C stops');
   await stopped;
   clearInterval(watchKillFile);
+  await closeOps();
+  log.info('ops endpoint closed and alerts delivered');
   log.flush();
   return 0;
+}
+
+/**
+ * Engine events feed what has no hook of its own: plugins disabled since the last event (a
+ * strategy is disabled inside the engine; `reconciled` comes every reconcile interval, so an
+ * alert is at most one interval late) and intent-to-ack latency, read from the order's history
+ * (the intent's `pending` entry and the `acknowledged` one the engine writes on the venue's answer).
+ */
+function watchEngine(app: App, metrics: Metrics, alerts: Alerts): void {
+  const check = () => reportDisabled(app, alerts);
+  const seen = new Set<string>();
+  const onOrder = (order: Order) => {
+    check();
+    if (order.status === 'pending' || order.status === 'unknown' || order.status === 'rejected') return;
+    if (seen.has(order.clientOrderId)) {
+      if (order.status === 'filled' || order.status === 'canceled') seen.delete(order.clientOrderId);
+      return;
+    }
+    if (order.status !== 'filled' && order.status !== 'canceled') seen.add(order.clientOrderId);
+    let history;
+    try {
+      history = app.journal.history(order.clientOrderId);
+    } catch {
+      return; // the journal closed under a late event (shutdown)
+    }
+    const first = history[0];
+    const ack = history.find((e) => e.reason === 'acknowledged');
+    if (first && ack && first.status === 'pending') metrics.observeIntentToAck(Math.max(0, ack.at - first.at));
+  };
+  app.engine.events.on('order', onOrder);
+  app.engine.events.on('fill', check);
+  app.engine.events.on('reconciled', check);
+}
+
+const alertedDisabled = new WeakMap<App, Set<string>>();
+
+function reportDisabled(app: App, alerts: Alerts): void {
+  let done = alertedDisabled.get(app);
+  if (!done) alertedDisabled.set(app, (done = new Set()));
+  for (const h of app.engine.hosts) {
+    if (h.enabled || done.has(h.id)) continue;
+    done.add(h.id);
+    const reason = h.disabledBy?.message ?? 'disabled';
+    alerts.send('plugin_disabled', `strategy ${h.id} was disabled: ${reason}`, { strategy: h.id, reason });
+  }
 }
 
 /**
  * The kill-switch file: present means halted, or reduce-only when it says so; removed means the
  * configured mode. Only a change of the file acts, so SIGUSR2 is not undone a second later.
  */
-function applyKillFile(file: string, last: KillSwitchMode | undefined, gate: RiskGate, log: Logger, configured: KillSwitchMode): KillSwitchMode {
+function applyKillFile(
+  file: string,
+  last: KillSwitchMode | undefined,
+  gate: RiskGate,
+  log: Logger,
+  configured: KillSwitchMode,
+  changed: (mode: KillSwitchMode) => void,
+): KillSwitchMode {
   const wanted: KillSwitchMode = existsSync(file) ? (readFileSync(file, 'utf8').includes('reduce_only') ? 'reduce_only' : 'halted') : configured;
   if (wanted !== last && (last !== undefined || wanted !== configured)) {
     gate.setKillSwitch(wanted);
     log.warn({ killSwitch: wanted, file }, 'kill switch changed by its file');
+    changed(wanted);
   }
   return wanted;
 }
