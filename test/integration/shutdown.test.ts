@@ -1,0 +1,272 @@
+// Shutdown and the bounded backlog, over HTTP against the simulator: what happens to intents the
+// venue's limits have not let out yet (engine.shutdown.queued, engine.maxQueueMs), and to our
+// open orders (engine.shutdown.cancelOpenOrders), judged by what the simulator saw.
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import { d, dec } from '../../src/core/decimal.js';
+import type { Order } from '../../src/core/types.js';
+import { parseConfig } from '../../src/config/index.js';
+import { startSimServer } from '../../src/sim/index.js';
+import { SqliteJournal } from '../../src/store/sqlite.js';
+import { defineStrategy, z } from '../../src/strategy/api.js';
+import { createExchangeClient, type ExchangeClient } from '../../src/runtime/client.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { wire, type App } from '../../src/runtime/wire.js';
+
+type Started = Awaited<ReturnType<typeof startSimServer>>;
+let sim: Started | undefined;
+let app: App | undefined;
+let hand: ExchangeClient | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await app?.stop().catch(() => undefined);
+  for (const j of reopened.splice(0)) j.close();
+  await hand?.close();
+  await sim?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  app = undefined;
+  hand = undefined;
+  sim = undefined;
+  dir = undefined;
+});
+
+/** Log lines, with an event per line so tests wait on what the engine says, not on time. */
+class LogTap extends EventEmitter {
+  readonly lines: string[] = [];
+  readonly stream = new Writable({
+    write: (chunk, _e, done) => {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        this.lines.push(line);
+        this.emit('line', line);
+      }
+      done();
+    },
+  });
+
+  waitFor(pattern: RegExp): Promise<string> {
+    const seen = this.lines.find((l) => pattern.test(l));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const on = (line: string) => {
+        if (!pattern.test(line)) return;
+        this.off('line', on);
+        resolve(line);
+      };
+      this.on('line', on);
+    });
+  }
+}
+
+/**
+ * Places `count` resting buys (below the market, each a cent apart so none is a duplicate) on
+ * the first tick with a price, then nothing. Remembers every status update it hears.
+ */
+function burst(count: number) {
+  const updates = new Map<string, Order['status'][]>();
+  const placed: string[] = [];
+  const definition = defineStrategy({
+    apiVersion: 1,
+    name: 'burst',
+    params: z.object({}),
+    create(ctx) {
+      return {
+        onTick() {
+          const last = ctx.lastPrice('BTCUSDT');
+          if (placed.length > 0 || !last) return;
+          const price = dec.truncate(dec.mul(last, d('0.97')), 2);
+          for (let i = 0; i < count; i++) placed.push(ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: dec.sub(price, d(`0.${String(i).padStart(2, '0')}`)), volume: '0.001' }));
+        },
+        onOrderUpdate(order: Order) {
+          updates.set(order.clientOrderId, [...(updates.get(order.clientOrderId) ?? []), order.status]);
+        },
+      };
+    },
+  });
+  const heard = (status: Order['status']) => [...updates.entries()].filter(([, s]) => s.includes(status)).map(([id]) => id);
+  return { definition, placed, updates, heard };
+}
+
+async function start(strategy: ReturnType<typeof burst>, engineYaml: string, venueLimits = '{}') {
+  // Cancels settle at the next request (or catchUp), so "none open" needs no waiting.
+  sim ??= await startSimServer({ port: 0, seed: 21, cancelSettleMs: 0 });
+  dir = mkdtempSync(join(tmpdir(), 'sluice-shutdown-'));
+  const yaml = `
+mode: live
+venue:
+  spotUrl: \${SIM_URL}
+  limits: ${venueLimits}
+engine:
+  marketDataEveryMs: 100
+  reconcileEveryMs: 1000
+  summaryEveryMs: 60000
+${engineYaml.split('\n').map((l) => `  ${l}`).join('\n')}
+journal:
+  path: ${join(dir, 'journal.db')}
+strategies:
+  - { id: burst, use: inline, symbols: [BTCUSDT], everyMs: 100 }
+`;
+  const { config, credentials } = await parseConfig(yaml, { env: { SIM_URL: sim.url, SLUICE_API_KEY: sim.apiKey, SLUICE_API_SECRET: sim.apiSecret } });
+  const tap = new LogTap();
+  const log = createLogger({ level: 'info', pretty: false, secrets: [sim.apiKey, sim.apiSecret], destination: tap.stream });
+  app = wire({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: strategy.definition, params: {} }], clock: systemClock, log });
+  await app.start();
+  return { app, sim, tap };
+}
+
+/** Stops the daemon (which closes its journal) and opens the journal again, as on disk. */
+async function stopAndReopen(): Promise<SqliteJournal> {
+  await app!.stop();
+  app = undefined;
+  const journal = SqliteJournal.open(join(dir!, 'journal.db'));
+  reopened.push(journal);
+  return journal;
+}
+const reopened: SqliteJournal[] = [];
+
+/** Resolves once `n` distinct orders have reached `status` (checked on each order event). */
+function ordersReach(a: App, n: number, status: Order['status']): Promise<Set<string>> {
+  const seen = new Set<string>();
+  return new Promise((resolve) => {
+    const on = (o: Order) => {
+      if (o.status !== status) return;
+      seen.add(o.clientOrderId);
+      if (seen.size < n) return;
+      a.engine.events.off('order', on);
+      resolve(seen);
+    };
+    a.engine.events.on('order', on);
+  });
+}
+
+const placeRequests = (s: Started) => s.exchange.arrivals().filter((a) => a.endpoint === 'spot.order' || a.endpoint === 'spot.batchOrders');
+const tooMany = (s: Started) => s.exchange.arrivals().filter((a) => a.status === 429 || a.status === 418);
+
+// One batch and one single request per 2 s: 14 intents send 10 + 1 at once and 3 wait.
+const TIGHT = '{ spot.order: 1, spot.batchOrders: 1 }';
+
+describe('shutdown with intents still queued behind the rate limits', () => {
+  it('queued: drop marks them canceled (dropped at shutdown), tells the strategy, and sends none of them', async () => {
+    const s = burst(14);
+    const { app: started } = await start(s, 'maxQueueMs: 60000\nshutdown: { queued: drop, cancelOpenOrders: false }', TIGHT);
+    const sent = await ordersReach(started, 11, 'open');
+    expect(app!.engine.stats.sent).toBe(11);
+    const queued = s.placed.filter((id) => !sent.has(id));
+    expect(queued).toHaveLength(3);
+
+    const a = await stopAndReopen();
+
+    // The venue never saw them: 11 orders from one batch and one single request.
+    const onVenue = new Set(sim!.exchange.orderLog().map((o) => o.clientOrderId));
+    expect(onVenue.size).toBe(11);
+    for (const id of queued) expect(onVenue.has(id)).toBe(false);
+    expect(placeRequests(sim!)).toHaveLength(2);
+    expect(tooMany(sim!)).toHaveLength(0);
+    // Final for us, with the reason in their history, and their strategy heard so.
+    for (const id of queued) {
+      expect(a.order(id)).toMatchObject({ status: 'canceled' });
+      expect(a.history(id).at(-1)).toMatchObject({ status: 'canceled', reason: 'dropped at shutdown' });
+    }
+    expect(s.heard('canceled').sort()).toEqual([...queued].sort());
+    // Nothing was pending or unknown at the end; the sent ones stay open (cancelOpenOrders: false).
+    expect(a.orders({ openOnly: true }).map((o) => o.status)).toEqual(Array(11).fill('open'));
+    expect(a.orders({})).toHaveLength(14);
+  });
+
+  it('queued: flush sends every one of them before stop() returns', async () => {
+    const s = burst(14);
+    const { app: a } = await start(s, 'maxQueueMs: 60000\nshutdown: { queued: flush, cancelOpenOrders: false }', TIGHT);
+    const sent = await ordersReach(a, 11, 'open');
+    expect(sim!.exchange.orderLog()).toHaveLength(11);
+    const queued = s.placed.filter((id) => !sent.has(id));
+    expect(queued).toHaveLength(3);
+
+    const journal = await stopAndReopen();
+
+    const onVenue = sim!.exchange.orderLog().map((o) => o.clientOrderId);
+    expect(onVenue).toHaveLength(14);
+    expect(new Set(onVenue)).toEqual(new Set(s.placed));
+    // The three waited for the next window: one more request, no 429.
+    expect(placeRequests(sim!)).toHaveLength(3);
+    expect(tooMany(sim!)).toHaveLength(0);
+    for (const id of s.placed) expect(journal.order(id)).toMatchObject({ status: 'open' });
+    expect(s.heard('canceled')).toEqual([]);
+    expect(a.engine.stats.accepted).toBe(14);
+  });
+});
+
+describe('shutdown and our open orders', () => {
+  it('cancelOpenOrders: true cancels ours on the venue and leaves a hand-placed (adopted) order alone', async () => {
+    sim = await startSimServer({ port: 0, seed: 22, cancelSettleMs: 0 });
+    hand = createExchangeClient({ spotUrl: sim.url, credentials: { apiKey: sim.apiKey, apiSecret: sim.apiSecret } });
+    await hand.start();
+    const { bid } = sim.exchange.top('BTCUSDT');
+    const handPrice = dec.truncate(dec.mul(bid!, d('0.98')), 2);
+    const ack = await hand.executor.call('spot.order', { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('0.01'), price: handPrice, newClientOrderId: 'manual-1' });
+
+    const s = burst(3);
+    const { app: a, tap } = await start(s, 'shutdown: { queued: drop, cancelOpenOrders: true }');
+    await tap.waitFor(/adopted an open order on the venue/);
+    await ordersReach(a, 3, 'open');
+    expect(sim.exchange.openOrders().spot).toHaveLength(4);
+
+    await a.stop();
+    app = undefined;
+
+    sim.exchange.catchUp();
+    const open = sim.exchange.openOrders().spot;
+    expect(open.map((o) => o.orderId)).toEqual([ack.orderId]);
+    expect(open[0]).toMatchObject({ clientOrderId: 'manual-1' });
+    const cancels = sim.exchange.arrivals().filter((x) => x.endpoint === 'spot.cancel' || x.endpoint === 'spot.batchCancel');
+    expect(cancels.every((x) => x.status === 200)).toBe(true);
+    expect(cancels.length).toBeGreaterThanOrEqual(1);
+    expect(tooMany(sim)).toHaveLength(0);
+  });
+
+  it('cancelOpenOrders: false leaves ours open on the venue', async () => {
+    const s = burst(3);
+    const { app: a } = await start(s, 'shutdown: { queued: drop, cancelOpenOrders: false }');
+    await ordersReach(a, 3, 'open');
+
+    await a.stop();
+    app = undefined;
+
+    sim!.exchange.catchUp();
+    expect(new Set(sim!.exchange.openOrders().spot.map((o) => o.clientOrderId))).toEqual(new Set(s.placed));
+    expect(sim!.exchange.arrivals().filter((x) => x.endpoint === 'spot.cancel' || x.endpoint === 'spot.batchCancel')).toHaveLength(0);
+  });
+});
+
+describe('the bounded backlog (engine.maxQueueMs)', () => {
+  it('drops intents that waited longer than maxQueueMs, tells their strategy (canceled), and never sends them', async () => {
+    const s = burst(14);
+    const { app: a, tap } = await start(s, 'maxQueueMs: 300\nshutdown: { queued: flush, cancelOpenOrders: false }', TIGHT);
+    const sent = await ordersReach(a, 11, 'open');
+    const queued = s.placed.filter((id) => !sent.has(id));
+    expect(queued).toHaveLength(3);
+
+    // Their strategy hears each one canceled, well before the limiter frees a slot (2.1 s).
+    await ordersReach(a, 3, 'canceled');
+    const line = JSON.parse(await tap.waitFor(/intents not sent in time were dropped/)) as { dropped: number; maxQueueMs: number };
+    expect(line).toMatchObject({ dropped: 3, maxQueueMs: 300 });
+    expect(a.engine.stats.expired).toBe(3);
+    expect(s.heard('canceled').sort()).toEqual([...queued].sort());
+    for (const id of queued) {
+      expect(a.journal.order(id)).toMatchObject({ status: 'canceled' });
+      expect(a.journal.history(id).at(-1)!.reason).toBe('not sent within 300 ms (engine.maxQueueMs)');
+    }
+
+    // Even a flushing shutdown has nothing left to send: the venue never sees them.
+    await a.stop();
+    app = undefined;
+    const onVenue = new Set(sim!.exchange.orderLog().map((o) => o.clientOrderId));
+    expect(onVenue.size).toBe(11);
+    for (const id of queued) expect(onVenue.has(id)).toBe(false);
+    expect(placeRequests(sim!)).toHaveLength(2);
+    expect(tooMany(sim!)).toHaveLength(0);
+  });
+});
