@@ -154,6 +154,12 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
  * Replays a tape: the recorded config and strategies on a manual clock from the tape's start,
  * every request answered from the tape after its recorded duration. Throws TapeMismatchError
  * with a diff at the first request that differs, or when recorded requests were never sent.
+ * The run is compared up to the moment the recording stopped; the shutdown's own traffic
+ * (cancels, last reconcile) races with in-flight answers and is answered but not compared.
+ * Limitation: a replay lets each answer's whole recorded duration pass from the moment the
+ * request leaves, while the simulator split it into an inbound and an outbound delay; two
+ * events due in the same millisecond can then wake in a different order and the replay
+ * reports a difference that no code change caused. Recording with sim latency 0 avoids it.
  */
 export async function runReplay(opts: { config: Config; strategies: readonly LoadedStrategy[]; log: Logger; tape: Tape }): Promise<{ requests: number }> {
   const { tape, config } = opts;
@@ -181,11 +187,13 @@ export async function runReplay(opts: { config: Config; strategies: readonly Loa
           .get(m)!
           .send(request)
           .catch((err: unknown) => {
-            if (err instanceof TapeMismatchError) onError(err);
+            if (err instanceof TapeMismatchError && clock.now() <= stopAt) onError(err);
             throw err;
           }),
     }),
-    credentials: { apiKey: 'replay', apiSecret: 'replay' },
+    // Placeholders: replay answers from the tape and checks no signature (these strings are
+    // scrubbed from errors like real ones, so they must not be words that appear in paths).
+    credentials: { apiKey: 'replay-placeholder-key-0000', apiSecret: 'replay-placeholder-secret-0000' },
     random: seededRandom(config.sim.seed),
   });
   void app.start().catch(onError);
@@ -202,7 +210,7 @@ export async function runReplay(opts: { config: Config; strategies: readonly Loa
   }
   await drive(clock, app.stop().catch(() => undefined));
   if (failure) throw failure;
-  for (const r of replays.values()) r.assertComplete();
+  for (const r of replays.values()) r.assertComplete(stopAt);
   return { requests: tape.calls.length };
 }
 

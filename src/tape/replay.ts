@@ -63,9 +63,9 @@ export class ReplayTransport implements Transport {
     return [...this.queues.values()].flat().sort((a, b) => a.seq - b.seq);
   }
 
-  /** Throws TapeMismatchError when the rerun sent fewer requests than the tape holds. */
-  assertComplete(): void {
-    const left = this.remaining();
+  /** Throws TapeMismatchError when the rerun sent fewer requests than the tape holds (up to `until`, a local time, when given). */
+  assertComplete(until = Number.POSITIVE_INFINITY): void {
+    const left = this.remaining().filter((c) => c.at <= until);
     if (left.length === 0) return;
     const lines = left.slice(0, 10).map((c) => `- seq ${c.seq}: ${c.endpoint ?? routeKey(c.request)} ${c.request.method} ${c.request.path}${c.request.query ? `?${c.request.query}` : ''}`);
     if (left.length > 10) lines.push(`  ... and ${left.length - 10} more`);
