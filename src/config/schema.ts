@@ -192,11 +192,13 @@ export const configSchema = z.strictObject(
         .array(
           z.strictObject(
             {
-              kind: oneOf(['rate_limit_storm', 'ban']),
+              kind: oneOf(['rate_limit_storm', 'ban', 'clock_jump']),
               atMs: int(0),
               durationMs: int(1),
+              /** clock_jump only: how far the venue's clock moves (ms, either sign) for durationMs. */
+              skewMs: int().default(0),
             },
-            { error: expected('a mapping with kind, atMs and durationMs, e.g. { kind: ban, atMs: 60000, durationMs: 30000 }') },
+            { error: expected('a mapping with kind, atMs and durationMs (and skewMs for a clock_jump), e.g. { kind: ban, atMs: 60000, durationMs: 30000 }') },
           ),
           { error: expected('a list of timed venue troubles, e.g. [{ kind: rate_limit_storm, atMs: 60000, durationMs: 10000 }]') },
         )

@@ -38,7 +38,7 @@ export interface SimConfig {
   readonly banMs: number;
   readonly fees: { readonly maker: Decimal; readonly taker: Decimal };
   /** Timed venue troubles, from the start of the run: backtests use them to try a bad day. */
-  readonly scenario: readonly { readonly kind: 'rate_limit_storm' | 'ban'; readonly atMs: number; readonly durationMs: number }[];
+  readonly scenario: readonly { readonly kind: 'rate_limit_storm' | 'ban' | 'clock_jump'; readonly atMs: number; readonly durationMs: number; readonly skewMs: number }[];
 }
 
 export interface ReconcileConfig {

@@ -19,7 +19,7 @@ import { SimExchange, SimTransport } from '../sim/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { marketEvents, ReplayTransport, type Tape, type TapeMarketEvent } from '../tape/index.js';
-import { wire, type App } from './wire.js';
+import { simTroubles, wire, type App } from './wire.js';
 
 export interface BacktestOptions {
   config: Config;
@@ -62,7 +62,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     faults: config.sim.faults,
     banMs: config.sim.banMs,
     fees: config.sim.fees,
-    troubles: config.sim.scenario.map((t) => ({ kind: t.kind, from: start + t.atMs, until: start + t.atMs + t.durationMs })),
+    troubles: simTroubles(config.sim.scenario, start),
   });
   const transport = new SimTransport(sim);
   const calls: CallRecord[] = [];

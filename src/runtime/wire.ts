@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { OrderGateway, type CallRecord, type Credentials } from '../executor/index.js';
 import { RecordingTransport, TapeWriter } from '../tape/index.js';
 import type { JsonValue } from '../exchange/json.js';
-import { SimExchange, SimTransport } from '../sim/index.js';
+import { SimExchange, SimTransport, type Trouble } from '../sim/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import { lockJournal } from '../store/lock.js';
 import { SqliteJournal } from '../store/sqlite.js';
@@ -61,6 +61,11 @@ export function freeTapePath(path: string, now: number): string {
   return `${m[1]}-${stamp}${m[2] ?? ''}`;
 }
 
+/** The config's timed venue troubles, from `start` (local time) on, in the simulator's terms. */
+export function simTroubles(scenario: Config['sim']['scenario'], start: number): Trouble[] {
+  return scenario.map((t) => ({ kind: t.kind, from: start + t.atMs, until: start + t.atMs + t.durationMs, skewMs: t.skewMs }));
+}
+
 export function wire(opts: WireOptions): App {
   const { config, clock, log } = opts;
   let sim: SimExchange | undefined;
@@ -73,6 +78,8 @@ export function wire(opts: WireOptions): App {
       latencyMs: config.sim.latencyMs,
       faults: config.sim.faults,
       banMs: config.sim.banMs,
+      fees: config.sim.fees,
+      troubles: simTroubles(config.sim.scenario, clock.now()),
     });
     const inProcess = new SimTransport(sim);
     transport = () => inProcess;

@@ -57,15 +57,18 @@ export interface SimOptions {
   cancelSettleMs?: number;
   /**
    * Timed troubles in venue time, for backtests of a bad day: a `rate_limit_storm` answers 429
-   * to everything (without counting toward a ban), a `ban` answers 418 to every caller.
+   * to everything (without counting toward a ban), a `ban` answers 418 to every caller, a
+   * `clock_jump` moves the clock the venue checks timestamps against (and reports) by skewMs.
    */
   troubles?: readonly Trouble[];
 }
 
 export interface Trouble {
-  kind: 'rate_limit_storm' | 'ban';
+  kind: 'rate_limit_storm' | 'ban' | 'clock_jump';
   from: number;
   until: number;
+  /** clock_jump only: ms added to the venue's clock while it lasts. */
+  skewMs?: number;
 }
 
 /** A request that gets no HTTP answer: the adapter drops the connection (or throws TransportFailure). */
@@ -252,7 +255,10 @@ export class SimExchange {
       return error(new SimError(VenueCode.DISCONNECTED, 'Internal error; unable to process your request. Please try again.', 503));
     }
 
-    const trouble = this.troubles.find((t) => t.from <= now && now < t.until);
+    const troubled = (kind: Trouble['kind']) => this.troubles.find((t) => t.kind === kind && t.from <= now && now < t.until);
+    // Only the clock clients see jumps (timestamp checks, serverTime): the market keeps its time.
+    const clockNow = now + (troubled('clock_jump')?.skewMs ?? 0);
+    const trouble = troubled('ban') ?? troubled('rate_limit_storm');
     if (trouble?.kind === 'ban') return error(banned(trouble.until, now));
     if (trouble?.kind === 'rate_limit_storm') {
       const seconds = Math.max(1, Math.ceil((trouble.until - now) / 1000));
@@ -295,12 +301,12 @@ export class SimExchange {
         }
       }
       const window = recvWindow(params, DEFAULT_RECV_WINDOW);
-      const apiKey = authenticate(req, headers, ep, this.keys, now, window);
+      const apiKey = authenticate(req, headers, ep, this.keys, clockNow, window);
       if (!params) throw new SimError(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, 'The body must be a JSON object.', 400);
       const route = ROUTES[ep.id];
       if (!route) throw new SimError(VenueCode.UNSUPPORTED_OPERATION, `${ep.id} is not simulated.`, 404);
       const account = apiKey !== undefined ? this.keys.get(apiKey)!.account : USER;
-      const call: Call = { params, account, now, endpoint: ep.id };
+      const call: Call = { params, account, now, clockNow, endpoint: ep.id };
       const body = route(this, call);
       if (WRITES.has(ep.id) && draw.lost) {
         arrival.fault = 'lost-response';

@@ -89,7 +89,7 @@ function klines(m: InstrumentMarket, p: Params) {
   }));
 }
 
-const time = (_ex: SimExchange, c: Call) => ({ timezone: 'UTC', serverTime: c.now });
+const time = (_ex: SimExchange, c: Call) => ({ timezone: 'UTC', serverTime: c.clockNow });
 
 export const PUBLIC_ROUTES: Readonly<Record<string, Route>> = {
   'spot.ping': () => ({}),

@@ -12,6 +12,8 @@ export interface Call {
   account: string;
   /** Venue time of the request. */
   now: number;
+  /** The venue's clock as clients see it: `now` unless a clock_jump is on. */
+  clockNow: number;
   endpoint: string;
 }
 

@@ -117,8 +117,8 @@ record: { path: ${tapePath} }
   /** Replays the tape; `use` swaps the strategy file for the one recorded in the tape's config. */
   async function replay(tapePath: string, use?: string) {
     const tape = await readTape(tapePath);
-    const config = tape.header.meta.config as never as Awaited<ReturnType<typeof parseConfig>>['config'];
-    if (use) config.strategies = config.strategies.map((s) => ({ ...s, use }));
+    const recorded = tape.header.meta.config as never as Awaited<ReturnType<typeof parseConfig>>['config'];
+    const config = use ? { ...recorded, strategies: recorded.strategies.map((s) => ({ ...s, use })) } : recorded;
     const strategies = await loadStrategies(config.strategies, ROOT);
     return runReplay({ config, strategies, log: quiet(), tape });
   }
