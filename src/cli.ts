@@ -51,6 +51,15 @@ program
   });
 
 program
+  .command('doctor')
+  .description('check the clock against the venue, the credentials, rate-limit headroom and the journal (read-only); OK/WARN/FAIL per line, exit 1 on any FAIL')
+  .requiredOption('-c, --config <file>', 'YAML config file')
+  .action(async (opts: { config: string }) => {
+    const { doctorCommand } = await import('./runtime/doctor.js');
+    process.exit(await doctorCommand(opts.config));
+  });
+
+program
   .command('backtest')
   .description('run strategies on a manual clock against the simulator, driven by a recorded tape; writes a JSON and an HTML report')
   .requiredOption('-c, --config <file>', 'YAML config file (strategies, risk, sim latency, fees, faults and scenario)')

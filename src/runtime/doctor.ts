@@ -1,0 +1,316 @@
+// `sluice doctor`: checks what a deployment most often gets wrong, one line each (OK, WARN or
+// FAIL, with a fix when not OK): the clock against the venue's, the credentials, rate-limit
+// headroom and the journal. Read-only throughout: the journal is never opened for writing (a
+// damaged one must stay as it is for forensics) and no tape is written.
+import Database from 'better-sqlite3';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import pino from 'pino';
+import { systemClock } from '../core/clock.js';
+import { AuthError, BannedError, ClockSkewError, ConfigError, RateLimitedError } from '../core/errors.js';
+import type { Market } from '../core/types.js';
+import { KEY_VAR, loadConfig, SECRET_VAR, type Config, type Credentials } from '../config/index.js';
+import { VenueCode } from '../exchange/codes.js';
+import { endpointLimits, WINDOW_MS, type EndpointId } from '../exchange/endpoints.js';
+import type { CallRecord } from '../executor/index.js';
+import { MemoryJournal } from '../store/memory.js';
+import { APPLICATION_ID, SCHEMA_VERSION } from '../store/sqlite.js';
+import { createLogger, scrub } from './logger.js';
+import { wire } from './wire.js';
+
+export type Verdict = 'OK' | 'WARN' | 'FAIL';
+
+export interface Check {
+  name: string;
+  verdict: Verdict;
+  detail: string;
+  /** What to do; given whenever the verdict is not OK. */
+  fix?: string;
+}
+
+export function formatCheck(c: Check): string {
+  return `${c.verdict.padEnd(4)} ${c.name}: ${c.detail}${c.fix ? `. Fix: ${c.fix}` : ''}`;
+}
+
+/** The venue refuses a timestamp this far ahead of its own clock (exchange-rest-api.md, Timing). */
+const MAX_LEAD_MS = 1000;
+
+/** Runs every check and prints one line each; 1 when any check failed. */
+export async function doctorCommand(configPath: string, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
+  let loaded;
+  try {
+    loaded = await loadConfig(configPath);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    // Missing or unsafe credentials are config problems; name them as the credentials check.
+    for (const p of err.problems) {
+      const name = p.path.startsWith('credentials') ? 'credentials' : 'config';
+      out(formatCheck({ name, verdict: 'FAIL', detail: `${configPath} ${p.path}${p.line ? ` (line ${p.line})` : ''}: ${p.message}`, fix: 'see the message; `sluice validate --config F` lists every problem' }));
+    }
+    return 1;
+  }
+  const { config, credentials } = loaded;
+  const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
+  const checks = await runChecks(config, credentials, configPath);
+  for (const c of checks) out(scrub(formatCheck(c), secrets));
+  return checks.some((c) => c.verdict === 'FAIL') ? 1 : 0;
+}
+
+export async function runChecks(config: Config, credentials: Credentials | undefined, configPath: string): Promise<Check[]> {
+  const now = systemClock.now();
+  const venue = config.mode === 'paper' ? 'the built-in simulated exchange' : (config.venue.spotUrl ?? '(no venue.spotUrl)');
+  const checks: Check[] = [{ name: 'config', verdict: 'OK', detail: `${configPath}, mode ${config.mode}, venue ${venue}` }];
+
+  const seen: CallRecord[] = [];
+  const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
+  const log = createLogger({ level: 'error', pretty: false, secrets, destination: pino.destination(2) });
+  // The same wiring as `run` and `status`, minus what would write: a throwaway journal (the real
+  // one is inspected read-only below), no tape, and one retry so an unreachable venue fails fast.
+  const app = wire({
+    config: { ...config, venue: { ...config.venue, retry: { ...config.venue.retry, retries: Math.min(1, config.venue.retry.retries) } } },
+    credentials,
+    strategies: [],
+    clock: systemClock,
+    log,
+    journal: new MemoryJournal(),
+    noRecording: true,
+    onCall: (r) => seen.push(r),
+  });
+  try {
+    checks.push(await clockCheck(app.client.venueClock, config.venue.recvWindowMs));
+    checks.push(await credentialsCheck(app.client.executor, config, credentials));
+  } finally {
+    await app.client.close();
+  }
+  const journal = config.mode === 'live' ? journalCheck(resolve(config.journal.path), now) : undefined;
+  const daemon = config.http.enabled ? await daemonLimiter(config.http.host, config.http.port) : undefined;
+  checks.push(limitsCheck(config, { now, banUntil: journal?.banUntil ?? 0, seen, daemon }));
+  checks.push(journal?.check ?? { name: 'journal', verdict: 'OK', detail: `paper mode keeps its journal in memory (journal.path ${config.journal.path} is used in live mode only)` });
+  return checks;
+}
+
+// ---------- clock ----------
+
+async function clockCheck(venueClock: { sync(): Promise<{ offsetMs: number; roundTripMs: number }> }, recvWindowMs: number): Promise<Check> {
+  let sample;
+  try {
+    sample = await venueClock.sync();
+  } catch (err) {
+    return { name: 'clock', verdict: 'FAIL', detail: `the venue's time endpoint did not answer (${errText(err)})`, fix: 'check venue.spotUrl and that this machine reaches it (DNS, firewall, proxy)' };
+  }
+  const offset = Math.round(sample.offsetMs);
+  const rtt = Math.round(sample.roundTripMs);
+  const where = offset >= 0 ? `${offset} ms ahead of` : `${-offset} ms behind`;
+  const detail =
+    `venue clock is ${where} this machine's (measured over a ${rtt} ms round trip, so within ${Math.ceil(rtt / 2)} ms); ` +
+    `the venue takes timestamps from ${MAX_LEAD_MS} ms ahead of its clock to ${recvWindowMs} ms (venue.recvWindowMs) behind it`;
+  const fix = 'turn on time sync (timedatectl set-ntp true, or chrony/ntpd) and run sluice doctor again';
+  // offset > 0: our timestamps lag the venue's clock (recvWindow applies); offset < 0: they lead it.
+  if (offset > recvWindowMs || -offset >= MAX_LEAD_MS) {
+    return { name: 'clock', verdict: 'FAIL', detail: `${detail}: outside that window. sluice signs with the measured venue time, but a clock this far off is not synchronised and drifts between re-syncs (venue.clockSyncIntervalMs)`, fix };
+  }
+  if (offset > recvWindowMs / 2 || -offset > MAX_LEAD_MS / 2) return { name: 'clock', verdict: 'WARN', detail: `${detail}: past half of that window`, fix };
+  return { name: 'clock', verdict: 'OK', detail };
+}
+
+// ---------- credentials ----------
+
+type AccountCaller = { call(endpoint: 'spot.account' | 'futures.account', params: Record<string, never>): Promise<unknown> };
+
+async function credentialsCheck(executor: AccountCaller, config: Config, credentials: Credentials | undefined): Promise<Check> {
+  const name = 'credentials';
+  if (config.mode === 'paper') {
+    return { name, verdict: 'OK', detail: 'paper mode uses the built-in simulated exchange and its own key; yours are not used or checked here (set mode: live to check them)' };
+  }
+  if (!credentials) return { name, verdict: 'FAIL', detail: 'live mode but no API key and secret', fix: `set ${KEY_VAR} and ${SECRET_VAR}, or credentials.file (chmod 600)` };
+  const from = process.env[KEY_VAR] ? 'the environment' : `credentials.file ${config.credentials.file}`;
+  const endpoint = marketsOf(config).includes('spot') ? 'spot.account' : 'futures.account';
+  try {
+    await executor.call(endpoint, {});
+    return { name, verdict: 'OK', detail: `a signed ${endpoint} call was accepted (key and secret from ${from})` };
+  } catch (err) {
+    const code = err instanceof AuthError ? err.venue.venueCode : undefined;
+    const at = `${endpoint}${code !== undefined ? `, code ${code}` : ''}`;
+    if (code === VenueCode.INVALID_SIGNATURE) {
+      return { name, verdict: 'FAIL', detail: `the venue refused the signature (${at}): the secret does not belong to this key (from ${from})`, fix: `set ${SECRET_VAR} to the secret issued with this key, exactly as shown (case-sensitive, no spaces or quotes)` };
+    }
+    if (code === VenueCode.REJECTED_API_KEY || code === VenueCode.UNTRUSTED_IP || code === VenueCode.NO_THIS_COMPANY) {
+      return { name, verdict: 'FAIL', detail: `the venue refused the API key (${at}): unknown or deleted key, an IP not on its whitelist, a missing permission, or a key of another platform (from ${from})`, fix: `check ${KEY_VAR}, the key's IP whitelist (this machine's public address), its read and trade permissions, and that venue.spotUrl is the platform that issued it` };
+    }
+    if (err instanceof AuthError) return { name, verdict: 'FAIL', detail: `the venue refused the credentials (${at}: ${errText(err)})`, fix: `check ${KEY_VAR} and ${SECRET_VAR}` };
+    if (err instanceof ClockSkewError) return { name, verdict: 'FAIL', detail: `the venue refused the timestamp even after a clock re-sync (${at})`, fix: 'see the clock line' };
+    if (err instanceof BannedError) return { name, verdict: 'FAIL', detail: `the venue bans this key or address (${errText(err)})`, fix: 'wait for the ban to end; see the limits line' };
+    return { name, verdict: 'FAIL', detail: `the signed ${endpoint} call failed (${errText(err)})`, fix: 'check venue.spotUrl and the network, then run sluice doctor again' };
+  }
+}
+
+// ---------- limits ----------
+
+type Usage = Record<string, { inWindow: number; limit: number; queued: number }>;
+
+/**
+ * Headroom from the configured limits (the venue sends no usage headers; it answers 429 with
+ * Retry-After and 418 when it bans), the polling the config asks for, what the venue said to
+ * the doctor's own calls, the journal's ban, and a running daemon's limiter when its ops
+ * endpoint answers.
+ */
+export function limitsCheck(config: Config, facts: { now: number; banUntil: number; seen: readonly CallRecord[]; daemon?: Usage }): Check {
+  const name = 'limits';
+  const limits = endpointLimits(config.venue.limits);
+  const notes: string[] = [];
+  const venueOwn = endpointLimits();
+  const lowered = Object.entries(config.venue.limits).map(([id, n]) => `${id} to ${n} (venue ${venueOwn[id as EndpointId]})`);
+  if (lowered.length) notes.push(`venue.limits lowers ${lowered.join(', ')}`);
+
+  const banned = facts.seen.map((r) => r.error).find((e): e is BannedError => e instanceof BannedError);
+  const banUntil = Math.max(facts.banUntil, banned?.untilMs ?? 0);
+  if (banUntil > facts.now) {
+    return { name, verdict: 'FAIL', detail: `the venue bans this key until ${new Date(banUntil).toISOString()} (418 after repeated 429s); sluice waits it out`, fix: 'find what broke the limits (sluice_venue_http_429_total per endpoint) and lower venue.limits or the polling before the ban ends' };
+  }
+  const warnings: string[] = [];
+  if (facts.seen.some((r) => r.error instanceof RateLimitedError)) warnings.push("the venue answered 429 to the doctor's own calls: this key is at its limit right now");
+
+  // Market data: one poll per symbol and feed every marketDataEveryMs (a plugin may not subscribe to every feed).
+  const perMarket = symbolsByMarket(config);
+  const feeds: Record<Market, EndpointId[]> = { spot: ['spot.ticker', 'spot.depth', 'spot.trades', 'spot.klines'], futures: ['futures.ticker', 'futures.depth'] };
+  let raise = 0;
+  for (const [market, symbols] of Object.entries(perMarket) as [Market, number][]) {
+    const limit = Math.min(...feeds[market].map((e) => limits[e]));
+    const polls = (symbols * WINDOW_MS) / config.engine.marketDataEveryMs;
+    const what = `${market} market data ${fmt(polls)} of ${limit} per 2 s per feed (${symbols} symbol${symbols === 1 ? '' : 's'} every ${config.engine.marketDataEveryMs} ms)`;
+    if (polls > limit) {
+      warnings.push(`${what}: polls will queue and arrive late`);
+      raise = Math.max(raise, Math.ceil((symbols * WINDOW_MS) / limit));
+    } else notes.push(what);
+  }
+  // The engine stretches the reconcile interval to its budget share (Reconciler.intervalMs).
+  const symbols = Object.values(perMarket).reduce((a, b) => a + b, 0);
+  const reconcileLimit = Math.min(limits['spot.openOrders'], limits['spot.myTrades']);
+  const perWindow = Math.max(1, Math.floor(reconcileLimit * config.reconcile.budgetShare));
+  const reconcileMs = Math.max(config.engine.reconcileEveryMs, Math.ceil((symbols * WINDOW_MS) / perWindow));
+  if (symbols > 0) notes.push(`reconcile every ${reconcileMs} ms${reconcileMs > config.engine.reconcileEveryMs ? ` (stretched from engine.reconcileEveryMs ${config.engine.reconcileEveryMs} to stay within reconcile.budgetShare)` : ''}`);
+
+  if (facts.daemon && Object.keys(facts.daemon).length) {
+    const busiest = Object.entries(facts.daemon).sort(([, a], [, b]) => b.inWindow / b.limit - a.inWindow / a.limit)[0]!;
+    notes.push(`running daemon: busiest ${busiest[0]} ${busiest[1].inWindow} of ${busiest[1].limit} in the current window`);
+    for (const [id, u] of Object.entries(facts.daemon)) if (u.queued > 0) warnings.push(`the running daemon has ${u.queued} request${u.queued === 1 ? '' : 's'} queued on ${id}`);
+  }
+  if (warnings.length) {
+    const fix = raise > 0 ? `raise engine.marketDataEveryMs to at least ${raise}, or trade fewer symbols per process` : 'lower the polling (engine.marketDataEveryMs, strategies everyMs) or trade fewer symbols per process';
+    return { name, verdict: 'WARN', detail: [...warnings, ...notes].join('; '), fix };
+  }
+  return { name, verdict: 'OK', detail: [...notes, 'no ban'].join('; ') };
+}
+
+/** The running daemon's limiter from its ops endpoint, or undefined when none answers. */
+async function daemonLimiter(host: string, port: number): Promise<Usage | undefined> {
+  if (port === 0) return undefined; // a free port picked at start: nothing to find it by
+  const h = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  try {
+    const res = await fetch(`http://${h.includes(':') ? `[${h}]` : h}:${port}/status.json`, { signal: AbortSignal.timeout(2000) });
+    if (!res.ok) return undefined;
+    return ((await res.json()) as { limiter?: Usage }).limiter;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------- journal ----------
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+const MOVE_ASIDE = 'stop sluice, move the file aside (keep it for forensics) and start again: sluice rebuilds its state from the venue';
+
+/**
+ * Inspects the journal without writing a byte. With a -wal file (a daemon runs, or one was
+ * killed) SQLite's own read-only connection reads it consistently beside the writer; without
+ * one, a read-only connection would still create -wal and -shm files, so the file's bytes are
+ * read into memory and checked there.
+ */
+function journalCheck(path: string, now: number): { check: Check; banUntil: number } {
+  const name = 'journal';
+  const fail = (detail: string, fix: string) => ({ check: { name, verdict: 'FAIL' as const, detail: `${path}: ${detail}`, fix }, banUntil: 0 });
+  const lock = lockHolder(`${path}.lock`);
+  if (!existsSync(path)) {
+    return { check: { name, verdict: 'WARN', detail: `no journal at ${path}`, fix: 'none needed before the first start (the daemon creates it); otherwise journal.path points to the wrong place' }, banUntil: 0 };
+  }
+  if (statSync(path).size === 0) return { check: { name, verdict: 'OK', detail: `${path}: empty (a new journal); ${lock}` }, banUntil: 0 };
+
+  let db: Database.Database;
+  const wal = existsSync(`${path}-wal`);
+  try {
+    const bytes = readFileSync(path);
+    if (bytes.length < 100 || !bytes.subarray(0, 16).equals(SQLITE_HEADER)) return fail('not a SQLite database (no SQLite header)', MOVE_ASIDE);
+    // Header bytes 18-19 are 2 in WAL mode; a memory copy cannot be in WAL mode, so the copy says 1.
+    if (bytes[18] !== 2 || bytes[19] !== 2) return fail('not in WAL mode (a sluice journal always is)', 'point journal.path at the sluice journal');
+    if (wal) db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+    else {
+      bytes[18] = bytes[19] = 1;
+      db = new Database(bytes, { readonly: true });
+    }
+  } catch (err) {
+    return fail(`cannot be read (${errText(err)})`, `${MOVE_ASIDE}; if it is a permissions problem, run the doctor as the daemon's user`);
+  }
+  try {
+    const appId = db.pragma('application_id', { simple: true }) as number;
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (appId !== APPLICATION_ID && !(appId === 0 && version === 0)) return fail(`a SQLite database of another program (application_id ${appId})`, 'point journal.path elsewhere');
+    if (version > SCHEMA_VERSION) return fail(`written by a newer sluice (schema ${version}, this one knows ${SCHEMA_VERSION})`, 'upgrade sluice, or point journal.path elsewhere');
+    const problems = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
+    if (problems.length !== 1 || problems[0] !== 'ok') return fail(`integrity_check failed: ${printable(problems.slice(0, 3).join('; '))}`, MOVE_ASIDE);
+    const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const banUntil = version === 0 ? 0 : ((db.prepare('SELECT until_ms FROM bans WHERE id = 1').get() as { until_ms: number } | undefined)?.until_ms ?? 0);
+    const contents = version === 0 ? 'no tables yet' : `${count('orders')} orders, ${count('fills')} fills`;
+    const ban = banUntil > now ? `, ban until ${new Date(banUntil).toISOString()}` : '';
+    const detail = `${path}: schema ${version}, integrity ok, WAL, ${contents}${ban}; ${lock}`;
+    if (version < SCHEMA_VERSION && version > 0) {
+      return { check: { name, verdict: 'WARN', detail, fix: `the next start migrates it to schema ${SCHEMA_VERSION}: back it up first (see docs/deployment.md)` }, banUntil };
+    }
+    return { check: { name, verdict: 'OK', detail }, banUntil };
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    const corrupt = typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
+    return fail(`${corrupt ? 'corrupt' : 'cannot be read'} (${printable(errText(err))})`, MOVE_ASIDE);
+  } finally {
+    db.close();
+  }
+}
+
+/** Who holds the journal lock (see store/lock.ts), in words. */
+function lockHolder(lockPath: string): string {
+  let text: string;
+  try {
+    text = readFileSync(lockPath, 'utf8').trim();
+  } catch {
+    return 'not in use (no lock file)';
+  }
+  const m = /^(\d+)@(.*)$/.exec(text);
+  if (!m) return `lock file ${lockPath} is unreadable; the next start replaces it if no sluice runs`;
+  const [pid, host] = [Number(m[1]), m[2]!];
+  if (host !== hostname()) return `locked by pid ${pid} on ${host} (another host: cannot tell whether it runs)`;
+  try {
+    process.kill(pid, 0);
+    return `in use by a running sluice (pid ${pid}); read without disturbing it`;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EPERM') return `in use by pid ${pid} (another user)`;
+    return `stale lock of pid ${pid}, which no longer runs: the next start takes it over`;
+  }
+}
+
+// ---------- helpers ----------
+
+function marketsOf(config: Config): Market[] {
+  const markets = new Set(config.strategies.filter((s) => s.enabled).map((s) => s.market));
+  return markets.size ? [...markets] : ['spot'];
+}
+
+function symbolsByMarket(config: Config): Partial<Record<Market, number>> {
+  const sets: Partial<Record<Market, Set<string>>> = {};
+  for (const s of config.strategies) if (s.enabled) for (const sym of s.symbols) (sets[s.market] ??= new Set()).add(sym);
+  return Object.fromEntries(Object.entries(sets).map(([m, set]) => [m, set.size]));
+}
+
+const fmt = (n: number) => String(Math.round(n * 10) / 10);
+const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+// SQLite may quote damaged bytes back: keep lines printable.
+const printable = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);

@@ -1,0 +1,213 @@
+// `sluice doctor` as an operator runs it: the CLI as a child process, in live mode against the
+// simulator over HTTP on 127.0.0.1, one line per check and the exit code.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/index.js';
+import { BannedError, RateLimitedError } from '../../src/core/errors.js';
+import { formatCheck, limitsCheck } from '../../src/runtime/doctor.js';
+import { startSimServer, type SimServer } from '../../src/sim/index.js';
+import { SqliteJournal } from '../../src/store/sqlite.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = resolve(ROOT, 'bin/sluice.js');
+
+let sim: SimServer | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await sim?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  sim = undefined;
+  dir = undefined;
+});
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The line of each check, by name. */
+  line: Record<string, string>;
+}
+
+function doctor(config: string, credentials?: { apiKey: string; apiSecret: string }): Promise<Result> {
+  const env = { ...process.env };
+  delete env.SLUICE_API_KEY;
+  delete env.SLUICE_API_SECRET;
+  if (credentials) Object.assign(env, { SLUICE_API_KEY: credentials.apiKey, SLUICE_API_SECRET: credentials.apiSecret });
+  return new Promise((done) => {
+    execFile(process.execPath, [BIN, 'doctor', '--config', config], { cwd: ROOT, env }, (err, stdout, stderr) => {
+      const line: Record<string, string> = {};
+      for (const l of stdout.split('\n')) {
+        const m = /^(?:OK|WARN|FAIL) +([a-z]+):/.exec(l);
+        if (m) line[m[1]!] = l;
+      }
+      done({ code: err ? Number(err.code) : 0, stdout, stderr, line });
+    });
+  });
+}
+
+/** A live config against the simulator, with a journal that has seen a little trading. */
+function setup(): { config: string; journal: string } {
+  dir = mkdtempSync(join(tmpdir(), 'sluice-doctor-'));
+  const journal = join(dir, 'journal.db');
+  const j = SqliteJournal.open(journal);
+  for (let i = 0; i < 200; i++) j.setCursor(`trades:spot:SYM${i}`, `${i}`.repeat(40));
+  j.close();
+  const config = join(dir, 'live.yaml');
+  writeFileSync(
+    config,
+    `mode: live
+venue: { spotUrl: "${sim!.url}" }
+journal: { path: ${journal} }
+strategies:
+  - { id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }
+`,
+  );
+  return { config, journal };
+}
+
+describe('sluice doctor against the simulator', () => {
+  it('all OK: one line per check, exit 0', async () => {
+    sim = await startSimServer({ seed: 5 });
+    const { config, journal } = setup();
+    const r = await doctor(config, sim);
+    expect(r.stderr).toBe('');
+    expect(Object.keys(r.line)).toEqual(['config', 'clock', 'credentials', 'limits', 'journal']);
+    for (const l of Object.values(r.line)) expect(l).toMatch(/^OK /);
+    expect(r.line.credentials).toBe('OK   credentials: a signed spot.account call was accepted (key and secret from the environment)');
+    expect(r.line.clock).toMatch(/^OK   clock: venue clock is \d+ ms (ahead of|behind) this machine's/);
+    expect(r.line.limits).toContain('spot market data 2 of 20 per 2 s per feed (1 symbol every 1000 ms)');
+    expect(r.line.journal).toBe(`OK   journal: ${journal}: schema 1, integrity ok, WAL, 0 orders, 0 fills; not in use (no lock file)`);
+    expect(r.code).toBe(0);
+    // The doctor made exactly its read-only calls: the time samples and one signed account read.
+    expect(sim.exchange.arrivals().map((a) => a.endpoint)).toEqual(['spot.time', 'spot.time', 'spot.time', 'spot.account']);
+    expect(r.stdout).not.toContain(sim.apiSecret);
+    expect(r.stdout).not.toContain(sim.apiKey);
+  });
+
+  it('a wrong secret: FAIL credentials naming -1022 and the fix, exit 1, no secret printed', async () => {
+    sim = await startSimServer({ seed: 5 });
+    const { config } = setup();
+    const wrong = 'wrongSecretThatIsNotIssued0123';
+    const r = await doctor(config, { apiKey: sim.apiKey, apiSecret: wrong });
+    expect(r.line.credentials).toBe(
+      'FAIL credentials: the venue refused the signature (spot.account, code -1022): the secret does not belong to this key (from the environment). ' +
+        'Fix: set SLUICE_API_SECRET to the secret issued with this key, exactly as shown (case-sensitive, no spaces or quotes)',
+    );
+    expect(r.line.clock).toMatch(/^OK /);
+    expect(r.code).toBe(1);
+    for (const s of [wrong, sim.apiSecret, sim.apiKey]) expect(r.stdout + r.stderr).not.toContain(s);
+  });
+
+  it('a wrong key: FAIL credentials naming -2015 and what to check', async () => {
+    sim = await startSimServer({ seed: 5 });
+    const { config } = setup();
+    const r = await doctor(config, { apiKey: 'notAKeyTheVenueKnows', apiSecret: sim.apiSecret });
+    expect(r.line.credentials).toMatch(/^FAIL credentials: the venue refused the API key \(spot\.account, code -2015\): .*Fix: check SLUICE_API_KEY, the key's IP whitelist/);
+    expect(r.code).toBe(1);
+  });
+
+  it('no credentials in live mode: FAIL credentials saying where they come from', async () => {
+    sim = await startSimServer({ seed: 5 });
+    const { config } = setup();
+    const r = await doctor(config);
+    expect(r.line.credentials).toMatch(/^FAIL credentials: .* credentials: live mode needs API credentials: set SLUICE_API_KEY and SLUICE_API_SECRET in the environment, or set credentials\.file/);
+    expect(r.code).toBe(1);
+    expect(sim.exchange.arrivals()).toEqual([]);
+  });
+
+  it('a venue clock 7 s ahead: FAIL clock with the measured offset (signed calls still pass: sluice signs with venue time)', async () => {
+    const skew = 7000;
+    sim = await startSimServer({ seed: 5, faults: { clockSkewMs: skew } });
+    const { config } = setup();
+    const r = await doctor(config, sim);
+    const m = /^FAIL clock: venue clock is (\d+) ms ahead of this machine's \(measured over a (\d+) ms round trip, so within \d+ ms\); the venue takes timestamps from 1000 ms ahead of its clock to 5000 ms \(venue\.recvWindowMs\) behind it: outside that window\..*Fix: turn on time sync/.exec(
+      r.line.clock ?? '',
+    );
+    expect(m, r.stdout).not.toBeNull();
+    // The estimate is off by at most half the round trip (plus rounding to whole ms).
+    const [offset, rtt] = [Number(m![1]), Number(m![2])];
+    expect(Math.abs(offset - skew)).toBeLessThanOrEqual(rtt / 2 + 1);
+    expect(r.line.credentials).toMatch(/^OK /);
+    expect(r.code).toBe(1);
+  });
+
+  it('a corrupted journal: FAIL journal, and the file is left byte for byte as it was (no -wal or -shm appear)', async () => {
+    sim = await startSimServer({ seed: 5 });
+    const { config, journal } = setup();
+    const bytes = readFileSync(journal);
+    expect(bytes.length).toBeGreaterThan(4096 * 6);
+    bytes.fill(0x41, 4096 * 2, 4096 * 4); // two pages of the cursors' b-tree overwritten
+    writeFileSync(journal, bytes);
+    const r = await doctor(config, sim);
+    expect(r.line.journal).toMatch(new RegExp(`^FAIL journal: ${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (corrupt|integrity_check failed)`));
+    expect(r.line.journal).toContain('Fix: stop sluice, move the file aside');
+    expect(r.code).toBe(1);
+    expect(readFileSync(journal).equals(bytes)).toBe(true);
+    expect(existsSync(`${journal}-wal`)).toBe(false);
+    expect(existsSync(`${journal}-shm`)).toBe(false);
+  });
+
+  it('paper mode: credentials and journal say the built-in simulator is used', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-doctor-'));
+    const config = join(dir, 'paper.yaml');
+    writeFileSync(config, 'mode: paper\nstrategies:\n  - { id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }\n');
+    const r = await doctor(config);
+    expect(r.line.credentials).toMatch(/^OK   credentials: paper mode uses the built-in simulated exchange/);
+    expect(r.line.journal).toMatch(/^OK   journal: paper mode keeps its journal in memory/);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('limits headroom (the check itself, on parsed configs)', () => {
+  const NOW = 1_700_000_000_000;
+  const configOf = async (yaml: string) => (await parseConfig(`mode: paper\n${yaml}`)).config;
+  const grid = (symbols: string) => `strategies:\n  - { id: g, use: strategies/grid/index.ts, symbols: [${symbols}] }\n`;
+
+  it.each([
+    {
+      what: 'defaults, one symbol',
+      yaml: grid('BTCUSDT'),
+      facts: {},
+      want: 'OK   limits: spot market data 2 of 20 per 2 s per feed (1 symbol every 1000 ms); reconcile every 2000 ms; no ban',
+    },
+    {
+      what: 'polling beyond a lowered limit, and a reconcile interval stretched to its budget share',
+      yaml: `venue: { limits: { spot.ticker: 5 } }\nengine: { marketDataEveryMs: 200 }\n${grid('BTCUSDT, ETHUSDT, SOLUSDT, XRPUSDT, ADAUSDT, DOTUSDT, LTCUSDT, BCHUSDT, EOSUSDT, TRXUSDT, XLMUSDT')}`,
+      facts: {},
+      want:
+        'WARN limits: spot market data 110 of 5 per 2 s per feed (11 symbols every 200 ms): polls will queue and arrive late; venue.limits lowers spot.ticker to 5 (venue 20); ' +
+        'reconcile every 2200 ms (stretched from engine.reconcileEveryMs 2000 to stay within reconcile.budgetShare). Fix: raise engine.marketDataEveryMs to at least 4400, or trade fewer symbols per process',
+    },
+    {
+      what: "a 429 to the doctor's own call",
+      yaml: grid('BTCUSDT'),
+      facts: { seen: [{ endpoint: 'spot.account' as const, attempt: 1, requestedAt: NOW, finishedAt: NOW, httpStatus: 429, error: new RateLimitedError({ endpoint: 'spot.account' }, 2000) }] },
+      want: /^WARN limits: the venue answered 429 to the doctor's own calls: this key is at its limit right now; .*Fix: lower the polling/,
+    },
+    {
+      what: 'a running daemon with requests queued',
+      yaml: grid('BTCUSDT'),
+      facts: { daemon: { 'spot.order': { inWindow: 100, limit: 100, queued: 7 }, 'spot.ticker': { inWindow: 2, limit: 20, queued: 0 } } },
+      want: /^WARN limits: the running daemon has 7 requests queued on spot\.order; .*running daemon: busiest spot\.order 100 of 100 in the current window\. Fix: /,
+    },
+    {
+      what: 'a ban in the journal',
+      yaml: grid('BTCUSDT'),
+      facts: { banUntil: NOW + 60_000 },
+      want: `FAIL limits: the venue bans this key until ${new Date(NOW + 60_000).toISOString()} (418 after repeated 429s); sluice waits it out. Fix: find what broke the limits (sluice_venue_http_429_total per endpoint) and lower venue.limits or the polling before the ban ends`,
+    },
+    {
+      what: "a 418 to the doctor's own call",
+      yaml: grid('BTCUSDT'),
+      facts: { seen: [{ endpoint: 'spot.time' as const, attempt: 1, requestedAt: NOW, finishedAt: NOW, httpStatus: 418, error: new BannedError({ endpoint: 'spot.time' }, NOW + 5000) }] },
+      want: /^FAIL limits: the venue bans this key until /,
+    },
+  ])('$what', async ({ yaml, facts, want }) => {
+    const line = formatCheck(limitsCheck(await configOf(yaml), { now: NOW, banUntil: 0, seen: [], ...facts }));
+    if (typeof want === 'string') expect(line).toBe(want);
+    else expect(line).toMatch(want);
+  });
+});
