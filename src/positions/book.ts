@@ -27,8 +27,25 @@ export interface PositionBookOptions {
 export class PositionBook {
   private readonly lines = new Map<string, BookEntry>();
   private readonly applied = new Set<string>();
+  /** Contract sizes by line key; a line without one counts its quantity in base units (1). */
+  private readonly multipliers = new Map<string, Decimal>();
 
   constructor(private readonly options: PositionBookOptions = {}) {}
+
+  /**
+   * The contract size of a futures line: base quantity per contract. Futures quantities are
+   * contracts, so its values (entry, realised and unrealised PnL) are quantity x price x
+   * multiplier. Set it (from the venue's contract list) before the line's first fill; a line
+   * that already holds fills at another size throws, as its numbers would be wrong.
+   */
+  setMultiplier(market: Market, symbol: string, multiplier: Decimal): void {
+    const at = `multiplier of ${market} ${symbol}`;
+    if (!dec.isPositive(toDecimal(multiplier, at))) throw new RangeError(`${at} must be above 0 (got ${multiplier})`);
+    const k = lineKey(market, symbol);
+    const line = this.lines.get(k);
+    if (line && !dec.eq(line.multiplier, multiplier)) throw new RangeError(`${at}: the line already holds fills at contract size ${line.multiplier}, not ${multiplier}`);
+    this.multipliers.set(k, multiplier);
+  }
 
   /** Applies a fill once. Returns true when it changed the book, false for a duplicate or a malformed fill. */
   apply(fill: Fill): boolean {
@@ -41,7 +58,7 @@ export class PositionBook {
     if (this.applied.has(key)) return { kind: 'duplicate' };
     const problem = malformed(fill);
     if (problem) return { kind: 'invalid', reason: `fill ${key}: ${problem}` };
-    const before = this.lines.get(lineKey(fill.market, fill.symbol)) ?? emptyEntry(fill.market, fill.symbol);
+    const before = this.entry(fill.market, fill.symbol);
     const traded = trade(before, fill.side, fill.volume, fill.price);
     const line = chargeFee(traded, fill.fee, fill.feeAsset, this.isQuote(fill));
     this.lines.set(lineKey(fill.market, fill.symbol), line);
@@ -60,7 +77,8 @@ export class PositionBook {
 
   /** The full line, with the exact entry value and the fees paid in other assets. */
   entry(market: Market, symbol: string): BookEntry {
-    return this.lines.get(lineKey(market, symbol)) ?? emptyEntry(market, symbol);
+    const k = lineKey(market, symbol);
+    return this.lines.get(k) ?? emptyEntry(market, symbol, this.multipliers.get(k));
   }
 
   /** Profit of the open quantity at `mark`, in quote, before fees. */
@@ -93,16 +111,21 @@ export class PositionBook {
     snapshot.positions.forEach((p, i) => {
       const at = `positions[${i}]`;
       const quantity = toDecimal(p.quantity, `${at}.quantity`);
-      const entryValue = p.entryValue !== undefined ? toDecimal(p.entryValue, `${at}.entryValue`) : dec.mul(quantity, toDecimal(p.avgEntryPrice, `${at}.avgEntryPrice`));
+      const multiplier = p.multiplier !== undefined ? toDecimal(p.multiplier, `${at}.multiplier`) : ('1' as Decimal);
+      if (!dec.isPositive(multiplier)) throw new RangeError(`${at}.multiplier must be above 0 (got ${multiplier})`);
+      const entryValue =
+        p.entryValue !== undefined ? toDecimal(p.entryValue, `${at}.entryValue`) : dec.mul(dec.mul(quantity, toDecimal(p.avgEntryPrice, `${at}.avgEntryPrice`)), multiplier);
       const signedEntry = dec.isNegative(quantity) ? dec.neg(dec.abs(entryValue)) : dec.isZero(quantity) ? ZERO : dec.abs(entryValue);
       const otherFees: Record<string, Decimal> = {};
       for (const [asset, v] of Object.entries(p.otherFees ?? {})) otherFees[asset] = toDecimal(v, `${at}.otherFees.${asset}`);
+      book.multipliers.set(lineKey(p.market, p.symbol), multiplier);
       book.lines.set(lineKey(p.market, p.symbol), {
         market: p.market,
         symbol: p.symbol,
         quantity,
+        multiplier,
         entryValue: signedEntry,
-        avgEntryPrice: averageEntry(quantity, signedEntry),
+        avgEntryPrice: averageEntry(quantity, signedEntry, multiplier),
         realizedPnl: toDecimal(p.realizedPnl, `${at}.realizedPnl`),
         fees: toDecimal(p.fees, `${at}.fees`),
         otherFees,

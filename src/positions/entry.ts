@@ -5,42 +5,49 @@
 //
 // Exactness: whatever share of the entry value a partial close removes (a division, rounded
 // at 30 places), the same amount leaves the entry value and enters realised PnL, so
-// realised + (quantity x mark - entryValue) equals the cash flow of the fills exactly.
+// realised + (quantity x mark x multiplier - entryValue) equals the cash flow of the fills exactly.
+//
+// Values are quantity x price x multiplier: a futures quantity counts contracts, each worth
+// `multiplier` of the base asset (spot lines have multiplier 1).
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { Market, Position, Side } from '../core/types.js';
 import type { BookEntry } from './types.js';
 
-export function emptyEntry(market: Market, symbol: string): BookEntry {
-  return { market, symbol, quantity: ZERO, avgEntryPrice: ZERO, realizedPnl: ZERO, fees: ZERO, entryValue: ZERO, otherFees: {} };
+const ONE = '1' as Decimal;
+
+export function emptyEntry(market: Market, symbol: string, multiplier: Decimal = ONE): BookEntry {
+  return { market, symbol, quantity: ZERO, avgEntryPrice: ZERO, realizedPnl: ZERO, fees: ZERO, multiplier, entryValue: ZERO, otherFees: {} };
 }
 
-/** |entryValue| / |quantity|, or 0 when flat. Rounded (30 places): for display and strategies, never fed back. */
-export function averageEntry(quantity: Decimal, entryValue: Decimal): Decimal {
-  return dec.isZero(quantity) ? ZERO : dec.div(dec.abs(entryValue), dec.abs(quantity));
+/** |entryValue| / (|quantity| x multiplier): a price. 0 when flat. Rounded (30 places): for display and strategies, never fed back. */
+export function averageEntry(quantity: Decimal, entryValue: Decimal, multiplier: Decimal = ONE): Decimal {
+  return dec.isZero(quantity) ? ZERO : dec.div(dec.abs(entryValue), dec.mul(dec.abs(quantity), multiplier));
 }
 
 /** The line after one trade of `volume` (> 0) at `price`. Fees are not touched here. */
 export function trade(entry: BookEntry, side: Side, volume: Decimal, price: Decimal): BookEntry {
   const signed = side === 'BUY' ? volume : dec.neg(volume);
   const q = entry.quantity;
+  const m = entry.multiplier;
+  const valueOf = (qty: Decimal) => dec.mul(dec.mul(qty, price), m);
   let { entryValue, realizedPnl } = entry;
   const adding = dec.isZero(q) || dec.isNegative(q) === dec.isNegative(signed);
   if (adding) {
-    entryValue = dec.add(entryValue, dec.mul(signed, price));
+    entryValue = dec.add(entryValue, valueOf(signed));
   } else {
     const held = dec.abs(q);
     const closing = dec.min(held, volume);
     // A full close removes the entry value exactly, so a flat line never keeps a rounding residue.
     const removed = dec.eq(closing, held) ? entryValue : dec.div(dec.mul(entryValue, closing), held);
     const closedSigned = dec.isNegative(q) ? dec.neg(closing) : closing;
-    realizedPnl = dec.add(realizedPnl, dec.sub(dec.mul(closedSigned, price), removed));
+    realizedPnl = dec.add(realizedPnl, dec.sub(valueOf(closedSigned), removed));
     entryValue = dec.sub(entryValue, removed);
     const remainder = dec.sub(volume, closing);
     // Flipped through zero: the remainder opens a new position at this fill's price.
-    if (dec.isPositive(remainder)) entryValue = dec.mul(side === 'BUY' ? remainder : dec.neg(remainder), price);
+    if (dec.isPositive(remainder)) entryValue = valueOf(side === 'BUY' ? remainder : dec.neg(remainder));
   }
   const quantity = dec.add(q, signed);
-  return { ...entry, quantity, entryValue, realizedPnl, avgEntryPrice: averageEntry(quantity, entryValue) };
+  return { ...entry, quantity, entryValue, realizedPnl, avgEntryPrice: averageEntry(quantity, entryValue, m) };
 }
 
 /** The line with a fee added: to `fees` when paid in the quote asset, else to `otherFees`. */
@@ -50,9 +57,9 @@ export function chargeFee(entry: BookEntry, fee: Decimal, asset: string, isQuote
   return { ...entry, otherFees: { ...entry.otherFees, [asset]: dec.add(entry.otherFees[asset] ?? ZERO, fee) } };
 }
 
-/** Profit of the open quantity if it were closed at `mark`: quantity x mark - entryValue. */
-export function unrealizedOf(entry: Pick<BookEntry, 'quantity' | 'entryValue'>, mark: Decimal): Decimal {
-  return dec.sub(dec.mul(entry.quantity, mark), entry.entryValue);
+/** Profit of the open quantity if it were closed at `mark`: quantity x mark x multiplier - entryValue. */
+export function unrealizedOf(entry: Pick<BookEntry, 'quantity' | 'entryValue'> & { multiplier?: Decimal }, mark: Decimal): Decimal {
+  return dec.sub(dec.mul(dec.mul(entry.quantity, mark), entry.multiplier ?? ONE), entry.entryValue);
 }
 
 /** The core `Position` view of a line. */

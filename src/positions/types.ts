@@ -4,12 +4,17 @@ import type { Market, Position } from '../core/types.js';
 
 /**
  * One (market, symbol) line of the book: a core `Position` plus what the book needs to stay
- * exact. `avgEntryPrice` is derived from `entryValue / |quantity|` (rounded for display); the
- * book computes with `entryValue`, so realised + unrealised PnL equals the fills' cash flow to
- * the last digit.
+ * exact. `avgEntryPrice` is derived from `entryValue / (|quantity| x multiplier)` (rounded for
+ * display); the book computes with `entryValue`, so realised + unrealised PnL equals the fills'
+ * cash flow to the last digit.
  */
 export interface BookEntry extends Position {
-  /** Signed cost of the open quantity in quote: positive for a long (paid), negative for a short (received), 0 when flat. */
+  /**
+   * Base quantity per unit of `quantity`: 1 for spot; a futures contract's size (futures
+   * quantities are contracts, so 10 contracts of 0.001 BTC at 30000 are worth 300, not 300000).
+   */
+  multiplier: Decimal;
+  /** Signed cost of the open quantity in quote (quantity x price x multiplier): positive for a long (paid), negative for a short (received), 0 when flat. */
   entryValue: Decimal;
   /**
    * Fees paid in an asset other than the symbol's quote asset (a spot buy charged in the base
@@ -38,10 +43,11 @@ export interface BookJSON {
 /**
  * What fromSnapshot accepts: a BookJSON, or plain positions (as the journal checkpoints them)
  * with the trade keys the caller knows were applied. Without `entryValue` it is rebuilt as
- * quantity x avgEntryPrice; without `otherFees` it is empty.
+ * quantity x avgEntryPrice x multiplier; without `otherFees` it is empty; without `multiplier`
+ * it is 1 (a spot line).
  */
 export interface BookSnapshotInput {
-  positions: readonly (Position & Partial<Pick<BookEntry, 'entryValue' | 'otherFees'>>)[];
+  positions: readonly (Position & Partial<Pick<BookEntry, 'entryValue' | 'otherFees' | 'multiplier'>>)[];
   appliedTradeKeys?: Iterable<string>;
 }
 
