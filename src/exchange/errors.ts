@@ -47,6 +47,11 @@ export interface VenueAnswer {
   body: unknown;
   /** Venue time (ms) when it answered, for turning Retry-After into an end time. */
   now: number;
+  /**
+   * Our clock at the same moment, plus how far off our estimate of the venue clock may be: a
+   * ban's end is given on our clock (the pacer and journal use it) and never taken as earlier.
+   */
+  localNow: number;
 }
 
 /**
@@ -59,7 +64,7 @@ export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
   const isError = a.status < 200 || a.status >= 300 || (code !== undefined && code !== 0);
   if (!isError) return undefined;
 
-  if (a.status === 418) return new BannedError(ctx, banUntil(a));
+  if (a.status === 418) return new BannedError(ctx, banUntil(a) - a.now + a.localNow);
   if (a.status === 429 || code === VenueCode.TOO_MANY_REQUESTS) {
     return new RateLimitedError(ctx, retryAfterMs(a.headers['retry-after'], a.now) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
   }

@@ -142,7 +142,7 @@ export class Executor {
       } catch {
         body = undefined;
       }
-      const error = classifyAnswer({ endpoint: ep.id, status: res.status, headers: res.headers, body, now: this.opts.venueClock.now() });
+      const error = classifyAnswer({ endpoint: ep.id, status: res.status, headers: res.headers, body, now: this.opts.venueClock.now(), localNow: this.opts.clock.now() + this.opts.venueClock.errorMs() });
       if (error) throw error;
       const ctx = { endpoint: ep.id, httpStatus: res.status };
       if (body === undefined) {
@@ -184,7 +184,7 @@ export class Executor {
       // we refused to read in full is an answer we cannot read.
       const ctx = { endpoint: ep.id, httpStatus: err.status };
       return (
-        classifyAnswer({ endpoint: ep.id, status: err.status, headers: err.headers, body: undefined, now: this.opts.venueClock.now() }) ??
+        classifyAnswer({ endpoint: ep.id, status: err.status, headers: err.headers, body: undefined, now: this.opts.venueClock.now(), localNow: this.opts.clock.now() + this.opts.venueClock.errorMs() }) ??
         new MalformedResponseError(ctx, 'body', `is larger than ${err.maxBytes} bytes (HTTP ${err.status}); stopped reading it`)
       );
     }

@@ -10,6 +10,7 @@ export interface OffsetSample {
 
 export class VenueClock {
   private offset = 0;
+  private errorBound = 0;
   private lastSyncAt: number | undefined;
   private running = false;
 
@@ -28,6 +29,11 @@ export class VenueClock {
     return this.offset;
   }
 
+  /** How far off the offset may be: half the round trip of the sample it came from. */
+  errorMs(): number {
+    return this.errorBound;
+  }
+
   lastSync(): number | undefined {
     return this.lastSyncAt;
   }
@@ -43,6 +49,7 @@ export class VenueClock {
       if (!best || sample.roundTripMs < best.roundTripMs) best = sample;
     }
     this.offset = best!.offsetMs;
+    this.errorBound = Math.ceil(best!.roundTripMs / 2);
     this.lastSyncAt = this.local.now();
     return best!;
   }

@@ -275,6 +275,9 @@ export class Engine {
       );
       await this.drain();
     }
+    // A last pass, so fills of the final seconds and the cancels' outcomes are journaled now
+    // rather than at the next start. A venue that cannot answer leaves that to the next start.
+    await this.reconcile({ fullScan: true }).catch((err: unknown) => this.deps.log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'final reconcile failed; the next start settles it'));
     this.deps.log.info(this.summary(), 'stopped');
   }
 
@@ -479,8 +482,8 @@ export class Engine {
   // ---------- venue state -> orders, fills, positions ----------
 
   /** One reconcile pass over every active symbol, then a positions checkpoint. */
-  async reconcile(): Promise<void> {
-    await this.reconciler.pass(this.activeSymbols());
+  async reconcile(opts: { fullScan?: boolean } = {}): Promise<void> {
+    await this.reconciler.pass(this.activeSymbols(), opts);
     this.deps.journal.savePositions(this.deps.positions.snapshot());
     this.events.emit('reconciled');
   }

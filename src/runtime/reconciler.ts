@@ -10,10 +10,10 @@ import type { SymbolInfo } from '../core/market.js';
 import type { Journal } from '../core/ports.js';
 import { FINAL_STATUSES, type Balance, type Fill, type Market, type Order, type PlaceIntent } from '../core/types.js';
 import type { ReconcileConfig } from '../config/index.js';
-import type { FuturesAccount, VenueOrder } from '../exchange/codec.js';
+import type { FuturesAccount, VenueOrder, VenueTrade } from '../exchange/codec.js';
 import type { Executor } from '../executor/index.js';
 import type { PositionBook } from '../positions/index.js';
-import { compareIds, diffVenue } from '../reconciler/diff.js';
+import { compareIds, diffVenue, ownOrderId } from '../reconciler/diff.js';
 import { describeDrift, driftOf, DriftWatch, type DriftLine } from '../reconciler/drift.js';
 import { mergeVenueOrder, withStatus } from './orders.js';
 
@@ -27,6 +27,12 @@ const QUERIES_PER_PASS = 4;
 const FULL_SCAN_EVERY = 5;
 /** A foreign order we asked to cancel is asked again only after this long. */
 const RECANCEL_AFTER_MS = 10_000;
+/**
+ * A trade of our account that matches no order we know is kept this long and matched again
+ * each pass: it may fill an order whose placement answer has not arrived yet (still pending,
+ * so without a venue id), and the cursor has already moved past it.
+ */
+const ORPHAN_KEEP_MS = 300_000;
 
 /** The strategy id of adopted orders that no running strategy placed. */
 export const ADOPTED = 'adopted';
@@ -61,6 +67,8 @@ export class Reconciler {
   /** Fill volume per venue order, built from the journal on first use. */
   private filledByOrder: Map<string, Decimal> | undefined;
   private readonly cancelAsked = new Map<string, number>();
+  /** Per market and symbol: unmatched trades of our account by trade id, with when first seen. */
+  private readonly orphans = new Map<string, Map<string, { trade: VenueTrade; seenAt: number }>>();
   private readonly driftWatch: DriftWatch;
 
   constructor(private readonly deps: ReconcilerDeps) {
@@ -76,9 +84,13 @@ export class Reconciler {
     return Math.max(configuredMs, Math.ceil((symbols * 2000) / perWindow));
   }
 
-  /** One pass over every active symbol; a failure in one symbol does not stop the others. */
-  async pass(symbols: readonly { market: Market; symbol: string }[]): Promise<void> {
-    const fullScan = this.passes++ % FULL_SCAN_EVERY === FULL_SCAN_EVERY - 1;
+  /**
+   * One pass over every active symbol; a failure in one symbol does not stop the others. The
+   * first pass (start-up) and every FULL_SCAN_EVERY-th read the latest trades without a cursor;
+   * `fullScan` forces that (the last pass at shutdown).
+   */
+  async pass(symbols: readonly { market: Market; symbol: string }[], opts: { fullScan?: boolean } = {}): Promise<void> {
+    const fullScan = this.passes++ % FULL_SCAN_EVERY === 0 || opts.fullScan === true;
     for (const { market, symbol } of symbols) {
       try {
         await this.symbol(market, symbol, fullScan);
@@ -104,7 +116,12 @@ export class Reconciler {
     await this.takeForeign(market, symbol, venueOpen);
     const ours = journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol);
     const lookup = (id: VenueOrderId) => journal.ordersByVenueId(id).find((o) => o.market === market && o.symbol === symbol);
-    const diff = diffVenue({ market, symbol, ours, venueOpen, trades: fresh, now: clock.now(), lookup });
+    const orphans = this.orphans.get(cursorKey) ?? new Map<string, { trade: VenueTrade; seenAt: number }>();
+    this.orphans.set(cursorKey, orphans);
+    const freshIds = new Set(fresh.map((t) => t.tradeId));
+    const retried = [...orphans.values()].filter((o) => !freshIds.has(o.trade.tradeId)).map((o) => o.trade);
+    const diff = diffVenue({ market, symbol, ours, venueOpen, trades: [...fresh, ...retried], now: clock.now(), lookup });
+    this.keepOrphans(orphans, diff.fills, diff.foreignTrades, market, symbol);
     for (const c of diff.changes) {
       journal.updateOrder(c.order, c.reason);
       await this.deps.onOrder(c.order);
@@ -116,6 +133,18 @@ export class Reconciler {
     const toQuery = diff.closedOnVenue.filter((o) => !FINAL_STATUSES.has(journal.order(o.clientOrderId)?.status ?? o.status));
     for (const o of toQuery.slice(0, QUERIES_PER_PASS)) await this.settleClosed(journal.order(o.clientOrderId) ?? o);
     for (const o of diff.unresolved.slice(0, QUERIES_PER_PASS)) await this.resolveUnknown(o);
+  }
+
+  /** Forgets orphans that became fills, keeps new ones, and gives up on old ones (logged once). */
+  private keepOrphans(orphans: Map<string, { trade: VenueTrade; seenAt: number }>, fills: readonly Fill[], foreign: readonly VenueTrade[], market: Market, symbol: string): void {
+    const now = this.deps.clock.now();
+    for (const f of fills) orphans.delete(f.tradeId);
+    for (const t of foreign) if (!orphans.has(t.tradeId)) orphans.set(t.tradeId, { trade: t, seenAt: now });
+    for (const [id, o] of orphans) {
+      if (now - o.seenAt < ORPHAN_KEEP_MS) continue;
+      orphans.delete(id);
+      this.deps.log.warn({ market, symbol, tradeId: id, venueOrderId: ownOrderId(o.trade) }, 'a trade of this account matches no order sluice knows; it does not count toward positions');
+    }
   }
 
   /**

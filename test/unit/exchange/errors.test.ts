@@ -12,7 +12,7 @@ import { classifyAnswer, retryAfterMs } from '../../../src/exchange/errors.js';
 
 const NOW = 1_700_000_000_000;
 const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  classifyAnswer({ endpoint: 'spot.order', status, headers, body, now: NOW });
+  classifyAnswer({ endpoint: 'spot.order', status, headers, body, now: NOW, localNow: NOW });
 
 describe('classifyAnswer', () => {
   it('a 2xx without a code, or with code 0 / "0", is a success', () => {
@@ -56,6 +56,11 @@ describe('classifyAnswer', () => {
     expect((answer(418, { code: -1003, banUntil: NOW + 60_000 }) as BannedError).untilMs).toBe(NOW + 60_000);
     expect((answer(418, {}, { 'retry-after': '30' }) as BannedError).untilMs).toBe(NOW + 30_000);
     expect((answer(418, undefined) as BannedError).untilMs).toBe(NOW + 120_000);
+  });
+
+  it("418's ban end is given on our clock: a venue 3 s behind us ends it 3 s later by ours", () => {
+    const e = classifyAnswer({ endpoint: 'spot.order', status: 418, headers: {}, body: { banUntil: NOW + 60_000 }, now: NOW, localNow: NOW + 3000 });
+    expect((e as BannedError).untilMs).toBe(NOW + 63_000);
   });
 
   it('504 and venue "status unknown" codes mean the outcome is unknown; 503 does not', () => {

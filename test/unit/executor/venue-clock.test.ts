@@ -1,0 +1,31 @@
+// VenueClock keeps the offset of the sample with the shortest round trip, and says how far off
+// it may be (half that round trip): a ban's end on our clock is padded by that much.
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/core/clock.js';
+import { VenueClock } from '../../../src/executor/index.js';
+
+describe('VenueClock', () => {
+  it('takes the shortest round trip; the true offset lies within errorMs of the estimate', async () => {
+    const clock = new ManualClock(1_000_000);
+    const TRUE_OFFSET = 3000;
+    // Each sample: delay to the venue, then back (ms); the venue reads its clock in between.
+    const legs: Array<[number, number]> = [[300, 100], [20, 80], [10, 390]];
+    let i = 0;
+    const venue = new VenueClock(clock, async () => {
+      const [there, back] = legs[i++]!;
+      await clock.sleep(there);
+      const serverTime = clock.now() + TRUE_OFFSET;
+      await clock.sleep(back);
+      return serverTime;
+    });
+    expect(venue.errorMs()).toBe(0);
+    const syncing = venue.sync();
+    await clock.advance(10_000);
+    const best = await syncing;
+    expect(best.roundTripMs).toBe(100);
+    // Sent at t, read at t+20, back at t+100: estimate = read - midpoint = 20 - 50 = -30 off.
+    expect(venue.offsetMs()).toBe(TRUE_OFFSET - 30);
+    expect(venue.errorMs()).toBe(50);
+    expect(Math.abs(venue.offsetMs() - TRUE_OFFSET)).toBeLessThanOrEqual(venue.errorMs());
+  });
+});
