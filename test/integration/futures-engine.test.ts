@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { d, dec, type Decimal } from '../../src/core/decimal.js';
 import { parseClientOrderId } from '../../src/core/ids.js';
-import type { Fill, Market, Order } from '../../src/core/types.js';
+import type { Market, Order } from '../../src/core/types.js';
 import { parseConfig } from '../../src/config/index.js';
 import { PositionBook } from '../../src/positions/index.js';
 import { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, startSimServer, USER, type SimServer, type SimServerOptions } from '../../src/sim/index.js';
@@ -76,9 +76,9 @@ interface Plugin {
   create(ctx: StrategyContext<Record<string, never>>): StrategyHandlers;
 }
 
-async function startApp(opts: { spot: SimServer; futures?: SimServer; plugins: Plugin[]; yaml?: string; journalPath?: string }) {
+async function startApp(opts: { spot: SimServer; futures?: SimServer; plugins: Plugin[]; yaml?: string }) {
   dir ??= mkdtempSync(join(tmpdir(), 'sluice-futures-'));
-  const journalPath = opts.journalPath ?? join(dir, 'journal.db');
+  const journalPath = join(dir, 'journal.db');
   const yaml = `
 mode: live
 venue:
@@ -134,20 +134,8 @@ function venueAvgEntry(sim: SimServer, contract: string): Decimal {
   return dec.div(p!.openValue, d(String(p!.lots)));
 }
 
-/** A resolved promise each time the condition on a fill first holds. */
-function onFills(app: App, condition: (fills: readonly Fill[]) => boolean): Promise<void> {
-  const seen: Fill[] = [];
-  return new Promise((resolve) => {
-    const on = (f: Fill) => {
-      seen.push(f);
-      if (!condition(seen)) return;
-      app.engine.events.off('fill', on);
-      resolve();
-    };
-    app.engine.events.on('fill', on);
-  });
-}
-
+// Risk sizes futures notional without the contract size (see the known failure at the end):
+// generous limits keep it out of the way of the tests about other things.
 const HIGH_NOTIONAL = 'risk: { maxNotionalPerOrder: "1000000", maxNotionalPerMinute: "10000000", maxOrdersPerSecond: 100 }';
 
 describe('a futures strategy through the engine', () => {
@@ -321,7 +309,7 @@ describe('futures position drift', () => {
 describe('spot and futures on the same symbol name', () => {
   it('keep separate positions, live and rebuilt from the journal, each equal to its venue', async () => {
     // Two hosts, as the live venue has (spot and futures apart), both listing BTCUSDT: a spot
-    // pair on one, a contract on the other. Same seed, so their order and trade ids run alike.
+    // pair on one, a contract on the other. Same seed, so their order ids run alike.
     const spot = await venue();
     const futures = await venue({
       apiKey: spot.apiKey,
@@ -352,8 +340,8 @@ describe('spot and futures on the same symbol name', () => {
       plugins: [taker('spotbuy', 'spot', 'BUY', '0.01', 2), taker('perpsell', 'futures', 'SELL', '7', 1)],
       yaml: HIGH_NOTIONAL,
     });
-    const filled = (m: Market, volume: string) => (fs: readonly Fill[]) => dec.eq(dec.sum(fs.filter((f) => f.market === m).map((f) => f.volume)), d(volume));
-    await Promise.all([onFills(app, filled('spot', '0.01')), onFills(app, filled('futures', '7'))]);
+    const live = (m: Market) => app.engine.positions.position(m, 'BTCUSDT');
+    await waitUntil(() => dec.eq(live('spot').quantity, d('0.01')) && dec.eq(live('futures').quantity, d('-7')), app);
 
     // Each venue saw only its own market.
     expect(spot.exchange.orderLog().map((o) => [o.market, o.symbol, o.side, o.volume])).toEqual([['spot', 'BTCUSDT', 'BUY', '0.01']]);
@@ -365,7 +353,6 @@ describe('spot and futures on the same symbol name', () => {
     // Same seed: both venues gave their first order the same id, and sluice still tells them apart.
     const venueIdOf = (m: Market) => app.journal.fills().find((f) => f.market === m)!.venueOrderId;
     expect(venueIdOf('spot')).toBe(venueIdOf('futures'));
-    const live = (m: Market) => app.engine.positions.position(m, 'BTCUSDT');
     expect([live('spot').quantity, live('futures').quantity]).toEqual(['0.01', '-7']);
     expect(live('spot').fees).toBe('0');
     expect(live('futures').fees).toBe(dec.sum(futures.exchange.allTrades().map((t) => t.fee)));
