@@ -221,7 +221,8 @@ export async function planCommand(configPath: string): Promise<number> {
   const { config, credentials } = prepared.loaded;
   const log = createLogger({ level: 'warn', pretty: false, secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [] });
   // A throwaway journal: planning must not consume sequences or record intents in the real one.
-  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, journal: new MemoryJournal() });
+  // No tape either: record.path is for the daemon's session, not for a plan.
+  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, journal: new MemoryJournal(), noRecording: true });
   await app.client.start();
   const plan = await app.engine.plan();
   await app.client.close();
@@ -252,7 +253,7 @@ export async function statusCommand(configPath: string): Promise<number> {
     process.stderr.write(`${err.message}\n`);
     return 1;
   }
-  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, journal });
+  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, journal, noRecording: true });
   try {
     await app.client.start();
     const { text, drift } = await statusReport(app);

@@ -1,7 +1,9 @@
 // `sluice doctor` as an operator runs it: the CLI as a child process, in live mode against the
 // simulator over HTTP on 127.0.0.1, one line per check and the exit code.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -150,6 +152,25 @@ describe('sluice doctor against the simulator', () => {
     expect(existsSync(`${journal}-shm`)).toBe(false);
   });
 
+  it("a running daemon's limiter, read from its ops endpoint: queued requests are a WARN", async () => {
+    sim = await startSimServer({ seed: 5 });
+    const { config } = setup();
+    // Stands in for the daemon's /status.json (the real one is covered by ops-daemon.test.ts).
+    const ops = createServer((req, res) => {
+      const limiter = { 'spot.order': { inWindow: 100, limit: 100, queued: 12 }, 'spot.ticker': { inWindow: 3, limit: 20, queued: 0 } };
+      res.writeHead(req.url === '/status.json' ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify({ limiter }));
+    });
+    await new Promise<void>((r) => ops.listen(0, '127.0.0.1', r));
+    try {
+      writeFileSync(config, `${readFileSync(config, 'utf8')}http: { enabled: true, port: ${(ops.address() as AddressInfo).port} }\n`);
+      const r = await doctor(config, sim);
+      expect(r.line.limits).toMatch(/^WARN limits: the running daemon has 12 requests queued on spot\.order; .*running daemon: busiest spot\.order 100 of 100 in the current window\. Fix: /);
+      expect(r.code).toBe(0); // a WARN alone does not fail
+    } finally {
+      await new Promise((r) => ops.close(r));
+    }
+  });
+
   it('paper mode: credentials and journal say the built-in simulator is used', async () => {
     dir = mkdtempSync(join(tmpdir(), 'sluice-doctor-'));
     const config = join(dir, 'paper.yaml');
@@ -158,6 +179,24 @@ describe('sluice doctor against the simulator', () => {
     expect(r.line.credentials).toMatch(/^OK   credentials: paper mode uses the built-in simulated exchange/);
     expect(r.line.journal).toMatch(/^OK   journal: paper mode keeps its journal in memory/);
     expect(r.code).toBe(0);
+  });
+});
+
+describe('read-only commands leave no files behind', () => {
+  it('doctor, status and plan with record.path set write no tape and leave the journal as it was', async () => {
+    sim = await startSimServer({ seed: 5 });
+    const { config, journal } = setup();
+    const tape = join(dir!, 'tape.jsonl');
+    writeFileSync(config, `${readFileSync(config, 'utf8')}record: { path: ${tape} }\n`);
+    const before = readFileSync(journal);
+    for (const command of ['doctor', 'status', 'plan']) {
+      const code = await new Promise<number>((done) =>
+        execFile(process.execPath, [BIN, command, '--config', config], { cwd: ROOT, env: { ...process.env, SLUICE_API_KEY: sim!.apiKey, SLUICE_API_SECRET: sim!.apiSecret } }, (err) => done(err ? Number(err.code) : 0)),
+      );
+      expect(code, command).toBe(0);
+      expect(readdirSync(dir!).sort(), command).toEqual(['journal.db', 'live.yaml']);
+    }
+    expect(readFileSync(journal).equals(before)).toBe(true);
   });
 });
 
