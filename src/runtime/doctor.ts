@@ -57,7 +57,7 @@ export async function doctorCommand(configPath: string, out: (line: string) => v
   return checks.some((c) => c.verdict === 'FAIL') ? 1 : 0;
 }
 
-export async function runChecks(config: Config, credentials: Credentials | undefined, configPath: string): Promise<Check[]> {
+async function runChecks(config: Config, credentials: Credentials | undefined, configPath: string): Promise<Check[]> {
   const now = systemClock.now();
   const venue = config.mode === 'paper' ? 'the built-in simulated exchange' : (config.venue.spotUrl ?? '(no venue.spotUrl)');
   const checks: Check[] = [{ name: 'config', verdict: 'OK', detail: `${configPath}, mode ${config.mode}, venue ${venue}` }];
