@@ -59,6 +59,7 @@ export function isDecimal(value: unknown): value is Decimal {
 }
 
 export const ZERO = '0' as Decimal;
+export const ONE = '1' as Decimal;
 
 export const dec = {
   add: (a: Decimal, b: Decimal): Decimal => canonical(new D(a).plus(b)),

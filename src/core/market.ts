@@ -13,6 +13,8 @@ export interface SymbolInfo {
   limitPriceMin: Decimal;
   marketBuyMin?: Decimal;
   marketSellMin?: Decimal;
+  /** Futures: base quantity per contract (volumes are contracts); absent for spot (1). */
+  multiplier?: Decimal;
 }
 
 export type Level = readonly [price: Decimal, quantity: Decimal];

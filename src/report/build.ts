@@ -13,7 +13,7 @@ const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function buildReport(input: ReportInput): Report {
   checkInput(input);
-  const replay = replayFills(input.fills, input.quoteAsset);
+  const replay = replayFills(input.fills, input.quoteAsset, input.contractSizes);
   const positions = replay.book.snapshot();
   const realized = dec.sum(positions.map((p) => p.realizedPnl));
   const quoteFees = dec.sum(positions.map((p) => p.fees));

@@ -21,9 +21,10 @@ export interface Replay {
   invalid: string[];
 }
 
-export function replayFills(fills: readonly Fill[], quoteAsset: string): Replay {
+export function replayFills(fills: readonly Fill[], quoteAsset: string, contractSizes: Readonly<Record<string, Decimal>> = {}): Replay {
   // A backtest reports in one quote asset, so every symbol's fees in it count as quote fees.
   const book = new PositionBook({ quoteAssetOf: () => quoteAsset });
+  for (const [symbol, size] of Object.entries(contractSizes)) book.setMultiplier('futures', symbol, size);
   const applied: ReplayedFill[] = [];
   let duplicates = 0;
   const invalid: string[] = [];

@@ -101,7 +101,7 @@ function rateLimitTable(r: Report): string {
 }
 
 function tradesTable(input: ReportInput): string {
-  const replay = replayFills(input.fills, input.quoteAsset);
+  const replay = replayFills(input.fills, input.quoteAsset, input.contractSizes);
   if (replay.applied.length === 0) return '<p class="note">No fills.</p>';
   const shown = replay.applied.slice(0, MAX_TRADE_ROWS);
   const rows = shown.map((r) => [

@@ -44,6 +44,8 @@ export interface ReportInput {
   quoteAsset: string;
   /** Time-ordered. Applied once each (by market, symbol and trade id), like the live book. */
   fills: readonly Fill[];
+  /** Futures contract sizes (base quantity per contract) by symbol; PnL counts them as the venue does. */
+  contractSizes?: Readonly<Record<string, Decimal>>;
   /** Time-ordered. */
   equity: readonly EquitySample[];
   orders: OrderCounts;

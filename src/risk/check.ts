@@ -3,14 +3,13 @@
 // rejection, so every rejected intent carries exactly one rule and a reason with the numbers.
 // Intents are judged one by one in input order, each against what the earlier accepted ones
 // in the same call already used (open orders, balance, rate, notional).
-import { dec, isDecimal, ZERO, type Decimal } from '../core/decimal.js';
+import { dec, isDecimal, ONE, ZERO, type Decimal } from '../core/decimal.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { CancelIntent, OrderIntent, PlaceIntent, Side } from '../core/types.js';
 import { pruneRiskState } from './state.js';
 import { DEFAULT_FEE_ALLOWANCE, symbolKey, type BalanceHold, type RiskLimits, type RiskRejection, type RiskResult, type RiskRule, type RiskSnapshot, type RiskState } from './types.js';
 
 const HUNDRED = '100' as Decimal;
-const ONE = '1' as Decimal;
 
 type Verdict = { ok: true; commit: () => void } | { ok: false; rule: RiskRule; reason: string };
 const fail = (rule: RiskRule, reason: string): Verdict => ({ ok: false, rule, reason: `${rule}: ${reason}` });
@@ -152,7 +151,8 @@ function factsOf(intent: PlaceIntent, snapshot: RiskSnapshot, tally: Tally): Fac
     baseQty = last ? dec.div(intent.volume, last) : undefined;
   } else {
     const price = intent.type === 'LIMIT' ? intent.price : last;
-    notional = price ? dec.mul(intent.volume, price) : undefined;
+    // A futures volume is contracts, each worth `multiplier` of the base asset.
+    notional = price ? dec.mul(dec.mul(intent.volume, price), info.multiplier ?? ONE) : undefined;
   }
   return { key, info, last, baseQty, notional, position: snapshot.positions.get(key) ?? ZERO, resting: tally.restingOf(key) };
 }
@@ -169,6 +169,10 @@ function checkKillSwitch(intent: PlaceIntent, f: Facts, limits: RiskLimits): Ver
   const mode = limits.killSwitch.mode;
   if (mode === 'halted') return fail('kill_switch', 'trading is halted; no new orders until the kill switch is released');
   if (mode !== 'reduce_only') return undefined;
+  // The venue keeps longs and shorts apart: only a CLOSE order reduces a futures position.
+  if (intent.market === 'futures' && intent.open !== 'CLOSE') {
+    return fail('kill_switch', `reduce-only: a futures order must close a position (open: CLOSE); ${intent.side} ${intent.volume} ${intent.symbol} would open one`);
+  }
   // A market buy with no last price has no base size yet; the price band rejects it below.
   if (f.baseQty === undefined) return undefined;
   // Reduce-only: even if every same-side open order and this one fill, the position must end

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { ManualClock, seededRandom } from '../core/clock.js';
 import { TapeMismatchError } from '../core/errors.js';
-import { dec, ZERO, type Decimal } from '../core/decimal.js';
+import { dec, ONE, ZERO, type Decimal } from '../core/decimal.js';
 import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import type { CallRecord } from '../executor/index.js';
@@ -129,6 +129,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     startingEquity,
     quoteAsset: QUOTE,
     fills: [...app.journal.fills()].sort((a, b) => a.time - b.time),
+    contractSizes: Object.fromEntries([...sim.contracts.values()].map((c) => [c.symbol, c.multiplier])),
     equity,
     orders: {
       sent: app.engine.stats.sent,
@@ -260,7 +261,8 @@ function sample(app: App, sim: SimExchange, startingEquity: Decimal, at: number)
   for (const p of app.engine.positions.snapshot()) {
     const mark = p.market === 'spot' && sim.symbols.has(p.symbol) ? sim.top(p.symbol).mid : p.avgEntryPrice;
     pnl = dec.add(pnl, dec.sub(dec.add(p.realizedPnl, app.engine.positions.unrealizedPnl(p.market, p.symbol, mark)), p.fees));
-    exposure = dec.add(exposure, dec.abs(dec.mul(p.quantity, mark)));
+    const size = p.market === 'futures' ? (sim.contracts.get(p.symbol)?.multiplier ?? ONE) : ONE;
+    exposure = dec.add(exposure, dec.abs(dec.mul(dec.mul(p.quantity, size), mark)));
   }
   return { at, equity: dec.add(startingEquity, pnl), exposure };
 }

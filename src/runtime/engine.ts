@@ -200,12 +200,16 @@ export class Engine {
         instruments.set(key('futures', c.symbol), {
           symbol: c.symbol,
           baseAsset: c.symbol,
-          quoteAsset: 'USDT',
+          // The contract list names no margin coin: take it from the name (E-BTC-USDT).
+          quoteAsset: /-([A-Z0-9]+)$/.exec(c.symbol)?.[1] ?? 'USDT',
           pricePrecision: c.pricePrecision,
           quantityPrecision: step,
           limitVolumeMin: c.minOrderVolume,
           limitPriceMin: ZERO,
+          multiplier: c.multiplier,
         });
+        // Futures quantities are contracts: positions value them at the contract size.
+        this.deps.positions.setMultiplier('futures', c.symbol, c.multiplier);
       }
     }
     for (const { market, symbol } of this.activeSymbols()) {
@@ -301,7 +305,8 @@ export class Engine {
     return {
       orders: { sent: this.stats.sent, open: orders.length, rejected: this.stats.rejected, unknown: this.stats.unknown, riskRejected: this.stats.riskRejections },
       fills: this.stats.fills,
-      positions: Object.fromEntries(positions.map((p) => [p.symbol, p.quantity])),
+      // Keyed by market too: a spot and a futures symbol may share a name.
+      positions: Object.fromEntries(positions.map((p) => [key(p.market, p.symbol), p.quantity])),
       realizedPnl: dec.sum(positions.map((p) => p.realizedPnl)),
       fees: dec.sum(positions.map((p) => p.fees)),
       limiter: usage,

@@ -121,7 +121,7 @@ describe('engine over HTTP against the simulator', () => {
 
     expect(app.engine.hosts.find((h) => h.id === 'crasher')!.enabled).toBe(false);
     expect(crashes).toBe(1);
-    const position = (app.engine.summary().positions as Record<string, string>).BTCUSDT!;
+    const position = (app.engine.summary().positions as Record<string, string>)['spot:BTCUSDT']!;
     // Buys are charged their fee in BTC by the venue; the position counts what was bought.
     expect(position).toBe('0.012');
 
@@ -151,6 +151,6 @@ describe('restart', () => {
     const restarted = wire({ config, strategies: [], clock: systemClock, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }), journal });
     expect(restarted.engine.summary()).toMatchObject({ positions: {} });
     await restarted.engine.prepare();
-    expect(restarted.engine.summary()).toMatchObject({ positions: { BTCUSDT: '0.5' }, realizedPnl: '2.5' });
+    expect(restarted.engine.summary()).toMatchObject({ positions: { 'spot:BTCUSDT': '0.5' }, realizedPnl: '2.5' });
   });
 });

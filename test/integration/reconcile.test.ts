@@ -117,7 +117,7 @@ describe('orders on the venue that the journal does not know', () => {
     // balance and our fills still agree.
     sim!.exchange.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [], asks: [[price, '1']] });
     await waitUntil(() => app.journal.fills().length === 1, app);
-    expect(app.engine.summary().positions).toMatchObject({ BTCUSDT: '0.01' });
+    expect(app.engine.summary().positions).toMatchObject({ 'spot:BTCUSDT': '0.01' });
     await app.engine.reconciler.refreshAccounts(new Set(['spot']));
     app.engine.reconciler.watchDrift(app.engine.activeSymbols());
     expect(app.engine.reconciler.lastDrift.map((l) => [l.name, l.difference])).toEqual([['BTC', '0']]);
