@@ -63,6 +63,9 @@ export interface ExecutorOptions {
   onCall?: (record: CallRecord) => void;
 }
 
+/** How far ahead of the venue's clock a timestamp may be (the contract's rule). */
+const VENUE_AHEAD_ALLOWANCE_MS = 1000;
+
 export class Executor {
   private readonly recvWindowMs: number;
   private readonly retry: RetryPolicy;
@@ -93,7 +96,7 @@ export class Executor {
           if (!this.retriable(ep, err, skewRetried)) throw new AbortError(err as Error);
           if (err instanceof ClockSkewError) {
             skewRetried = true;
-            await this.opts.venueClock.sync();
+            await this.opts.venueClock.recover();
           }
           throw err;
         }
@@ -127,6 +130,7 @@ export class Executor {
   private async attempt<E extends EndpointId>(ep: Endpoint, params: RequestParams[E], requestedAt: number, attempt: number): Promise<ResponseOf[E]> {
     const { clock, pacer } = this.opts;
     this.refuseWhileBanned(ep);
+    if (isSigned(ep)) await this.opts.venueClock.settled();
     const record: CallRecord = { endpoint: ep.id, attempt, requestedAt, finishedAt: 0 };
     try {
       const res = await pacer.run(ep.id, async () => {
@@ -218,6 +222,17 @@ export class Executor {
     if (until > this.opts.clock.now()) throw new BannedError({ endpoint: ep.id }, until);
   }
 
+  /**
+   * The venue accepts X-CH-TS from serverTime - recvWindow up to serverTime + 1000: far more
+   * room behind than ahead. When our estimate of its clock is uncertain (a slow sync), stamp
+   * behind by that uncertainty, at most to the middle of the window, so the error cannot put
+   * us ahead and earn a -1021.
+   */
+  private signingTime(): number {
+    const behind = Math.min(this.opts.venueClock.errorMs(), Math.max(0, (this.recvWindowMs - VENUE_AHEAD_ALLOWANCE_MS) / 2));
+    return this.opts.venueClock.now() - behind;
+  }
+
   /** Builds, signs and sends. The strings signed are the strings sent. */
   private send<E extends EndpointId>(ep: Endpoint, params: RequestParams[E]) {
     const signed = isSigned(ep);
@@ -238,7 +253,7 @@ export class Executor {
       if (!creds) throw new AuthError({ endpoint: ep.id }, 'needs API credentials: set SLUICE_API_KEY and SLUICE_API_SECRET');
       headers['X-CH-APIKEY'] = creds.apiKey;
       if (signed) {
-        const timestamp = String(this.opts.venueClock.now());
+        const timestamp = String(this.signingTime());
         headers['X-CH-TS'] = timestamp;
         headers['X-CH-SIGN'] = sign(creds.apiSecret, { timestamp, method: ep.method, path: ep.path, query, body });
       }

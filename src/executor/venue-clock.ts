@@ -3,6 +3,8 @@
 // the measured offset, corrected for half the round trip.
 import type { Clock } from '../core/clock.js';
 
+const noop = () => undefined;
+
 export interface OffsetSample {
   offsetMs: number;
   roundTripMs: number;
@@ -11,6 +13,8 @@ export interface OffsetSample {
 export class VenueClock {
   private offset = 0;
   private errorBound = 0;
+  private syncing: Promise<OffsetSample> | undefined;
+  private recovering: Promise<void> | undefined;
   private lastSyncAt: number | undefined;
   private running = false;
 
@@ -38,8 +42,34 @@ export class VenueClock {
     return this.lastSyncAt;
   }
 
-  /** Takes a few samples and keeps the offset of the one with the shortest round trip. */
-  async sync(): Promise<OffsetSample> {
+  /** Takes a few samples and keeps the offset of the one with the shortest round trip; concurrent callers share one. */
+  sync(): Promise<OffsetSample> {
+    this.syncing ??= this.measure().finally(() => {
+      this.syncing = undefined;
+    });
+    return this.syncing;
+  }
+
+  /**
+   * After a -1021: one re-sync for every caller that met it, and signed requests wait for it
+   * (settled()) instead of signing with an offset known to be wrong. A failed sync keeps the
+   * last offset; the caller's retry then tells.
+   */
+  recover(): Promise<void> {
+    this.recovering ??= this.sync()
+      .then(noop, noop)
+      .finally(() => {
+        this.recovering = undefined;
+      });
+    return this.recovering;
+  }
+
+  /** Resolves once no recovery is in flight (at once, usually). */
+  settled(): Promise<void> {
+    return this.recovering ?? Promise.resolve();
+  }
+
+  private async measure(): Promise<OffsetSample> {
     let best: OffsetSample | undefined;
     for (let i = 0; i < this.samples; i++) {
       const sent = this.local.now();

@@ -28,4 +28,24 @@ describe('VenueClock', () => {
     expect(venue.errorMs()).toBe(50);
     expect(Math.abs(venue.offsetMs() - TRUE_OFFSET)).toBeLessThanOrEqual(venue.errorMs());
   });
+
+  it('callers that meet -1021 together share one re-sync, and settled() waits for it', async () => {
+    const clock = new ManualClock(0);
+    let calls = 0;
+    const venue = new VenueClock(clock, async () => {
+      calls++;
+      await clock.sleep(10);
+      return clock.now() + 5000;
+    });
+    const order: string[] = [];
+    const a = venue.recover().then(() => order.push('a'));
+    const b = venue.recover().then(() => order.push('b'));
+    const signer = venue.settled().then(() => order.push('signer'));
+    await clock.advance(1000);
+    await Promise.all([a, b, signer]);
+    expect(calls).toBe(3); // one sync of three samples, not two
+    expect(order).toEqual(['a', 'b', 'signer']);
+    expect(venue.offsetMs()).toBe(5000 + 5); // read 10 ms after sending, 5 ms after the midpoint
+    await venue.settled(); // nothing in flight: resolves at once
+  });
 });
