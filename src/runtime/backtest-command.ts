@@ -7,7 +7,7 @@ import { ConfigError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig } from '../config/index.js';
 import { Progress, renderHtml, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
-import { readTape, type Tape } from '../tape/index.js';
+import { openTape, readTape } from '../tape/index.js';
 import { runBacktest, runReplay } from './backtest.js';
 import { createLogger } from './logger.js';
 import { parseSweep, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
@@ -32,8 +32,8 @@ async function loadText(configText: string, source: string): Promise<LoadedConfi
   }
 }
 
-/** One backtest in this thread: the report, or an exception for the caller to print. */
-export async function backtestOnce(configText: string, source: string, cwd: string, tape: Tape | undefined, tapeName: string | undefined, durationMs: number | undefined, progress: boolean): Promise<{ report: Report; input: ReportInput } | undefined> {
+/** One backtest in this thread, the tape streamed from its file: the report, or an exception for the caller to print. */
+export async function backtestOnce(configText: string, source: string, cwd: string, tapePath: string | undefined, tapeName: string | undefined, durationMs: number | undefined, progress: boolean): Promise<{ report: Report; input: ReportInput } | undefined> {
   const loaded = await loadText(configText, source);
   if (!loaded) return undefined;
   const strategies = await loadStrategies(loaded.config.strategies, cwd);
@@ -42,15 +42,15 @@ export async function backtestOnce(configText: string, source: string, cwd: stri
     return undefined;
   }
   const log = createLogger({ level: 'error', pretty: false, secrets: [] });
-  const bar = progress && tape ? new Progress(process.stderr, { total: 1, now: systemClock.now, label: 'backtest' }) : undefined;
+  const bar = progress && tapePath ? new Progress(process.stderr, { total: 1, now: systemClock.now, label: 'backtest' }) : undefined;
   const result = await runBacktest({
     config: loaded.config,
     strategies,
     log,
-    tape,
+    tapePath,
     tapeName,
     durationMs,
-    onProgress: bar ? (done, total) => bar.update(total === 0 ? 1 : done / total) : undefined,
+    onProgress: bar ? (done) => bar.update(done) : undefined,
   });
   bar?.finish();
   return { report: result.report, input: result.input };
@@ -64,9 +64,10 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
     process.stderr.write(`cannot read ${opts.config} (${(err as NodeJS.ErrnoException).code}): check the --config path\n`);
     return 1;
   }
-  const tape = opts.tape ? await readTape(opts.tape) : undefined;
+  // Only the header is read here, so a bad tape stops before anything runs; the backtest streams the rest.
+  if (opts.tape) await (await openTape(opts.tape)).calls.return(undefined);
   const tapeName = opts.tape ? basename(opts.tape) : undefined;
-  if (!tape && opts.durationMs === undefined) {
+  if (!opts.tape && opts.durationMs === undefined) {
     process.stderr.write('give --tape T (a recorded market) or --duration (the simulator\'s own market), e.g. --tape backtest/tapes/sample.jsonl.gz\n');
     return 1;
   }
@@ -86,7 +87,7 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
     return rows.some((r) => r.error) ? 1 : 0;
   }
 
-  const result = await backtestOnce(configText, opts.config, process.cwd(), tape, tapeName, opts.durationMs, Boolean(process.stderr.isTTY));
+  const result = await backtestOnce(configText, opts.config, process.cwd(), opts.tape, tapeName, opts.durationMs, Boolean(process.stderr.isTTY));
   if (!result) return 1;
   const { report, input } = result;
   const out = opts.out ?? join('backtest', 'reports', `${basename(opts.config).replace(/\.ya?ml$/, '')}${tapeName ? `-${tapeName.replace(/\.jsonl(\.gz)?$/, '')}` : ''}`);

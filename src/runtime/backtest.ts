@@ -18,22 +18,25 @@ import { buildReport, type EquitySample, type LimiterUsage, type Report, type Re
 import { SimExchange, SimTransport } from '../sim/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import type { LoadedStrategy } from '../strategy/index.js';
-import { marketEvents, ReplayTransport, type Tape, type TapeMarketEvent } from '../tape/index.js';
+import { marketEvents, openTape, ReplayTransport, streamMarketEvents, type Tape, type TapeMarketEvent } from '../tape/index.js';
 import { simTroubles, wire, type App } from './wire.js';
 
 export interface BacktestOptions {
   config: Config;
   strategies: readonly LoadedStrategy[];
   log: Logger;
-  /** The recorded market; without one the simulator's own synthetic market runs for `durationMs`. */
+  /** The recorded market, in memory; without a tape the simulator's own synthetic market runs for `durationMs`. */
   tape?: Tape;
+  /** Or a tape file, streamed: only a few seconds of it are in memory at any time. */
+  tapePath?: string;
   tapeName?: string;
   durationMs?: number;
   /** Virtual start time when there is no tape. */
   startAt?: number;
   /** Account value samples for the report. Default every 10 s of virtual time. */
   sampleEveryMs?: number;
-  onProgress?: (done: number, total: number) => void;
+  /** Share of the tape done, 0 to 1. */
+  onProgress?: (done: number) => void;
 }
 
 export interface BacktestResult {
@@ -51,9 +54,13 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult> {
   const { config } = opts;
-  const events = opts.tape ? marketEvents(opts.tape.calls) : [];
-  const start = events[0]?.at ?? opts.startAt ?? Date.UTC(2026, 0, 1);
-  const end = events.length > 0 ? events[events.length - 1]!.at : start + (opts.durationMs ?? 3_600_000);
+  const feed = await EventFeed.open(opts);
+  const start = feed.nextAt() < Infinity ? feed.nextAt() : (opts.startAt ?? Date.UTC(2026, 0, 1));
+  // A streamed tape's end is known once it is read, and nothing needs it before, except the
+  // header of a tape this run records: that one costs a first pass over the file.
+  const noEvents = start + (opts.durationMs ?? 3_600_000);
+  const endOf = () => (feed.done ? (feed.lastAt ?? noEvents) : (feed.knownEnd ?? Infinity));
+  const stopAt = config.record.path && endOf() === Infinity && opts.tapePath ? ((await lastEventAt(opts.tapePath)) ?? noEvents) : endOf();
   const clock = new ManualClock(start);
   const sim = new SimExchange({
     seed: config.sim.seed,
@@ -65,7 +72,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     troubles: simTroubles(config.sim.scenario, start),
   });
   const transport = new SimTransport(sim);
-  const calls: CallRecord[] = [];
+  const calls = new CallTally();
   const pacer = new VirtualPacer({ limits: endpointLimits(config.venue.limits), safetyMarginMs: config.venue.safetyMarginMs, clock });
   const app = wire({
     config,
@@ -77,16 +84,19 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     transport: () => transport,
     credentials: { apiKey: sim.apiKey, apiSecret: sim.apiSecret },
     random: seededRandom(config.sim.seed),
-    onCall: (r) => calls.push(r),
-    tapeMeta: { stopAt: end },
+    onCall: (r) => calls.add(r),
+    tapeMeta: { stopAt },
   });
 
-  let next = 0;
-  const applyDue = (upTo: number) => {
-    while (next < events.length && events[next]!.at <= upTo) apply(sim, events[next++]!);
-    opts.onProgress?.(next, events.length);
+  const applyDue = async (upTo: number) => {
+    for (;;) {
+      if (feed.empty()) await feed.fill();
+      if (feed.nextAt() > upTo) break;
+      apply(sim, feed.take());
+    }
+    opts.onProgress?.(feed.progress());
   };
-  applyDue(start);
+  await applyDue(start);
   const startingEquity = accountValue(sim);
   const equity: EquitySample[] = [];
   const sampleEveryMs = opts.sampleEveryMs ?? 10_000;
@@ -101,14 +111,15 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   for (;;) {
     await settle();
     if (failure) throw failure;
+    if (feed.empty()) await feed.fill();
     const wake = clock.nextWake() ?? Infinity;
-    const ev = events[next]?.at ?? Infinity;
+    const ev = feed.nextAt();
     const at = Math.min(wake, ev, nextSample);
-    if (at > end || at === Infinity) break;
+    if (at > endOf() || at === Infinity) break;
     if (ev === at || nextSample === at) {
       // The market moves (and is sampled) before any sleeper due at the same moment wakes.
       clock.moveTo(at);
-      applyDue(at);
+      await applyDue(at);
       if (nextSample === at) {
         if (started) equity.push(sample(app, sim, startingEquity, at));
         nextSample += sampleEveryMs;
@@ -117,9 +128,10 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     }
     clock.wakeNext();
   }
+  const end = endOf();
   await clock.advanceTo(end);
   await settle();
-  applyDue(end);
+  await applyDue(end);
   equity.push(sample(app, sim, startingEquity, end));
   await drive(clock, app.stop());
 
@@ -138,7 +150,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
       unknown: app.engine.stats.unknown,
       riskRejected: app.engine.stats.riskRejections,
     },
-    limiter: limiterUsage(calls, endpointLimits(config.venue.limits)),
+    limiter: calls.usage(endpointLimits(config.venue.limits)),
     strategies: opts.strategies.map((s) => s.entry.id),
     ...(opts.tapeName ? { tape: opts.tapeName } : {}),
     config: {
@@ -148,7 +160,76 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
       strategies: opts.strategies.map((s) => `${s.entry.id}: ${s.entry.use} ${JSON.stringify(s.entry.params)}`),
     },
   };
-  return { report: buildReport(input), input, events: events.length, app, sim };
+  return { report: buildReport(input), input, events: feed.count, app, sim };
+}
+
+/**
+ * A tape's market events in time order, pulled a batch (one answer's events) at a time:
+ * `fill()` reads on when the batch is used up, `nextAt()` is Infinity once the tape is done.
+ */
+class EventFeed {
+  private batch: TapeMarketEvent[] = [];
+  private i = 0;
+  done = false;
+  /** Events taken so far, and the time of the last one. */
+  count = 0;
+  lastAt: number | undefined;
+
+  private constructor(
+    private readonly source: AsyncIterator<TapeMarketEvent[]>,
+    readonly progress: () => number,
+    /** The last event's time, when the tape is in memory. */
+    readonly knownEnd?: number,
+  ) {}
+
+  static async open(opts: BacktestOptions): Promise<EventFeed> {
+    let feed: EventFeed;
+    if (opts.tapePath) {
+      const tape = await openTape(opts.tapePath);
+      feed = new EventFeed(streamMarketEvents(tape.calls), tape.progress);
+    } else {
+      const events = opts.tape ? marketEvents(opts.tape.calls) : [];
+      const all = (async function* () {
+        yield events;
+      })();
+      feed = new EventFeed(all, () => (events.length === 0 ? 1 : feed.count / events.length), events.at(-1)?.at);
+    }
+    await feed.fill();
+    return feed;
+  }
+
+  empty(): boolean {
+    return this.i >= this.batch.length && !this.done;
+  }
+
+  async fill(): Promise<void> {
+    while (this.i >= this.batch.length && !this.done) {
+      const next = await this.source.next();
+      if (next.done) this.done = true;
+      else {
+        this.batch = next.value;
+        this.i = 0;
+      }
+    }
+  }
+
+  nextAt(): number {
+    return this.i < this.batch.length ? this.batch[this.i]!.at : Infinity;
+  }
+
+  take(): TapeMarketEvent {
+    const e = this.batch[this.i++]!;
+    this.count++;
+    this.lastAt = e.at;
+    return e;
+  }
+}
+
+/** The time of a tape's last market event: a whole pass over the file. */
+async function lastEventAt(path: string): Promise<number | undefined> {
+  let last: number | undefined;
+  for await (const batch of streamMarketEvents((await openTape(path)).calls)) last = batch[batch.length - 1]!.at;
+  return last;
 }
 
 /**
@@ -230,7 +311,13 @@ async function drive(clock: ManualClock, done: Promise<unknown>): Promise<void> 
 
 function apply(sim: SimExchange, e: TapeMarketEvent): void {
   try {
-    sim.applyMarketEvent(e.event);
+    // What sim.applyMarketEvent does, with the market's fast decimal reading (see
+    // InstrumentMarket.applyEvent); the venue first catches up to now, as for any request.
+    const now = sim.now();
+    sim.catchUp(now);
+    const market = sim.markets.get(e.event.symbol.toUpperCase());
+    if (!market) throw new RangeError(`unknown symbol ${e.event.symbol}`);
+    market.applyEvent(e.event, now);
   } catch (err) {
     // A symbol the simulator does not list, or a price finer than its tick: the tape and the
     // simulator's instruments disagree, which no strategy result could survive.
@@ -267,19 +354,34 @@ function sample(app: App, sim: SimExchange, startingEquity: Decimal, at: number)
   return { at, equity: dec.add(startingEquity, pnl), exposure };
 }
 
-/** Requests, the busiest rolling window and the time spent waiting for the limiter, per endpoint. */
-function limiterUsage(calls: readonly CallRecord[], limits: Readonly<Record<string, number>>): Record<string, LimiterUsage> {
-  const by = new Map<string, CallRecord[]>();
-  for (const c of calls) if (c.sentAt !== undefined) by.set(c.endpoint, [...(by.get(c.endpoint) ?? []), c]);
-  const out: Record<string, LimiterUsage> = {};
-  for (const [endpoint, list] of [...by].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const sent = list.map((c) => c.sentAt!).sort((a, b) => a - b);
-    let peak = 0;
-    for (let i = 0, j = 0; i < sent.length; i++) {
-      while (sent[j]! <= sent[i]! - WINDOW_MS) j++;
-      peak = Math.max(peak, i - j + 1);
-    }
-    out[endpoint] = { requests: sent.length, limit: limits[endpoint] ?? 0, peakInWindow: peak, waitedMs: list.reduce((s, c) => s + (c.sentAt! - c.requestedAt), 0) };
+/**
+ * Per endpoint, when each request left and the time spent waiting for the limiter: what the
+ * report's limiter table needs, kept as numbers rather than one record per call (a 24-hour
+ * backtest makes hundreds of thousands of calls).
+ */
+class CallTally {
+  private readonly by = new Map<string, { sent: number[]; waitedMs: number }>();
+
+  add(c: CallRecord): void {
+    if (c.sentAt === undefined) return;
+    let e = this.by.get(c.endpoint);
+    if (!e) this.by.set(c.endpoint, (e = { sent: [], waitedMs: 0 }));
+    e.sent.push(c.sentAt);
+    e.waitedMs += c.sentAt - c.requestedAt;
   }
-  return out;
+
+  /** Requests, the busiest rolling window and the time spent waiting for the limiter, per endpoint. */
+  usage(limits: Readonly<Record<string, number>>): Record<string, LimiterUsage> {
+    const out: Record<string, LimiterUsage> = {};
+    for (const [endpoint, { sent: unsorted, waitedMs }] of [...this.by].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const sent = [...unsorted].sort((a, b) => a - b);
+      let peak = 0;
+      for (let i = 0, j = 0; i < sent.length; i++) {
+        while (sent[j]! <= sent[i]! - WINDOW_MS) j++;
+        peak = Math.max(peak, i - j + 1);
+      }
+      out[endpoint] = { requests: sent.length, limit: limits[endpoint] ?? 0, peakInWindow: peak, waitedMs };
+    }
+    return out;
+  }
 }

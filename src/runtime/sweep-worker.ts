@@ -1,13 +1,11 @@
 // One sweep run on a worker thread: a backtest of one config, answered as a table row.
 import { parentPort, workerData } from 'node:worker_threads';
 import { basename } from 'node:path';
-import { readTape } from '../tape/index.js';
 import { backtestOnce } from './backtest-command.js';
 import type { SweepJob, SweepRow } from './sweep.js';
 
 const job = workerData as SweepJob;
-const tape = job.tapePath ? await readTape(job.tapePath) : undefined;
-const result = await backtestOnce(job.configText, job.label, job.cwd, tape, job.tapePath ? basename(job.tapePath) : undefined, job.durationMs, false);
+const result = await backtestOnce(job.configText, job.label, job.cwd, job.tapePath, job.tapePath ? basename(job.tapePath) : undefined, job.durationMs, false);
 const row: SweepRow = result
   ? {
       label: job.label,

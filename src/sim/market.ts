@@ -1,12 +1,13 @@
 // One instrument's market: its order book, the other participants (a seeded random walk of the
 // mid price with quotes around it, and occasional trades at the top of the book), or a tape that
 // drives the same book; and what the market-data endpoints read: trades, 1-minute candles.
-import type { Decimal } from '../core/decimal.js';
+import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { Side } from '../core/types.js';
 import { OrderBook, type Resting, type Taker } from './book.js';
+import type { MarketEvent } from './exchange.js';
 import type { MarketShape } from './instruments.js';
 import type { Rng } from './random.js';
-import { fromUnits } from './units.js';
+import { fromUnits, toUnits } from './units.js';
 
 /** Owner of every order of the other participants. */
 export const OTHERS = '~others';
@@ -132,6 +133,25 @@ export class InstrumentMarket {
     this.touchCandle(at);
   }
 
+  /**
+   * Applies a tape's market event at `at` (the venue has caught up to it): see
+   * SimExchange.applyMarketEvent. The first event switches this market off the synthetic one.
+   */
+  applyEvent(ev: MarketEvent, at: number): void {
+    this.external = true;
+    if (ev.type === 'book') {
+      this.applyBook(
+        ev.bids.map(([p, q]) => [units(p, 'price', this.pricePrecision), units(q, 'qty', this.quantityPrecision)]),
+        ev.asks.map(([p, q]) => [units(p, 'price', this.pricePrecision), units(q, 'qty', this.quantityPrecision)]),
+        at,
+      );
+    } else if (ev.type === 'trade') this.applyTrade(units(ev.price, 'price', this.pricePrecision), units(ev.qty, 'qty', this.quantityPrecision), ev.side, at);
+    else {
+      this.midTicks = units(ev.last, 'price', this.pricePrecision);
+      this.lastTicks = this.midTicks;
+    }
+  }
+
   /** Replaces the other participants' quotes with a tape's levels (price, quantity in lots). */
   applyBook(bids: ReadonlyArray<[number, number]>, asks: ReadonlyArray<[number, number]>, at: number): void {
     this.book.removeOwner(OTHERS);
@@ -239,4 +259,33 @@ export class InstrumentMarket {
     }
     return { open: open ?? this.lastTicks, high, low, lots, amount };
   }
+}
+
+/**
+ * A tape's decimal string as integer units (ticks or lots). Plain digits are read directly: a
+ * tape holds hundreds of thousands of them, and decimal.js would parse each one. Anything else
+ * (a sign, an exponent, more than 15 digits, trailing zeros past `places`) takes the exact
+ * path, which also names what is wrong.
+ */
+function units(text: string, field: string, places: number): number {
+  let n = 0;
+  let digits = 0;
+  let frac = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) {
+      n = n * 10 + (c - 0x30);
+      digits++;
+      if (frac >= 0) frac++;
+    } else if (c === 0x2e && frac < 0 && digits > 0) frac = 0;
+    else return exactUnits(text, field, places);
+  }
+  if (digits === 0 || frac === 0 || frac > places || digits + places - Math.max(frac, 0) > 15) return exactUnits(text, field, places);
+  return n * 10 ** (places - Math.max(frac, 0));
+}
+
+function exactUnits(text: string, field: string, places: number): number {
+  const n = toUnits(toDecimal(text, field), places);
+  if (n === undefined) throw new RangeError(`${text} has more decimals than the instrument allows`);
+  return n;
 }

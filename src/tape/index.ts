@@ -16,4 +16,4 @@ export { TapeWriter, type TapeWriterOptions } from './writer.js';
 export { RecordingTransport } from './recorder.js';
 export { isGzipFile, openTape, readTape, streamTape } from './reader.js';
 export { ReplayTransport, VOLATILE_PARAMS, diffRequests } from './replay.js';
-export { marketEvents, type TapeMarketEvent } from './market.js';
+export { marketEvents, REORDER_MS, streamMarketEvents, type TapeMarketEvent } from './market.js';

@@ -23,81 +23,360 @@ const MARKET_DATA: ReadonlySet<EndpointId> = new Set(['spot.depth', 'futures.dep
  * `trade` per public trade not seen in an earlier answer (polls overlap).
  */
 export function marketEvents(calls: Iterable<TapeCall>): TapeMarketEvent[] {
-  const ordered = [...calls].sort((a, b) => a.at + a.ms - (b.at + b.ms) || a.seq - b.seq);
-  const seen = new Map<string, TradeMemory>();
+  const decoder = new MarketDecoder();
   const out: TapeMarketEvent[] = [];
-  for (const call of ordered) {
-    if (!('response' in call) || call.response.status < 200 || call.response.status > 299) continue;
-    const endpoint = call.endpoint ?? endpointFor(call.request.method, call.request.path)?.id;
-    if (!endpoint || !MARKET_DATA.has(endpoint)) continue;
-    const query = new URLSearchParams(call.request.query);
-    const symbol = (call.market === 'spot' ? query.get('symbol') : query.get('contractName'))?.toUpperCase();
-    if (!symbol) continue;
-    let raw: unknown;
-    let events: MarketEvent[];
-    try {
-      raw = parseJsonLossless(call.response.body);
-      events = toEvents(endpoint, symbol, raw, seen);
-    } catch {
-      // The live run got this broken answer too and dropped it (MalformedResponseError);
-      // the backtest drops it the same way rather than stopping.
-      continue;
-    }
-    const at = call.at + call.ms;
-    for (const event of events) out.push({ at, market: call.market, event });
-  }
+  for (const call of [...calls].sort(byArrival)) for (const e of decoder.decode(call)) out.push(e);
   return out;
 }
 
-interface TradeMemory {
-  ids: Set<string>;
-  /** Trades without an id: how many with this time|price|qty any single answer held. */
-  counts: Map<string, number>;
+const arrival = (c: TapeCall) => c.at + c.ms;
+const byArrival = (a: TapeCall, b: TapeCall) => arrival(a) - arrival(b) || a.seq - b.seq;
+
+/**
+ * How far out of arrival order a tape's lines may be. Lines are written as answers arrive, so
+ * only answers of the same millisecond (or a local clock stepped back) come out of order.
+ */
+export const REORDER_MS = 10_000;
+
+/**
+ * marketEvents() for a tape read as a stream: the same events in the same order, one answer's
+ * events per batch, holding only the last REORDER_MS of calls. A line later than that is
+ * applied when it is read (its events are stamped with the time already reached).
+ */
+export async function* streamMarketEvents(calls: AsyncIterable<TapeCall>, reorderMs = REORDER_MS): AsyncGenerator<TapeMarketEvent[]> {
+  const decoder = new MarketDecoder();
+  // Sorted by arrival; lines come nearly in order, so inserting from the end is cheap.
+  const held: TapeCall[] = [];
+  let latest = -Infinity;
+  let reached = -Infinity;
+  const release = (c: TapeCall): TapeMarketEvent[] => {
+    const events = decoder.decode(c);
+    if (events.length === 0) return events;
+    if (events[0]!.at < reached) for (const e of events) e.at = reached;
+    reached = events[0]!.at;
+    return events;
+  };
+  for await (const c of calls) {
+    if (!isMarketData(c)) continue;
+    let i = held.length;
+    while (i > 0 && byArrival(held[i - 1]!, c) > 0) i--;
+    held.splice(i, 0, c);
+    latest = Math.max(latest, arrival(c));
+    while (held.length > 0 && arrival(held[0]!) < latest - reorderMs) {
+      const events = release(held.shift()!);
+      if (events.length > 0) yield events;
+    }
+  }
+  for (const c of held) {
+    const events = release(c);
+    if (events.length > 0) yield events;
+  }
 }
 
-function toEvents(endpoint: EndpointId, symbol: string, raw: unknown, seen: Map<string, TradeMemory>): MarketEvent[] {
-  switch (endpoint) {
-    case 'spot.depth':
-    case 'futures.depth': {
-      const d = decodeResponse(endpoint, raw);
-      return [{ type: 'book', symbol, bids: d.bids, asks: d.asks }];
-    }
-    case 'spot.ticker':
-    case 'futures.ticker':
-      return [{ type: 'ticker', symbol, last: decodeResponse(endpoint, raw).last }];
-    case 'spot.trades': {
-      const trades = decodeResponse(endpoint, raw);
-      // The decoder drops the venue's trade id; read it from the raw items, same positions.
-      const items = rawList(raw);
-      const memory = seen.get(`spot ${symbol}`) ?? { ids: new Set<string>(), counts: new Map<string, number>() };
-      seen.set(`spot ${symbol}`, memory);
-      const fresh: typeof trades = [];
-      const inThisAnswer = new Map<string, number>();
-      trades.forEach((t, i) => {
-        const id = tradeId(items[i]);
-        if (id !== undefined) {
-          if (!memory.ids.has(id)) fresh.push(t);
-          memory.ids.add(id);
-          return;
-        }
-        // Without ids, two identical trades in one answer are two trades; one seen in an
-        // earlier answer is the same trade again. So count per answer and emit the excess.
-        const key = `${t.time}|${t.price}|${t.qty}`;
-        const n = (inThisAnswer.get(key) ?? 0) + 1;
-        inThisAnswer.set(key, n);
-        if (n > (memory.counts.get(key) ?? 0)) fresh.push(t);
-      });
-      for (const [key, n] of inThisAnswer) memory.counts.set(key, Math.max(n, memory.counts.get(key) ?? 0));
-      // Events go in the order the trades happened; venues usually list the newest first,
-      // which also orders trades of the same millisecond.
-      const newestFirst = trades.length < 2 || trades[0]!.time >= trades[trades.length - 1]!.time;
-      return (newestFirst ? fresh.reverse() : fresh)
-        .sort((a, b) => a.time - b.time)
-        .map((t) => ({ type: 'trade', symbol, price: t.price, qty: t.qty, side: t.side }));
-    }
-    default:
+/** Cheap pre-filter: answers that can hold market data (the decoder checks the rest). */
+function isMarketData(c: TapeCall): boolean {
+  if (!('response' in c) || c.response.status < 200 || c.response.status > 299) return false;
+  const endpoint = c.endpoint ?? endpointFor(c.request.method, c.request.path)?.id;
+  return endpoint !== undefined && MARKET_DATA.has(endpoint);
+}
+
+interface TradeMemory {
+  /** Venue trade id -> trade time. */
+  ids: Map<string, number>;
+  /** Trades without an id, by time (a number key: no string to build per trade). */
+  byTime: Map<number, Twins[]>;
+  /** Answers decoded so far: tells which answer Twins.inAnswer counts for. */
+  answers: number;
+  /** The oldest trade time of each of the last answers: what is older may be forgotten. */
+  oldest: number[];
+  /** Size after the last pruning: prune again when it has doubled. */
+  kept: number;
+  /** The last answer, when it took the fast path: the next one parses only what is new. */
+  last?: LastAnswer;
+}
+
+interface LastAnswer {
+  text: string;
+  items: Trade[];
+  /** Where each item ends, counted from the character after the opening bracket. */
+  ends: number[];
+  hasIds: boolean;
+}
+
+/** Trades without an id that share time, price and quantity. */
+interface Twins {
+  price: string;
+  qty: string;
+  /** The most any single answer held. */
+  most: number;
+  /** How many the answer numbered `answer` held so far. */
+  inAnswer: number;
+  answer: number;
+}
+
+/** Answers a trade must be older than all of before it is forgotten (polls overlap by a few). */
+const TRADE_MEMORY_ANSWERS = 16;
+
+/** Decodes answers in arrival order; remembers the trades seen so overlapping polls count once. */
+class MarketDecoder {
+  private readonly seen = new Map<string, TradeMemory>();
+  private readonly symbols = new Map<string, string | undefined>();
+
+  decode(call: TapeCall): TapeMarketEvent[] {
+    if (!('response' in call) || call.response.status < 200 || call.response.status > 299) return [];
+    const endpoint = call.endpoint ?? endpointFor(call.request.method, call.request.path)?.id;
+    if (!endpoint || !MARKET_DATA.has(endpoint)) return [];
+    const symbol = this.symbol(call.market, call.request.query);
+    if (!symbol) return [];
+    let events: MarketEvent[];
+    try {
+      events = this.toEvents(endpoint, symbol, call.response.body);
+    } catch {
+      // The live run got this broken answer too and dropped it (MalformedResponseError);
+      // the backtest drops it the same way rather than stopping.
       return [];
+    }
+    const at = call.at + call.ms;
+    return events.map((event) => ({ at, market: call.market, event }));
   }
+
+  /** The symbol a query names, cached: a tape repeats a handful of queries. */
+  private symbol(market: Market, query: string): string | undefined {
+    const k = `${market}?${query}`;
+    if (this.symbols.has(k)) return this.symbols.get(k);
+    const q = new URLSearchParams(query);
+    const symbol = (market === 'spot' ? q.get('symbol') : q.get('contractName'))?.toUpperCase();
+    if (this.symbols.size < 10_000) this.symbols.set(k, symbol);
+    return symbol;
+  }
+
+  private toEvents(endpoint: EndpointId, symbol: string, body: string): MarketEvent[] {
+    if (endpoint === 'spot.trades') return this.trades(symbol, body);
+    const raw = parseBody(body);
+    switch (endpoint) {
+      case 'spot.depth':
+      case 'futures.depth': {
+        const d = fastDepth(raw) ?? decodeResponse(endpoint, raw);
+        return [{ type: 'book', symbol, bids: d.bids, asks: d.asks }];
+      }
+      case 'spot.ticker':
+      case 'futures.ticker':
+        return [{ type: 'ticker', symbol, last: fastTickerLast(raw) ?? decodeResponse(endpoint, raw).last }];
+      default:
+        return [];
+    }
+  }
+
+  private trades(symbol: string, body: string): MarketEvent[] {
+    const k = `spot ${symbol}`;
+    let memory = this.seen.get(k);
+    if (!memory) this.seen.set(k, (memory = { ids: new Map(), byTime: new Map(), answers: 0, oldest: [], kept: 0 }));
+    const reused = reuseLast(memory.last, body);
+    let trades: Trade[];
+    let items: unknown[];
+    // Trades [skipFrom, end) were all in the last answer and are newer than none of the new
+    // ones: none is fresh and none changes the memory, so the loop below may pass them by.
+    let skipFrom: number;
+    if (reused) {
+      trades = items = reused.items;
+      const fresh = trades.slice(0, reused.added);
+      skipFrom = !reused.hasIds && Math.min(...fresh.map((t) => t.time)) > Math.max(...trades.slice(reused.added).map((t) => t.time)) ? reused.added : trades.length;
+      memory.last = { text: body, items: trades, ends: reused.ends, hasIds: reused.hasIds };
+    } else {
+      const scan = body.length >= 2 && body[0] === '[' ? scanItems(body, 1, body.length - 1) : undefined;
+      const raw = scan && !scan.long ? (JSON.parse(body) as unknown) : parseBody(body);
+      const fast = fastTrades(raw);
+      trades = fast ?? decodeResponse('spot.trades', raw);
+      // The decoder drops the venue's trade id; read it from the raw items, same positions.
+      items = rawList(raw);
+      skipFrom = trades.length;
+      memory.last = fast && scan && !scan.long && fast.length === scan.ends.length ? { text: body, items: fast, ends: scan.ends, hasIds: fast.some((t) => tradeId(t) !== undefined) } : undefined;
+    }
+    const answer = ++memory.answers;
+    const fresh: typeof trades = [];
+    let oldest = Infinity;
+    for (let i = skipFrom; i < trades.length; i++) if (trades[i]!.time < oldest) oldest = trades[i]!.time;
+    for (let i = 0; i < skipFrom; i++) {
+      const t = trades[i]!;
+      if (t.time < oldest) oldest = t.time;
+      const id = tradeId(items[i]);
+      if (id !== undefined) {
+        if (!memory.ids.has(id)) fresh.push(t);
+        memory.ids.set(id, t.time);
+        continue;
+      }
+      // Without ids, two identical trades in one answer are two trades; one seen in an
+      // earlier answer is the same trade again. So count per answer and emit the excess
+      // over the most any earlier answer held (`most` catches up as the count passes it).
+      let list = memory.byTime.get(t.time);
+      if (!list) memory.byTime.set(t.time, (list = []));
+      let twins = list.find((x) => x.price === t.price && x.qty === t.qty);
+      if (!twins) list.push((twins = { price: t.price, qty: t.qty, most: 0, inAnswer: 0, answer }));
+      if (twins.answer !== answer) {
+        twins.answer = answer;
+        twins.inAnswer = 0;
+      }
+      if (++twins.inAnswer > twins.most) {
+        twins.most = twins.inAnswer;
+        fresh.push(t);
+      }
+    }
+    if (trades.length > 0) forgetOld(memory, oldest);
+    // Events go in the order the trades happened; venues usually list the newest first,
+    // which also orders trades of the same millisecond.
+    const newestFirst = trades.length < 2 || trades[0]!.time >= trades[trades.length - 1]!.time;
+    return (newestFirst ? fresh.reverse() : fresh)
+      .sort((a, b) => a.time - b.time)
+      .map((t) => ({ type: 'trade', symbol, price: t.price, qty: t.qty, side: t.side }));
+  }
+}
+
+/**
+ * Keeps the trade memory as small as the polls' overlap. A venue lists its latest trades, so
+ * a trade older than every one of the last TRADE_MEMORY_ANSWERS answers cannot come back;
+ * without this a 24-hour tape would remember every trade of the day.
+ */
+function forgetOld(memory: TradeMemory, oldest: number): void {
+  memory.oldest.push(oldest);
+  if (memory.oldest.length > TRADE_MEMORY_ANSWERS) memory.oldest.shift();
+  if (memory.ids.size + memory.byTime.size < 2 * memory.kept + 256) return;
+  const floor = Math.min(...memory.oldest);
+  for (const [id, time] of memory.ids) if (time < floor) memory.ids.delete(id);
+  for (const time of memory.byTime.keys()) if (time < floor) memory.byTime.delete(time);
+  memory.kept = memory.ids.size + memory.byTime.size;
+}
+
+/**
+ * Polls of a venue's latest trades overlap: an answer is usually some new trades followed by
+ * the first ones of the last answer, written the same way. When the text shows exactly that
+ * (the tail is the last answer's text up to one of its item boundaries), only the new part
+ * is parsed and the rest is the last answer's items, which parsing the whole would give
+ * again. Anything else (other spacing, a change in an old trade) parses the whole answer.
+ */
+function reuseLast(last: LastAnswer | undefined, body: string): { items: Trade[]; added: number; ends: number[]; hasIds: boolean } | undefined {
+  if (!last || last.items.length === 0 || body.length < 2 || body[0] !== '[' || body[body.length - 1] !== ']') return undefined;
+  const prefix = last.text.slice(1, 1 + last.ends[0]!);
+  for (let p = body.indexOf(prefix, Math.max(1, body.length - last.text.length)); p > 0; p = body.indexOf(prefix, p + 1)) {
+    if (p > 1 && body[p - 1] !== ',') continue;
+    const kept = last.ends.indexOf(body.length - 1 - p);
+    if (kept < 0 || !body.startsWith(last.text.slice(1, 1 + last.ends[kept]!), p)) continue;
+    const scan = p > 1 ? scanItems(body, 1, p - 1) : { ends: [], long: false };
+    // "[,..." is no JSON: the whole answer goes to the parser to fail there.
+    if (!scan || scan.long || (p > 1 && scan.ends.length === 0)) return undefined;
+    const added = p > 1 ? fastTrades(JSON.parse(`[${body.slice(1, p - 1)}]`)) : [];
+    if (!added || added.length !== scan.ends.length) return undefined;
+    const shift = p - 1;
+    const ends = [...scan.ends, ...last.ends.slice(0, kept + 1).map((e) => e + shift)];
+    return { items: [...added, ...last.items.slice(0, kept + 1)], added: added.length, ends, hasIds: last.hasIds || added.some((t) => tradeId(t) !== undefined) };
+  }
+  return undefined;
+}
+
+/**
+ * Reads the items of a JSON array (text[from, to), inside the brackets) without parsing
+ * them: where each top-level item ends, and whether a run of 16+ digits or dots (the test
+ * parseJsonLossless makes) occurs. Undefined when brackets or quotes do not balance.
+ */
+function scanItems(text: string, from: number, to: number): { ends: number[]; long: boolean } | undefined {
+  const ends: number[] = [];
+  let depth = 0;
+  let run = 0;
+  let long = false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2e) {
+      if (++run >= 16) long = true;
+      continue;
+    }
+    run = 0;
+    if (c === 0x22 /* " */) {
+      for (i++; i < to; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+        else if ((d >= 0x30 && d <= 0x39) || d === 0x2e) {
+          if (++run >= 16) long = true;
+          continue;
+        }
+        run = 0;
+      }
+      if (i >= to) return undefined;
+      run = 0;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (--depth < 0) return undefined;
+    } else if (c === 0x2c && depth === 0) ends.push(i - from);
+  }
+  if (depth !== 0) return undefined;
+  if (to > from) ends.push(to - from);
+  return { ends, long };
+}
+
+/**
+ * parseJsonLossless without its regular expression, which scans a 100-trade answer slowly:
+ * only a run of 16+ digits or dots can be a number a double loses, so plain JSON.parse is
+ * exactly the same when there is none.
+ */
+function parseBody(text: string): unknown {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2e) {
+      if (++run >= 16) return parseJsonLossless(text);
+    } else run = 0;
+  }
+  return JSON.parse(text);
+}
+
+// Fast paths for the common shape of each answer. Each returns exactly what the codec would,
+// or undefined for anything else (a number for a price, an envelope, a stray space, a bad
+// item), which then goes through decodeResponse and fails or passes just as before.
+
+/** A decimal string already in canonical form (the codec would return it unchanged). */
+const CANONICAL = /^(?:0|[1-9]\d{0,19})(?:\.\d{0,19}[1-9])?$/;
+const canonical = (v: unknown): v is string => typeof v === 'string' && CANONICAL.test(v);
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+type Level = readonly [string, string];
+
+function fastDepth(raw: unknown): { bids: Level[]; asks: Level[] } | undefined {
+  if (!isObj(raw) || raw.code !== undefined || (raw.time !== undefined && !isInt(raw.time))) return undefined;
+  const bids = fastLevels(raw.bids);
+  const asks = bids && fastLevels(raw.asks);
+  return asks ? { bids: bids!, asks } : undefined;
+}
+
+function fastLevels(list: unknown): Level[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  for (const lvl of list) {
+    if (!Array.isArray(lvl) || lvl.length !== 2 || !canonical(lvl[0]) || !canonical(lvl[1])) return undefined;
+  }
+  return list as Level[];
+}
+
+const SIGNED = /^[-+]?\d{1,20}(?:\.\d{1,20})?$/;
+
+function fastTickerLast(raw: unknown): string | undefined {
+  if (!isObj(raw) || raw.code !== undefined) return undefined;
+  const { high, low, last, vol, buy, sell, rose, time } = raw;
+  if (!canonical(high) || !canonical(low) || !canonical(last) || !canonical(vol) || !canonical(buy) || !canonical(sell) || !isInt(time)) return undefined;
+  if (rose !== undefined && rose !== null && rose !== '' && !(typeof rose === 'string' && SIGNED.test(rose))) return undefined;
+  return last;
+}
+
+interface Trade {
+  price: string;
+  qty: string;
+  time: number;
+  side: 'BUY' | 'SELL';
+}
+
+function fastTrades(raw: unknown): Trade[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  for (const t of raw) {
+    if (!isObj(t) || !canonical(t.price) || !canonical(t.qty) || !isInt(t.time) || (t.side !== 'BUY' && t.side !== 'SELL')) return undefined;
+  }
+  return raw as Trade[];
 }
 
 /** The list inside an answer, bare, as {list}, or in a {code:"0",data} envelope. */

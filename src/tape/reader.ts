@@ -1,6 +1,6 @@
 // Reads tapes, plain or gzip (told apart by the gzip magic bytes, not the file name).
 // streamTape() holds one line at a time, so a 24-hour tape never sits in memory.
-import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
+import { createReadStream, openSync, readSync, closeSync, statSync, type ReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { constants, createGunzip } from 'node:zlib';
 import { decodeLine, TapeFormatError, type Tape, type TapeCall, type TapeHeader } from './format.js';
@@ -16,10 +16,9 @@ export function isGzipFile(path: string): boolean {
 }
 
 /** Yields the header first, then every call, in file order. */
-async function* lines(path: string): AsyncGenerator<TapeHeader | TapeCall> {
-  const source = createReadStream(path);
+async function* lines(path: string, source: ReadStream): AsyncGenerator<TapeHeader | TapeCall> {
   // SYNC_FLUSH at the end reads a gzip member cut short by a crash instead of failing on it.
-  const input: Readable = isGzipFile(path) ? source.pipe(createGunzip({ finishFlush: constants.Z_SYNC_FLUSH })) : source;
+  const input: Readable = isGzipFile(path) ? source.pipe(createGunzip({ finishFlush: constants.Z_SYNC_FLUSH, chunkSize: 64 * 1024 })) : source;
   input.setEncoding('utf8');
   let rest = '';
   let lineNo = 0;
@@ -55,12 +54,20 @@ async function* lines(path: string): AsyncGenerator<TapeHeader | TapeCall> {
   if (line) yield line;
 }
 
-/** The header and an async iterator of the calls, read as they are consumed. */
-export async function openTape(path: string): Promise<{ header: TapeHeader; calls: AsyncGenerator<TapeCall> }> {
-  const it = lines(path);
+/**
+ * The header and an async iterator of the calls, read as they are consumed; `progress` is the
+ * share of the file read so far (0 to 1), for a progress bar.
+ */
+export async function openTape(path: string): Promise<{ header: TapeHeader; calls: AsyncGenerator<TapeCall>; progress: () => number }> {
+  const size = statSync(path).size;
+  const source = createReadStream(path);
+  const it = lines(path, source);
   const first = await it.next();
-  if (first.done || first.value.kind !== 'header') throw new TapeFormatError(path, 1, 'empty tape: no header');
-  return { header: first.value, calls: it as AsyncGenerator<TapeCall> };
+  if (first.done || first.value.kind !== 'header') {
+    await it.return(undefined);
+    throw new TapeFormatError(path, 1, 'empty tape: no header');
+  }
+  return { header: first.value, calls: it as AsyncGenerator<TapeCall>, progress: () => (size === 0 ? 1 : Math.min(1, source.bytesRead / size)) };
 }
 
 /** Every call of a tape, streamed. */
