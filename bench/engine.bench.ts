@@ -1,25 +1,76 @@
-// Issue 4 benchmarks, through the whole engine over loopback HTTP against the simulator:
-// (1) saturation for SECONDS: orders accepted per second as a ratio of the venue's ceiling
-// (100 single + 50 batches of 10 per 2 s = 300 orders/s), and 429s; (2) intent-to-wire
-// latency below saturation (intent created -> request arrives at the venue), p50 and p99.
-// Run: npx tsx bench/engine.bench.ts [seconds=60]
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// Issue 4 benchmarks, through the whole engine (strategy -> risk -> batcher -> pacer -> signed
+// executor over loopback HTTP) against the simulator, which runs in a child process
+// (bench/sim-child.ts) so that it has a core of its own and judges what arrived:
+// (1) saturation for SECONDS: orders the venue accepted per second as a ratio of its ceiling
+//     (100 single + 50 batches of 10 per 2 s = 300 orders/s), and 429s;
+// (2) intent-to-wire latency below saturation (intent created -> request arrives at the venue).
+// Run: npx tsx bench/engine.bench.ts [seconds=60] [--margin=ms] [--write]
+// --write replaces the "## Engine (issue 4)" section of bench/RESULTS.md.
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { systemClock } from '../src/core/clock.js';
 import { d, dec } from '../src/core/decimal.js';
 import { parseConfig } from '../src/config/index.js';
 import { createLogger } from '../src/runtime/logger.js';
 import { wire } from '../src/runtime/wire.js';
-import { startSimServer } from '../src/sim/index.js';
 import { defineStrategy, z } from '../src/strategy/api.js';
+import { writeSection } from './results.js';
+import type { ChildMessage, SimReport } from './sim-child.js';
 
-const SECONDS = Number(process.argv[2] ?? 60);
+const args = process.argv.slice(2);
+const SECONDS = Number(args.find((a) => !a.startsWith('--')) ?? 60);
+const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+/**
+ * venue.safetyMarginMs of the saturation runs: the shipped default, then the bench's 10 ms
+ * (see the reading below for why); --margin=N runs N alone.
+ */
+const MARGINS = option('margin') ? [Number(option('margin'))] : [100, 10];
 const CEILING = 300;
+/** Steady state: the first 2 s (start-up, the opening burst) are left out. */
+const WARMUP_MS = 2000;
+const WINDOW_MS = 2000;
 
-async function run(perTick: number, everyMs: number, seconds: number) {
-  const sim = await startSimServer({ port: 0, seed: 3 });
+interface Sim {
+  url: string;
+  apiKey: string;
+  apiSecret: string;
+  /** What the venue saw; the child closes after answering. */
+  report(): Promise<SimReport>;
+}
+
+function startSim(seed: number): Promise<Sim> {
+  // Its own Node with tsx, without this process's flags (a --cpu-prof here profiles the engine only).
+  const child = fork(join(import.meta.dirname, 'sim-child.ts'), [String(seed)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`simulator exited early (${code})`)));
+    child.once('message', (m: ChildMessage) => {
+      if (m.kind !== 'ready') return reject(new Error('simulator did not say ready'));
+      child.removeAllListeners('exit');
+      resolve({
+        ...m,
+        report: () =>
+          new Promise((done) => {
+            child.once('message', (r: ChildMessage) => r.kind === 'report' && done(r));
+            child.send({ kind: 'report' });
+          }),
+      });
+    });
+  });
+}
+
+/**
+ * The flood strategy keeps `backlog` of its orders between intent and venue answer, topping
+ * up by at most `perTick` each tick: enough queued that the dispatcher never runs dry, few
+ * enough that none waits out engine.maxQueueMs. Orders are marketable and alternate sides,
+ * so they fill at once and nothing piles up on the book.
+ */
+async function run(o: { backlog: number; perTick: number; everyMs: number; seconds: number; marginMs: number }) {
+  const sim = await startSim(3);
   const created = new Map<string, number>();
   let side: 'BUY' | 'SELL' = 'BUY';
   const flood = defineStrategy({
@@ -27,16 +78,22 @@ async function run(perTick: number, everyMs: number, seconds: number) {
     name: 'flood',
     params: z.object({}),
     create(ctx) {
+      const waiting = new Set<string>();
       return {
         onTick() {
           const last = ctx.lastPrice('BTCUSDT');
           if (!last) return;
-          for (let i = 0; i < perTick; i++) {
-            // Marketable and alternating: every order fills at once, so nothing piles up.
+          const n = Math.min(o.perTick, o.backlog - waiting.size);
+          for (let i = 0; i < n; i++) {
             side = side === 'BUY' ? 'SELL' : 'BUY';
             const price = dec.truncate(dec.mul(last, side === 'BUY' ? d('1.002') : d('0.998')), 2);
-            created.set(ctx.place({ symbol: 'BTCUSDT', side, type: 'LIMIT', price, volume: '0.00001' }), ctx.now());
+            const id = ctx.place({ symbol: 'BTCUSDT', side, type: 'LIMIT', price, volume: '0.00001' });
+            created.set(id, ctx.now());
+            waiting.add(id);
           }
+        },
+        onOrderUpdate(order) {
+          if (order.status !== 'pending') waiting.delete(order.clientOrderId);
         },
       };
     },
@@ -45,7 +102,7 @@ async function run(perTick: number, everyMs: number, seconds: number) {
   const { config, credentials } = await parseConfig(
     `
 mode: live
-venue: { spotUrl: "\${SIM_URL}" }
+venue: { spotUrl: "\${SIM_URL}", safetyMarginMs: ${o.marginMs} }
 engine: { marketDataEveryMs: 500, reconcileEveryMs: 2000, summaryEveryMs: 600000 }
 journal: { path: "${join(dir, 'j.db')}" }
 risk:
@@ -56,50 +113,127 @@ risk:
 `,
     { env: { SIM_URL: sim.url, SLUICE_API_KEY: sim.apiKey, SLUICE_API_SECRET: sim.apiSecret } },
   );
-  const quiet = new Writable({ write: (_c, _e, done) => done() });
+  let warnings = 0;
+  const quiet = new Writable({
+    write: (_c, _e, done) => {
+      warnings++;
+      done();
+    },
+  });
   const app = wire({
     config,
     credentials,
     clock: systemClock,
     log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }),
-    strategies: [{ entry: { id: 'flood', use: 'inline', enabled: true, market: 'spot', symbols: ['BTCUSDT'], everyMs, params: {} }, definition: flood, params: {} }],
+    strategies: [{ entry: { id: 'flood', use: 'inline', enabled: true, market: 'spot', symbols: ['BTCUSDT'], everyMs: o.everyMs, params: {} }, definition: flood, params: {} }],
   });
   await app.start();
   const t0 = Date.now();
-  await new Promise((r) => setTimeout(r, seconds * 1000));
+  // The engine's event loop: a stall holds back every freed slot and every answer.
+  const lag = monitorEventLoopDelay({ resolution: 5 });
+  lag.enable();
+  await new Promise((r) => setTimeout(r, o.seconds * 1000));
+  lag.disable();
   const t1 = Date.now();
-  const stats = { ...app.engine.stats, intentToWire: undefined };
+  const { intentToWire, ...stats } = app.engine.stats;
   await app.stop();
-  await sim.close();
-  // Steady state: skip the first 2 s (start-up and the opening burst).
-  const accepted = sim.exchange.orderLog().filter((o) => o.at >= t0 + 2000 && o.at < t1);
-  const arrivals = sim.exchange.arrivals();
-  const latencies = sim.exchange
-    .orderLog()
-    .map((o) => (o.clientOrderId && created.has(o.clientOrderId) ? o.at - created.get(o.clientOrderId)! : undefined))
+  rmSync(dir, { recursive: true, force: true });
+  const venue = await sim.report();
+  const accepted = venue.orders.filter((x) => x.at >= t0 + WARMUP_MS && x.at < t1);
+  const window = meanWindow(venue.orders.map((x) => x.at), t0 + WARMUP_MS, t1);
+  const latencies = venue.orders
+    .map((x) => (x.clientOrderId && created.has(x.clientOrderId) ? x.at - created.get(x.clientOrderId)! : undefined))
     .filter((x): x is number => x !== undefined)
     .sort((a, b) => a - b);
+  const count = (f: (a: SimReport['arrivals'][number]) => boolean) => venue.arrivals.filter(f).length;
   return {
-    perSecond: accepted.length / ((t1 - t0 - 2000) / 1000),
-    tooMany: arrivals.filter((a) => a.status === 429).length,
-    tooManyOn: [...new Set(arrivals.filter((a) => a.status === 429).map((a) => a.endpoint))].join(" "),
-    banned: arrivals.filter((a) => a.status === 418).length,
-    batches: arrivals.filter((a) => a.endpoint === 'spot.batchOrders').length,
-    singles: arrivals.filter((a) => a.endpoint === 'spot.order').length,
-    p50: latencies[Math.floor(latencies.length * 0.5)] ?? NaN,
-    p99: latencies[Math.floor(latencies.length * 0.99)] ?? NaN,
+    offered: created.size / ((t1 - t0) / 1000),
+    perSecond: accepted.length / ((t1 - t0 - WARMUP_MS) / 1000),
+    /** Orders per second as the venue's rolling window saw them, on average. */
+    windowPerSecond: window / (WINDOW_MS / 1000),
+    tooMany: count((a) => a.status === 429),
+    banned: count((a) => a.status === 418),
+    batches: count((a) => a.endpoint === 'spot.batchOrders'),
+    singles: count((a) => a.endpoint === 'spot.order'),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
     n: latencies.length,
+    lagP99: lag.percentile(99) / 1e6,
+    lagMax: lag.max / 1e6,
+    warnings,
     stats,
   };
 }
 
-const sat = await run(80, 100, SECONDS); // 400 intents/s offered, above the ceiling
-console.log(`\n## Engine saturation, ${SECONDS} s, loopback simulator\n`);
-console.log('| offered intents/s | accepted orders/s (steady) | ratio of 300/s ceiling | 429s | 418s | batchOrders requests | order requests |\n|---|---|---|---|---|---|---|');
-console.log(`| up to 800 | ${sat.perSecond.toFixed(1)} | ${(sat.perSecond / CEILING).toFixed(3)} | ${sat.tooMany} | ${sat.banned} | ${sat.batches} | ${sat.singles} |`);
-console.error(JSON.stringify(sat.stats), sat.tooManyOn);
-const calm = await run(1, 100, 20); // 10 intents/s, far below the ceiling
-console.log('\n## Intent-to-wire latency below saturation (10 intents/s, 20 s)\n');
-console.log('| orders | p50 ms | p99 ms |\n|---|---|---|');
-console.log(`| ${calm.n} | ${calm.p50} | ${calm.p99} |`);
+/**
+ * The venue's rolling 2 s window count of accepted orders, averaged over every millisecond of
+ * [from, to). At saturation the slots cycle in step, so orders arrive in bursts about 2.1 s
+ * apart, and a plain count over a fixed span moves by a whole burst (600 orders) with where
+ * its ends fall; this average moves by at most the gaps between bursts.
+ */
+function meanWindow(arrivals: readonly number[], from: number, to: number): number {
+  const perMs = new Int32Array(to - from + WINDOW_MS);
+  for (const at of arrivals) if (at >= from - WINDOW_MS && at < to) perMs[at - from + WINDOW_MS] = perMs[at - from + WINDOW_MS]! + 1;
+  let inWindow = 0;
+  let sum = 0;
+  for (let k = 0; k < perMs.length; k++) {
+    inWindow += perMs[k]! - (k >= WINDOW_MS ? perMs[k - WINDOW_MS]! : 0);
+    if (k >= WINDOW_MS) sum += inWindow;
+  }
+  return sum / (to - from);
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
+}
+
+const load = loadavg()[0]!.toFixed(2);
+const runs = [];
+for (const marginMs of MARGINS) {
+  const r = await run({ backlog: 600, perTick: 80, everyMs: 100, seconds: SECONDS, marginMs });
+  console.error(`saturation, margin ${marginMs} ms:`, JSON.stringify(r));
+  runs.push({ marginMs, cap: 2000 / (2000 + marginMs), ratio: r.windowPerSecond / CEILING, ...r });
+}
+const calm = await run({ backlog: 1000, perTick: 1, everyMs: 100, seconds: 20, marginMs: MARGINS.at(-1)! }); // 10 intents/s, far below the ceiling
+console.error('latency:', JSON.stringify(calm));
+
+const best = runs.at(-1)!;
+const shipped = runs.find((r) => r.marginMs === 100);
+const ms = (x: number) => x.toFixed(0);
+const reading = [
+  `Reading: with a ${best.marginMs} ms safety margin the engine ${best.ratio >= 0.95 ? 'reaches' : 'falls short of'} the 0.95 target: ${best.ratio.toFixed(3)} of 300 orders/s, ${best.tooMany} 429s and ${best.banned} 418s, as the simulator's order log and arrivals count them.`,
+  ...(shipped && shipped !== best ? [`With the shipped default of 100 ms it reaches ${shipped.ratio.toFixed(3)}, against a cap of 0.952 for that margin.`] : []),
+  'Each rate-limit slot is held from the venue\'s answer for 2 s plus venue.safetyMarginMs, so a run can reach at most 2000 / (2000 + margin); the rest of the gap is the round trip, the dispatcher taking a freed slot, and event-loop stalls.',
+  'The margin can be small because the slot counts from the answer: the venue stamps a request before it answers, so latency and our own event-loop delays only ever lengthen the gap it sees; what is left to cover is timer and clock granularity. The 429 count is the check.',
+  `Event-loop delay in the engine process at saturation: p99 ${ms(best.lagP99)} ms, max ${ms(best.lagMax)} ms${best.lagMax > 250 ? ' (stalls that long are synchronous journal commits in a burst, such as a reconcile pass journaling hundreds of fills one commit at a time)' : ''}.`,
+  `The flood strategy keeps about 600 of its orders between intent and answer (${ms(best.offered)} intents/s offered), so the queue never runs dry and no intent waits out engine.maxQueueMs; the dispatcher uses both endpoints (${best.batches} batchOrders and ${best.singles} order requests).`,
+  `Below saturation, p50/p99 from intent to arrival at the venue is ${calm.p50}/${calm.p99} ms (${calm.n} orders; the journal commit, fsynced, comes before the send).`,
+].join(' ');
+
+const command = `npx tsx bench/engine.bench.ts ${SECONDS}${option('margin') ? ` --margin=${option('margin')}` : ''} --write`;
+const section = [
+  '## Engine (issue 4)',
+  '',
+  `Measured ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, load average ${load} at the start${Number(load) > 0.5 ? ' (other work was running on the machine)' : ''}. Run: \`${command}\`.`,
+  'The whole engine (strategy -> risk -> batcher -> pacer -> signed executor, SQLite journal with synchronous=FULL) trades over loopback HTTP against the simulator, which runs in a child process (bench/sim-child.ts) and reports what it accepted and answered. The flood strategy places marketable orders on alternate sides, so they fill at once and nothing piles up.',
+  'Accepted orders/s is the venue\'s rolling 2 s window count averaged over the steady state (after the first 2 s): at saturation the slots cycle in step, so a plain count over a fixed span moves by a whole burst of 600 with where its ends fall.',
+  '',
+  `### Engine saturation, ${SECONDS} s, simulator in its own process`,
+  '',
+  '| safety margin ms | cap 2000/(2000+margin) | offered intents/s | accepted orders/s | ratio of 300/s ceiling | 429s | 418s | batchOrders requests | order requests |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...runs.map((r) => `| ${r.marginMs} | ${r.cap.toFixed(3)} | ${ms(r.offered)} | ${r.windowPerSecond.toFixed(1)} | ${r.ratio.toFixed(3)} | ${r.tooMany} | ${r.banned} | ${r.batches} | ${r.singles} |`),
+  '',
+  '### Intent-to-wire latency below saturation (10 intents/s, 20 s)',
+  '',
+  '| orders | p50 ms | p99 ms |',
+  '|---|---|---|',
+  `| ${calm.n} | ${calm.p50} | ${calm.p99} |`,
+  '',
+  reading,
+  '',
+].join('\n');
+console.log(section);
+// writeSection reads its title as a pattern: the parentheses need escaping.
+if (args.includes('--write')) console.log(`wrote the Engine section of ${writeSection('Engine \\(issue 4\\)', section)}`);
 process.exit(0);

@@ -45,8 +45,11 @@ export interface CancelResult {
   outcome: CancelOutcome;
 }
 
+/** Every endpoint the gateway sends batches to. */
+export const ORDER_ENDPOINTS = ['spot.order', 'spot.batchOrders', 'spot.cancel', 'spot.batchCancel', 'futures.order', 'futures.cancel'] as const;
+
 /** Endpoint a batch will use; the dispatcher asks this to check pacer capacity. */
-export function endpointForBatch(batch: Batch): 'spot.order' | 'spot.batchOrders' | 'spot.cancel' | 'spot.batchCancel' | 'futures.order' | 'futures.cancel' {
+export function endpointForBatch(batch: Batch): (typeof ORDER_ENDPOINTS)[number] {
   if (batch.market === 'futures') return batch.kind === 'place' ? 'futures.order' : 'futures.cancel';
   if (batch.kind === 'place') return batch.items.length > 1 ? 'spot.batchOrders' : 'spot.order';
   return batch.items.length > 1 ? 'spot.batchCancel' : 'spot.cancel';

@@ -10,7 +10,8 @@ import type { Journal, Pacer } from '../core/ports.js';
 import type { Batch, CancelIntent, Fill, Market, Order, OrderIntent, PlaceIntent } from '../core/types.js';
 import type { ReconcileConfig } from '../config/index.js';
 import type { EndpointId } from '../exchange/endpoints.js';
-import type { Executor, OrderGateway, PlaceResult, CancelResult } from '../executor/index.js';
+import { ORDER_ENDPOINTS, type Executor, type OrderGateway, type PlaceResult, type CancelResult } from '../executor/index.js';
+import { groupKey, VENUE_BATCH_MAX } from '../batcher/index.js';
 import type { PositionBook } from '../positions/index.js';
 import type { RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
 import type { MarketEvent, MarketSubscription } from '../strategy/api.js';
@@ -77,6 +78,39 @@ export interface EngineStats {
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
+/** An intent waiting for capacity; `group` is its batcher group (market, symbol, kind). */
+interface Queued {
+  intent: OrderIntent;
+  at: number;
+  group: string;
+}
+
+const queued = (intent: OrderIntent, at: number): Queued => ({ intent, at, group: groupKey(intent) });
+
+/** The first `most` of each group, in queue order, and the rest. */
+function headOfGroups(queue: readonly Queued[], most: number): { head: Queued[]; tail: Queued[] } {
+  if (most <= 0) return { head: [], tail: [...queue] };
+  const taken = new Map<string, number>();
+  const head: Queued[] = [];
+  const tail: Queued[] = [];
+  for (const q of queue) {
+    const n = taken.get(q.group) ?? 0;
+    if (n < most) {
+      taken.set(q.group, n + 1);
+      head.push(q);
+    } else tail.push(q);
+  }
+  return { head, tail };
+}
+
+/** A journal that can run several writes as one commit (SqliteJournal.transaction). */
+interface GroupingJournal {
+  transaction<T>(fn: () => T): T;
+}
+
+/** Sequences reserved per journal commit (see nextSequence). */
+const SEQUENCE_BLOCK = 16;
+
 const STRICTNESS = { off: 0, reduce_only: 1, halted: 2 } as const;
 
 /** What the engine announces, for the ops endpoint and for tests that wait on events, not time. */
@@ -101,7 +135,9 @@ export class Engine {
   private readonly holds = new Map<string, { asset: string; amount: Decimal; settledAt?: number }>();
   /** True once prepare() has reconciled with the venue (health reports ready from then on). */
   ready = false;
-  private queue: { intent: OrderIntent; at: number }[] = [];
+  private queue: Queued[] = [];
+  /** Reserved client-order sequences not handed out yet, per strategy: [next, end). */
+  private readonly sequences = new Map<string, { next: number; end: number }>();
   private readonly cancelAfterAck = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly loops: Promise<void>[] = [];
@@ -118,7 +154,7 @@ export class Engine {
           view,
           now: () => deps.clock.now(),
           log: pluginLogger(deps.log.child({ strategy: s.entry.id })),
-          nextSequence: () => deps.journal.nextSequence(s.entry.id),
+          nextSequence: () => this.nextSequence(s.entry.id),
         }),
     );
     for (const h of this.hosts) this.reportIfDisabled(h);
@@ -267,7 +303,7 @@ export class Engine {
     if (this.deps.settings.shutdown.queued === 'drop') {
       const dropped = this.queue;
       this.queue = [];
-      for (const { intent } of dropped) await this.dropQueued(intent, 'dropped at shutdown');
+      await this.dropQueued(dropped.map((q) => q.intent), 'dropped at shutdown');
     }
     await this.drain();
     if (this.deps.settings.shutdown.cancelOpenOrders) {
@@ -332,15 +368,15 @@ export class Engine {
       this.stats.riskRejections++;
       this.deps.log.warn({ strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason }, 'intent rejected');
     }
-    for (const intent of accepted) if (intent.kind === 'place') this.deps.journal.recordIntent(intent, pendingOrder(intent, now));
+    const refused = rejected.flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now) }] : []));
+    // One commit for the whole output (a tick may place hundreds), still before any is sent.
+    this.atomically(() => {
+      for (const intent of accepted) if (intent.kind === 'place') this.deps.journal.recordIntent(intent, pendingOrder(intent, now));
+      for (const { intent, order } of refused) this.deps.journal.recordIntent(intent, order);
+    });
     this.enqueue(accepted);
     // Rejections are reported to their strategy after the accepted intents are queued.
-    for (const r of rejected) {
-      if (r.intent.kind !== 'place') continue;
-      const order = withStatus(pendingOrder(r.intent, now), 'rejected', now);
-      this.deps.journal.recordIntent(r.intent, order);
-      await this.notify(order);
-    }
+    for (const { order } of refused) await this.notify(order);
   }
 
   private enqueue(intents: readonly OrderIntent[]): void {
@@ -349,7 +385,7 @@ export class Engine {
       if (intent.kind === 'cancel' && !intent.venueOrderId) {
         const target = this.deps.journal.order(intent.clientOrderId);
         if (target?.venueOrderId) {
-          this.queue.push({ intent: { ...intent, venueOrderId: target.venueOrderId }, at });
+          this.queue.push(queued({ ...intent, venueOrderId: target.venueOrderId }, at));
         } else if (target && target.status === 'pending') {
           // Not acknowledged yet: cancel as soon as the venue gives us its id.
           this.cancelAfterAck.add(intent.clientOrderId);
@@ -358,32 +394,39 @@ export class Engine {
         }
         continue;
       }
-      this.queue.push({ intent, at });
+      this.queue.push(queued(intent, at));
     }
     this.kick();
   }
 
-  /** An intent that will never be sent: its order is final and its strategy hears so. */
-  private async dropQueued(intent: OrderIntent, reason: string): Promise<void> {
-    if (intent.kind !== 'place') return;
-    this.holds.delete(intent.clientOrderId);
-    const order = this.deps.journal.order(intent.clientOrderId);
-    if (!order) return;
-    const dropped = withStatus(order, 'canceled', this.deps.clock.now());
-    this.deps.journal.updateOrder(dropped, reason);
-    await this.notify(dropped);
+  /** Intents that will never be sent: their orders are final (one commit) and their strategies hear so. */
+  private async dropQueued(intents: readonly OrderIntent[], reason: string): Promise<void> {
+    const now = this.deps.clock.now();
+    const dropped = this.atomically(() =>
+      intents.flatMap((intent) => {
+        if (intent.kind !== 'place') return [];
+        this.holds.delete(intent.clientOrderId);
+        const order = this.deps.journal.order(intent.clientOrderId);
+        if (!order) return [];
+        const next = withStatus(order, 'canceled', now);
+        this.deps.journal.updateOrder(next, reason);
+        return [next];
+      }),
+    );
+    for (const order of dropped) await this.notify(order);
   }
 
   /** Drops intents that waited longer than maxQueueMs: the venue's limits are full, and a stale order is worse than none. */
   private async expireQueued(): Promise<void> {
     const { clock, settings, log } = this.deps;
     const now = clock.now();
+    // Runs every dispatch round: look before building anything.
+    if (!this.queue.some((q) => now - q.at > settings.maxQueueMs)) return;
     const expired = this.queue.filter((q) => now - q.at > settings.maxQueueMs);
-    if (expired.length === 0) return;
     this.queue = this.queue.filter((q) => now - q.at <= settings.maxQueueMs);
     this.stats.expired += expired.length;
     log.warn({ dropped: expired.length, maxQueueMs: settings.maxQueueMs }, 'intents not sent in time were dropped (engine.maxQueueMs): the venue limits are full');
-    for (const { intent } of expired) await this.dropQueued(intent, `not sent within ${settings.maxQueueMs} ms (engine.maxQueueMs)`);
+    await this.dropQueued(expired.map((q) => q.intent), `not sent within ${settings.maxQueueMs} ms (engine.maxQueueMs)`);
   }
 
   // ---------- dispatch ----------
@@ -400,25 +443,40 @@ export class Engine {
   private async dispatchLoop(): Promise<void> {
     while (this.queue.length > 0) {
       await this.expireQueued();
-      const arrivedAt = new Map(this.queue.map((q) => [q.intent.intentId, q.at]));
       const usage = this.deps.pacer.usage();
       const free = (e: EndpointId) => {
         const u = usage[e];
         return u ? Math.max(0, u.limit - u.inWindow - u.queued) : 0;
       };
-      const { send, wait } = this.deps.dispatcher.plan(this.deps.toBatches(this.queue.map((q) => q.intent)), free);
-      this.queue = wait.map((intent) => ({ intent, at: arrivedAt.get(intent.intentId) ?? this.deps.clock.now() }));
+      // A round sends at most what the free order slots carry, so the plan only needs that many
+      // of each group's oldest intents (it sends a prefix of each group): a backlog of hundreds
+      // is not re-batched every time one slot comes back.
+      const { head, tail } = headOfGroups(this.queue, ORDER_ENDPOINTS.reduce((n, e) => n + free(e), 0) * VENUE_BATCH_MAX);
+      const arrivedAt = new Map(head.map((q) => [q.intent.intentId, q.at]));
+      let send: Batch[] = [];
+      if (head.length > 0) {
+        const plan = this.deps.dispatcher.plan(this.deps.toBatches(head.map((q) => q.intent)), free);
+        send = plan.send;
+        this.queue = [...plan.wait.map((intent) => queued(intent, arrivedAt.get(intent.intentId) ?? this.deps.clock.now())), ...tail];
+      }
       for (const batch of send) this.track(this.send(batch, arrivedAt));
       if (send.length === 0) {
         if (this.deps.pacer.pausedUntil() > this.deps.clock.now()) {
           const dropped = this.queue;
           this.queue = [];
-          for (const { intent } of dropped) await this.dropQueued(intent, 'not sent: trading is paused by a venue ban');
+          await this.dropQueued(dropped.map((q) => q.intent), 'not sent: trading is paused by a venue ban');
           return;
         }
-        await this.deps.clock.sleep(this.deps.settings.dispatchRetryMs ?? 25);
+        await this.capacity();
       }
     }
+  }
+
+  /** Waits until the pacer gives a slot back (where it can say so), at most dispatchRetryMs. */
+  private capacity(): Promise<void> {
+    const retry = this.deps.clock.sleep(this.deps.settings.dispatchRetryMs ?? 25);
+    const released = (this.deps.pacer as Pacer & { released?(): Promise<void> }).released?.();
+    return released ? Promise.race([released, retry]) : retry;
   }
 
   private track(p: Promise<void>): void {
@@ -432,7 +490,7 @@ export class Engine {
     for (const i of batch.items) this.stats.intentToWire.push(sentAt - (arrivedAt.get(i.intentId) ?? sentAt));
     try {
       if (batch.kind === 'place') {
-        for (const r of await this.deps.gateway.place(batch as Batch<PlaceIntent>)) await this.onPlaced(r);
+        await this.onPlaced(await this.deps.gateway.place(batch as Batch<PlaceIntent>));
       } else {
         for (const r of await this.deps.gateway.cancel(batch as Batch<CancelIntent>)) this.onCanceled(r);
       }
@@ -441,8 +499,24 @@ export class Engine {
     }
   }
 
-  private async onPlaced({ intent, outcome }: PlaceResult): Promise<void> {
+  /** A batch's answers: journaled in one commit, then acted on and reported one by one. */
+  private async onPlaced(results: readonly PlaceResult[]): Promise<void> {
     const now = this.deps.clock.now();
+    const orders = this.atomically(() => results.map((r) => this.journalPlaced(r, now)));
+    for (const [k, { intent, outcome }] of results.entries()) {
+      if (outcome.kind === 'accepted' && this.cancelAfterAck.delete(intent.clientOrderId)) {
+        this.enqueue([{ kind: 'cancel', intentId: `${intent.clientOrderId}:cancel`, strategyId: intent.strategyId, market: intent.market, symbol: intent.symbol, clientOrderId: intent.clientOrderId, venueOrderId: outcome.venueOrderId }]);
+      } else if (outcome.kind === 'unknown') {
+        this.deps.log.warn({ clientOrderId: intent.clientOrderId, reason: outcome.error.message }, 'order outcome unknown: the reconciler will settle it');
+      } else if (outcome.kind === 'rejected' || outcome.kind === 'not_sent') {
+        this.deps.log.warn({ clientOrderId: intent.clientOrderId, outcome: outcome.kind, reason: outcome.error.message }, 'order not placed');
+      }
+      await this.notify(orders[k]!);
+    }
+  }
+
+  /** The order as the venue's answer leaves it, journaled; synchronous, so answers can share a commit. */
+  private journalPlaced({ intent, outcome }: PlaceResult, now: number): Order {
     // Refused orders lock nothing; the others are in the balances of the next account read.
     if (outcome.kind === 'rejected' || outcome.kind === 'not_sent') this.holds.delete(intent.clientOrderId);
     else {
@@ -456,26 +530,21 @@ export class Engine {
         this.stats.accepted++;
         next = withStatus(order, outcome.status === 'pending' ? 'open' : outcome.status, now, outcome.venueOrderId);
         this.deps.journal.updateOrder(next, 'acknowledged');
-        if (this.cancelAfterAck.delete(intent.clientOrderId)) {
-          this.enqueue([{ kind: 'cancel', intentId: `${intent.clientOrderId}:cancel`, strategyId: intent.strategyId, market: intent.market, symbol: intent.symbol, clientOrderId: intent.clientOrderId, venueOrderId: outcome.venueOrderId }]);
-        }
         break;
       case 'unknown':
         this.stats.unknown++;
         next = withStatus(order, 'unknown', now);
         this.deps.journal.updateOrder(next, outcome.error.message);
-        this.deps.log.warn({ clientOrderId: intent.clientOrderId, reason: outcome.error.message }, 'order outcome unknown: the reconciler will settle it');
         break;
       case 'rejected':
       case 'not_sent':
         this.stats.rejected++;
         next = withStatus(order, 'rejected', now);
         this.deps.journal.updateOrder(next, outcome.error.message);
-        this.deps.log.warn({ clientOrderId: intent.clientOrderId, outcome: outcome.kind, reason: outcome.error.message }, 'order not placed');
         if (outcome.error instanceof BannedError) this.deps.journal.setBanUntil(outcome.error.untilMs);
         break;
     }
-    await this.notify(next);
+    return next;
   }
 
   private onCanceled({ intent, outcome }: CancelResult): void {
@@ -599,6 +668,32 @@ export class Engine {
   }
 
   // ---------- plumbing ----------
+
+  /** Runs journal writes as one commit where the journal can (SQLite), else one by one. */
+  private atomically<T>(fn: () => T): T {
+    const journal = this.deps.journal as Journal & Partial<GroupingJournal>;
+    return journal.transaction ? journal.transaction(fn) : fn();
+  }
+
+  /**
+   * Client-order sequences come from blocks reserved in the journal with one commit each, not
+   * one commit per order. A reserved number is never handed out again; a restart skips what
+   * was left of its block, and within a run the numbers stay consecutive.
+   */
+  private nextSequence(strategyId: string): number {
+    let block = this.sequences.get(strategyId);
+    if (!block || block.next === block.end) {
+      const { journal } = this.deps;
+      const first = this.atomically(() => {
+        const n = journal.nextSequence(strategyId);
+        for (let k = 1; k < SEQUENCE_BLOCK; k++) journal.nextSequence(strategyId);
+        return n;
+      });
+      block = { next: first, end: first + SEQUENCE_BLOCK };
+      this.sequences.set(strategyId, block);
+    }
+    return block.next++;
+  }
 
   private every(periodMs: number, fn: () => Promise<void>): void {
     this.loops.push(

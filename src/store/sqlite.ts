@@ -477,6 +477,16 @@ export class SqliteJournal implements Journal {
     });
   }
 
+  /**
+   * Runs `fn`, whose journal writes then share one transaction: one commit, one fsync, instead
+   * of one per write (each write becomes a savepoint: all of `fn` commits or none of it).
+   * Returns once committed. Not on the port: the engine groups a tick's intents or a batch's
+   * answers with it where the journal offers it.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.guard('transaction', () => this.db.transaction(fn).immediate());
+  }
+
   /** Closes the file (checkpointing the WAL). Idempotent; any other call afterwards throws. */
   close(): void {
     if (this.closed) return;
