@@ -36,7 +36,7 @@ const section = [
   ...table,
   '',
   `Totals over ${rows.length} simulated hours: ${sum((x) => x.requests)} requests; faults survived: ${sum((x) => x.faults.error5xx)} 503s, ${sum((x) => x.faults.lostResponse)} lost answers, ${sum((x) => x.faults.storm429)} storm 429s, ${sum((x) => x.faults.ban418)} 418s (all from requests already in flight when the ban began), ${sum((x) => x.faults.clockSkew1021)} -1021s; orders duplicated ${bad(sum((x) => x.duplicateClientIds.length))}, fills lost ${bad(sum((x) => x.lostFills.length))}, requests sent after hearing the ban and before it ended ${bad(sum((x) => x.ban.sentWhileBanned.length))}.`,
-  'A -1021 comes only when the venue clock jumps (the requests in flight at that moment); each costs one re-sync of three time calls, and the next request passes: no retry loop.',
+  'A -1021 comes only when the venue clock jumps, to the requests already in flight at that moment; the requests that meet it share one re-sync (three time calls), signed requests wait for it, and each retries once and passes: no retry loop.',
   '',
 ].join('\n');
 console.log(section);
