@@ -108,8 +108,12 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     () => (started = true),
     (err: unknown) => (failure = err),
   );
+  // Applying market events resolves no promise, so after an iteration that only did that there
+  // is nothing to settle: on a dense tape this skips a macrotask turn per answer.
+  let woke = true;
   for (;;) {
-    await settle();
+    if (woke) await settle();
+    woke = false;
     if (failure) throw failure;
     if (feed.empty()) await feed.fill();
     const wake = clock.nextWake() ?? Infinity;
@@ -127,6 +131,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
       continue;
     }
     clock.wakeNext();
+    woke = true;
   }
   const end = endOf();
   await clock.advanceTo(end);

@@ -1,13 +1,15 @@
-// One sweep run on a worker thread: a backtest of one config, answered as a table row.
-import { parentPort, workerData } from 'node:worker_threads';
+// Sweep runs on a worker thread: backtests of the configs the main thread sends, one at a
+// time, each answered as a table row. The worker stays up between runs (see runSweep).
+import { parentPort } from 'node:worker_threads';
 import { basename } from 'node:path';
 import { backtestOnce } from './backtest-command.js';
-import type { SweepJob, SweepRow } from './sweep.js';
+import { failedRow, type SweepJob, type SweepRow } from './sweep.js';
 
-const job = workerData as SweepJob;
-const result = await backtestOnce(job.configText, job.label, job.cwd, job.tapePath, job.tapePath ? basename(job.tapePath) : undefined, job.durationMs, false);
-const row: SweepRow = result
-  ? {
+async function run(job: SweepJob): Promise<SweepRow> {
+  try {
+    const result = await backtestOnce(job.configText, job.label, job.cwd, job.tapePath, job.tapePath ? basename(job.tapePath) : undefined, job.durationMs, false);
+    if (!result) return failedRow(job.label, 'the config was refused (see above)');
+    return {
       label: job.label,
       pnl: result.report.pnl.total ?? '-',
       fees: result.report.pnl.fees,
@@ -16,6 +18,12 @@ const row: SweepRow = result
       maxDrawdown: result.report.maxDrawdown.amount ?? '-',
       sharpe: result.report.sharpe.value,
       ordersSent: result.report.orders.sent,
-    }
-  : { label: job.label, pnl: '-', fees: '-', fills: 0, winRate: null, maxDrawdown: '-', sharpe: null, ordersSent: 0, error: 'the config was refused (see above)' };
-parentPort!.postMessage(row);
+    };
+  } catch (err) {
+    return failedRow(job.label, (err as Error).message);
+  }
+}
+
+parentPort!.on('message', (job: SweepJob) => {
+  void run(job).then((row) => parentPort!.postMessage(row));
+});

@@ -71,36 +71,48 @@ export interface SweepJob {
   cwd: string;
 }
 
-/** Runs the jobs on up to `threads` workers (default: one per core); rows in job order. */
+/**
+ * Runs the jobs on up to `threads` worker threads (default: one per core); rows in job order.
+ * A worker takes one job after another: starting one (tsx, the whole module graph) costs about
+ * a second, as much as a short backtest. A worker that dies fails its job and is replaced.
+ */
 export async function runSweep(jobs: readonly SweepJob[], threads = availableParallelism()): Promise<SweepRow[]> {
   const rows: SweepRow[] = new Array(jobs.length);
   let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      rows[i] = await runInWorker(jobs[i]!);
+  const lane = async () => {
+    let worker: Worker | undefined;
+    try {
+      while (next < jobs.length) {
+        const i = next++;
+        worker ??= new Worker(new URL('./sweep-worker.mjs', import.meta.url));
+        const { row, alive } = await runOn(worker, jobs[i]!);
+        rows[i] = row;
+        if (!alive) worker = undefined;
+      }
+    } finally {
+      await worker?.terminate();
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(threads, jobs.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(threads, jobs.length)) }, lane));
   return rows;
 }
 
-function runInWorker(job: SweepJob): Promise<SweepRow> {
+function runOn(worker: Worker, job: SweepJob): Promise<{ row: SweepRow; alive: boolean }> {
   return new Promise((resolve) => {
-    const w = new Worker(new URL('./sweep-worker.mjs', import.meta.url), { workerData: job });
-    let done = false;
-    const fail = (error: string) => {
-      if (done) return;
-      done = true;
-      resolve({ label: job.label, pnl: '-', fees: '-', fills: 0, winRate: null, maxDrawdown: '-', sharpe: null, ordersSent: 0, error });
+    const done = (row: SweepRow, alive: boolean) => {
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      resolve({ row, alive });
     };
-    w.once('message', (row: SweepRow) => {
-      done = true;
-      resolve(row);
-    });
-    w.once('error', (err) => fail(err.message));
-    w.once('exit', (code) => fail(`worker exited with code ${code}`));
+    const onMessage = (row: SweepRow) => done(row, true);
+    const onError = (err: Error) => done(failedRow(job.label, err.message), false);
+    const onExit = (code: number) => done(failedRow(job.label, `worker exited with code ${code}`), false);
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    worker.postMessage(job);
   });
+}
+
+export function failedRow(label: string, error: string): SweepRow {
+  return { label, pnl: '-', fees: '-', fills: 0, winRate: null, maxDrawdown: '-', sharpe: null, ordersSent: 0, error };
 }
 
 export function sweepTable(rows: readonly SweepRow[]): string {

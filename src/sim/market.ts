@@ -55,6 +55,8 @@ export class InstrumentMarket {
   private readonly candleOrder: number[] = [];
   private seq = 0;
   private othersSeq = 0;
+  private lastMinute = NaN;
+  private lastCandle: Candle | undefined;
 
   constructor(
     readonly name: string,
@@ -186,7 +188,10 @@ export class InstrumentMarket {
 
   /** Other participants' order ids look like venue ids (they show up as bidId/askId): 18 digits. */
   private othersId(): string {
-    return `14${1e15 + ++this.othersSeq}`;
+    const n = ++this.othersSeq;
+    // `14${1e15 + n}`, built from n's own digits: formatting a 16-digit number is the slow part
+    // of a step, and every quote takes an id.
+    return n < 1e15 ? `141${String(n).padStart(15, '0')}` : `14${1e15 + n}`;
   }
 
   private print(priceTicks: number, lots: number, at: number, side: Side): void {
@@ -203,6 +208,8 @@ export class InstrumentMarket {
 
   private touchCandle(at: number): Candle {
     const minute = Math.floor(at / MINUTE) * MINUTE;
+    // Every trade and quote lands in the current minute: skip the map for it.
+    if (minute === this.lastMinute && this.lastCandle) return this.lastCandle;
     let c = this.candles.get(minute);
     if (!c) {
       const p = this.lastTicks;
@@ -211,6 +218,8 @@ export class InstrumentMarket {
       this.candleOrder.push(minute);
       if (this.candleOrder.length > MAX_CANDLES) this.candles.delete(this.candleOrder.shift()!);
     }
+    this.lastMinute = minute;
+    this.lastCandle = c;
     return c;
   }
 

@@ -183,8 +183,8 @@ class MarketDecoder {
       skipFrom = !reused.hasIds && Math.min(...fresh.map((t) => t.time)) > Math.max(...trades.slice(reused.added).map((t) => t.time)) ? reused.added : trades.length;
       memory.last = { text: body, items: trades, ends: reused.ends, hasIds: reused.hasIds };
     } else {
-      const scan = body.length >= 2 && body[0] === '[' ? scanItems(body, 1, body.length - 1) : undefined;
-      const raw = scan && !scan.long ? (JSON.parse(body) as unknown) : parseBody(body);
+      const scan = body.length >= 2 && body[0] === '[' && body[body.length - 1] === ']' ? scanItems(body, 1, body.length - 1) : undefined;
+      const raw = scan && !scan.long ? (JSON.parse(body) as unknown) : parseJsonLossless(body);
       const fast = fastTrades(raw);
       trades = fast ?? decodeResponse('spot.trades', raw);
       // The decoder drops the venue's trade id; read it from the raw items, same positions.
@@ -259,7 +259,8 @@ function reuseLast(last: LastAnswer | undefined, body: string): { items: Trade[]
   for (let p = body.indexOf(prefix, Math.max(1, body.length - last.text.length)); p > 0; p = body.indexOf(prefix, p + 1)) {
     if (p > 1 && body[p - 1] !== ',') continue;
     const kept = last.ends.indexOf(body.length - 1 - p);
-    if (kept < 0 || !body.startsWith(last.text.slice(1, 1 + last.ends[kept]!), p)) continue;
+    // Equality of two slices compares memory; startsWith would go character by character.
+    if (kept < 0 || body.slice(p, body.length - 1) !== last.text.slice(1, 1 + last.ends[kept]!)) continue;
     const scan = p > 1 ? scanItems(body, 1, p - 1) : { ends: [], long: false };
     // "[,..." is no JSON: the whole answer goes to the parser to fail there.
     if (!scan || scan.long || (p > 1 && scan.ends.length === 0)) return undefined;
@@ -273,59 +274,54 @@ function reuseLast(last: LastAnswer | undefined, body: string): { items: Trade[]
 }
 
 /**
- * Reads the items of a JSON array (text[from, to), inside the brackets) without parsing
- * them: where each top-level item ends, and whether a run of 16+ digits or dots (the test
- * parseJsonLossless makes) occurs. Undefined when brackets or quotes do not balance.
+ * Reads JSON text[from, to) without parsing it: where each top-level item ends (the commas
+ * of an array's inside), and whether a number literal has more than 15 digits, the only
+ * thing that makes parseJsonLossless differ from JSON.parse (counted as it counts them).
+ * Strings are skipped with indexOf. Undefined when brackets or quotes do not balance.
  */
 function scanItems(text: string, from: number, to: number): { ends: number[]; long: boolean } | undefined {
   const ends: number[] = [];
   let depth = 0;
-  let run = 0;
   let long = false;
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    if ((c >= 0x30 && c <= 0x39) || c === 0x2e) {
-      if (++run >= 16) long = true;
-      continue;
-    }
-    run = 0;
     if (c === 0x22 /* " */) {
-      for (i++; i < to; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
-        else if ((d >= 0x30 && d <= 0x39) || d === 0x2e) {
-          if (++run >= 16) long = true;
-          continue;
-        }
-        run = 0;
+      let j = i;
+      do j = text.indexOf('"', j + 1);
+      while (j > 0 && j < to && escaped(text, j));
+      if (j < 0 || j >= to) return undefined;
+      i = j;
+    } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      let digits = 0;
+      let k = i;
+      for (; k < to; k++) {
+        const d = text.charCodeAt(k);
+        if (d >= 0x30 && d <= 0x39) digits++;
+        else if (d !== 0x2e && d !== 0x65 && d !== 0x45 && d !== 0x2b && d !== 0x2d) break; // . e E + -
       }
-      if (i >= to) return undefined;
-      run = 0;
+      if (digits > 15) long = true;
+      i = k - 1;
     } else if (c === 0x7b || c === 0x5b) depth++;
     else if (c === 0x7d || c === 0x5d) {
       if (--depth < 0) return undefined;
-    } else if (c === 0x2c && depth === 0) ends.push(i - from);
+    } else if (c === 0x2c /* , */ && depth === 0) ends.push(i - from);
   }
   if (depth !== 0) return undefined;
   if (to > from) ends.push(to - from);
   return { ends, long };
 }
 
-/**
- * parseJsonLossless without its regular expression, which scans a 100-trade answer slowly:
- * only a run of 16+ digits or dots can be a number a double loses, so plain JSON.parse is
- * exactly the same when there is none.
- */
+/** Whether the quote at `at` is escaped (an odd number of backslashes before it). */
+function escaped(text: string, at: number): boolean {
+  let n = 0;
+  while (text.charCodeAt(at - 1 - n) === 0x5c) n++;
+  return n % 2 === 1;
+}
+
+/** parseJsonLossless, with JSON.parse straight away when no number literal is long. */
 function parseBody(text: string): unknown {
-  let run = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if ((c >= 0x30 && c <= 0x39) || c === 0x2e) {
-      if (++run >= 16) return parseJsonLossless(text);
-    } else run = 0;
-  }
-  return JSON.parse(text);
+  const scan = scanItems(text, 0, text.length);
+  return scan && !scan.long ? JSON.parse(text) : parseJsonLossless(text);
 }
 
 // Fast paths for the common shape of each answer. Each returns exactly what the codec would,
