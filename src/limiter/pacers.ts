@@ -39,7 +39,7 @@ export type BottleneckPacerOptions = PacerOptions;
 export type VirtualPacerOptions = PacerOptions;
 
 export const DEFAULT_WINDOW_MS = 2000;
-export const DEFAULT_SAFETY_MARGIN_MS = 100;
+export const DEFAULT_SAFETY_MARGIN_MS = 20;
 
 const STOPPED_MESSAGE = 'pacer stopped: the request was not sent';
 

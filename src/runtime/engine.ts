@@ -103,11 +103,6 @@ function headOfGroups(queue: readonly Queued[], most: number): { head: Queued[];
   return { head, tail };
 }
 
-/** A journal that can run several writes as one commit (SqliteJournal.transaction). */
-interface GroupingJournal {
-  transaction<T>(fn: () => T): T;
-}
-
 /** Sequences reserved per journal commit (see nextSequence). */
 const SEQUENCE_BLOCK = 16;
 
@@ -370,7 +365,7 @@ export class Engine {
     }
     const refused = rejected.flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now) }] : []));
     // One commit for the whole output (a tick may place hundreds), still before any is sent.
-    this.atomically(() => {
+    this.deps.journal.transaction(() => {
       for (const intent of accepted) if (intent.kind === 'place') this.deps.journal.recordIntent(intent, pendingOrder(intent, now));
       for (const { intent, order } of refused) this.deps.journal.recordIntent(intent, order);
     });
@@ -402,7 +397,7 @@ export class Engine {
   /** Intents that will never be sent: their orders are final (one commit) and their strategies hear so. */
   private async dropQueued(intents: readonly OrderIntent[], reason: string): Promise<void> {
     const now = this.deps.clock.now();
-    const dropped = this.atomically(() =>
+    const dropped = this.deps.journal.transaction(() =>
       intents.flatMap((intent) => {
         if (intent.kind !== 'place') return [];
         this.holds.delete(intent.clientOrderId);
@@ -502,7 +497,7 @@ export class Engine {
   /** A batch's answers: journaled in one commit, then acted on and reported one by one. */
   private async onPlaced(results: readonly PlaceResult[]): Promise<void> {
     const now = this.deps.clock.now();
-    const orders = this.atomically(() => results.map((r) => this.journalPlaced(r, now)));
+    const orders = this.deps.journal.transaction(() => results.map((r) => this.journalPlaced(r, now)));
     for (const [k, { intent, outcome }] of results.entries()) {
       if (outcome.kind === 'accepted' && this.cancelAfterAck.delete(intent.clientOrderId)) {
         this.enqueue([{ kind: 'cancel', intentId: `${intent.clientOrderId}:cancel`, strategyId: intent.strategyId, market: intent.market, symbol: intent.symbol, clientOrderId: intent.clientOrderId, venueOrderId: outcome.venueOrderId }]);
@@ -669,12 +664,6 @@ export class Engine {
 
   // ---------- plumbing ----------
 
-  /** Runs journal writes as one commit where the journal can (SQLite), else one by one. */
-  private atomically<T>(fn: () => T): T {
-    const journal = this.deps.journal as Journal & Partial<GroupingJournal>;
-    return journal.transaction ? journal.transaction(fn) : fn();
-  }
-
   /**
    * Client-order sequences come from blocks reserved in the journal with one commit each, not
    * one commit per order. A reserved number is never handed out again; a restart skips what
@@ -684,7 +673,7 @@ export class Engine {
     let block = this.sequences.get(strategyId);
     if (!block || block.next === block.end) {
       const { journal } = this.deps;
-      const first = this.atomically(() => {
+      const first = this.deps.journal.transaction(() => {
         const n = journal.nextSequence(strategyId);
         for (let k = 1; k < SEQUENCE_BLOCK; k++) journal.nextSequence(strategyId);
         return n;

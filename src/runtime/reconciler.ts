@@ -57,6 +57,13 @@ export interface ReconcilerDeps {
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
+/** A fill just journaled, with its order as it was and as the fill left it (if it changed). */
+interface JournaledFill {
+  fill: Fill;
+  order: Order | undefined;
+  next?: Order;
+}
+
 export class Reconciler {
   balances = new Map<string, Balance>();
   /** When the request behind `balances` was sent: orders acknowledged before it are in them. */
@@ -122,11 +129,14 @@ export class Reconciler {
     const retried = [...orphans.values()].filter((o) => !freshIds.has(o.trade.tradeId)).map((o) => o.trade);
     const diff = diffVenue({ market, symbol, ours, venueOpen, trades: [...fresh, ...retried], now: clock.now(), lookup });
     this.keepOrphans(orphans, diff.fills, diff.foreignTrades, market, symbol);
-    for (const c of diff.changes) {
-      journal.updateOrder(c.order, c.reason);
-      await this.deps.onOrder(c.order);
-    }
-    for (const fill of diff.fills) await this.applyFill(fill);
+    // One commit for the pass (under load, hundreds of fills): a commit each stalled the event
+    // loop for seconds and starved the dispatcher. Positions and strategies hear after it.
+    const journaled = journal.transaction(() => {
+      for (const c of diff.changes) journal.updateOrder(c.order, c.reason);
+      return diff.fills.flatMap((fill) => this.journalFill(fill));
+    });
+    for (const c of diff.changes) await this.deps.onOrder(c.order);
+    for (const f of journaled) await this.announceFill(f);
     if (diff.cursor && (!cursor || compareIds(diff.cursor, cursor) > 0)) journal.setCursor(cursorKey, diff.cursor);
     // Orders our fills already show as filled need no query; the rest share a small query
     // budget per pass, so order queries never crowd out the other endpoints.
@@ -183,23 +193,28 @@ export class Reconciler {
     }
   }
 
-  private async applyFill(fill: Fill): Promise<void> {
-    const { journal, positions, clock } = this.deps;
+  /** Journals a fill and what it does to its order; nothing when the trade id is already journaled. */
+  private journalFill(fill: Fill): JournaledFill[] {
+    const { journal, clock } = this.deps;
     this.indexFills();
-    if (!journal.recordFill(fill)) return;
-    if (!positions.apply(fill)) return;
+    if (!journal.recordFill(fill)) return [];
     const order = journal.ordersByVenueId(fill.venueOrderId).find((o) => o.market === fill.market && o.symbol === fill.symbol);
     // A spot market buy's volume is a quote amount, so its fills cannot tell when it is done.
     const quoteSized = order?.market === 'spot' && order.type === 'MARKET' && order.side === 'BUY';
     const filled = this.sumFill(fill);
-    if (order && !FINAL_STATUSES.has(order.status) && !quoteSized) {
-      // Venue answers already raised executedVolume for some of these fills: take the larger, never the sum of both.
-      const executedVolume = dec.max(order.executedVolume, filled);
-      const next = { ...order, executedVolume, status: dec.gte(executedVolume, order.volume) ? 'filled' : 'partially_filled', updatedAt: clock.now() } as Order;
-      journal.updateOrder(next, `fill ${fill.tradeId}`);
-      await this.deps.onOrder(next);
-    }
-    await this.deps.onFill(fill, order);
+    if (!order || FINAL_STATUSES.has(order.status) || quoteSized) return [{ fill, order }];
+    // Venue answers already raised executedVolume for some of these fills: take the larger, never the sum of both.
+    const executedVolume = dec.max(order.executedVolume, filled);
+    const next = { ...order, executedVolume, status: dec.gte(executedVolume, order.volume) ? 'filled' : 'partially_filled', updatedAt: clock.now() } as Order;
+    journal.updateOrder(next, `fill ${fill.tradeId}`);
+    return [{ fill, order, next }];
+  }
+
+  /** A journaled fill reaches positions, then its strategy (the order change first). */
+  private async announceFill({ fill, order, next }: JournaledFill): Promise<void> {
+    const applied = this.deps.positions.apply(fill);
+    if (next) await this.deps.onOrder(next);
+    if (applied) await this.deps.onFill(fill, order);
   }
 
   /** Builds the fill volume per order from the journal, once (before the first new fill is journaled). */

@@ -81,5 +81,10 @@ export class MemoryJournal implements Journal {
     this.ban = Math.max(this.ban, untilMs);
   }
 
+  /** Nothing to commit in memory: the writes happen as `fn` makes them. */
+  transaction<T>(fn: () => T): T {
+    return fn();
+  }
+
   close(): void {}
 }
