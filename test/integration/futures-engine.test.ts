@@ -2,7 +2,6 @@
 // on /fapi/v1 one per request, fills into positions the venue agrees with, opening and closing,
 // drift against the venue's futures positions (and `sluice status`), spot and futures on the
 // same symbol name, and risk on futures. The venue is the judge: expectations read the simulator.
-import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import { defineStrategy, z, type OrderRequest, type StrategyContext, type Strate
 import { createLogger } from '../../src/runtime/logger.js';
 import { statusReport } from '../../src/runtime/status.js';
 import { wire, type App } from '../../src/runtime/wire.js';
+import { LogTap } from '../fixtures/log-tap.js';
 
 const SEED = 5;
 const BTC_PERP = 'E-BTC-USDT';
@@ -42,32 +42,6 @@ async function venue(opts: SimServerOptions = {}): Promise<SimServer> {
   return sim;
 }
 
-/** Log lines, with an event per line so tests wait on what the daemon says, not on time. */
-class LogTap extends EventEmitter {
-  readonly lines: string[] = [];
-  readonly stream = new Writable({
-    write: (chunk, _e, done) => {
-      for (const line of String(chunk).split('\n').filter(Boolean)) {
-        this.lines.push(line);
-        this.emit('line', line);
-      }
-      done();
-    },
-  });
-
-  waitFor(pattern: RegExp): Promise<string> {
-    const seen = this.lines.find((l) => pattern.test(l));
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => {
-      const on = (line: string) => {
-        if (!pattern.test(line)) return;
-        this.off('line', on);
-        resolve(line);
-      };
-      this.on('line', on);
-    });
-  }
-}
 
 interface Plugin {
   id: string;

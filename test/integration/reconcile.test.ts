@@ -1,6 +1,5 @@
 // The reconciler against the simulator over HTTP: orders sluice did not place (adopted or
 // cancelled), an order it had given up on, position drift, and the journal lock.
-import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { defineStrategy, z } from '../../src/strategy/api.js';
 import { createExchangeClient, type ExchangeClient } from '../../src/runtime/client.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { wire, type App } from '../../src/runtime/wire.js';
+import { LogTap } from '../fixtures/log-tap.js';
 
 type Started = Awaited<ReturnType<typeof startSimServer>>;
 let sim: Started | undefined;
@@ -36,32 +36,6 @@ afterEach(async () => {
 /** A strategy that trades nothing: it only makes BTCUSDT an active symbol. */
 const idle = defineStrategy({ apiVersion: 1, name: 'idle', params: z.object({}), create: () => ({}) });
 
-/** Log lines, with an event per line so tests wait on what the daemon says, not on time. */
-class LogTap extends EventEmitter {
-  readonly lines: string[] = [];
-  readonly stream = new Writable({
-    write: (chunk, _e, done) => {
-      for (const line of String(chunk).split('\n').filter(Boolean)) {
-        this.lines.push(line);
-        this.emit('line', line);
-      }
-      done();
-    },
-  });
-
-  waitFor(pattern: RegExp): Promise<string> {
-    const seen = this.lines.find((l) => pattern.test(l));
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => {
-      const on = (line: string) => {
-        if (!pattern.test(line)) return;
-        this.off('line', on);
-        resolve(line);
-      };
-      this.on('line', on);
-    });
-  }
-}
 
 async function setUp() {
   sim = await startSimServer({ port: 0, seed: 11 });

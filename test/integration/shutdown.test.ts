@@ -1,11 +1,9 @@
 // Shutdown and the bounded backlog, over HTTP against the simulator: what happens to intents the
 // venue's limits have not let out yet (engine.shutdown.queued, engine.maxQueueMs), and to our
 // open orders (engine.shutdown.cancelOpenOrders), judged by what the simulator saw.
-import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { d, dec } from '../../src/core/decimal.js';
@@ -17,6 +15,7 @@ import { defineStrategy, z } from '../../src/strategy/api.js';
 import { createExchangeClient, type ExchangeClient } from '../../src/runtime/client.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { wire, type App } from '../../src/runtime/wire.js';
+import { LogTap } from '../fixtures/log-tap.js';
 
 type Started = Awaited<ReturnType<typeof startSimServer>>;
 let sim: Started | undefined;
@@ -35,32 +34,6 @@ afterEach(async () => {
   dir = undefined;
 });
 
-/** Log lines, with an event per line so tests wait on what the engine says, not on time. */
-class LogTap extends EventEmitter {
-  readonly lines: string[] = [];
-  readonly stream = new Writable({
-    write: (chunk, _e, done) => {
-      for (const line of String(chunk).split('\n').filter(Boolean)) {
-        this.lines.push(line);
-        this.emit('line', line);
-      }
-      done();
-    },
-  });
-
-  waitFor(pattern: RegExp): Promise<string> {
-    const seen = this.lines.find((l) => pattern.test(l));
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => {
-      const on = (line: string) => {
-        if (!pattern.test(line)) return;
-        this.off('line', on);
-        resolve(line);
-      };
-      this.on('line', on);
-    });
-  }
-}
 
 /**
  * Places `count` resting buys (below the market, each a cent apart so none is a duplicate) on
