@@ -12,10 +12,12 @@ import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ManualClock } from '../src/core/clock.js';
 import { parseConfig } from '../src/config/index.js';
 import { runBacktest } from '../src/runtime/backtest.js';
 import { createLogger } from '../src/runtime/logger.js';
 import { runSweep, sweepRuns, parseSweep, type SweepRow } from '../src/runtime/sweep.js';
+import { SimExchange } from '../src/sim/index.js';
 import { loadStrategies } from '../src/strategy/index.js';
 import { openTape, streamMarketEvents } from '../src/tape/index.js';
 import type { MemoryJob, MemoryResult } from './fixtures/backtest-memory-child.js';
@@ -74,24 +76,54 @@ async function parseOnly(path: string): Promise<number> {
   return n;
 }
 
+/** Between baseline and backtest: the events decoded and applied to the simulator, no engine (what the driver does per event). */
+async function simOnly(path: string): Promise<number> {
+  let sim: SimExchange | undefined;
+  let clock: ManualClock | undefined;
+  let n = 0;
+  for await (const batch of streamMarketEvents((await openTape(path)).calls)) {
+    clock ??= new ManualClock(batch[0]!.at);
+    sim ??= new SimExchange({ seed: 42, clock });
+    for (const e of batch) {
+      clock.moveTo(e.at);
+      sim.catchUp(sim.now());
+      sim.markets.get(e.event.symbol.toUpperCase())!.applyEvent(e.event, sim.now());
+      n++;
+    }
+  }
+  return n;
+}
+
+/** Virtual seconds the last backtest covered. */
+let span = 0;
 async function backtest(path: string, configText = CONFIG): Promise<number> {
   const { config } = await parseConfig(configText, { env: {} });
   const strategies = await loadStrategies(config.strategies, ROOT);
   const r = await runBacktest({ config, strategies, log: createLogger({ level: 'fatal', pretty: false, secrets: [] }), tapePath: path });
+  span = (r.input.endedAt - r.input.startedAt) / 1000;
   return r.events;
 }
 
-/** Baseline and backtest alternately, REPEATS times each; the median of each. */
-async function eventsPerSecond(path: string): Promise<{ base: Timed; full: Timed }> {
+interface Measured {
+  base: Timed;
+  sim: Timed;
+  full: Timed;
+  span: number;
+}
+
+/** The three alternately, REPEATS times each; the median of each. */
+async function eventsPerSecond(path: string): Promise<Measured> {
   const base: Timed[] = [];
+  const sim: Timed[] = [];
   const full: Timed[] = [];
   await backtest(path); // warm-up: module loading and JIT
   for (let i = 0; i < REPEATS; i++) {
     base.push(await timed(() => parseOnly(path)));
+    sim.push(await timed(() => simOnly(path)));
     full.push(await timed(() => backtest(path)));
   }
   const pick = (xs: Timed[]): Timed => ({ events: xs[0]!.events, wallMs: median(xs.map((x) => x.wallMs)), cpuMs: median(xs.map((x) => x.cpuMs)) });
-  return { base: pick(base), full: pick(full) };
+  return { base: pick(base), sim: pick(sim), full: pick(full), span };
 }
 
 function memoryRun(job: Omit<MemoryJob, 'root'>): Promise<MemoryResult> {
@@ -120,13 +152,16 @@ const rows = [
   ['sample (backtest/tapes/sample.jsonl.gz: 30 min recorded from the simulator, polled every second)', SAMPLE, sample],
 ] as const;
 const eventsTable = [
-  '| tape | events | baseline: read + decode only, events/s | backtest events/s (wall) | backtest events/s (CPU) | backtest / baseline time | virtual s per wall s |',
-  '|---|---|---|---|---|---|---|',
-  ...rows.map(([name, , r]) => {
-    const virtual = name.startsWith('dense') ? DENSE.seconds : 1800;
-    return `| ${name} | ${r.full.events} | ${perS(r.base, r.base.wallMs)} | **${perS(r.full, r.full.wallMs)}** | ${perS(r.full, r.full.cpuMs)} | ${(r.full.wallMs / r.base.wallMs).toFixed(2)}x | ${Math.round(virtual / (r.full.wallMs / 1000))} |`;
-  }),
+  '| tape | events | baseline: read + decode, events/s | + simulator ingest, no engine, events/s | whole backtest, events/s (wall) | whole backtest, events/s (CPU) | backtest / baseline time | virtual s per wall s |',
+  '|---|---|---|---|---|---|---|---|',
+  ...rows.map(
+    ([name, , r]) =>
+      `| ${name} | ${r.full.events} | ${perS(r.base, r.base.wallMs)} | ${perS(r.sim, r.sim.wallMs)} | **${perS(r.full, r.full.wallMs)}** | ${perS(r.full, r.full.cpuMs)} | ${(r.full.wallMs / r.base.wallMs).toFixed(2)}x | ${Math.round(r.span / (r.full.wallMs / 1000))} |`,
+  ),
 ];
+// The engine's own work (ticks, polls, orders, the reconciler) per virtual second: the whole
+// backtest less the simulator-only run, spread over the tape's virtual time.
+const engineMsPerVirtualS = (r: Measured) => (r.full.cpuMs - r.sim.cpuMs) / r.span;
 console.log(eventsTable.join('\n'));
 
 // ---------- (2) sweep ----------
@@ -142,6 +177,7 @@ const parAgain = await timed(async () => (parRows = await runSweep(jobs, availab
 const seqMs = Math.min(seq.wallMs, seqAgain.wallMs);
 const parMs = Math.min(par.wallMs, parAgain.wallMs);
 const same = JSON.stringify(seqRows) === JSON.stringify(parRows) && seqRows.every((r) => !r.error);
+if (!same) console.log(`the two sweeps differ:\n${JSON.stringify(seqRows)}\n${JSON.stringify(parRows)}`);
 const sweepTable = [
   '| runs | one after another (1 worker thread) | --sweep on worker threads | speed-up | same table |',
   '|---|---|---|---|---|',
@@ -160,9 +196,12 @@ const memRows: [string, MemoryResult][] = [
   ['1 h tape, grid of config/backtest.yaml, streamed', await memoryRun({ tapePath: hour, configText: CONFIG })],
 ];
 const memTable = [
-  '| run | tape (gzip) | events | orders sent | peak RSS | peak heap | heap kept after the run | wall |',
-  '|---|---|---|---|---|---|---|---|',
-  ...memRows.map(([name, m]) => `| ${name} | ${mb(m.tapeBytes)} | ${m.events} | ${m.orders} | ${mb(m.maxRss)} | ${mb(m.peakHeap)} | ${mb(m.retainedHeap)} | ${(m.wallMs / 1000).toFixed(1)} s |`),
+  '| run | tape (gzip) | events | orders sent | peak RSS | peak heap used | most heap live (after a major GC) | heap kept after the run | of which the simulator\'s request log | wall |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+  ...memRows.map(
+    ([name, m]) =>
+      `| ${name} | ${mb(m.tapeBytes)} | ${m.events} | ${m.orders} | ${mb(m.maxRss)} | ${mb(m.peakHeap)} | ${mb(m.liveHeap)} | ${mb(m.retainedHeap)} | ${mb(m.arrivalLogHeap)} (${m.arrivals} requests) | ${(m.wallMs / 1000).toFixed(1)} s |`,
+  ),
 ];
 console.log(memTable.join('\n'));
 
@@ -180,7 +219,7 @@ const section = [
   '',
   ...eventsTable,
   '',
-  `The sample tape carries 3 market events per virtual second, so there the engine's own work (a tick, the reconciler's polls, orders) dominates and the figure to read is the speed: virtual seconds per wall second.`,
+  `The engine's own work (ticks, the reconciler's polls, orders: whole backtest less the simulator-only run, CPU) costs ${engineMsPerVirtualS(dense).toFixed(2)} ms per virtual second on the dense tape and ${engineMsPerVirtualS(sample).toFixed(2)} ms on the sample tape, whatever the tape holds; at the dense tape's ${Math.round(dense.full.events / dense.span)} events per virtual second that is ${((1000 * engineMsPerVirtualS(dense)) / (dense.full.events / dense.span)).toFixed(1)} µs per event. The sample tape carries ${(sample.full.events / sample.span).toFixed(1)} events per virtual second, so there the engine's work is nearly all of it and the figure to read is the speed: virtual seconds per wall second.`,
   '',
   '### Sweep on worker threads',
   '',
@@ -194,7 +233,7 @@ const section = [
   '',
   ...memTable,
   '',
-  `24 h / 1 h: tape ${(h24.tapeBytes / h1.tapeBytes).toFixed(1)}x, peak RSS ${(h24.maxRss / h1.maxRss).toFixed(2)}x, peak heap ${(h24.peakHeap / h1.peakHeap).toFixed(2)}x.`,
+  `24 h / 1 h: tape ${(h24.tapeBytes / h1.tapeBytes).toFixed(1)}x, peak RSS ${(h24.maxRss / h1.maxRss).toFixed(2)}x, most heap live ${(h24.liveHeap / h1.liveHeap).toFixed(2)}x, heap kept ${(h24.retainedHeap / h1.retainedHeap).toFixed(2)}x.`,
   '',
 ].join('\n');
 console.log(`\n${section}`);

@@ -7,7 +7,7 @@ import { ConfigError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig } from '../config/index.js';
 import { Progress, renderHtml, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
-import { openTape, readTape } from '../tape/index.js';
+import { openTape, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from './backtest.js';
 import { createLogger } from './logger.js';
 import { parseSweep, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
@@ -65,7 +65,15 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
     return 1;
   }
   // Only the header is read here, so a bad tape stops before anything runs; the backtest streams the rest.
-  if (opts.tape) await (await openTape(opts.tape)).calls.return(undefined);
+  if (opts.tape) {
+    try {
+      await (await openTape(opts.tape)).calls.return(undefined);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      process.stderr.write(err instanceof TapeFormatError ? `${err.message}\n` : `cannot read ${opts.tape} (${code}): check the --tape path\n`);
+      return 1;
+    }
+  }
   const tapeName = opts.tape ? basename(opts.tape) : undefined;
   if (!opts.tape && opts.durationMs === undefined) {
     process.stderr.write('give --tape T (a recorded market) or --duration (the simulator\'s own market), e.g. --tape backtest/tapes/sample.jsonl.gz\n');

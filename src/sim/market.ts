@@ -91,18 +91,12 @@ export class InstrumentMarket {
    */
   execute(taker: Taker, at: number, restRemainder: boolean): number {
     const filled = this.book.match(taker, (f) => {
-      const fill: MarketFill = {
-        tradeId: this.nextTradeId(),
-        at,
-        priceTicks: f.priceTicks,
-        lots: f.lots,
-        takerSide: taker.side,
-        takerId: taker.id,
-        takerOwner: taker.owner,
-        maker: f.maker,
-      };
+      // Every fill takes a trade id, settled or not, so ids stay the same whatever is read.
+      const tradeId = this.nextTradeId();
       this.print(f.priceTicks, f.lots, at, taker.side);
-      if (taker.owner !== OTHERS || f.maker.owner !== OTHERS) this.settle(fill);
+      if (taker.owner !== OTHERS || f.maker.owner !== OTHERS) {
+        this.settle({ tradeId, at, priceTicks: f.priceTicks, lots: f.lots, takerSide: taker.side, takerId: taker.id, takerOwner: taker.owner, maker: f.maker });
+      }
     });
     const left = taker.lots - filled;
     if (restRemainder && left > 0 && taker.limitTicks !== undefined) {
@@ -131,7 +125,7 @@ export class InstrumentMarket {
     const trades = this.rng.next() < s.tradeRate;
     const side: Side = this.rng.next() < 0.5 ? 'BUY' : 'SELL';
     const lots = this.rng.int(s.tradeLots.min, s.tradeLots.max);
-    if (trades) this.execute({ id: this.othersId(), owner: OTHERS, side, lots }, at, false);
+    if (trades) this.execute(new OthersOrder(this.othersSeq++, side, 0, lots, 0), at, false);
     this.touchCandle(at);
   }
 
@@ -170,28 +164,20 @@ export class InstrumentMarket {
    * book at that price or better; what the book cannot fill happened elsewhere and is printed.
    */
   applyTrade(priceTicks: number, lots: number, side: Side, at: number): void {
-    const filled = this.execute({ id: this.othersId(), owner: OTHERS, side, limitTicks: priceTicks, lots }, at, false);
+    const filled = this.execute(new OthersOrder(this.othersSeq++, side, priceTicks, lots, 0, priceTicks), at, false);
     if (filled < lots) this.print(priceTicks, lots - filled, at, side);
     this.touchCandle(at);
   }
 
   private quote(side: Side, priceTicks: number, lots: number, at: number): void {
     if (priceTicks <= 0 || lots <= 0) return;
-    const id = this.othersId();
+    const n = this.othersSeq++;
     // Most quotes cross nothing: rest them directly (the step's hot path).
-    if (!this.book.wouldCross(side, priceTicks)) this.book.rest({ id, owner: OTHERS, side, priceTicks, lots, seq: this.nextSeq() }, false);
+    if (!this.book.wouldCross(side, priceTicks)) this.book.rest(new OthersOrder(n, side, priceTicks, lots, this.nextSeq()), false);
     else {
-      const filled = this.execute({ id, owner: OTHERS, side, limitTicks: priceTicks, lots }, at, false);
-      if (filled < lots) this.book.rest({ id, owner: OTHERS, side, priceTicks, lots: lots - filled, seq: this.nextSeq() }, false);
+      const filled = this.execute(new OthersOrder(n, side, priceTicks, lots, 0, priceTicks), at, false);
+      if (filled < lots) this.book.rest(new OthersOrder(n, side, priceTicks, lots - filled, this.nextSeq()), false);
     }
-  }
-
-  /** Other participants' order ids look like venue ids (they show up as bidId/askId): 18 digits. */
-  private othersId(): string {
-    const n = ++this.othersSeq;
-    // `14${1e15 + n}`, built from n's own digits: formatting a 16-digit number is the slow part
-    // of a step, and every quote takes an id.
-    return n < 1e15 ? `141${String(n).padStart(15, '0')}` : `14${1e15 + n}`;
   }
 
   private print(priceTicks: number, lots: number, at: number, side: Side): void {
@@ -267,6 +253,28 @@ export class InstrumentMarket {
       amount += c.amount;
     }
     return { open: open ?? this.lastTicks, high, low, lots, amount };
+  }
+}
+
+/**
+ * An order (or a taker) of the other participants. Their ids look like venue ids (they show up
+ * as bidId/askId): 18 digits, `14${1e15 + n}`. Formatting one is most of the cost of a quote,
+ * and a step makes dozens that are never read, so the id is formatted when read.
+ */
+class OthersOrder implements Resting, Taker {
+  readonly owner = OTHERS;
+  constructor(
+    private readonly n: number,
+    readonly side: Side,
+    readonly priceTicks: number,
+    public lots: number,
+    readonly seq: number,
+    readonly limitTicks?: number,
+  ) {}
+
+  get id(): string {
+    const n = this.n + 1;
+    return n < 1e15 ? `141${String(n).padStart(15, '0')}` : `14${1e15 + n}`;
   }
 }
 

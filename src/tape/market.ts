@@ -179,8 +179,8 @@ class MarketDecoder {
     let skipFrom: number;
     if (reused) {
       trades = items = reused.items;
-      const fresh = trades.slice(0, reused.added);
-      skipFrom = !reused.hasIds && Math.min(...fresh.map((t) => t.time)) > Math.max(...trades.slice(reused.added).map((t) => t.time)) ? reused.added : trades.length;
+      const newest = Math.min(...trades.slice(0, reused.added).map((t) => t.time));
+      skipFrom = !reused.hasIds && newest > Math.max(...trades.slice(reused.added).map((t) => t.time)) ? reused.added : trades.length;
       memory.last = { text: body, items: trades, ends: reused.ends, hasIds: reused.hasIds };
     } else {
       const scan = body.length >= 2 && body[0] === '[' && body[body.length - 1] === ']' ? scanItems(body, 1, body.length - 1) : undefined;
