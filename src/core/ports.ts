@@ -97,7 +97,7 @@ export interface Journal {
   setCursor(key: string, value: string): void;
   banUntil(): number;
   setBanUntil(untilMs: number): void;
-  /** Runs `fn`, whose writes then share one commit (one fsync) and land all or none. */
+  /** Runs `fn`, whose writes then share one commit (SQLite: one fsync, all or none; memory: as they come). */
   transaction<T>(fn: () => T): T;
   close(): void;
 }

@@ -64,7 +64,7 @@ export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
   const isError = a.status < 200 || a.status >= 300 || (code !== undefined && code !== 0);
   if (!isError) return undefined;
 
-  if (a.status === 418) return new BannedError(ctx, banUntil(a) - a.now + a.localNow);
+  if (a.status === 418) return new BannedError(ctx, banEnd(a));
   if (a.status === 429 || code === VenueCode.TOO_MANY_REQUESTS) {
     return new RateLimitedError(ctx, retryAfterMs(a.headers['retry-after'], a.now) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
   }
@@ -120,13 +120,18 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-function banUntil(a: VenueAnswer): number {
+/**
+ * When a ban ends, on our clock: the later of the body's end (venue time, which a stale clock
+ * offset could misplace) and Retry-After (a delay, which it cannot); two minutes if neither.
+ */
+function banEnd(a: VenueAnswer): number {
+  const ends: number[] = [];
   const o = a.body !== null && typeof a.body === 'object' ? (a.body as Record<string, unknown>) : {};
-  for (const key of ['banUntil', 'bannedUntil', 'banUntilMs']) {
-    const v = o[key];
-    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
-    if (n !== undefined && n > a.now) return n;
-  }
+  const key = ['banUntil', 'bannedUntil', 'banUntilMs'].find((k) => o[k] !== undefined);
+  const v = key === undefined ? undefined : o[key];
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
+  if (n !== undefined && n > a.now) ends.push(n - a.now + a.localNow);
   const after = retryAfterMs(a.headers['retry-after'], a.now);
-  return a.now + (after ?? DEFAULT_BAN_MS);
+  if (after !== undefined) ends.push(a.localNow + after);
+  return ends.length > 0 ? Math.max(...ends) : a.localNow + DEFAULT_BAN_MS;
 }

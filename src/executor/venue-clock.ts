@@ -56,11 +56,13 @@ export class VenueClock {
    * last offset; the caller's retry then tells.
    */
   recover(): Promise<void> {
-    this.recovering ??= this.sync()
-      .then(noop, noop)
-      .finally(() => {
+    if (!this.recovering) {
+      // A sync already running may have sampled before the jump: measure again after it.
+      const fresh = this.syncing ? this.syncing.then(noop, noop).then(() => this.sync()) : this.sync();
+      this.recovering = fresh.then(noop, noop).finally(() => {
         this.recovering = undefined;
       });
+    }
     return this.recovering;
   }
 

@@ -77,15 +77,22 @@ async function runChecks(config: Config, credentials: Credentials | undefined, c
     noRecording: true,
     onCall: (r) => seen.push(r),
   });
+  const journal = config.mode === 'live' ? journalCheck(resolve(config.journal.path), now) : undefined;
+  const bannedUntil = journal?.banUntil ?? 0;
   try {
-    checks.push(await clockCheck(app.client.venueClock, config.venue.recvWindowMs));
-    checks.push(await credentialsCheck(app.client.executor, config, credentials));
+    if (bannedUntil > now) {
+      // The doctor keeps the daemon's promise: no request to a venue that banned this key.
+      const detail = `not checked: the journal records a venue ban until ${new Date(bannedUntil).toISOString()}, and nothing is sent before it ends`;
+      for (const name of ['clock', 'credentials']) checks.push({ name, verdict: 'WARN', detail, fix: 'run sluice doctor again after the ban' });
+    } else {
+      checks.push(await clockCheck(app.client.venueClock, config.venue.recvWindowMs));
+      checks.push(await credentialsCheck(app.client.executor, config, credentials));
+    }
   } finally {
     await app.client.close();
   }
-  const journal = config.mode === 'live' ? journalCheck(resolve(config.journal.path), now) : undefined;
   const daemon = config.http.enabled ? await daemonLimiter(config.http.host, config.http.port) : undefined;
-  checks.push(limitsCheck(config, { now, banUntil: journal?.banUntil ?? 0, seen, daemon }));
+  checks.push(limitsCheck(config, { now, banUntil: bannedUntil, seen, daemon }));
   checks.push(journal?.check ?? { name: 'journal', verdict: 'OK', detail: `paper mode keeps its journal in memory (journal.path ${config.journal.path} is used in live mode only)` });
   return checks;
 }

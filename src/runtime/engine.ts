@@ -189,7 +189,7 @@ export class Engine {
     await this.loadInstruments();
     this.positionsFromJournal();
     this.settleInterrupted();
-    await this.reconcile();
+    await this.reconcile({ catchUp: true });
     await this.reconciler.refreshAccounts(this.markets());
     this.reconciler.watchDrift(this.activeSymbols());
     this.ready = true;
@@ -239,8 +239,13 @@ export class Engine {
           limitPriceMin: ZERO,
           multiplier: c.multiplier,
         });
-        // Futures quantities are contracts: positions value them at the contract size.
-        this.deps.positions.setMultiplier('futures', c.symbol, c.multiplier);
+        // Futures quantities are contracts: positions value them at the contract size. An odd
+        // listing (a size of 0, or one that changed under journaled fills) must not stop start-up.
+        try {
+          this.deps.positions.setMultiplier('futures', c.symbol, c.multiplier);
+        } catch (err) {
+          this.deps.log.warn({ symbol: c.symbol, reason: err instanceof Error ? err.message : String(err) }, 'contract size not taken; its PnL is counted per contract');
+        }
       }
     }
     for (const { market, symbol } of this.activeSymbols()) {
@@ -551,7 +556,7 @@ export class Engine {
   // ---------- venue state -> orders, fills, positions ----------
 
   /** One reconcile pass over every active symbol, then a positions checkpoint. */
-  async reconcile(opts: { fullScan?: boolean } = {}): Promise<void> {
+  async reconcile(opts: { fullScan?: boolean; catchUp?: boolean } = {}): Promise<void> {
     await this.reconciler.pass(this.activeSymbols(), opts);
     this.deps.journal.savePositions(this.deps.positions.snapshot());
     this.events.emit('reconciled');

@@ -25,6 +25,12 @@ const QUERIES_PER_PASS = 4;
  * moved past it.
  */
 const FULL_SCAN_EVERY = 5;
+/** Trades per myTrades page (the venue's maximum). */
+const TRADES_PAGE = 1000;
+/** Start-up reads at most this many pages of trades per symbol before strategies run. */
+const CATCH_UP_PAGES = 50;
+/** Trade ids given up on (matching no order) that are remembered, so a full scan does not revive them. */
+const GIVEN_UP_KEPT = 10_000;
 /** A foreign order we asked to cancel is asked again only after this long. */
 const RECANCEL_AFTER_MS = 10_000;
 /**
@@ -76,6 +82,8 @@ export class Reconciler {
   private readonly cancelAsked = new Map<string, number>();
   /** Per market and symbol: unmatched trades of our account by trade id, with when first seen. */
   private readonly orphans = new Map<string, Map<string, { trade: VenueTrade; seenAt: number }>>();
+  /** market:symbol:tradeId of orphans given up on, oldest first (bounded). */
+  private readonly givenUp = new Set<string>();
   private readonly driftWatch: DriftWatch;
 
   constructor(private readonly deps: ReconcilerDeps) {
@@ -93,21 +101,26 @@ export class Reconciler {
 
   /**
    * One pass over every active symbol; a failure in one symbol does not stop the others. The
-   * first pass (start-up) and every FULL_SCAN_EVERY-th read the latest trades without a cursor;
-   * `fullScan` forces that (the last pass at shutdown).
+   * FULL_SCAN_EVERY-th pass reads the latest trades without a cursor; `fullScan` forces that
+   * (the last pass at shutdown). `catchUp` (start-up) pages forward from the cursor until the
+   * venue has no more trades, so positions are whole before any strategy runs.
    */
-  async pass(symbols: readonly { market: Market; symbol: string }[], opts: { fullScan?: boolean } = {}): Promise<void> {
-    const fullScan = this.passes++ % FULL_SCAN_EVERY === 0 || opts.fullScan === true;
+  async pass(symbols: readonly { market: Market; symbol: string }[], opts: { fullScan?: boolean; catchUp?: boolean } = {}): Promise<void> {
+    const fullScan = this.passes++ % FULL_SCAN_EVERY === FULL_SCAN_EVERY - 1 || opts.fullScan === true;
     for (const { market, symbol } of symbols) {
       try {
-        await this.symbol(market, symbol, fullScan);
+        for (let page = 1; ; page++) {
+          const more = await this.symbol(market, symbol, fullScan);
+          if (!more || !opts.catchUp || fullScan || page >= CATCH_UP_PAGES) break;
+        }
       } catch (err) {
         this.deps.log.warn({ err: errText(err), market, symbol }, 'reconcile failed; will retry');
       }
     }
   }
 
-  private async symbol(market: Market, symbol: string, fullScan: boolean): Promise<void> {
+  /** One symbol's reconcile; true when the trades page was full and the cursor moved (more may follow). */
+  private async symbol(market: Market, symbol: string, fullScan: boolean): Promise<boolean> {
     const { executor, journal, clock } = this.deps;
     const cursorKey = `trades:${market}:${symbol}`;
     const cursor = journal.cursor(cursorKey);
@@ -116,43 +129,71 @@ export class Reconciler {
       market === 'spot' ? await executor.call('spot.openOrders', { symbol }) : await executor.call('futures.openOrders', { contractName: symbol });
     const trades =
       market === 'spot'
-        ? await executor.call('spot.myTrades', { symbol, fromId, limit: 1000 })
-        : await executor.call('futures.myTrades', { contractName: symbol, fromId, limit: 1000 });
+        ? await executor.call('spot.myTrades', { symbol, fromId, limit: TRADES_PAGE })
+        : await executor.call('futures.myTrades', { contractName: symbol, fromId, limit: TRADES_PAGE });
     // fromId is inclusive; a full scan re-reads seen trades on purpose (fills apply once by trade id).
     const fresh = fromId ? trades.filter((t) => compareIds(t.tradeId, fromId) > 0) : trades;
     await this.takeForeign(market, symbol, venueOpen);
-    const ours = journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol);
     const lookup = (id: VenueOrderId) => journal.ordersByVenueId(id).find((o) => o.market === market && o.symbol === symbol);
     const orphans = this.orphans.get(cursorKey) ?? new Map<string, { trade: VenueTrade; seenAt: number }>();
     this.orphans.set(cursorKey, orphans);
     const freshIds = new Set(fresh.map((t) => t.tradeId));
     const retried = [...orphans.values()].filter((o) => !freshIds.has(o.trade.tradeId)).map((o) => o.trade);
-    const diff = diffVenue({ market, symbol, ours, venueOpen, trades: [...fresh, ...retried], now: clock.now(), lookup });
+    const compare = () => {
+      const ours = journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol);
+      return diffVenue({ market, symbol, ours, venueOpen, trades: [...fresh, ...retried], now: clock.now(), lookup });
+    };
+    let diff = compare();
+    // Orders whose outcome is unknown first: found by client id, their fills in this page are
+    // theirs in this pass (the last pass at shutdown has no next one to match them).
+    if (diff.unresolved.length > 0) {
+      for (const o of diff.unresolved.slice(0, QUERIES_PER_PASS)) await this.resolveUnknown(o);
+      diff = compare();
+    }
     this.keepOrphans(orphans, diff.fills, diff.foreignTrades, market, symbol);
     // One commit for the pass (under load, hundreds of fills): a commit each stalled the event
-    // loop for seconds and starved the dispatcher. Positions and strategies hear after it.
-    const journaled = journal.transaction(() => {
-      for (const c of diff.changes) journal.updateOrder(c.order, c.reason);
-      return diff.fills.flatMap((fill) => this.journalFill(fill));
-    });
+    // loop for seconds and starved the dispatcher.
+    let journaled: JournaledFill[];
+    try {
+      journaled = journal.transaction(() => {
+        for (const c of diff.changes) journal.updateOrder(c.order, c.reason);
+        return diff.fills.flatMap((fill) => this.journalFill(fill));
+      });
+    } catch (err) {
+      this.filledByOrder = undefined; // it counted fills the failed commit did not keep
+      throw err;
+    }
+    // Positions take every fill before anyone hears of one: a strategy (and risk) told of the
+    // first must not see its order gone from the open ones while the rest are not yet counted.
+    const applied = journaled.filter((f) => this.deps.positions.apply(f.fill));
     for (const c of diff.changes) await this.deps.onOrder(c.order);
-    for (const f of journaled) await this.announceFill(f);
-    if (diff.cursor && (!cursor || compareIds(diff.cursor, cursor) > 0)) journal.setCursor(cursorKey, diff.cursor);
+    for (const f of journaled) if (f.next) await this.deps.onOrder(f.next);
+    for (const f of applied) await this.deps.onFill(f.fill, f.order);
+    // A full scan sees only the latest page: it moves the cursor only when that page reaches
+    // back to it, or trades between the two would never be read.
+    const reachesCursor = !cursor || trades.length < TRADES_PAGE || trades.some((t) => compareIds(t.tradeId, cursor) <= 0);
+    const moved = diff.cursor !== undefined && (!cursor || compareIds(diff.cursor, cursor) > 0) && (!fullScan || reachesCursor);
+    if (moved) journal.setCursor(cursorKey, diff.cursor!);
     // Orders our fills already show as filled need no query; the rest share a small query
     // budget per pass, so order queries never crowd out the other endpoints.
     const toQuery = diff.closedOnVenue.filter((o) => !FINAL_STATUSES.has(journal.order(o.clientOrderId)?.status ?? o.status));
     for (const o of toQuery.slice(0, QUERIES_PER_PASS)) await this.settleClosed(journal.order(o.clientOrderId) ?? o);
-    for (const o of diff.unresolved.slice(0, QUERIES_PER_PASS)) await this.resolveUnknown(o);
+    return moved && trades.length >= TRADES_PAGE;
   }
 
   /** Forgets orphans that became fills, keeps new ones, and gives up on old ones (logged once). */
   private keepOrphans(orphans: Map<string, { trade: VenueTrade; seenAt: number }>, fills: readonly Fill[], foreign: readonly VenueTrade[], market: Market, symbol: string): void {
     const now = this.deps.clock.now();
     for (const f of fills) orphans.delete(f.tradeId);
-    for (const t of foreign) if (!orphans.has(t.tradeId)) orphans.set(t.tradeId, { trade: t, seenAt: now });
+    for (const t of foreign) {
+      const k = `${market}:${symbol}:${t.tradeId}`;
+      if (!orphans.has(t.tradeId) && !this.givenUp.has(k)) orphans.set(t.tradeId, { trade: t, seenAt: now });
+    }
     for (const [id, o] of orphans) {
       if (now - o.seenAt < ORPHAN_KEEP_MS) continue;
       orphans.delete(id);
+      this.givenUp.add(`${market}:${symbol}:${id}`);
+      if (this.givenUp.size > GIVEN_UP_KEPT) this.givenUp.delete(this.givenUp.values().next().value!);
       this.deps.log.warn({ market, symbol, tradeId: id, venueOrderId: ownOrderId(o.trade) }, 'a trade of this account matches no order sluice knows; it does not count toward positions');
     }
   }
@@ -210,12 +251,6 @@ export class Reconciler {
     return [{ fill, order, next }];
   }
 
-  /** A journaled fill reaches positions, then its strategy (the order change first). */
-  private async announceFill({ fill, order, next }: JournaledFill): Promise<void> {
-    const applied = this.deps.positions.apply(fill);
-    if (next) await this.deps.onOrder(next);
-    if (applied) await this.deps.onFill(fill, order);
-  }
 
   /** Builds the fill volume per order from the journal, once (before the first new fill is journaled). */
   private indexFills(): void {

@@ -12,8 +12,8 @@
 //   measures the price.
 // - Each multi-row change (intent + order + first event; order + event; positions checkpoint;
 //   a migration and its version bump) is one BEGIN IMMEDIATE transaction: all or nothing.
-// - nextSequence commits before it returns, so a number is never handed out twice, even when
-//   the process dies right after.
+// - nextSequence commits before it returns (or with the transaction it runs in), so a number is
+//   never handed out twice, even when the process dies right after.
 // - Nothing is ever written to a file we do not recognise: before opening for writing, the file
 //   is inspected read-only (SQLite header, application_id, user_version, quick_check). A file
 //   that is not a database, is corrupt, belongs to another program, or was written by a newer
@@ -480,8 +480,8 @@ export class SqliteJournal implements Journal {
   /**
    * Runs `fn`, whose journal writes then share one transaction: one commit, one fsync, instead
    * of one per write (each write becomes a savepoint: all of `fn` commits or none of it).
-   * Returns once committed. Not on the port: the engine groups a tick's intents or a batch's
-   * answers with it where the journal offers it.
+   * Returns once committed. The engine groups a tick's intents, a batch's answers and a
+   * reconcile pass's fills with it.
    */
   transaction<T>(fn: () => T): T {
     return this.guard('transaction', () => this.db.transaction(fn).immediate());

@@ -89,6 +89,22 @@ describe('sluice doctor against the simulator', () => {
     expect(r.stdout).not.toContain(sim.apiKey);
   });
 
+  it('a ban in the journal: nothing is sent to the venue, the venue checks wait, limits FAIL with the ban end', async () => {
+    sim = await startSimServer({ seed: 5 });
+    const { config, journal } = setup();
+    const until = Date.now() + 600_000;
+    const j = SqliteJournal.open(journal);
+    j.setBanUntil(until);
+    j.close();
+    const r = await doctor(config, sim);
+    const end = new Date(until).toISOString();
+    expect(r.line.clock).toBe(`WARN clock: not checked: the journal records a venue ban until ${end}, and nothing is sent before it ends. Fix: run sluice doctor again after the ban`);
+    expect(r.line.credentials).toBe(`WARN credentials: not checked: the journal records a venue ban until ${end}, and nothing is sent before it ends. Fix: run sluice doctor again after the ban`);
+    expect(r.line.limits).toMatch(new RegExp(`^FAIL limits: the venue bans this key until ${end.replace(/[.]/g, '\\.')}`));
+    expect(r.code).toBe(1);
+    expect(sim.exchange.arrivals()).toEqual([]);
+  });
+
   it('a wrong secret: FAIL credentials naming -1022 and the fix, exit 1, no secret printed', async () => {
     sim = await startSimServer({ seed: 5 });
     const { config } = setup();

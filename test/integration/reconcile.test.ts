@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { d, dec } from '../../src/core/decimal.js';
 import { JournalError } from '../../src/core/errors.js';
-import type { ClientOrderId } from '../../src/core/ids.js';
+import type { ClientOrderId, VenueOrderId } from '../../src/core/ids.js';
 import { parseConfig } from '../../src/config/index.js';
-import { startSimServer } from '../../src/sim/index.js';
+import { startSimServer, USER } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
 import { createExchangeClient, type ExchangeClient } from '../../src/runtime/client.js';
@@ -122,6 +122,34 @@ describe('orders on the venue that the journal does not know', () => {
 
     const { app } = await startApp('', journalPath);
     expect(app.journal.order(clientOrderId)).toMatchObject({ status: 'open', venueOrderId: orderId });
+  });
+});
+
+describe('catching up at start-up', () => {
+  it('more than a page of trades made while sluice was down: every fill is journaled before any strategy runs', async () => {
+    await setUp();
+    const journalPath = join(dir!, 'journal.db');
+    const { bid } = sim!.exchange.top('BTCUSDT');
+    const price = dec.truncate(dec.mul(bid!, d('0.98')), 2);
+    const N = 1100; // myTrades pages hold 1000
+    const before = SqliteJournal.open(journalPath);
+    before.setCursor('trades:spot:BTCUSDT', '1');
+    before.transaction(() => {
+      for (let i = 0; i < N; i++) {
+        const clientOrderId = `slidle-${i.toString(36)}` as ClientOrderId;
+        const placed = sim!.exchange.spot.place(USER, { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price, volume: d('0.001'), clientOrderId }, sim!.exchange.now());
+        const intent = { kind: 'place' as const, intentId: `i${i}`, strategyId: 'idle', clientOrderId, market: 'spot' as const, symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.001'), price };
+        before.recordIntent(intent, { ...intent, executedVolume: d('0'), status: 'open', venueOrderId: placed.orderId as VenueOrderId, updatedAt: 1 });
+      }
+    });
+    before.close();
+    // While sluice is down, someone sells into all of them.
+    sim!.exchange.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [], asks: [[price, '5']] });
+    expect(sim!.exchange.openOrders().spot).toHaveLength(0);
+
+    const { app } = await startApp('', journalPath);
+    expect(app.journal.fills()).toHaveLength(N);
+    expect(app.engine.summary().positions).toMatchObject({ 'spot:BTCUSDT': '1.1' });
   });
 });
 

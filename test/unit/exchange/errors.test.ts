@@ -63,6 +63,11 @@ describe('classifyAnswer', () => {
     expect((e as BannedError).untilMs).toBe(NOW + 63_000);
   });
 
+  it("418 with both a body end and Retry-After takes the later, so a stale clock offset cannot end it early", () => {
+    const e = classifyAnswer({ endpoint: 'spot.order', status: 418, headers: { 'retry-after': '90' }, body: { banUntil: NOW + 60_000 }, now: NOW, localNow: NOW });
+    expect((e as BannedError).untilMs).toBe(NOW + 90_000);
+  });
+
   it('504 and venue "status unknown" codes mean the outcome is unknown; 503 does not', () => {
     expect((answer(504, undefined) as TemporaryError).outcomeUnknown).toBe(true);
     expect((answer(500, undefined) as TemporaryError).outcomeUnknown).toBe(true);
