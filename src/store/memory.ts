@@ -5,6 +5,9 @@ import { FINAL_STATUSES, fillKey, type Fill, type Order, type OrderIntent, type 
 export class MemoryJournal implements Journal {
   private readonly sequences = new Map<string, number>();
   private readonly orderMap = new Map<string, Order>();
+  // Indexes, so a long backtest's look-ups cost the open orders, not every order ever placed.
+  private readonly openIds = new Set<string>();
+  private readonly byVenueId = new Map<string, string[]>();
   private readonly events = new Map<string, OrderEvent[]>();
   private readonly fillMap = new Map<string, Fill>();
   private readonly cursors = new Map<string, string>();
@@ -20,12 +23,15 @@ export class MemoryJournal implements Journal {
   recordIntent(_intent: OrderIntent, order: Order): void {
     if (this.orderMap.has(order.clientOrderId)) throw new Error(`client order id ${order.clientOrderId} was journaled before`);
     this.orderMap.set(order.clientOrderId, order);
+    this.index(order, undefined);
     this.events.set(order.clientOrderId, [{ clientOrderId: order.clientOrderId, at: order.updatedAt, status: order.status, reason: 'intent' }]);
   }
 
   updateOrder(order: Order, reason?: string): void {
-    if (!this.orderMap.has(order.clientOrderId)) throw new Error(`unknown order ${order.clientOrderId}`);
+    const before = this.orderMap.get(order.clientOrderId);
+    if (!before) throw new Error(`unknown order ${order.clientOrderId}`);
     this.orderMap.set(order.clientOrderId, order);
+    this.index(order, before);
     this.events.get(order.clientOrderId)!.push({ clientOrderId: order.clientOrderId, at: order.updatedAt, status: order.status, reason });
   }
 
@@ -34,13 +40,22 @@ export class MemoryJournal implements Journal {
   }
 
   orders(filter: { openOnly?: boolean; strategyId?: string } = {}): Order[] {
-    return [...this.orderMap.values()].filter(
-      (o) => (!filter.openOnly || !FINAL_STATUSES.has(o.status)) && (!filter.strategyId || o.strategyId === filter.strategyId),
-    );
+    const source = filter.openOnly ? [...this.openIds].map((id) => this.orderMap.get(id)!) : [...this.orderMap.values()];
+    return filter.strategyId ? source.filter((o) => o.strategyId === filter.strategyId) : source;
   }
 
   ordersByVenueId(venueOrderId: string): Order[] {
-    return [...this.orderMap.values()].filter((o) => o.venueOrderId === venueOrderId);
+    return (this.byVenueId.get(venueOrderId) ?? []).map((id) => this.orderMap.get(id)!).filter((o) => o.venueOrderId === venueOrderId);
+  }
+
+  private index(order: Order, before: Order | undefined): void {
+    if (FINAL_STATUSES.has(order.status)) this.openIds.delete(order.clientOrderId);
+    else this.openIds.add(order.clientOrderId);
+    if (order.venueOrderId && order.venueOrderId !== before?.venueOrderId) {
+      const ids = this.byVenueId.get(order.venueOrderId) ?? [];
+      if (!ids.includes(order.clientOrderId)) ids.push(order.clientOrderId);
+      this.byVenueId.set(order.venueOrderId, ids);
+    }
   }
 
   history(clientOrderId: string): OrderEvent[] {
