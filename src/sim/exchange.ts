@@ -441,24 +441,11 @@ export class SimExchange {
   applyMarketEvent(ev: MarketEvent): void {
     const now = this.now();
     this.catchUp(now);
-    const name = ev.symbol.toUpperCase();
-    const m = this.markets.get(name);
+    const m = this.markets.get(ev.symbol.toUpperCase());
     if (!m) throw new RangeError(`unknown symbol ${ev.symbol}`);
-    m.external = true;
-    const ticks = (p: string) => toUnits(toDecimal(p, 'price'), m.pricePrecision) ?? failUnits(p);
-    const lots = (q: string) => toUnits(toDecimal(q, 'qty'), m.quantityPrecision) ?? failUnits(q);
-    if (ev.type === 'book') {
-      m.applyBook(
-        ev.bids.map(([p, q]) => [ticks(p), lots(q)]),
-        ev.asks.map(([p, q]) => [ticks(p), lots(q)]),
-        now,
-      );
-    } else if (ev.type === 'trade') m.applyTrade(ticks(ev.price), lots(ev.qty), ev.side, now);
-    else {
-      m.midTicks = ticks(ev.last);
-      m.lastTicks = m.midTicks;
-    }
+    m.applyEvent(ev, now);
   }
+
 }
 
 function banned(until: number, now: number): SimError {
@@ -466,8 +453,4 @@ function banned(until: number, now: number): SimError {
     body: { banUntil: until },
     headers: { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) },
   });
-}
-
-function failUnits(v: string): never {
-  throw new RangeError(`${v} has more decimals than the instrument allows`);
 }
