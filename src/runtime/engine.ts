@@ -103,6 +103,10 @@ function headOfGroups(queue: readonly Queued[], most: number): { head: Queued[];
   return { head, tail };
 }
 
+/** At most this many reconcile passes at shutdown, this far apart, while cancels settle. */
+const FINAL_PASSES = 5;
+const FINAL_PASS_GAP_MS = 300;
+
 /** Sequences reserved per journal commit (see nextSequence). */
 const SEQUENCE_BLOCK = 16;
 
@@ -306,18 +310,30 @@ export class Engine {
       await this.dropQueued(dropped.map((q) => q.intent), 'dropped at shutdown');
     }
     await this.drain();
-    if (this.deps.settings.shutdown.cancelOpenOrders) {
-      // Only our strategies' orders: an adopted order belongs to whoever placed it by hand.
-      const ours = new Set(this.hosts.map((h) => h.id));
-      const open = this.deps.journal.orders({ openOnly: true }).filter((o) => o.venueOrderId && ours.has(o.strategyId));
+    // Only our strategies' orders: an adopted order belongs to whoever placed it by hand.
+    const ours = new Set(this.hosts.map((h) => h.id));
+    const ourOpen = () => this.deps.journal.orders({ openOnly: true }).filter((o) => o.venueOrderId && ours.has(o.strategyId));
+    const cancelling = this.deps.settings.shutdown.cancelOpenOrders;
+    if (cancelling) {
       this.enqueue(
-        open.map((o): CancelIntent => ({ kind: 'cancel', intentId: `${o.clientOrderId}:shutdown`, strategyId: o.strategyId, market: o.market, symbol: o.symbol, clientOrderId: o.clientOrderId, venueOrderId: o.venueOrderId })),
+        ourOpen().map((o): CancelIntent => ({ kind: 'cancel', intentId: `${o.clientOrderId}:shutdown`, strategyId: o.strategyId, market: o.market, symbol: o.symbol, clientOrderId: o.clientOrderId, venueOrderId: o.venueOrderId })),
       );
       await this.drain();
     }
-    // A last pass, so fills of the final seconds and the cancels' outcomes are journaled now
-    // rather than at the next start. A venue that cannot answer leaves that to the next start.
-    await this.reconcile({ fullScan: true }).catch((err: unknown) => this.deps.log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'final reconcile failed; the next start settles it'));
+    // Last passes, so fills of the final seconds and the cancels' outcomes are journaled now
+    // rather than at the next start: a venue settles a cancel a moment after accepting it, so
+    // a few more while our cancelled orders still show open. A venue that cannot answer leaves
+    // that to the next start.
+    for (let pass = 0; pass < FINAL_PASSES; pass++) {
+      if (pass > 0) await this.deps.clock.sleep(FINAL_PASS_GAP_MS);
+      try {
+        await this.reconcile({ fullScan: pass === 0 });
+      } catch (err) {
+        this.deps.log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'final reconcile failed; the next start settles it');
+        break;
+      }
+      if (!cancelling || ourOpen().length === 0) break;
+    }
     this.deps.log.info(this.summary(), 'stopped');
   }
 

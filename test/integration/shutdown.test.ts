@@ -173,8 +173,9 @@ describe('shutdown with intents still queued behind the rate limits', () => {
 });
 
 describe('shutdown and our open orders', () => {
-  it('cancelOpenOrders: true cancels ours on the venue and leaves a hand-placed (adopted) order alone', async () => {
-    sim = await startSimServer({ port: 0, seed: 22, cancelSettleMs: 0 });
+  it('cancelOpenOrders: true cancels ours on the venue, journals them canceled, and leaves a hand-placed (adopted) order alone', async () => {
+    // Cancels settle 200 ms after the venue accepts them, as a real venue takes a moment.
+    sim = await startSimServer({ port: 0, seed: 22, cancelSettleMs: 200 });
     hand = createExchangeClient({ spotUrl: sim.url, credentials: { apiKey: sim.apiKey, apiSecret: sim.apiSecret } });
     await hand.start();
     const { bid } = sim.exchange.top('BTCUSDT');
@@ -187,8 +188,10 @@ describe('shutdown and our open orders', () => {
     await ordersReach(a, 3, 'open');
     expect(sim.exchange.openOrders().spot).toHaveLength(4);
 
-    await a.stop();
-    app = undefined;
+    const journal = await stopAndReopen();
+    // The last reconcile passes waited for the cancels to settle: the journal agrees with the venue.
+    for (const id of s.placed) expect(journal.order(id)).toMatchObject({ status: 'canceled' });
+    expect(journal.orders({ openOnly: true }).map((o) => o.clientOrderId)).toEqual(['manual-1']);
 
     sim.exchange.catchUp();
     const open = sim.exchange.openOrders().spot;
