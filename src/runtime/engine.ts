@@ -274,7 +274,8 @@ export class Engine {
       await this.reconciler.refreshAccounts(this.markets());
       this.reconciler.watchDrift(this.activeSymbols());
     });
-    this.every(settings.summaryEveryMs, async () => this.deps.log.info(this.summary(), 'summary'));
+    // The daemon logs the first summary with its "running" line.
+    this.every(settings.summaryEveryMs, async () => this.deps.log.info(this.summary(), 'summary'), true);
   }
 
   /**
@@ -705,9 +706,11 @@ export class Engine {
     return block.next++;
   }
 
-  private every(periodMs: number, fn: () => Promise<void>): void {
+  /** Runs `fn` now and every `periodMs` after it ends, until stop(); `later` skips the first run. */
+  private every(periodMs: number, fn: () => Promise<void>, later = false): void {
     this.loops.push(
       (async () => {
+        if (later) await this.deps.clock.sleep(periodMs);
         while (this.running) {
           try {
             await fn();
