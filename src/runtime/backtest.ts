@@ -15,11 +15,11 @@ import type { CallRecord } from '../executor/index.js';
 import { endpointLimits, WINDOW_MS } from '../exchange/endpoints.js';
 import { VirtualPacer } from '../limiter/index.js';
 import { buildReport, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
-import { SimExchange, SimTransport } from '../sim/index.js';
+import { SimTransport, type SimExchange } from '../sim/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { marketEvents, openTape, ReplayTransport, streamMarketEvents, type Tape, type TapeMarketEvent } from '../tape/index.js';
-import { simTroubles, wire, type App } from './wire.js';
+import { simFromConfig, wire, type App } from './wire.js';
 
 export interface BacktestOptions {
   config: Config;
@@ -62,15 +62,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   const endOf = () => (feed.done ? (feed.lastAt ?? noEvents) : (feed.knownEnd ?? Infinity));
   const stopAt = config.record.path && endOf() === Infinity && opts.tapePath ? ((await lastEventAt(opts.tapePath)) ?? noEvents) : endOf();
   const clock = new ManualClock(start);
-  const sim = new SimExchange({
-    seed: config.sim.seed,
-    clock,
-    latencyMs: config.sim.latencyMs,
-    faults: config.sim.faults,
-    banMs: config.sim.banMs,
-    fees: config.sim.fees,
-    troubles: simTroubles(config.sim.scenario, start),
-  });
+  const sim = simFromConfig(config.sim, clock, start);
   const transport = new SimTransport(sim);
   const calls = new CallTally();
   const pacer = new VirtualPacer({ limits: endpointLimits(config.venue.limits), safetyMarginMs: config.venue.safetyMarginMs, clock });

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { OrderGateway, type CallRecord, type Credentials } from '../executor/index.js';
 import { RecordingTransport, TapeWriter } from '../tape/index.js';
 import type { JsonValue } from '../exchange/json.js';
-import { SimExchange, SimTransport, type Trouble } from '../sim/index.js';
+import { SimExchange, SimTransport } from '../sim/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import { lockJournal } from '../store/lock.js';
 import { SqliteJournal } from '../store/sqlite.js';
@@ -61,9 +61,17 @@ export function freeTapePath(path: string, now: number): string {
   return `${m[1]}-${stamp}${m[2] ?? ''}`;
 }
 
-/** The config's timed venue troubles, from `start` (local time) on, in the simulator's terms. */
-export function simTroubles(scenario: Config['sim']['scenario'], start: number): Trouble[] {
-  return scenario.map((t) => ({ kind: t.kind, from: start + t.atMs, until: start + t.atMs + t.durationMs, skewMs: t.skewMs }));
+/** The simulated venue the config's `sim` section describes; its timed troubles count from `start`. */
+export function simFromConfig(sim: Config['sim'], clock: Clock, start: number): SimExchange {
+  return new SimExchange({
+    seed: sim.seed,
+    clock,
+    latencyMs: sim.latencyMs,
+    faults: sim.faults,
+    banMs: sim.banMs,
+    fees: sim.fees,
+    troubles: sim.scenario.map((t) => ({ kind: t.kind, from: start + t.atMs, until: start + t.atMs + t.durationMs, skewMs: t.skewMs })),
+  });
 }
 
 export function wire(opts: WireOptions): App {
@@ -72,15 +80,7 @@ export function wire(opts: WireOptions): App {
   let transport = opts.transport;
   let credentials = opts.credentials;
   if (config.mode === 'paper' && !transport) {
-    sim = new SimExchange({
-      seed: config.sim.seed,
-      clock,
-      latencyMs: config.sim.latencyMs,
-      faults: config.sim.faults,
-      banMs: config.sim.banMs,
-      fees: config.sim.fees,
-      troubles: simTroubles(config.sim.scenario, clock.now()),
-    });
+    sim = simFromConfig(config.sim, clock, clock.now());
     const inProcess = new SimTransport(sim);
     transport = () => inProcess;
     credentials = { apiKey: sim.apiKey, apiSecret: sim.apiSecret };
