@@ -1,99 +1,18 @@
 // The daemon's ops endpoint and alerts as an operator meets them: `sluice run` as a child
 // process in paper mode with `http.enabled` on a free port, and a webhook receiver in the test.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { EventEmitter } from 'node:events';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DaemonProcess, WebhookReceiver } from '../fixtures/daemon-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = resolve(ROOT, 'bin/sluice.js');
 
-interface LogLine {
-  msg: string;
-  level: number;
-  [k: string]: unknown;
-}
-
-/** A child's JSON log lines, with an event per line so the test waits on what it says. */
-class Daemon extends EventEmitter {
-  readonly lines: LogLine[] = [];
-  stderr = '';
-  readonly exited: Promise<number | null>;
-  constructor(readonly child: ChildProcess) {
-    super();
-    this.exited = new Promise((r) => child.on('exit', (code) => r(code)));
-    child.stderr!.on('data', (c: Buffer) => (this.stderr += String(c)));
-    createInterface({ input: child.stdout! }).on('line', (text) => {
-      let line: LogLine;
-      try {
-        line = JSON.parse(text) as LogLine;
-      } catch {
-        line = { msg: text, level: 0 };
-      }
-      this.lines.push(line);
-      this.emit('line', line);
-    });
-  }
-
-  waitFor(match: (l: LogLine) => boolean, what: string): Promise<LogLine> {
-    const seen = this.lines.find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolveLine, reject) => {
-      const on = (l: LogLine) => {
-        if (!match(l)) return;
-        this.off('line', on);
-        resolveLine(l);
-      };
-      this.on('line', on);
-      void this.exited.then((code) => reject(new Error(`exited (${code}) before ${what}:\n${this.lines.map((l) => JSON.stringify(l)).join('\n')}\n${this.stderr}`)));
-    });
-  }
-}
-
-/** Collects webhook POSTs; `next(kind)` resolves on the first alert of that kind. */
-class Receiver extends EventEmitter {
-  readonly alerts: { kind: string; message: string; details: Record<string, unknown> }[] = [];
-  server!: Server;
-  url = '';
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += String(c)));
-      req.on('end', () => {
-        const alert = JSON.parse(body) as Receiver['alerts'][number];
-        this.alerts.push(alert);
-        res.writeHead(204).end();
-        this.emit('alert', alert);
-      });
-    });
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook/T0KEN`;
-  }
-  next(kind: string): Promise<Receiver['alerts'][number]> {
-    const seen = this.alerts.find((a) => a.kind === kind);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((r) => {
-      const on = (a: Receiver['alerts'][number]) => {
-        if (a.kind !== kind) return;
-        this.off('alert', on);
-        r(a);
-      };
-      this.on('alert', on);
-    });
-  }
-  close(): Promise<void> {
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
-
 let dir: string | undefined;
-let daemon: Daemon | undefined;
-let receiver: Receiver | undefined;
+let daemon: DaemonProcess | undefined;
+let receiver: WebhookReceiver | undefined;
 afterEach(async () => {
   if (daemon && daemon.child.exitCode === null) {
     daemon.child.kill('SIGKILL');
@@ -115,7 +34,7 @@ function cleanEnv(): NodeJS.ProcessEnv {
 
 describe('sluice run with http.enabled (paper)', () => {
   it('serves /healthz (503 starting, then 200), /metrics with real endpoints, alerts a SIGUSR2 halt by webhook, and closes on SIGTERM', async () => {
-    receiver = new Receiver();
+    receiver = new WebhookReceiver();
     await receiver.start();
     dir = mkdtempSync(join(tmpdir(), 'sluice-ops-'));
     const configPath = join(dir, 'ops.yaml');
@@ -134,7 +53,7 @@ strategies:
   - { id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }
 `,
     );
-    daemon = new Daemon(spawn(process.execPath, [BIN, 'run', '--config', configPath], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+    daemon = new DaemonProcess(spawn(process.execPath, [BIN, 'run', '--config', configPath], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
 
     const listening = await daemon.waitFor((l) => typeof l.url === 'string' && /^ops endpoint listening/.test(l.msg), 'the ops endpoint');
     const url = listening.url as string;

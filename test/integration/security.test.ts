@@ -6,14 +6,11 @@
 // searched for the secret, raw, hex and base64. Also: the ops endpoint binds to loopback by
 // default, and a credentials file readable by others is refused while 0600 is accepted.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DaemonProcess, WebhookReceiver } from '../fixtures/daemon-process.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -56,86 +53,9 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-interface LogLine {
-  msg: string;
-  [k: string]: unknown;
-}
-
-/** A child's raw output (for the scan) and its JSON log lines (to wait on). */
-class Daemon extends EventEmitter {
-  readonly lines: LogLine[] = [];
-  stdout = '';
-  stderr = '';
-  readonly exited: Promise<number | null>;
-  constructor(readonly child: ChildProcess) {
-    super();
-    this.exited = new Promise((r) => child.on('exit', (code) => r(code)));
-    child.stdout!.on('data', (c: Buffer) => (this.stdout += String(c)));
-    child.stderr!.on('data', (c: Buffer) => (this.stderr += String(c)));
-    createInterface({ input: child.stdout! }).on('line', (text) => {
-      let line: LogLine;
-      try {
-        line = JSON.parse(text) as LogLine;
-      } catch {
-        line = { msg: text };
-      }
-      this.lines.push(line);
-      this.emit('line', line);
-    });
-  }
-
-  waitFor(match: (l: LogLine) => boolean, what: string): Promise<LogLine> {
-    const seen = this.lines.find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolveLine, reject) => {
-      const on = (l: LogLine) => {
-        if (!match(l)) return;
-        this.off('line', on);
-        resolveLine(l);
-      };
-      this.on('line', on);
-      void this.exited.then((code) => reject(new Error(`exited (${code}) before ${what}:\n${this.stdout}\n${this.stderr}`)));
-    });
-  }
-}
-
-/** Keeps every webhook body as it arrived; `next(kind)` resolves on the first of that kind. */
-class Receiver extends EventEmitter {
-  readonly bodies: string[] = [];
-  server!: Server;
-  url = '';
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += String(c)));
-      req.on('end', () => {
-        this.bodies.push(body);
-        res.writeHead(204).end();
-        this.emit('alert', JSON.parse(body) as { kind: string });
-      });
-    });
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-  next(kind: string): Promise<void> {
-    if (this.bodies.some((b) => (JSON.parse(b) as { kind: string }).kind === kind)) return Promise.resolve();
-    return new Promise((r) => {
-      const on = (a: { kind: string }) => {
-        if (a.kind !== kind) return;
-        this.off('alert', on);
-        r();
-      };
-      this.on('alert', on);
-    });
-  }
-  close(): Promise<void> {
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
-
 let dir: string | undefined;
 let sim: SimServer | undefined;
-let receiver: Receiver | undefined;
+let receiver: WebhookReceiver | undefined;
 const children: ChildProcess[] = [];
 afterEach(async () => {
   for (const c of children.splice(0)) {
@@ -161,10 +81,10 @@ function envWith(credentials?: { key: string; secret: string }): NodeJS.ProcessE
   return env;
 }
 
-function run(config: string, env: NodeJS.ProcessEnv): Daemon {
+function run(config: string, env: NodeJS.ProcessEnv): DaemonProcess {
   const child = spawn(process.execPath, [BIN, 'run', '--config', config], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
-  return new Daemon(child);
+  return new DaemonProcess(child);
 }
 
 /** Whether a socket listens on exactly this IPv4 address and port (Linux: /proc/net/tcp). */
@@ -183,7 +103,7 @@ function listensOn(address: string, port: number): boolean {
 describe('no secret in any output of a live session', () => {
   it('logs, stdout, stderr, tape, journal and -wal, metrics, health, status, page, webhook and doctor output hold no trace of the secret', async () => {
     sim = await startSimServer({ seed: 11, apiKey: API_KEY, apiSecret: API_SECRET, faults: { error5xxRate: 0.05, resetRate: 0.03, lostResponseRate: 0.03 } });
-    receiver = new Receiver();
+    receiver = new WebhookReceiver();
     await receiver.start();
     dir = mkdtempSync(join(tmpdir(), 'sluice-security-'));
     const config = join(dir, 'live.yaml');
