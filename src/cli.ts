@@ -67,9 +67,21 @@ program
   .option('-d, --duration <minutes>', 'without a tape: minutes of the simulator\'s own market', integer('--duration'))
   .option('-o, --out <dir>', 'report directory (default backtest/reports/<config>-<tape>)')
   .option('-s, --sweep <key=a,b,c>', 'run every value (repeat for a grid) on worker threads; prints one table', (v: string, all: string[] = []) => [...all, v])
-  .action(async (opts: { config: string; tape?: string; duration?: number; out?: string; sweep?: string[] }) => {
+  .option('--cache-dir <dir>', 'where the tape\'s decoded market events are kept for the next run (default $XDG_CACHE_HOME/sluice/events or ~/.cache/sluice/events)')
+  .option('--no-cache', 'decode the tape on every run and write no cache')
+  .action(async (opts: { config: string; tape?: string; duration?: number; out?: string; sweep?: string[]; cache: boolean; cacheDir?: string }) => {
     const { backtestCommand } = await import('./runtime/backtest-command.js');
-    process.exit(await backtestCommand({ config: opts.config, tape: opts.tape, durationMs: opts.duration === undefined ? undefined : opts.duration * 60_000, out: opts.out, sweep: opts.sweep }));
+    const { defaultEventCacheDir } = await import('./tape/index.js');
+    process.exit(
+      await backtestCommand({
+        config: opts.config,
+        tape: opts.tape,
+        durationMs: opts.duration === undefined ? undefined : opts.duration * 60_000,
+        out: opts.out,
+        sweep: opts.sweep,
+        eventCacheDir: opts.cache ? (opts.cacheDir ?? defaultEventCacheDir()) : undefined,
+      }),
+    );
   });
 
 program

@@ -7,7 +7,7 @@ import { ConfigError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig } from '../config/index.js';
 import { Progress, renderHtml, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
-import { openTape, readTape, TapeFormatError } from '../tape/index.js';
+import { openTape, prepareEventCache, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from './backtest.js';
 import { createLogger } from './logger.js';
 import { parseSweep, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
@@ -18,6 +18,8 @@ export interface BacktestCommandOptions {
   durationMs?: number;
   out?: string;
   sweep?: string[];
+  /** Where decoded tape events are cached; undefined decodes the tape every run. */
+  eventCacheDir?: string;
 }
 
 /** Config text and its checked form; problems are printed and undefined returned. */
@@ -33,7 +35,8 @@ async function loadText(configText: string, source: string): Promise<LoadedConfi
 }
 
 /** One backtest in this thread, the tape streamed from its file: the report, or an exception for the caller to print. */
-export async function backtestOnce(configText: string, source: string, cwd: string, tapePath: string | undefined, tapeName: string | undefined, durationMs: number | undefined, progress: boolean): Promise<{ report: Report; input: ReportInput } | undefined> {
+export async function backtestOnce(job: { configText: string; source: string; cwd: string; tapePath?: string; tapeName?: string; durationMs?: number; eventCacheDir?: string }, progress: boolean): Promise<{ report: Report; input: ReportInput } | undefined> {
+  const { configText, source, cwd, tapePath } = job;
   const loaded = await loadText(configText, source);
   if (!loaded) return undefined;
   const strategies = await loadStrategies(loaded.config.strategies, cwd);
@@ -48,8 +51,9 @@ export async function backtestOnce(configText: string, source: string, cwd: stri
     strategies,
     log,
     tapePath,
-    tapeName,
-    durationMs,
+    tapeName: job.tapeName,
+    durationMs: job.durationMs,
+    eventCacheDir: job.eventCacheDir,
     onProgress: bar ? (done) => bar.update(done) : undefined,
   });
   bar?.finish();
@@ -90,12 +94,19 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
       return 1;
     }
     const started = systemClock.now();
-    const rows: SweepRow[] = await runSweep(runs.map((r) => ({ configText: r.configText, label: r.label, tapePath: opts.tape, durationMs: opts.durationMs, cwd: process.cwd() })));
+    // The tape is decoded once, here; every worker then reads the cached events.
+    if (opts.tape && opts.eventCacheDir) await prepareEventCache(opts.tape, opts.eventCacheDir);
+    const rows: SweepRow[] = await runSweep(
+      runs.map((r) => ({ configText: r.configText, label: r.label, tapePath: opts.tape, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() })),
+    );
     process.stdout.write(`${sweepTable(rows)}\n${rows.length} runs in ${((systemClock.now() - started) / 1000).toFixed(1)} s\n`);
     return rows.some((r) => r.error) ? 1 : 0;
   }
 
-  const result = await backtestOnce(configText, opts.config, process.cwd(), opts.tape, tapeName, opts.durationMs, Boolean(process.stderr.isTTY));
+  const result = await backtestOnce(
+    { configText, source: opts.config, cwd: process.cwd(), tapePath: opts.tape, tapeName, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir },
+    Boolean(process.stderr.isTTY),
+  );
   if (!result) return 1;
   const { report, input } = result;
   const out = opts.out ?? join('backtest', 'reports', `${basename(opts.config).replace(/\.ya?ml$/, '')}${tapeName ? `-${tapeName.replace(/\.jsonl(\.gz)?$/, '')}` : ''}`);

@@ -18,7 +18,7 @@ import { buildReport, type EquitySample, type LimiterUsage, type Report, type Re
 import { SimTransport, type SimExchange } from '../sim/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import type { LoadedStrategy } from '../strategy/index.js';
-import { marketEvents, openTape, ReplayTransport, streamMarketEvents, type Tape, type TapeMarketEvent } from '../tape/index.js';
+import { marketEvents, openMarketEvents, openTape, ReplayTransport, streamMarketEvents, type Tape, type TapeMarketEvent } from '../tape/index.js';
 import { simFromConfig, wire, type App } from './wire.js';
 
 export interface BacktestOptions {
@@ -29,6 +29,8 @@ export interface BacktestOptions {
   tape?: Tape;
   /** Or a tape file, streamed: only a few seconds of it are in memory at any time. */
   tapePath?: string;
+  /** Where the tape's decoded events are cached (see tape/event-cache.ts); none when absent. */
+  eventCacheDir?: string;
   tapeName?: string;
   durationMs?: number;
   /** Virtual start time when there is no tape. */
@@ -53,8 +55,16 @@ const QUOTE = 'USDT';
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult> {
-  const { config } = opts;
   const feed = await EventFeed.open(opts);
+  try {
+    return await backtestOn(feed, opts);
+  } finally {
+    await feed.close();
+  }
+}
+
+async function backtestOn(feed: EventFeed, opts: BacktestOptions): Promise<BacktestResult> {
+  const { config } = opts;
   const start = feed.nextAt() < Infinity ? feed.nextAt() : (opts.startAt ?? Date.UTC(2026, 0, 1));
   // A streamed tape's end is known once it is read, and nothing needs it before, except the
   // header of a tape this run records: that one costs a first pass over the file.
@@ -173,17 +183,17 @@ class EventFeed {
   lastAt: number | undefined;
 
   private constructor(
-    private readonly source: AsyncIterator<TapeMarketEvent[]>,
+    private readonly source: AsyncGenerator<TapeMarketEvent[]>,
     readonly progress: () => number,
-    /** The last event's time, when the tape is in memory. */
+    /** The last event's time, when known before reading (a tape in memory, a cached one). */
     readonly knownEnd?: number,
   ) {}
 
   static async open(opts: BacktestOptions): Promise<EventFeed> {
     let feed: EventFeed;
     if (opts.tapePath) {
-      const tape = await openTape(opts.tapePath);
-      feed = new EventFeed(streamMarketEvents(tape.calls), tape.progress);
+      const source = await openMarketEvents(opts.tapePath, opts.eventCacheDir);
+      feed = new EventFeed(source.batches, source.progress, source.lastAt);
     } else {
       const events = opts.tape ? marketEvents(opts.tape.calls) : [];
       const all = (async function* () {
@@ -212,6 +222,11 @@ class EventFeed {
 
   nextAt(): number {
     return this.i < this.batch.length ? this.batch[this.i]!.at : Infinity;
+  }
+
+  /** Stops reading: a run that fails half-way closes its file and leaves no half-written cache. */
+  async close(): Promise<void> {
+    await this.source.return(undefined);
   }
 
   take(): TapeMarketEvent {

@@ -7,7 +7,7 @@ import { failedRow, type SweepJob, type SweepRow } from './sweep.js';
 
 async function run(job: SweepJob): Promise<SweepRow> {
   try {
-    const result = await backtestOnce(job.configText, job.label, job.cwd, job.tapePath, job.tapePath ? basename(job.tapePath) : undefined, job.durationMs, false);
+    const result = await backtestOnce({ ...job, source: job.label, tapeName: job.tapePath ? basename(job.tapePath) : undefined }, false);
     if (!result) return failedRow(job.label, 'the config was refused (see above)');
     return {
       label: job.label,

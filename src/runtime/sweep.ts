@@ -68,6 +68,7 @@ export interface SweepJob {
   label: string;
   tapePath?: string;
   durationMs?: number;
+  eventCacheDir?: string;
   cwd: string;
 }
 

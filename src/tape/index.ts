@@ -17,3 +17,4 @@ export { RecordingTransport } from './recorder.js';
 export { isGzipFile, openTape, readTape, streamTape } from './reader.js';
 export { ReplayTransport, VOLATILE_PARAMS, diffRequests } from './replay.js';
 export { marketEvents, REORDER_MS, streamMarketEvents, type TapeMarketEvent } from './market.js';
+export { defaultEventCacheDir, eventCachePath, openMarketEvents, prepareEventCache, type MarketEventSource } from './event-cache.js';

@@ -1,7 +1,7 @@
 // Backtests and replays on a manual clock: determinism, replay of a recorded session, fills
 // that agree with the venue's book, and tapes that never hold the secret.
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,7 +15,7 @@ import { runBacktest, runReplay } from '../../src/runtime/backtest.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { runSweep, sweepRuns, parseSweep } from '../../src/runtime/sweep.js';
 import { loadStrategies } from '../../src/strategy/index.js';
-import { readTape } from '../../src/tape/index.js';
+import { prepareEventCache, readTape } from '../../src/tape/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SAMPLE = join(ROOT, 'backtest/tapes/sample.jsonl.gz');
@@ -28,11 +28,13 @@ const tmp = () => {
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 const quiet = () => createLogger({ level: 'fatal', pretty: false, secrets: [] });
 
-async function backtest(yaml: string, opts: { tape?: string; durationMs?: number } = {}) {
+/** A backtest with the tape read into memory, or streamed from its file through the event cache in `eventCacheDir`. */
+async function backtest(yaml: string, opts: { tape?: string; durationMs?: number; eventCacheDir?: string } = {}) {
   const { config } = await parseConfig(yaml, { env: {} });
   const strategies = await loadStrategies(config.strategies, ROOT);
-  const tape = opts.tape ? await readTape(opts.tape) : undefined;
-  return runBacktest({ config, strategies, log: quiet(), tape, tapeName: 'sample', durationMs: opts.durationMs });
+  const streamed = opts.eventCacheDir !== undefined;
+  const tape = opts.tape && !streamed ? await readTape(opts.tape) : undefined;
+  return runBacktest({ config, strategies, log: quiet(), tape, tapePath: streamed ? opts.tape : undefined, eventCacheDir: opts.eventCacheDir, tapeName: 'sample', durationMs: opts.durationMs });
 }
 
 const GRID = `
@@ -53,7 +55,15 @@ describe('sluice backtest', () => {
     // A different seed changes the simulated latency and faults, so the run differs.
     const c = await backtest(GRID.replace('seed: 3', 'seed: 4'), { tape: SAMPLE });
     expect(JSON.stringify(c.report)).not.toBe(JSON.stringify(a.report));
-  }, 60_000);
+    // Streamed from the file: the first run decodes and caches the events, the second reads the cache.
+    const cache = tmp();
+    const cold = await backtest(GRID, { tape: SAMPLE, eventCacheDir: cache });
+    expect(readdirSync(cache)).toEqual([expect.stringMatching(/\.events$/)]);
+    const warm = await backtest(GRID, { tape: SAMPLE, eventCacheDir: cache });
+    expect(JSON.stringify(cold.report)).toBe(JSON.stringify(a.report));
+    expect(JSON.stringify(warm.report)).toBe(JSON.stringify(a.report));
+    expect(renderHtml(warm.report, warm.input)).toBe(renderHtml(a.report, a.input));
+  }, 90_000);
 
   it('fills agree with the venue: each is a trade of the simulator, at or better than its order limit, never above the order volume', async () => {
     const { app, sim } = await backtest(GRID, { tape: SAMPLE });
@@ -79,15 +89,23 @@ describe('sluice backtest', () => {
     const runs = sweepRuns(GRID, [parseSweep('strategies.0.params.spacingPct=0.02,0.05')]);
     expect(runs.map((r) => r.label)).toEqual(['strategies.0.params.spacingPct=0.02', 'strategies.0.params.spacingPct=0.05']);
     expect(runs[1]!.configText).toContain('spacingPct: "0.05"');
-    const rows = await runSweep(runs.map((r) => ({ configText: r.configText, label: r.label, tapePath: SAMPLE, cwd: ROOT })), 2);
+    // As the CLI does: the tape is decoded once into the cache, and each worker reads it.
+    const cache = tmp();
+    await prepareEventCache(SAMPLE, cache);
+    const rows = await runSweep(runs.map((r) => ({ configText: r.configText, label: r.label, tapePath: SAMPLE, eventCacheDir: cache, cwd: ROOT })), 2);
     const single = await backtest(runs[1]!.configText, { tape: SAMPLE });
     expect(rows[1]).toMatchObject({ pnl: single.report.pnl.total, fills: single.report.trades.fills, ordersSent: single.report.orders.sent });
     expect(rows[0]!.error).toBeUndefined();
+    expect(readdirSync(cache)).toHaveLength(1);
   }, 90_000);
 
-  it('the CLI writes report.json and a self-contained report.html', async () => {
-    const out = tmp();
-    const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', 'config/backtest.yaml', '--tape', SAMPLE, '--out', out], { cwd: ROOT });
+  it('the CLI writes report.json and a self-contained report.html, the same again from the event cache', async () => {
+    const [out, again, cache] = [tmp(), tmp(), tmp()];
+    const cli = (dir: string) => promisify(execFile)(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', 'config/backtest.yaml', '--tape', SAMPLE, '--out', dir, '--cache-dir', cache], { cwd: ROOT });
+    const { stdout } = await cli(out);
+    expect(readdirSync(cache)).toEqual([expect.stringMatching(/\.events$/)]);
+    await cli(again);
+    expect(readFileSync(join(again, 'report.json'), 'utf8')).toBe(readFileSync(join(out, 'report.json'), 'utf8'));
     expect(stdout).toMatch(/^pnl -?[\d.]+ USDT .*fills \d+, win rate [\d.]+%/);
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { tape: string; orders: { sent: number } };
     expect(report.tape).toBe('sample.jsonl.gz');

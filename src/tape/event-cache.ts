@@ -1,0 +1,326 @@
+// Decoded market events, cached on disk. Decoding a tape (gunzip, JSON twice, de-duplicating
+// overlapping trade polls) costs as much as the backtest that uses it, and the same tape runs
+// many times: while a strategy is tuned, and once per configuration of a sweep. The first run
+// writes the events it decoded to a cache file; later runs read that file instead.
+//
+// A cache file is named by a hash of the tape's bytes and of the decoder's source files, so an
+// edited tape or another version of the decoder decodes afresh and never reads stale events.
+// It is written to a temporary name and renamed when complete, so a file under the final name
+// is whole; its last line counts the events, which reading checks again.
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Market } from '../core/types.js';
+import { TapeFormatError } from './format.js';
+import { streamMarketEvents, type TapeMarketEvent } from './market.js';
+import { openTape } from './reader.js';
+
+/** A tape's market events, one answer's events per batch, and how much of the input is read (0 to 1). */
+export interface MarketEventSource {
+  batches: AsyncGenerator<TapeMarketEvent[]>;
+  progress: () => number;
+  /** The last event's time, when known before reading (a cache file says it). */
+  lastAt?: number;
+  /** Whether the events come from the cache. */
+  cached: boolean;
+}
+
+/** `$XDG_CACHE_HOME/sluice/events`, or `~/.cache/sluice/events`. */
+export function defaultEventCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'sluice', 'events');
+}
+
+/** The cache keeps the most recently used files up to this size; older ones are deleted. */
+export const EVENT_CACHE_MAX_BYTES = 2 * 1024 ** 3;
+
+/**
+ * A tape's market events: from the cache in `cacheDir` when it holds them, else decoded from
+ * the tape and, once the tape has been read to its end, written there. Without a cacheDir
+ * the tape is decoded and nothing is written.
+ */
+export async function openMarketEvents(tapePath: string, cacheDir?: string): Promise<MarketEventSource> {
+  if (cacheDir === undefined) return decodeTape(tapePath);
+  const path = await eventCachePath(tapePath, cacheDir);
+  const cached = openCacheFile(path);
+  if (cached) return cached;
+  const source = await decodeTape(tapePath);
+  return { ...source, batches: writeThrough(source.batches, path) };
+}
+
+/** Decodes a tape into the cache unless it is there already (a sweep does this once, before its workers start). */
+export async function prepareEventCache(tapePath: string, cacheDir: string): Promise<void> {
+  const source = await openMarketEvents(tapePath, cacheDir);
+  if (source.cached) {
+    await source.batches.return(undefined);
+    return;
+  }
+  for await (const _ of source.batches);
+}
+
+async function decodeTape(tapePath: string): Promise<MarketEventSource> {
+  const tape = await openTape(tapePath);
+  return { batches: streamMarketEvents(tape.calls), progress: tape.progress, cached: false };
+}
+
+/** The cache file for a tape: a hash of its bytes and of the decoder. */
+export async function eventCachePath(tapePath: string, cacheDir: string): Promise<string> {
+  const hash = createHash('sha256').update(decoderHash());
+  for await (const chunk of createReadStream(tapePath, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  return join(cacheDir, `${hash.digest('hex').slice(0, 40)}.events`);
+}
+
+let decoderDigest: string | undefined;
+/** What decides the events a tape gives: the decoder, the codec it falls back to, and this file's format. */
+function decoderHash(): string {
+  if (decoderDigest) return decoderDigest;
+  const hash = createHash('sha256');
+  for (const file of ['./market.ts', './event-cache.ts', '../exchange/codec.ts', '../exchange/json.ts']) hash.update(readFileSync(new URL(file, import.meta.url)));
+  return (decoderDigest = hash.digest('hex'));
+}
+
+// ---------- the file ----------
+//
+//   sluice-events 1
+//   <at> <market> <symbol> t <price> <qty> <B|S> [<price> <qty> <B|S> ...]   trades of one answer
+//   <at> <market> <symbol> k <last>                                             a ticker
+//   <at> <market> <symbol> b <bids> <asks> <price> <qty> ...                   a book, bids first
+//   end <events> <last at>
+//
+// One answer's events per line, space-separated: splitting a line is several times cheaper than
+// JSON.parse. Prices and quantities are decimal strings as the decoder gave them (digits, a
+// point, a sign: never a space); a symbol is URI-encoded.
+
+const MAGIC = 'sluice-events 1';
+/** Bytes buffered before a write: one write per megabyte, synchronously (a write is a millisecond). */
+const WRITE_CHUNK = 1024 * 1024;
+
+function encode(batch: readonly TapeMarketEvent[]): string {
+  const { at, market, event } = batch[0]!;
+  const head = `${at} ${market} ${encodeURIComponent(event.symbol)}`;
+  for (const e of batch) {
+    if (e.at !== at || e.market !== market || e.event.symbol !== event.symbol || e.event.type !== event.type) throw new Error('an event batch mixes answers (the decoder gives one answer per batch)');
+  }
+  switch (event.type) {
+    case 'trade': {
+      let line = `${head} t`;
+      for (const { event: e } of batch) if (e.type === 'trade') line += ` ${e.price} ${e.qty} ${e.side === 'BUY' ? 'B' : 'S'}`;
+      return line;
+    }
+    case 'ticker':
+      return `${head} k ${event.last}`;
+    case 'book':
+      if (batch.length !== 1) throw new Error('a book batch holds one book');
+      return [head, 'b', event.bids.length, event.asks.length, ...event.bids.flat(), ...event.asks.flat()].join(' ');
+  }
+}
+
+/** Passes the batches on and writes them to a temporary file, renamed to `path` once the tape is read to its end. */
+async function* writeThrough(batches: AsyncGenerator<TapeMarketEvent[]>, path: string): AsyncGenerator<TapeMarketEvent[]> {
+  let writer: CacheWriter | undefined;
+  try {
+    writer = new CacheWriter(path);
+  } catch {
+    // A cache that cannot be written (read-only, full) costs speed, not the run.
+  }
+  let complete = false;
+  try {
+    for await (const batch of batches) {
+      writer?.add(batch);
+      yield batch;
+    }
+    complete = true;
+  } finally {
+    if (complete) writer?.commit();
+    else writer?.abort();
+  }
+}
+
+class CacheWriter {
+  private readonly tmp: string;
+  private readonly fd: number;
+  private buffered = `${MAGIC}\n`;
+  private events = 0;
+  private lastAt = 0;
+  private failed = false;
+
+  constructor(private readonly path: string) {
+    mkdirSync(join(path, '..'), { recursive: true });
+    this.tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part`;
+    this.fd = openSync(this.tmp, 'w');
+  }
+
+  add(batch: readonly TapeMarketEvent[]): void {
+    if (this.failed) return;
+    this.buffered += `${encode(batch)}\n`;
+    this.events += batch.length;
+    this.lastAt = batch[batch.length - 1]!.at;
+    if (this.buffered.length >= WRITE_CHUNK) this.flush();
+  }
+
+  commit(): void {
+    if (this.failed) return this.abort();
+    this.buffered += `end ${this.events} ${this.lastAt}\n`;
+    this.flush();
+    try {
+      fsyncSync(this.fd);
+      closeSync(this.fd);
+      renameSync(this.tmp, this.path);
+      evict(join(this.path, '..'), EVENT_CACHE_MAX_BYTES, this.path);
+    } catch {
+      this.abort();
+    }
+  }
+
+  abort(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      // closed already
+    }
+    rmSync(this.tmp, { force: true });
+  }
+
+  private flush(): void {
+    try {
+      writeSync(this.fd, this.buffered);
+    } catch {
+      this.failed = true;
+    }
+    this.buffered = '';
+  }
+}
+
+/** Deletes the least recently used cache files beyond `maxBytes` (never `keep`), and temporary files a crash left. */
+export function evict(dir: string, maxBytes: number, keep: string): void {
+  const now = Date.now();
+  const files = readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    try {
+      const s = statSync(path);
+      if (name.endsWith('.part') && now - s.mtimeMs > 24 * 3600_000) rmSync(path, { force: true });
+      return name.endsWith('.events') ? [{ path, size: s.size, used: s.mtimeMs }] : [];
+    } catch {
+      return [];
+    }
+  });
+  let total = 0;
+  for (const f of files.sort((a, b) => b.used - a.used)) {
+    total += f.size;
+    if (total > maxBytes && f.path !== keep) rmSync(f.path, { force: true });
+  }
+}
+
+/** A whole cache file, read as a stream; undefined when there is none (or an unfinished one). */
+function openCacheFile(path: string): MarketEventSource | undefined {
+  let size: number;
+  let trailer: { events: number; lastAt: number } | undefined;
+  try {
+    size = statSync(path).size;
+    trailer = readTrailer(path, size);
+  } catch {
+    return undefined;
+  }
+  if (!trailer) {
+    rmSync(path, { force: true });
+    return undefined;
+  }
+  // Used now: eviction keeps the recently used ones.
+  const now = new Date();
+  utimesSync(path, now, now);
+  const stream = createReadStream(path, { highWaterMark: 1024 * 1024, encoding: 'utf8' });
+  return { batches: readCache(path, stream, trailer.events), progress: () => Math.min(1, stream.bytesRead / size), lastAt: trailer.lastAt, cached: true };
+}
+
+/** The magic line and the `end` line; undefined when either is missing. */
+function readTrailer(path: string, size: number): { events: number; lastAt: number } | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(MAGIC.length + 1);
+    readSync(fd, head, 0, head.length, 0);
+    if (head.toString('utf8') !== `${MAGIC}\n`) return undefined;
+    const tail = Buffer.alloc(Math.min(size, 128));
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    const m = /\nend (\d+) (\d+)\n$/.exec(tail.toString('utf8'));
+    return m ? { events: Number(m[1]), lastAt: Number(m[2]) } : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function* readCache(path: string, stream: AsyncIterable<string> & { destroy(): void }, expected: number): AsyncGenerator<TapeMarketEvent[]> {
+  let rest = '';
+  let lineNo = 0;
+  let events = 0;
+  const symbols = new Map<string, string>();
+  const damaged = (problem: string) => new TapeFormatError(path, lineNo, `event cache damaged (${problem}): delete the file, or run with --no-cache`);
+  try {
+    for await (const chunk of stream) {
+      rest += chunk;
+      let start = 0;
+      let nl: number;
+      while ((nl = rest.indexOf('\n', start)) >= 0) {
+        const line = rest.slice(start, nl);
+        start = nl + 1;
+        if (++lineNo === 1) continue;
+        if (line.startsWith('end ')) {
+          if (events !== expected) throw damaged(`${events} events, the file says ${expected}`);
+          return;
+        }
+        const batch = decode(line, symbols);
+        if (!batch) throw damaged('a line that is no event');
+        events += batch.length;
+        yield batch;
+      }
+      rest = rest.slice(start);
+    }
+    throw damaged('no end line');
+  } finally {
+    stream.destroy();
+  }
+}
+
+// Prices and quantities are not checked here: the simulator reads each as a decimal and
+// refuses a bad one, as it does for a tape's.
+function decode(line: string, symbols: Map<string, string>): TapeMarketEvent[] | undefined {
+  const f = line.split(' ');
+  const at = Number(f[0]);
+  const market = f[1] as Market;
+  if (f.length < 5 || !Number.isSafeInteger(at) || (market !== 'spot' && market !== 'futures')) return undefined;
+  let symbol = symbols.get(f[2]!);
+  if (symbol === undefined) {
+    try {
+      symbol = decodeURIComponent(f[2]!);
+    } catch {
+      return undefined;
+    }
+    symbols.set(f[2]!, symbol);
+  }
+  switch (f[3]) {
+    case 't': {
+      if ((f.length - 4) % 3 !== 0) return undefined;
+      const out: TapeMarketEvent[] = [];
+      for (let i = 4; i < f.length; i += 3) {
+        const side = f[i + 2] === 'B' ? 'BUY' : f[i + 2] === 'S' ? 'SELL' : undefined;
+        if (!side) return undefined;
+        out.push({ at, market, event: { type: 'trade', symbol, price: f[i]!, qty: f[i + 1]!, side } });
+      }
+      return out;
+    }
+    case 'k':
+      return f.length === 5 ? [{ at, market, event: { type: 'ticker', symbol, last: f[4]! } }] : undefined;
+    case 'b': {
+      const bids = Number(f[4]);
+      const asks = Number(f[5]);
+      if (!Number.isSafeInteger(bids) || !Number.isSafeInteger(asks) || f.length !== 6 + 2 * (bids + asks)) return undefined;
+      const levels = (from: number, n: number): [string, string][] => {
+        const out: [string, string][] = new Array(n);
+        for (let i = 0; i < n; i++) out[i] = [f[from + 2 * i]!, f[from + 2 * i + 1]!];
+        return out;
+      };
+      return [{ at, market, event: { type: 'book', symbol, bids: levels(6, bids), asks: levels(6 + 2 * bids, asks) } }];
+    }
+    default:
+      return undefined;
+  }
+}

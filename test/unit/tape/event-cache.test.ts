@@ -1,0 +1,150 @@
+// The decoded-event cache: it must give exactly the events decoding gives, be keyed by the
+// tape's bytes, never leave a half-written file, and refuse a damaged one by name.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { evict } from '../../../src/tape/event-cache.js';
+import { eventCachePath, openMarketEvents, openTape, streamMarketEvents, TAPE_VERSION, TapeFormatError, type TapeCall, type TapeMarketEvent } from '../../../src/tape/index.js';
+import { call, T0, tempDir } from './helpers.js';
+
+const SAMPLE = join(import.meta.dirname, '../../../backtest/tapes/sample.jsonl.gz');
+let tmp = tempDir();
+afterEach(() => {
+  tmp.cleanup();
+  tmp = tempDir();
+});
+
+const ticker = (last: string) => JSON.stringify({ high: '31000', low: '29000', last, vol: '12.5', buy: '29999', sell: '30001', rose: '-0.01', time: T0 });
+/** Every kind of answer the decoder turns into events, spot and futures, an empty book side and a symbol that needs encoding. */
+const CALLS: TapeCall[] = [
+  call(0, 'spot', 'GET', '/sapi/v1/depth', { query: 'symbol=BTCUSDT&limit=2', response: '{"time":1,"bids":[["30000.1","1.5"],["29999","2"]],"asks":[["30001","0.25"]]}' }),
+  call(1, 'spot', 'GET', '/sapi/v1/trades', { query: 'symbol=BTCUSDT', response: JSON.stringify([{ price: '30000.5', qty: '0.1', time: T0 + 90, side: 'BUY' }, { price: '30000.4', qty: '0.2', time: T0 + 80, side: 'SELL' }]) }),
+  call(2, 'futures', 'GET', '/fapi/v1/depth', { query: 'contractName=E-BTC-USDT', response: '{"code":"0","data":{"bids":[],"asks":[["30002","4"]]}}' }),
+  call(3, 'futures', 'GET', '/fapi/v1/ticker', { query: 'contractName=E-BTC-USDT', response: ticker('30010.5') }),
+  call(4, 'spot', 'GET', '/sapi/v1/ticker', { query: 'symbol=ETH%20USDT', response: ticker('2001') }),
+  call(5, 'spot', 'GET', '/sapi/v1/trades', { query: 'symbol=BTCUSDT', response: JSON.stringify([{ price: '30002', qty: '0.3', time: T0 + 450, side: 'SELL' }, { price: '30000.5', qty: '0.1', time: T0 + 90, side: 'BUY' }]) }),
+];
+
+function writeTape(path: string, calls: readonly TapeCall[]): string {
+  writeFileSync(path, [{ tape: TAPE_VERSION, kind: 'header', startedAt: T0, meta: {} }, ...calls].map((l) => JSON.stringify(l)).join('\n') + '\n');
+  return path;
+}
+
+async function decoded(tapePath: string): Promise<TapeMarketEvent[][]> {
+  const out: TapeMarketEvent[][] = [];
+  for await (const batch of streamMarketEvents((await openTape(tapePath)).calls)) out.push(batch);
+  return out;
+}
+
+async function read(tapePath: string, cacheDir: string): Promise<{ batches: TapeMarketEvent[][]; cached: boolean; lastAt?: number }> {
+  const source = await openMarketEvents(tapePath, cacheDir);
+  const batches: TapeMarketEvent[][] = [];
+  for await (const batch of source.batches) batches.push(batch);
+  return { batches, cached: source.cached, lastAt: source.lastAt };
+}
+
+const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+
+describe('event cache', () => {
+  it('gives exactly the decoded events: the first run writes the cache, the next reads it', async () => {
+    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
+    const cache = tmp.path('cache');
+    const want = await decoded(tape);
+    expect(want.flat().map((e) => e.event.type)).toEqual(['book', 'trade', 'trade', 'book', 'ticker', 'ticker', 'trade']);
+    const first = await read(tape, cache);
+    expect(first).toMatchObject({ cached: false, batches: want });
+    expect(cacheFiles(cache)).toEqual([expect.stringMatching(/^[0-9a-f]{40}\.events$/)]);
+    const second = await read(tape, cache);
+    expect(second).toEqual({ cached: true, batches: want, lastAt: want.at(-1)![0]!.at });
+    expect(second.batches.flat().map((e) => e.event.symbol)).toContain('ETH USDT');
+  });
+
+  it('gives the sample tape\'s events back unchanged', async () => {
+    const cache = tmp.path('cache');
+    const want = await decoded(SAMPLE);
+    expect(want.flat().length).toBeGreaterThan(5000);
+    await read(SAMPLE, cache);
+    const cached = await read(SAMPLE, cache);
+    expect(cached.cached).toBe(true);
+    expect(cached.batches).toEqual(want);
+  });
+
+  it('is keyed by the tape\'s bytes, not its name', async () => {
+    const a = writeTape(tmp.path('a.jsonl'), CALLS);
+    const b = tmp.path('b.jsonl');
+    copyFileSync(a, b);
+    const edited = writeTape(tmp.path('c.jsonl'), CALLS.slice(0, -1));
+    const cache = tmp.path('cache');
+    expect(await eventCachePath(b, cache)).toBe(await eventCachePath(a, cache));
+    expect(await eventCachePath(edited, cache)).not.toBe(await eventCachePath(a, cache));
+    await read(a, cache);
+    expect((await read(b, cache)).cached).toBe(true);
+    const other = await read(edited, cache);
+    expect(other.cached).toBe(false);
+    expect(other.batches).toEqual(await decoded(edited));
+  });
+
+  it('writes nothing when the tape is not read to its end', async () => {
+    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
+    const cache = tmp.path('cache');
+    const source = await openMarketEvents(tape, cache);
+    await source.batches.next();
+    await source.batches.return(undefined);
+    expect(cacheFiles(cache)).toEqual([]);
+    expect((await read(tape, cache)).cached).toBe(false);
+  });
+
+  it('decodes again over a file without its end line, and names a damaged file and the fix', async () => {
+    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
+    const cache = tmp.path('cache');
+    const path = await eventCachePath(tape, cache);
+    await read(tape, cache);
+    const whole = readFileSync(path, 'utf8');
+
+    writeFileSync(path, whole.slice(0, whole.lastIndexOf('end ')));
+    const again = await read(tape, cache);
+    expect(again.cached).toBe(false);
+    expect(readFileSync(path, 'utf8')).toBe(whole);
+
+    const lines = whole.split('\n');
+    lines[2] = lines[2]!.replace(' t ', ' x ');
+    writeFileSync(path, lines.join('\n'));
+    const err = await read(tape, cache).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TapeFormatError);
+    expect((err as Error).message).toContain(path);
+    expect((err as Error).message).toMatch(/\.events:3: event cache damaged .*--no-cache/);
+
+    // A line lost: the count in the end line no longer matches.
+    writeFileSync(path, whole.split('\n').filter((_, i) => i !== 2).join('\n'));
+    await expect(read(tape, cache)).rejects.toThrow(/event cache damaged \(5 events, the file says 7\)/);
+  });
+
+  it('runs on without a cache it cannot write', async () => {
+    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
+    const blocked = tmp.path('file');
+    writeFileSync(blocked, 'not a directory');
+    const r = await read(tape, join(blocked, 'cache'));
+    expect(r.cached).toBe(false);
+    expect(r.batches).toEqual(await decoded(tape));
+  });
+
+  it('keeps the most recently used files within the size limit', () => {
+    const dir = tmp.path('cache');
+    mkdirSync(dir);
+    const now = Date.now() / 1000;
+    const files = ['old', 'mid', 'new'].map((name, i) => {
+      const path = join(dir, `${name}.events`);
+      writeFileSync(path, 'x'.repeat(100));
+      utimesSync(path, now - 300 + i * 100, now - 300 + i * 100);
+      return path;
+    });
+    const stale = join(dir, 'crashed.events.1-ab.part');
+    writeFileSync(stale, 'x');
+    utimesSync(stale, now - 2 * 86_400, now - 2 * 86_400);
+    evict(dir, 250, files[0]!);
+    // The newest two fit in 250 bytes; the oldest is kept only because it was just written.
+    expect(cacheFiles(dir).sort()).toEqual(['mid.events', 'new.events', 'old.events']);
+    evict(dir, 250, files[2]!);
+    expect(cacheFiles(dir).sort()).toEqual(['mid.events', 'new.events']);
+  });
+});
