@@ -1,15 +1,17 @@
 // Issue 6 benchmarks: backtests through the whole engine (strategy, risk, batcher, virtual
 // pacer, signed executor, in-process simulator driven by a tape) on a manual clock.
-// (1) Market events per second: a dense tape (generated here) and the sample tape, against a
-//     baseline measured in the same run: reading and decoding the same tape's market events
-//     with no engine at all.
+// (1) Market events per second: a dense tape (generated here) and the sample tape, against
+//     baselines measured in the same run: decoding the tape's market events, and reading them
+//     back from the event cache, with no engine at all. Whole backtests run twice: from the
+//     tape (the first run, which decodes it and writes the cache) and from the cache (every
+//     later run, and each run of a sweep).
 // (2) Sweep speed-up: the same configurations one after another vs on worker threads.
 // (3) Memory: peak RSS and heap of backtests over 1 h and 24 h tapes at the simulator's density,
 //     each in a fresh process.
 // Run: npx tsx bench/backtest.bench.ts [--write]   (--write replaces "## Backtest (issue 6)" in
 // bench/RESULTS.md). Generated tapes are kept in the temp dir between runs (about 75 MB).
 import { fork } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ManualClock } from '../src/core/clock.js';
@@ -19,7 +21,7 @@ import { createLogger } from '../src/runtime/logger.js';
 import { runSweep, sweepRuns, parseSweep, type SweepRow } from '../src/runtime/sweep.js';
 import { SimExchange } from '../src/sim/index.js';
 import { loadStrategies } from '../src/strategy/index.js';
-import { openTape, streamMarketEvents } from '../src/tape/index.js';
+import { eventCachePath, openMarketEvents, openTape, prepareEventCache, streamMarketEvents, type TapeMarketEvent } from '../src/tape/index.js';
 import type { MemoryJob, MemoryResult } from './fixtures/backtest-memory-child.js';
 import { denseTape, simTape } from './fixtures/backtest-tapes.js';
 import { writeSection } from './results.js';
@@ -69,19 +71,28 @@ async function timed(run: () => Promise<number>): Promise<Timed> {
   return { events, wallMs, cpuMs: (used.user + used.system) / 1000 };
 }
 
-/** The baseline: the tape's market events read and decoded, applied to nothing. */
-async function parseOnly(path: string): Promise<number> {
+/** A fresh event cache directory for this run of the bench. */
+const CACHE = mkdtempSync(join(tmpdir(), 'sluice-bench-cache-'));
+process.on('exit', () => rmSync(CACHE, { recursive: true, force: true }));
+
+/** Counts the events of a source, applying them to nothing. */
+async function count(batches: AsyncIterable<TapeMarketEvent[]>): Promise<number> {
   let n = 0;
-  for await (const batch of streamMarketEvents((await openTape(path)).calls)) n += batch.length;
+  for await (const batch of batches) n += batch.length;
   return n;
 }
 
-/** Between baseline and backtest: the events decoded and applied to the simulator, no engine (what the driver does per event). */
+/** Baseline: the tape's market events read and decoded (gunzip, JSON, trade de-duplication). */
+const decodeOnly = async (path: string) => count(streamMarketEvents((await openTape(path)).calls));
+/** Baseline: the same events read back from the event cache. */
+const cacheOnly = async (path: string) => count((await openMarketEvents(path, CACHE)).batches);
+
+/** Between baseline and backtest: the cached events applied to the simulator, no engine (what the driver does per event). */
 async function simOnly(path: string): Promise<number> {
   let sim: SimExchange | undefined;
   let clock: ManualClock | undefined;
   let n = 0;
-  for await (const batch of streamMarketEvents((await openTape(path)).calls)) {
+  for await (const batch of (await openMarketEvents(path, CACHE)).batches) {
     clock ??= new ManualClock(batch[0]!.at);
     sim ??= new SimExchange({ seed: 42, clock });
     for (const e of batch) {
@@ -96,34 +107,43 @@ async function simOnly(path: string): Promise<number> {
 
 /** Virtual seconds the last backtest covered. */
 let span = 0;
-async function backtest(path: string, configText = CONFIG): Promise<number> {
+async function backtest(path: string, eventCacheDir?: string, configText = CONFIG): Promise<number> {
   const { config } = await parseConfig(configText, { env: {} });
   const strategies = await loadStrategies(config.strategies, ROOT);
-  const r = await runBacktest({ config, strategies, log: createLogger({ level: 'fatal', pretty: false, secrets: [] }), tapePath: path });
+  const r = await runBacktest({ config, strategies, log: createLogger({ level: 'fatal', pretty: false, secrets: [] }), tapePath: path, eventCacheDir });
   span = (r.input.endedAt - r.input.startedAt) / 1000;
   return r.events;
 }
 
+/** A first run: the tape decoded, the cache written (deleted before, so every repeat writes it). */
+async function firstRun(path: string): Promise<number> {
+  rmSync(await eventCachePath(path, CACHE), { force: true });
+  return backtest(path, CACHE);
+}
+
 interface Measured {
-  base: Timed;
+  decode: Timed;
+  cache: Timed;
   sim: Timed;
-  full: Timed;
+  first: Timed;
+  cached: Timed;
   span: number;
 }
 
-/** The three alternately, REPEATS times each; the median of each. */
+/** Each measurement in turn, REPEATS times; the median of each. */
 async function eventsPerSecond(path: string): Promise<Measured> {
-  const base: Timed[] = [];
-  const sim: Timed[] = [];
-  const full: Timed[] = [];
-  await backtest(path); // warm-up: module loading and JIT
+  const runs = { decode: [] as Timed[], cache: [] as Timed[], sim: [] as Timed[], first: [] as Timed[], cached: [] as Timed[] };
+  await firstRun(path); // warm-up: module loading and JIT
+  await backtest(path, CACHE);
   for (let i = 0; i < REPEATS; i++) {
-    base.push(await timed(() => parseOnly(path)));
-    sim.push(await timed(() => simOnly(path)));
-    full.push(await timed(() => backtest(path)));
+    runs.decode.push(await timed(() => decodeOnly(path)));
+    runs.first.push(await timed(() => firstRun(path)));
+    runs.cache.push(await timed(() => cacheOnly(path)));
+    runs.sim.push(await timed(() => simOnly(path)));
+    runs.cached.push(await timed(() => backtest(path, CACHE)));
   }
   const pick = (xs: Timed[]): Timed => ({ events: xs[0]!.events, wallMs: median(xs.map((x) => x.wallMs)), cpuMs: median(xs.map((x) => x.cpuMs)) });
-  return { base: pick(base), sim: pick(sim), full: pick(full), span };
+  return { decode: pick(runs.decode), cache: pick(runs.cache), sim: pick(runs.sim), first: pick(runs.first), cached: pick(runs.cached), span };
 }
 
 function memoryRun(job: Omit<MemoryJob, 'root'>): Promise<MemoryResult> {
@@ -152,21 +172,23 @@ const rows = [
   ['sample (backtest/tapes/sample.jsonl.gz: 30 min recorded from the simulator, polled every second)', SAMPLE, sample],
 ] as const;
 const eventsTable = [
-  '| tape | events | baseline: read + decode, events/s | + simulator ingest, no engine, events/s | whole backtest, events/s (wall) | whole backtest, events/s (CPU) | backtest / baseline time | virtual s per wall s |',
-  '|---|---|---|---|---|---|---|---|',
+  '| tape | events | baseline: decode the tape, events/s | baseline: read the event cache, events/s | cached events into the simulator, no engine, events/s | whole backtest, first run (decodes the tape, writes the cache), events/s | **whole backtest from the cache, events/s (wall)** | whole backtest from the cache, events/s (CPU) | virtual s per wall s |',
+  '|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     ([name, , r]) =>
-      `| ${name} | ${r.full.events} | ${perS(r.base, r.base.wallMs)} | ${perS(r.sim, r.sim.wallMs)} | **${perS(r.full, r.full.wallMs)}** | ${perS(r.full, r.full.cpuMs)} | ${(r.full.wallMs / r.base.wallMs).toFixed(2)}x | ${Math.round(r.span / (r.full.wallMs / 1000))} |`,
+      `| ${name} | ${r.cached.events} | ${perS(r.decode, r.decode.wallMs)} | ${perS(r.cache, r.cache.wallMs)} | ${perS(r.sim, r.sim.wallMs)} | ${perS(r.first, r.first.wallMs)} | **${perS(r.cached, r.cached.wallMs)}** | ${perS(r.cached, r.cached.cpuMs)} | ${Math.round(r.span / (r.cached.wallMs / 1000))} |`,
   ),
 ];
 // The engine's own work (ticks, polls, orders, the reconciler) per virtual second: the whole
-// backtest less the simulator-only run, spread over the tape's virtual time.
-const engineMsPerVirtualS = (r: Measured) => (r.full.cpuMs - r.sim.cpuMs) / r.span;
+// backtest less the simulator-only run, both from the cache, spread over the tape's virtual time.
+const engineMsPerVirtualS = (r: Measured) => (r.cached.cpuMs - r.sim.cpuMs) / r.span;
 console.log(eventsTable.join('\n'));
 
 // ---------- (2) sweep ----------
-const SWEEP = 'strategies.0.params.spacingPct=0.02,0.03,0.05,0.08';
-const jobs = sweepRuns(CONFIG, [parseSweep(SWEEP)]).map((r) => ({ configText: r.configText, label: r.label, tapePath: SAMPLE, cwd: ROOT }));
+const SWEEP = ['strategies.0.params.spacingPct=0.02,0.03,0.05,0.08', 'strategies.0.params.levels=3,5'];
+const jobs = sweepRuns(CONFIG, SWEEP.map(parseSweep)).map((r) => ({ configText: r.configText, label: r.label, tapePath: SAMPLE, eventCacheDir: CACHE, cwd: ROOT }));
+// As `sluice backtest --sweep` does: the tape decoded into the cache once, before the workers start.
+await prepareEventCache(SAMPLE, CACHE);
 console.log(`sweep: ${jobs.length} runs, one at a time, then on ${availableParallelism()} threads`);
 const seq = await timed(async () => (await runSweep(jobs, 1)).length);
 let seqRows: SweepRow[] = [];
@@ -196,6 +218,9 @@ const memRows: [string, MemoryResult][] = [
   ['1 h tape, quiet grid, whole tape read first (readTape, as before)', await memoryRun({ tapePath: hour, configText: QUIET, inMemory: true })],
   ['1 h tape, grid of config/backtest.yaml, streamed', await memoryRun({ tapePath: hour, configText: CONFIG })],
 ];
+await prepareEventCache(day, CACHE);
+const dayCacheBytes = statSync(await eventCachePath(day, CACHE)).size;
+memRows.push(['24 h tape, quiet grid, from the event cache', await memoryRun({ tapePath: day, configText: QUIET, eventCacheDir: CACHE })]);
 const memTable = [
   '| run | tape (gzip) | events | orders sent | peak RSS | peak heap used | most heap live (after a major GC) | heap kept after the run | of which the simulator\'s request log | wall |',
   '|---|---|---|---|---|---|---|---|---|---|',
@@ -212,19 +237,19 @@ const section = [
   '## Backtest (issue 6)',
   '',
   `Measured ${new Date().toISOString().slice(0, 10)} on this machine (${cpus().length} cores, ${cpu}, Node ${process.version}); load average ${loadBefore} at the start and ${load()} at the end (other work shares the machine: wall figures are noisy, the CPU column less so). Run: \`npx tsx bench/backtest.bench.ts --write\`.`,
-  'Every backtest is the whole engine (strategy, risk, batcher, virtual pacer, signed executor, reconciler) over the in-process simulator whose market the tape drives, on a manual clock, with the grid of config/backtest.yaml (faults and a 429 storm included). Medians of 3 runs after a warm-up; baseline and backtest alternate.',
+  'Every backtest is the whole engine (strategy, risk, batcher, virtual pacer, signed executor, reconciler) over the in-process simulator whose market the tape drives, on a manual clock, with the grid of config/backtest.yaml (faults and a 429 storm included). Medians of 3 runs after a warm-up; baselines and backtests alternate.',
   '',
   '### Market events per second, one process',
   '',
-  `Target: ${TARGET.toLocaleString('en')} events/s (jesse publishes about 183,000 candles/s). An event is one book snapshot, one ticker or one public trade the tape delivers to the simulator. The baseline reads and decodes the same tape (gunzip, JSON, trade de-duplication) and applies it to nothing. CPU counts every thread of the process (gunzip runs on libuv's pool, GC in helpers), so events/s (CPU) is the one-core figure.`,
+  `Target: ${TARGET.toLocaleString('en')} events/s on one core (jesse publishes about 183,000 candles/s, from candles it has imported first). An event is one book snapshot, one ticker or one public trade the tape delivers to the simulator. A backtest's first run over a tape decodes it (gunzip, JSON, trade de-duplication) and writes the decoded events to the event cache; every later run over the same tape, and each run of a sweep, reads the cache (src/tape/event-cache.ts). The baselines apply the events to nothing. CPU counts every thread of the process (gunzip runs on libuv's pool, GC in helpers), so events/s (CPU) is the one-core figure.`,
   '',
   ...eventsTable,
   '',
-  `The engine's own work (ticks, the reconciler's polls, orders: whole backtest less the simulator-only run, CPU) costs ${engineMsPerVirtualS(dense).toFixed(2)} ms per virtual second on the dense tape and ${engineMsPerVirtualS(sample).toFixed(2)} ms on the sample tape, whatever the tape holds; at the dense tape's ${Math.round(dense.full.events / dense.span)} events per virtual second that is ${((1000 * engineMsPerVirtualS(dense)) / (dense.full.events / dense.span)).toFixed(1)} µs per event. The sample tape carries ${(sample.full.events / sample.span).toFixed(1)} events per virtual second, so there the engine's work is nearly all of it and the figure to read is the speed: virtual seconds per wall second.`,
+  `The engine's own work (ticks, the reconciler's polls, orders: whole backtest less the simulator-only run, CPU) costs ${engineMsPerVirtualS(dense).toFixed(2)} ms per virtual second on the dense tape and ${engineMsPerVirtualS(sample).toFixed(2)} ms on the sample tape, whatever the tape holds; at the dense tape's ${Math.round(dense.cached.events / dense.span)} events per virtual second that is ${((1000 * engineMsPerVirtualS(dense)) / (dense.cached.events / dense.span)).toFixed(1)} µs per event. The sample tape carries ${(sample.cached.events / sample.span).toFixed(1)} events per virtual second, so there the engine's work is nearly all of it and the figure to read is the speed: virtual seconds per wall second.`,
   '',
   '### Sweep on worker threads',
   '',
-  `\`--sweep ${SWEEP}\` over the sample tape: the same ${jobs.length} backtests on one worker thread one after another, then on one thread per core (best of two each). Each run is single-threaded, so the ceiling is the number of cores.`,
+  `\`${SWEEP.map((x) => `--sweep ${x}`).join(' ')}\` over the sample tape, its events cached first as the CLI does: the same ${jobs.length} backtests on one worker thread one after another, then on one thread per core (best of two each). Each run is single-threaded, so the ceiling is the number of cores.`,
   '',
   ...sweepTable,
   '',
@@ -234,12 +259,12 @@ const section = [
   '',
   ...memTable,
   '',
-  `24 h / 1 h: tape ${(h24.tapeBytes / h1.tapeBytes).toFixed(1)}x, peak RSS ${(h24.maxRss / h1.maxRss).toFixed(2)}x, most heap live ${(h24.liveHeap / h1.liveHeap).toFixed(2)}x, heap kept ${(h24.retainedHeap / h1.retainedHeap).toFixed(2)}x.`,
+  `24 h / 1 h: tape ${(h24.tapeBytes / h1.tapeBytes).toFixed(1)}x, peak RSS ${(h24.maxRss / h1.maxRss).toFixed(2)}x, most heap live ${(h24.liveHeap / h1.liveHeap).toFixed(2)}x, heap kept ${(h24.retainedHeap / h1.retainedHeap).toFixed(2)}x. The 24 h tape's event cache file is ${mb(dayCacheBytes)} on disk (not compressed, so reading it costs no gunzip), and is streamed like the tape.`,
   '',
   '### Reading',
   '',
-  `- Events per second: ${perS(dense.full, dense.full.wallMs) >= TARGET ? 'the target is met' : 'below the target'} on the dense tape (${perS(dense.full, dense.full.wallMs)}/s wall). Tape and simulator alone run at ${perS(dense.sim, dense.sim.wallMs)}/s; the difference is the engine's fixed work per virtual second above, outside the tape reader, the simulator's market and the driver. Before this work the same dense tape ran at about 36,000 events/s (best of the runs at the start of the work, not in this run): the tape was read whole and sorted, every answer went through decimal.js twice (the codec, then the simulator's own parse), and every 100-trade poll was parsed whole though half of it was the last poll again. Now: the tape streams; plain decimals are read directly (anything else takes the old path); a trade poll parses only what follows the last poll's text; events go into the market with integer parsing; steps of the untraded markets format no ids; the driver skips the macrotask turn after events. Reports stay byte-identical (test/integration/backtest.test.ts, test/unit/tape/market-fast.test.ts).`,
-  `- Sweep: ${(seqMs / parMs).toFixed(2)}x on ${availableParallelism()} threads. One run alone already keeps ${(seqBest.cpuMs / seqBest.wallMs).toFixed(2)} cores busy (gunzip on libuv's pool, V8's parallel GC), and the runs on ${availableParallelism()} threads took ${(parBest.cpuMs / seqBest.cpuMs).toFixed(2)}x the CPU of the same runs one after another (the threads compete for the same cores and caches, and each worker starts once: tsx and the module graph, about a second); other work shares the machine too (load average above). Workers are reused across runs.`,
+  `- Events per second: ${perS(dense.cached, dense.cached.cpuMs) >= TARGET ? 'the target is met' : 'below the target'} on the dense tape from the cache: ${perS(dense.cached, dense.cached.wallMs)}/s wall, ${perS(dense.cached, dense.cached.cpuMs)}/s counting the CPU of every thread. A first run, which decodes the tape, does ${perS(dense.first, dense.first.wallMs)}/s: decoding the tape alone runs at ${perS(dense.decode, dense.decode.wallMs)}/s, and reading the same events from the cache at ${perS(dense.cache, dense.cache.wallMs)}/s (a split per line where the tape needs gunzip, JSON twice and de-duplication of overlapping trade polls). Before this work the dense tape ran at about 36,000 events/s (the tape read whole and sorted, decimal.js twice per answer, every 100-trade poll parsed whole), then 133,000/s wall after the decoder's fast paths (bench/RESULTS.md of the previous session); the cache is the rest. Reports are byte-identical from the tape and from the cache (test/integration/backtest.test.ts, test/unit/tape/event-cache.test.ts).`,
+  `- Sweep: ${(seqMs / parMs).toFixed(2)}x on ${availableParallelism()} threads. One run alone keeps ${(seqBest.cpuMs / seqBest.wallMs).toFixed(2)} cores busy (V8's parallel GC), and the runs on ${availableParallelism()} threads took ${(parBest.cpuMs / seqBest.cpuMs).toFixed(2)}x the CPU of the same runs one after another (the threads compete for the same cores and caches, and each worker starts once: tsx and the module graph, about a second); other work shares the machine too (load average above). Workers are reused across runs, and read the events the sweep cached before they started.`,
   `- Memory: streaming keeps the tape out of the heap (reading the 1 h tape whole keeps ${mb(memRows[2]![1].retainedHeap - h1.retainedHeap)} more; a 24 h tape whole would be about 24 times that). What still grows with the run's length is the run's own record: the simulator's request log (capped at 200,000 requests), an equity sample every 10 s and 8 bytes per request for the limiter table, plus orders and fills with a busier strategy.`,
   '',
 ].join('\n');
