@@ -23,8 +23,9 @@ export function stringifyJson(value: JsonValue): string {
   return JSON.stringify(value);
 }
 
-// Any run of 16+ digits/dots might be a number a double cannot hold; only then do we scan.
-const MAYBE_LONG_NUMBER = /[\d.]{16,}/;
+// A run of 16+ digits/dots where a value starts (after ':', '[' or ',') might be a number a
+// double cannot hold; only then do we scan. Ids the venue quotes ("id":"1659...") do not match.
+const MAYBE_LONG_NUMBER = /(?:^|[:[,])\s*-?[\d.]{16,}/;
 const MAX_EXACT_DIGITS = 15;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 

@@ -71,7 +71,7 @@ export class OrderBook {
       filled += lots;
       if (maker.lots === 0) {
         opposite.shift();
-        this.byId.delete(maker.id);
+        if (maker.indexed) this.byId.delete(maker.id);
       }
       onFill({ maker, priceTicks: maker.priceTicks, lots });
     }

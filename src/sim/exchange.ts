@@ -197,15 +197,14 @@ export class SimExchange {
       if (!this.futures.wallets.has(USER)) this.futures.openWallet(USER, c.marginCoin, toDecimal(opts.futuresBalance ?? '100000', 'futuresBalance'));
     }
 
-    const nextTradeId = () => this.tradeIds.next();
     for (const s of this.symbols.values()) {
       const start = toUnits(s.market.startPrice, s.pricePrecision) ?? 1;
       const settle = (f: MarketFill) => this.spot.settle(f, (at) => this.faults.visibleAt(at));
-      this.markets.set(s.symbol, new InstrumentMarket(s.symbol, s.pricePrecision, s.quantityPrecision, s.market, start, stream(this.seed, `market:${s.symbol}`), nextTradeId, settle));
+      this.markets.set(s.symbol, new InstrumentMarket(s.symbol, s.pricePrecision, s.quantityPrecision, s.market, start, stream(this.seed, `market:${s.symbol}`), this.tradeIds, settle));
     }
     for (const c of this.contracts.values()) {
       const settle = (f: MarketFill) => this.futures.settle(f, (at) => this.faults.visibleAt(at));
-      this.markets.set(c.symbol, new InstrumentMarket(c.symbol, c.pricePrecision, 0, c.market, this.contractMid(c) ?? 1, stream(this.seed, `market:${c.symbol}`), nextTradeId, settle));
+      this.markets.set(c.symbol, new InstrumentMarket(c.symbol, c.pricePrecision, 0, c.market, this.contractMid(c) ?? 1, stream(this.seed, `market:${c.symbol}`), this.tradeIds, settle));
     }
     this.lastStep = this.now();
     this.stepMarkets(this.lastStep);

@@ -7,7 +7,7 @@ import { VenueCode } from '../exchange/codes.js';
 import { reject } from './errors.js';
 import type { ContractSpec } from './instruments.js';
 import { type InstrumentMarket, type MarketFill } from './market.js';
-import { FINAL, type Fees, type UserTrade, type VenueStatus } from './spot.js';
+import { FINAL, stillOpen, type Fees, type UserTrade, type VenueStatus } from './spot.js';
 import { fromUnits, toUnits } from './units.js';
 
 export interface FuturesOrderInput {
@@ -81,6 +81,8 @@ const positionKey = (contract: string, side: Side) => `${contract}:${side}`;
 
 export class FuturesEngine {
   readonly orders = new Map<string, FuturesOrder>();
+  /** Orders not yet seen final (see stillOpen). */
+  private readonly live = new Set<FuturesOrder>();
   readonly byClientId = new Map<string, FuturesOrder>();
   readonly wallets = new Map<string, FuturesWallet>();
   readonly feesCollected = new Map<string, Decimal>();
@@ -161,6 +163,7 @@ export class FuturesEngine {
       updatedAt: at,
     };
     this.orders.set(order.orderId, order);
+    this.live.add(order);
     if (order.clientOrderId !== undefined) this.byClientId.set(order.clientOrderId, order);
     market.execute({ id: order.orderId, owner: account, side: order.side, limitTicks, lots }, at, order.type === 'LIMIT');
     if (order.type === 'MARKET') this.release(order, at, order.executedLots === order.lots ? 'FILLED' : 'CANCELED');
@@ -283,7 +286,7 @@ export class FuturesEngine {
   }
 
   open(account: string, contract?: string): FuturesOrder[] {
-    return [...this.orders.values()].filter((o) => o.account === account && !FINAL.has(o.status) && (contract === undefined || o.contract === contract));
+    return stillOpen(this.live, (o) => o.account === account && (contract === undefined || o.contract === contract));
   }
 
   unrealized(pos: Position): Decimal {

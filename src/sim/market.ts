@@ -6,6 +6,7 @@ import type { Side } from '../core/types.js';
 import { OrderBook, type Resting, type Taker } from './book.js';
 import type { MarketEvent } from './exchange.js';
 import type { MarketShape } from './instruments.js';
+import type { IdSource } from './ids.js';
 import type { Rng } from './random.js';
 import { fromUnits, toUnits } from './units.js';
 
@@ -65,7 +66,7 @@ export class InstrumentMarket {
     private readonly shape: Omit<MarketShape, 'startPrice'>,
     startTicks: number,
     private readonly rng: Rng,
-    private readonly nextTradeId: () => string,
+    private readonly tradeIds: Pick<IdSource, 'next' | 'skip'>,
     /** Called for every fill in which an account (not only other participants) takes part. */
     private readonly settle: (fill: MarketFill) => void,
   ) {
@@ -92,10 +93,10 @@ export class InstrumentMarket {
   execute(taker: Taker, at: number, restRemainder: boolean): number {
     const filled = this.book.match(taker, (f) => {
       // Every fill takes a trade id, settled or not, so ids stay the same whatever is read.
-      const tradeId = this.nextTradeId();
       this.print(f.priceTicks, f.lots, at, taker.side);
-      if (taker.owner !== OTHERS || f.maker.owner !== OTHERS) {
-        this.settle({ tradeId, at, priceTicks: f.priceTicks, lots: f.lots, takerSide: taker.side, takerId: taker.id, takerOwner: taker.owner, maker: f.maker });
+      if (taker.owner === OTHERS && f.maker.owner === OTHERS) this.tradeIds.skip();
+      else {
+        this.settle({ tradeId: this.tradeIds.next(), at, priceTicks: f.priceTicks, lots: f.lots, takerSide: taker.side, takerId: taker.id, takerOwner: taker.owner, maker: f.maker });
       }
     });
     const left = taker.lots - filled;

@@ -90,7 +90,10 @@ export function queryParams(query: string): Record<string, string> {
 export function pageById<T extends { id: string }>(items: readonly T[], p: Params): T[] {
   const limit = integer(p, 'limit', 100, 1, 1000)!;
   const from = text(p, 'fromId');
-  const fromId = from === undefined ? undefined : BigInt(orderId(from, 'fromId'));
-  const all = [...items].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
-  return fromId === undefined ? all.slice(-limit) : all.filter((t) => BigInt(t.id) >= fromId).slice(0, limit);
+  const fromId = from === undefined ? undefined : String(BigInt(orderId(from, 'fromId')));
+  const all = [...items].sort((a, b) => byId(a.id, b.id));
+  return fromId === undefined ? all.slice(-limit) : all.filter((t) => byId(t.id, fromId) >= 0).slice(0, limit);
 }
+
+/** Integer order of two ids written without leading zeros (as the venue writes them): by length, then text. No BigInt per comparison. */
+const byId = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);

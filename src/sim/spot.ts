@@ -74,6 +74,19 @@ export interface Fees {
 
 export const FINAL: ReadonlySet<VenueStatus> = new Set(['FILLED', 'CANCELED', 'REJECTED']);
 
+/**
+ * The orders of `live` (every order placed, in placement order) that are still open and match;
+ * orders found final leave the set, so a poll costs the open orders, not every order ever placed.
+ */
+export function stillOpen<T extends { status: VenueStatus }>(live: Set<T>, match: (o: T) => boolean): T[] {
+  const out: T[] = [];
+  for (const o of live) {
+    if (FINAL.has(o.status)) live.delete(o);
+    else if (match(o)) out.push(o);
+  }
+  return out;
+}
+
 const DECIMAL_TEXT = /^\d+(\.\d+)?$/;
 
 /** Reads a decimal that the contract says travels as a string. */
@@ -125,6 +138,8 @@ export interface SpotHooks {
 
 export class SpotEngine {
   readonly orders = new Map<string, SpotOrder>();
+  /** Orders not yet seen final (see stillOpen). */
+  private readonly live = new Set<SpotOrder>();
   /** Orders by client order id: the latest order with that id wins, as on the venue. */
   readonly byClientId = new Map<string, SpotOrder>();
 
@@ -182,6 +197,7 @@ export class SpotEngine {
       updatedAt: at,
     };
     this.orders.set(order.orderId, order);
+    this.live.add(order);
     if (order.clientOrderId !== undefined) this.byClientId.set(order.clientOrderId, order);
     const market = this.markets.get(spec.symbol)!;
     const places = spec.pricePrecision + spec.quantityPrecision;
@@ -317,7 +333,7 @@ export class SpotEngine {
   }
 
   open(account: string, symbol?: string): SpotOrder[] {
-    return [...this.orders.values()].filter((o) => o.account === account && !FINAL.has(o.status) && (symbol === undefined || o.symbol === symbol));
+    return stillOpen(this.live, (o) => o.account === account && (symbol === undefined || o.symbol === symbol));
   }
 }
 

@@ -8,7 +8,7 @@
 // It is written to a temporary name and renamed when complete, so a file under the final name
 // is whole; its last line counts the events, which reading checks again.
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, type ReadStream, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Market } from '../core/types.js';
@@ -228,8 +228,10 @@ function openCacheFile(path: string): MarketEventSource | undefined {
   // Used now: eviction keeps the recently used ones.
   const now = new Date();
   utimesSync(path, now, now);
-  const stream = createReadStream(path, { highWaterMark: 1024 * 1024, encoding: 'utf8' });
-  return { batches: readCache(path, stream, trailer.events), progress: () => Math.min(1, stream.bytesRead / size), lastAt: trailer.lastAt, cached: true };
+  // Opened on the first read: a source closed before it is read leaves no file open.
+  let stream: ReadStream | undefined;
+  const open = () => (stream = createReadStream(path, { highWaterMark: 1024 * 1024, encoding: 'utf8' }));
+  return { batches: readCache(path, open, trailer.events), progress: () => Math.min(1, (stream?.bytesRead ?? 0) / size), lastAt: trailer.lastAt, cached: true };
 }
 
 /** The magic line and the `end` line; undefined when either is missing. */
@@ -248,14 +250,15 @@ function readTrailer(path: string, size: number): { events: number; lastAt: numb
   }
 }
 
-async function* readCache(path: string, stream: AsyncIterable<string> & { destroy(): void }, expected: number): AsyncGenerator<TapeMarketEvent[]> {
+async function* readCache(path: string, open: () => ReadStream, expected: number): AsyncGenerator<TapeMarketEvent[]> {
+  const stream = open();
   let rest = '';
   let lineNo = 0;
   let events = 0;
   const symbols = new Map<string, string>();
   const damaged = (problem: string) => new TapeFormatError(path, lineNo, `event cache damaged (${problem}): delete the file, or run with --no-cache`);
   try {
-    for await (const chunk of stream) {
+    for await (const chunk of stream as AsyncIterable<string>) {
       rest += chunk;
       let start = 0;
       let nl: number;

@@ -14,6 +14,14 @@ describe('lossless JSON', () => {
     expect(parseJsonLossless('{"p":12345678.123456789}')).toEqual({ p: '12345678.123456789' });
   });
 
+  it('finds a long number wherever a value can start: alone, after whitespace or a newline', () => {
+    expect(parseJsonLossless('165964665990709251')).toBe('165964665990709251');
+    expect(parseJsonLossless(' -165964665990709251')).toBe('-165964665990709251');
+    expect(parseJsonLossless('{"a": \n\t165964665990709251, "b" :[ 1,\n165964665990709252]}')).toEqual({ a: '165964665990709251', b: [1, '165964665990709252'] });
+    // Quoted ids are strings already; a long run inside a string after a colon is left alone too.
+    expect(parseJsonLossless('{"id":"165964665990709251","m":"at:1659646659907092519"}')).toEqual({ id: '165964665990709251', m: 'at:1659646659907092519' });
+  });
+
   it('leaves digits inside strings alone, escaped quotes included', () => {
     expect(parseJsonLossless('{"s":"a\\"1234567890123456789","t":1}')).toEqual({ s: 'a"1234567890123456789', t: 1 });
   });
