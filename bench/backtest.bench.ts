@@ -197,39 +197,51 @@ const engineMsPerVirtualS = (r: Measured) => (r.cached.cpuMs - r.sim.cpuMs) / r.
 console.log(eventsTable.join('\n'));
 
 // ---------- (2) sweep ----------
+const threads = availableParallelism();
+interface SweepMeasured {
+  name: string;
+  runs: number;
+  seq: Timed;
+  par: Timed;
+  same: boolean;
+}
+/** The same sweep on one worker thread, then on one per core (best of two each), the tape cached first as `sluice backtest --sweep` does. */
+async function sweep(name: string, tapePath: string, axes: readonly string[]): Promise<SweepMeasured> {
+  const jobs = sweepRuns(CONFIG, axes.map(parseSweep)).map((r) => ({ configText: r.configText, label: r.label, tapePath, eventCacheDir: CACHE, cwd: ROOT }));
+  await prepareEventCache(tapePath, CACHE);
+  console.log(`sweep over ${name}: ${jobs.length} runs, one at a time, then on ${threads} threads`);
+  const rows: SweepRow[][] = [];
+  const on = (n: number) => timed(async () => (rows[rows.length] = await runSweep(jobs, n)).length);
+  const best = (a: Timed, b: Timed) => (a.wallMs < b.wallMs ? a : b);
+  const seq = best(await on(1), await on(1));
+  const par = best(await on(threads), await on(threads));
+  const same = rows.every((r) => JSON.stringify(r) === JSON.stringify(rows[0])) && rows[0]!.every((r) => !r.error);
+  if (!same) console.log(`the sweeps differ:\n${rows.map((r) => JSON.stringify(r)).join('\n')}`);
+  return { name, runs: jobs.length, seq, par, same };
+}
 const SWEEP = ['strategies.0.params.spacingPct=0.02,0.03,0.05,0.08', 'strategies.0.params.levels=3,5'];
-const jobs = sweepRuns(CONFIG, SWEEP.map(parseSweep)).map((r) => ({ configText: r.configText, label: r.label, tapePath: SAMPLE, eventCacheDir: CACHE, cwd: ROOT }));
-// As `sluice backtest --sweep` does: the tape decoded into the cache once, before the workers start.
-await prepareEventCache(SAMPLE, CACHE);
-console.log(`sweep: ${jobs.length} runs, one at a time, then on ${availableParallelism()} threads`);
-const seq = await timed(async () => (await runSweep(jobs, 1)).length);
-let seqRows: SweepRow[] = [];
-let parRows: SweepRow[] = [];
-const seqAgain = await timed(async () => (seqRows = await runSweep(jobs, 1)).length);
-const par = await timed(async () => (parRows = await runSweep(jobs, availableParallelism())).length);
-const parAgain = await timed(async () => (parRows = await runSweep(jobs, availableParallelism())).length);
-const seqBest = seq.wallMs < seqAgain.wallMs ? seq : seqAgain;
-const parBest = par.wallMs < parAgain.wallMs ? par : parAgain;
-const [seqMs, parMs] = [seqBest.wallMs, parBest.wallMs];
-const same = JSON.stringify(seqRows) === JSON.stringify(parRows) && seqRows.every((r) => !r.error);
-if (!same) console.log(`the two sweeps differ:\n${JSON.stringify(seqRows)}\n${JSON.stringify(parRows)}`);
+const hour = await tape('sim-1h', (p) => simTape(p, 3600));
+const sweeps = [await sweep('the sample tape (30 min)', SAMPLE, SWEEP), await sweep('a 1 h tape', hour, ['strategies.0.params.spacingPct=0.02,0.03,0.05', 'strategies.0.params.levels=3,5'])];
 // Baselines in the same run: the machine's own scaling (a pure-JS loop, no GC to speak of, on
 // one thread and then on one per core at once), and the ceiling a sweep can reach when one
 // backtest alone keeps more than one core busy (V8 compiles and collects on helper threads).
-const threads = availableParallelism();
 const spinOne = Math.min(await spin(1), await spin(1));
 const spinAll = Math.min(await spin(threads), await spin(threads));
 const machine = (threads * spinOne) / spinAll;
-const busy = seqBest.cpuMs / seqMs;
+const busy = (m: SweepMeasured) => m.seq.cpuMs / m.seq.wallMs;
+const speedUp = (m: SweepMeasured) => m.seq.wallMs / m.par.wallMs;
 const sweepTable = [
-  '| runs | one after another (1 worker thread) | --sweep on worker threads | speed-up | ceiling: cores / cores one run keeps busy | the machine: pure-JS loop on 1 thread vs on each core | same table |',
-  '|---|---|---|---|---|---|---|',
-  `| ${jobs.length} | ${(seqMs / 1000).toFixed(1)} s | ${(parMs / 1000).toFixed(1)} s (${threads} threads) | **${(seqMs / parMs).toFixed(2)}x** | ${threads} / ${busy.toFixed(2)} = ${(threads / busy).toFixed(2)}x | ${machine.toFixed(2)}x | ${same ? 'yes' : 'NO'} |`,
+  '| sweep over | runs | one after another (1 worker thread) | --sweep on worker threads | speed-up | ceiling: cores / cores one run keeps busy | CPU on threads / one after another | same table |',
+  '|---|---|---|---|---|---|---|---|',
+  ...sweeps.map(
+    (m) =>
+      `| ${m.name} | ${m.runs} | ${(m.seq.wallMs / 1000).toFixed(1)} s | ${(m.par.wallMs / 1000).toFixed(1)} s (${threads} threads) | **${speedUp(m).toFixed(2)}x** | ${threads} / ${busy(m).toFixed(2)} = ${(threads / busy(m)).toFixed(2)}x | ${(m.par.cpuMs / m.seq.cpuMs).toFixed(2)}x | ${m.same ? 'yes' : 'NO'} |`,
+  ),
 ];
 console.log(sweepTable.join('\n'));
+console.log(`the machine: a pure-JS loop scales ${machine.toFixed(2)}x on ${threads} threads`);
 
 // ---------- (3) memory ----------
-const hour = await tape('sim-1h', (p) => simTape(p, 3600));
 const day = await tape('sim-24h', (p) => simTape(p, 24 * 3600));
 console.log('memory: 1 h and 24 h tapes, each in a fresh process');
 const memRows: [string, MemoryResult][] = [
@@ -269,7 +281,7 @@ const section = [
   '',
   '### Sweep on worker threads',
   '',
-  `\`${SWEEP.map((x) => `--sweep ${x}`).join(' ')}\` over the sample tape, its events cached first as the CLI does: the same ${jobs.length} backtests on one worker thread one after another, then on one thread per core (best of two each). Each run is single-threaded, so the ceiling is the number of cores.`,
+  `Each sweep runs the same backtests (the grid of config/backtest.yaml, every combination of the values below) on one worker thread one after another, then on one thread per core (best of two each), the tape's events cached first as the CLI does. Sample tape: \`${SWEEP.map((x) => `--sweep ${x}`).join(' ')}\`; 1 h tape (bench/fixtures/backtest-tapes.ts, the simulator's density): spacingPct 0.02, 0.03, 0.05 by levels 3, 5. In the same run, a pure-JS loop (no allocation to speak of) on one thread, then on ${threads} at once, scales ${machine.toFixed(2)}x: the machine's own ceiling.`,
   '',
   ...sweepTable,
   '',
@@ -283,8 +295,8 @@ const section = [
   '',
   '### Reading',
   '',
-  `- Events per second: ${perS(dense.cached, dense.cached.cpuMs) >= TARGET ? 'the target is met' : 'below the target'} on the dense tape from the cache: ${perS(dense.cached, dense.cached.wallMs)}/s wall, ${perS(dense.cached, dense.cached.cpuMs)}/s counting the CPU of every thread. A first run, which decodes the tape, does ${perS(dense.first, dense.first.wallMs)}/s: decoding the tape alone runs at ${perS(dense.decode, dense.decode.wallMs)}/s, and reading the same events from the cache at ${perS(dense.cache, dense.cache.wallMs)}/s (a split per line where the tape needs gunzip, JSON twice and de-duplication of overlapping trade polls). Before this work the dense tape ran at about 36,000 events/s (the tape read whole and sorted, decimal.js twice per answer, every 100-trade poll parsed whole), then 133,000/s wall after the decoder's fast paths (bench/RESULTS.md of the previous session); the cache is the rest. Reports are byte-identical from the tape and from the cache (test/integration/backtest.test.ts, test/unit/tape/event-cache.test.ts).`,
-  `- Sweep: ${(seqMs / parMs).toFixed(2)}x on ${threads} threads. The machine itself scales ${machine.toFixed(2)}x (a pure-JS loop), but one backtest alone keeps ${busy.toFixed(2)} cores busy: V8 compiles hot code and collects garbage on helper threads, which use the idle core while one run goes on and compete with the other run when two do. So ${threads} runs at once cannot beat ${(threads / busy).toFixed(2)}x here, and the runs on ${threads} threads took ${(parBest.cpuMs / seqBest.cpuMs).toFixed(2)}x the CPU of the same runs one after another (each worker compiles the engine again: ${jobs.length / threads} runs per worker instead of ${jobs.length} on one; starting a worker, tsx and the module graph, costs about a second). Workers are reused across runs, and read the events the sweep cached before they started.`,
+  `- Events per second: ${perS(dense.cached, dense.cached.cpuMs) >= TARGET ? 'the target is met' : 'below the target'} on the dense tape from the cache: ${perS(dense.cached, dense.cached.wallMs)}/s wall, ${perS(dense.cached, dense.cached.cpuMs)}/s counting the CPU of every thread. A first run, which decodes the tape, does ${perS(dense.first, dense.first.wallMs)}/s: decoding the tape alone runs at ${perS(dense.decode, dense.decode.wallMs)}/s, and reading the same events from the cache at ${perS(dense.cache, dense.cache.wallMs)}/s (a split per line where the tape needs gunzip, JSON twice and de-duplication of overlapping trade polls). Before this work the dense tape ran at about 36,000 events/s (the tape read whole and sorted, decimal.js twice per answer, every 100-trade poll parsed whole), then 133,000/s wall with the decoder's fast paths and no cache (this section's previous figures, in git history); the cache does the rest. Reports are byte-identical from the tape and from the cache (test/integration/backtest.test.ts, test/unit/tape/event-cache.test.ts).`,
+  `- Sweep: ${speedUp(sweeps[1]!).toFixed(2)}x on ${threads} threads for runs of a few seconds (the 1 h tape), ${speedUp(sweeps[0]!).toFixed(2)}x for runs of about a second (the sample tape). The machine scales ${machine.toFixed(2)}x, but one backtest alone keeps ${busy(sweeps[1]!).toFixed(2)} cores busy: V8 compiles hot code and collects garbage on helper threads, which use the idle core while one run goes on and compete with the other run when two do; so ${threads} runs at once cannot beat the ceiling column. Each worker also starts and warms up on its own (tsx and the module graph, about 0.6 s, then a first run about twice as slow while V8 compiles): one worker pays that once for the whole sweep, ${threads} workers pay it ${threads} times at once, which is the CPU column's excess and why short runs gain little. Workers are reused across runs and read the events the sweep cached before they started.`,
   `- Memory: streaming keeps the tape out of the heap (reading the 1 h tape whole keeps ${mb(memRows[2]![1].retainedHeap - h1.retainedHeap)} more; a 24 h tape whole would be about 24 times that). What still grows with the run's length is the run's own record: the simulator's request log (capped at 200,000 requests), an equity sample every 10 s and 8 bytes per request for the limiter table, plus orders and fills with a busier strategy.`,
   '',
 ].join('\n');
