@@ -15,7 +15,8 @@ import { runBacktest, runReplay } from '../../src/runtime/backtest.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { runSweep, sweepRuns, parseSweep } from '../../src/runtime/sweep.js';
 import { loadStrategies } from '../../src/strategy/index.js';
-import { prepareEventCache, readTape } from '../../src/tape/index.js';
+import { prepareEventCache, readTape, TAPE_VERSION } from '../../src/tape/index.js';
+import { call, T0 } from '../unit/tape/helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SAMPLE = join(ROOT, 'backtest/tapes/sample.jsonl.gz');
@@ -98,6 +99,19 @@ describe('sluice backtest', () => {
     expect(rows[0]!.error).toBeUndefined();
     expect(readdirSync(cache)).toHaveLength(1);
   }, 90_000);
+
+  it('a run that stops on a bad tape event leaves no event cache behind', async () => {
+    const d = tmp();
+    const tapePath = join(d, 'bad.jsonl');
+    const calls = [
+      call(0, 'spot', 'GET', '/sapi/v1/ticker', { query: 'symbol=BTCUSDT', response: '{"high":"1","low":"1","last":"30000","vol":"1","buy":"1","sell":"1","time":1}' }),
+      call(1, 'spot', 'GET', '/sapi/v1/ticker', { query: 'symbol=NOPEUSDT', at: T0 + 60_000, response: '{"high":"1","low":"1","last":"2","vol":"1","buy":"1","sell":"1","time":1}' }),
+    ];
+    writeFileSync(tapePath, [{ tape: TAPE_VERSION, kind: 'header', startedAt: T0, meta: {} }, ...calls].map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const cache = join(d, 'cache');
+    await expect(backtest(GRID, { tape: tapePath, eventCacheDir: cache })).rejects.toThrow(/\(spot NOPEUSDT\) cannot be applied: unknown symbol/);
+    expect(readdirSync(cache)).toEqual([]);
+  }, 30_000);
 
   it('the CLI writes report.json and a self-contained report.html, the same again from the event cache', async () => {
     const [out, again, cache] = [tmp(), tmp(), tmp()];
