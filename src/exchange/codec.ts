@@ -515,7 +515,8 @@ const decoders: Decoders = {
   },
   'spot.batchCancel': (r, b) => {
     const o = r.obj(b, 'body');
-    // {} means the venue could not read the id list at all: every id failed.
+    // {} means the venue could not read the id list at all: it lists no id (the gateway takes
+    // an id in neither list as not dealt with).
     return {
       success: o.success === undefined ? [] : r.list(o.success, 'success').map((v, i) => r.id(v, `success[${i}]`)),
       failed: o.failed === undefined ? [] : r.list(o.failed, 'failed').map((v, i) => r.id(v, `failed[${i}]`)),

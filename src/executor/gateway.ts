@@ -128,7 +128,17 @@ export class OrderGateway {
       }
       const res = await this.executor.call('spot.batchCancel', { symbol: batch.symbol, orderIds: known.map((i) => i.venueOrderId!) });
       const ok = new Set<string>(res.success);
-      for (const i of known) results.push({ intent: i, outcome: ok.has(i.venueOrderId!) ? { kind: 'accepted' } : { kind: 'gone' } });
+      const failed = new Set<string>(res.failed);
+      for (const i of known) {
+        // `failed` means not found or already final. An id in neither list was not dealt with:
+        // it may still be open, so it is not taken as gone (the reconciler settles it).
+        const outcome: CancelOutcome = ok.has(i.venueOrderId!)
+          ? { kind: 'accepted' }
+          : failed.has(i.venueOrderId!)
+            ? { kind: 'gone' }
+            : { kind: 'unknown', error: new TemporaryError({ endpoint: 'spot.batchCancel' }, `the answer lists order ${i.venueOrderId} neither as cancelled nor as failed`, true) };
+        results.push({ intent: i, outcome });
+      }
       return results;
     } catch (err) {
       const outcome = cancelFailure(err);

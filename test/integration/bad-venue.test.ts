@@ -5,8 +5,8 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { d } from '../../src/core/decimal.js';
 import { AuthError, MalformedResponseError, SluiceError, TemporaryError, type VenueError } from '../../src/core/errors.js';
-import { clientOrderId } from '../../src/core/ids.js';
-import type { Batch, Market, PlaceIntent } from '../../src/core/types.js';
+import { clientOrderId, venueOrderId } from '../../src/core/ids.js';
+import type { Batch, CancelIntent, Market, PlaceIntent } from '../../src/core/types.js';
 import { HttpTransport } from '../../src/exchange/transport/http.js';
 import { OrderGateway, type Executor, type PlaceResult } from '../../src/executor/index.js';
 import { createExchangeClient, type ExchangeClient } from '../../src/runtime/client.js';
@@ -408,6 +408,19 @@ describe('placements: an answer we cannot read means the order may exist', () =>
     expectReadable(err, 'spot.batchOrders');
     expect((err as Error).message).toMatch(/answered 2 ids for 3 orders/);
     expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders')).toHaveLength(1);
+  });
+
+  it('batchCancel: an id in neither success nor failed may still be open, so it is unknown, not gone', async () => {
+    const [a, b, c] = ['150695552109032493', '150695552109032494', '150695552109032495'];
+    let answers = 0;
+    const { gateway } = await setup((arrival) => (routeOf(arrival) === 'POST /sapi/v1/batchCancel' ? json(++answers === 1 ? `{"success":[${a}],"failed":[${b}]}` : '{}') : undefined));
+    const cancel = (n: number, id: string): CancelIntent => ({ kind: 'cancel', intentId: `c${n}`, strategyId: 'bad', market: 'spot', symbol, clientOrderId: clientOrderId('bad', n), venueOrderId: venueOrderId(id) });
+    const batch: Batch<CancelIntent> = { market: 'spot', symbol, kind: 'cancel', items: [cancel(1, a), cancel(2, b), cancel(3, c)] };
+    const first = await gateway.cancel(batch);
+    expect(first.map((r) => r.outcome.kind)).toEqual(['accepted', 'gone', 'unknown']);
+    expect((first[2]!.outcome as { error: Error }).error.message).toBe(`spot.batchCancel: the answer lists order ${c} neither as cancelled nor as failed`);
+    // {}: the venue could not read the list; no order is taken as gone.
+    expect((await gateway.cancel(batch)).map((r) => r.outcome.kind)).toEqual(['unknown', 'unknown', 'unknown']);
   });
 
   it('ids beyond 2^53 written as JSON numbers are kept exact (spot, batch, futures)', async () => {
