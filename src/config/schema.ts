@@ -166,7 +166,8 @@ export const configSchema = z.strictObject(
       recvWindowMs: int(1, 60000).default(5000),
       clockSyncIntervalMs: int(1000).default(60000),
       safetyMarginMs: int(0, 2000).default(20),
-      timeouts: section({ connectMs: int(100).default(5000), headersMs: int(100).default(10000), bodyMs: int(100).default(10000) }),
+      timeouts: section({ connectMs: int(100).default(5000), headersMs: int(100).default(10000), bodyMs: int(100).default(10000), totalMs: int(100).default(20000) }),
+      maxResponseBytes: int(1024).default(4 * 1024 * 1024),
       retry: section({ retries: int(0, 10).default(4), baseDelayMs: int(1).default(200), maxDelayMs: int(1).default(5000) }),
       // Endpoint ids and each endpoint's ceiling are checked in rules.ts, with the list of valid ids.
       limits: z

@@ -18,7 +18,8 @@ export interface VenueConfig {
   readonly clockSyncIntervalMs: number;
   /** Extra time a request's rate-limit slot stays taken after the 2 s window. */
   readonly safetyMarginMs: number;
-  readonly timeouts: { readonly connectMs: number; readonly headersMs: number; readonly bodyMs: number };
+  readonly timeouts: { readonly connectMs: number; readonly headersMs: number; readonly bodyMs: number; readonly totalMs: number };
+  readonly maxResponseBytes: number;
   readonly retry: { readonly retries: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
   /** Requests per 2 s per endpoint, only for overridden endpoints; each is <= the endpoint's own limit. */
   readonly limits: Readonly<Partial<Record<EndpointId, number>>>;

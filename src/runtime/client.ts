@@ -25,7 +25,8 @@ export interface ExchangeClientOptions {
   retry?: RetryPolicy;
   /** How often the venue clock offset is re-measured. */
   clockSyncIntervalMs?: number;
-  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number; totalMs?: number };
+  maxResponseBytes?: number;
   onCall?: (record: CallRecord) => void;
   random?: Random;
 }
@@ -55,6 +56,8 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
           connectTimeoutMs: opts.timeouts?.connectMs,
           headersTimeoutMs: opts.timeouts?.headersMs,
           bodyTimeoutMs: opts.timeouts?.bodyMs,
+          totalTimeoutMs: opts.timeouts?.totalMs,
+          maxResponseBytes: opts.maxResponseBytes,
         });
         owned.push(http);
         t = http;

@@ -106,6 +106,7 @@ export function wire(opts: WireOptions): App {
     retry: config.venue.retry,
     clockSyncIntervalMs: config.venue.clockSyncIntervalMs,
     timeouts: config.venue.timeouts,
+    maxResponseBytes: config.venue.maxResponseBytes,
   });
   // Paper mode trades an in-process venue that starts fresh each run, so its journal lives in
   // memory too; live orders are journaled durably before they are sent.

@@ -31,10 +31,10 @@ afterEach(async () => {
 
 type Respond = (a: Arrival) => Answer | RawAnswer | undefined;
 
-async function setup(respond: Respond) {
+async function setup(respond: Respond, totalTimeoutMs?: number) {
   server = await startVenueServer({ apiKey: KEY, apiSecret: SECRET, respond });
   // Our own transport so the body cap and the body timeout are small enough to test quickly.
-  http = new HttpTransport({ baseUrl: server.url, maxResponseBytes: MAX_BODY, bodyTimeoutMs: 300, headersTimeoutMs: 5_000 });
+  http = new HttpTransport({ baseUrl: server.url, maxResponseBytes: MAX_BODY, bodyTimeoutMs: 300, headersTimeoutMs: 5_000, totalTimeoutMs });
   const t = http;
   client = createExchangeClient({
     transport: () => t,
@@ -142,6 +142,24 @@ function stalled(body: string): RawAnswer {
     write: (res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
       res.write(body.slice(0, 10));
+    },
+  };
+}
+
+/** Headers, then the body a byte every 50 ms: each gap is within the body timeout, the whole is not. */
+function trickled(body: string, stats: StreamStats[]): RawAnswer {
+  return {
+    status: 200,
+    write: (res) => {
+      const s = { written: 0 } as StreamStats;
+      s.closed = new Promise((resolve) => res.on('close', () => resolve({ written: s.written, finished: res.writableFinished })));
+      stats.push(s);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+      const drip = setInterval(() => {
+        if (res.destroyed || s.written === body.length) return clearInterval(drip);
+        res.write(body[s.written++]!);
+      }, 50);
+      res.on('close', () => clearInterval(drip));
     },
   };
 }
@@ -396,6 +414,21 @@ describe('placements: an answer we cannot read means the order may exist', () =>
     }
     // Never re-sent: it may be live on the venue.
     expect(server.arrivals.filter((a) => routeOf(a) === route)).toHaveLength(1);
+  });
+
+  it('a placement answer trickled a byte at a time ends at the total timeout: unknown, sent once, the connection closed', async () => {
+    const stats: StreamStats[] = [];
+    // 100 bytes at one per 50 ms would take 5 s; every gap is within the 300 ms body timeout.
+    const body = `{"orderIdString":"150695552109032492","orderId":150695552109032492,"status":"0"${' '.repeat(20)}}`;
+    const { server, gateway } = await setup(on('POST /sapi/v1/order', trickled(body, stats)), 600);
+    const [result] = await gateway.place(batchOf([intent(1)]));
+    expect(result!.outcome.kind).toBe('unknown');
+    const err = (result!.outcome as { error: unknown }).error as TemporaryError;
+    expect(err).toBeInstanceOf(TemporaryError);
+    expect(err.message).toMatch(/^spot\.order: .*HTTP 200 answer cut off while reading the body: no complete answer within 600 ms/);
+    expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/order')).toHaveLength(1);
+    await expectStreamCut(stats);
+    expect((await stats[0]!.closed).written).toBeLessThan(body.length);
   });
 
   it('a batch answer with fewer ids than orders sent: every order of the batch is unknown, none re-sent', async () => {

@@ -12,6 +12,11 @@ export interface HttpTransportOptions {
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /**
+   * The whole request, answer included. The body timeout only bounds the gap between two
+   * chunks, so a venue trickling its answer a byte at a time could otherwise hold a call forever.
+   */
+  totalTimeoutMs?: number;
   /** Bodies above this are refused: a venue never needs megabytes to answer us. */
   maxResponseBytes?: number;
 }
@@ -19,12 +24,14 @@ export interface HttpTransportOptions {
 export class HttpTransport implements Transport {
   private readonly pool: Pool;
   private readonly maxResponseBytes: number;
+  private readonly totalTimeoutMs: number;
   private readonly basePath: string;
 
   constructor(opts: HttpTransportOptions) {
     const url = new URL(opts.baseUrl);
     this.basePath = url.pathname.replace(/\/$/, '');
     this.maxResponseBytes = opts.maxResponseBytes ?? 4 * 1024 * 1024;
+    this.totalTimeoutMs = opts.totalTimeoutMs ?? 20_000;
     this.pool = new Pool(url.origin, {
       connections: opts.connections ?? 8,
       pipelining: 1,
@@ -37,6 +44,8 @@ export class HttpTransport implements Transport {
 
   async send(req: HttpRequest): Promise<HttpResponse> {
     const path = `${this.basePath}${req.path}${req.query ? `?${req.query}` : ''}`;
+    const deadline = AbortSignal.timeout(this.totalTimeoutMs);
+    const late = `no complete answer within ${this.totalTimeoutMs} ms`;
     let res;
     try {
       res = await this.pool.request({
@@ -44,9 +53,10 @@ export class HttpTransport implements Transport {
         path,
         headers: { 'content-type': 'application/json', ...req.headers },
         body: req.method === 'POST' ? req.body : undefined,
+        signal: deadline,
       });
     } catch (err) {
-      throw toTransportFailure(err);
+      throw toTransportFailure(err, deadline.aborted ? late : undefined);
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
@@ -72,7 +82,7 @@ export class HttpTransport implements Transport {
     } catch (err) {
       if (err instanceof TransportFailure) throw err;
       // The status line arrived but the body did not (connection closed or stalled mid-body).
-      throw toTransportFailure(err, `HTTP ${res.statusCode} answer cut off while reading the body`);
+      throw toTransportFailure(err, `HTTP ${res.statusCode} answer cut off while reading the body${deadline.aborted ? `: ${late}` : ''}`);
     }
     return { status: res.statusCode, headers, body: Buffer.concat(chunks).toString('utf8') };
   }
