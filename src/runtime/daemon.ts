@@ -246,8 +246,8 @@ export async function statusCommand(configPath: string): Promise<number> {
   const log = createLogger({ level: 'warn', pretty: false, secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [] });
   let journal: SqliteJournal;
   try {
-    // No lock: status only reads, and must work while the daemon runs.
-    journal = SqliteJournal.open(config.journal.path);
+    // No lock and no write: status must work while the daemon runs, even one of another version.
+    journal = SqliteJournal.open(config.journal.path, { readOnly: true });
   } catch (err) {
     if (!(err instanceof JournalError)) throw err;
     process.stderr.write(`${err.message}\n`);

@@ -15,7 +15,7 @@ import { VenueCode } from '../exchange/codes.js';
 import { endpointLimits, WINDOW_MS, type EndpointId } from '../exchange/endpoints.js';
 import type { CallRecord } from '../executor/index.js';
 import { MemoryJournal } from '../store/memory.js';
-import { APPLICATION_ID, SCHEMA_VERSION } from '../store/sqlite.js';
+import { APPLICATION_ID, openReadOnly, SCHEMA_VERSION } from '../store/sqlite.js';
 import { createLogger, scrub } from './logger.js';
 import { wire } from './wire.js';
 
@@ -244,17 +244,12 @@ function journalCheck(path: string, now: number): { check: Check; banUntil: numb
   if (statSync(path).size === 0) return { check: { name, verdict: 'OK', detail: `${path}: empty (a new journal); ${lock}` }, banUntil: 0 };
 
   let db: Database.Database;
-  const wal = existsSync(`${path}-wal`);
   try {
     const bytes = readFileSync(path);
     if (bytes.length < 100 || !bytes.subarray(0, 16).equals(SQLITE_HEADER)) return fail('not a SQLite database (no SQLite header)', MOVE_ASIDE);
-    // Header bytes 18-19 are 2 in WAL mode; a memory copy cannot be in WAL mode, so the copy says 1.
+    // Header bytes 18-19 are 2 in WAL mode.
     if (bytes[18] !== 2 || bytes[19] !== 2) return fail('not in WAL mode (a sluice journal always is)', 'point journal.path at the sluice journal');
-    if (wal) db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
-    else {
-      bytes[18] = bytes[19] = 1;
-      db = new Database(bytes, { readonly: true });
-    }
+    db = openReadOnly(path);
   } catch (err) {
     return fail(`cannot be read (${errText(err)})`, `${MOVE_ASIDE}; if it is a permissions problem, run the doctor as the daemon's user`);
   }

@@ -28,7 +28,7 @@
 // still catches every re-delivery of the same one (a trade belongs to exactly one symbol).
 
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { systemClock } from '../core/clock.js';
 import type { Decimal } from '../core/decimal.js';
@@ -168,6 +168,24 @@ export interface SqliteJournalOptions {
    * never repeat old ones, because no run places more than one order per millisecond.
    */
   firstSequence?: (strategyId: string) => number;
+  /**
+   * Read only (`sluice status`, beside a running daemon): nothing is written, not even a
+   * migration, and every write method throws. A journal at another schema is refused.
+   */
+  readOnly?: boolean;
+}
+
+/**
+ * A read-only connection that leaves the directory as it found it. Beside a running daemon
+ * (its -wal exists) that is a read-only connection; otherwise a copy in memory, because a
+ * read-only connection to a WAL database creates -wal and -shm files and leaves them behind.
+ */
+export function openReadOnly(path: string): Database.Database {
+  if (existsSync(`${path}-wal`)) return new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  const bytes = readFileSync(path);
+  // Header bytes 18-19 are 2 in WAL mode; a memory copy cannot be in WAL mode, so the copy says 1.
+  if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
+  return new Database(bytes, { readonly: true });
 }
 
 interface OrderRow {
@@ -245,7 +263,7 @@ function isCorruption(code: string | undefined): boolean {
  * opened for writing; returns quietly for a missing or empty file (a new journal) or a sluice
  * journal of this or an older schema.
  */
-function inspect(path: string): void {
+function inspect(path: string, openReader: () => Database.Database = () => new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS })): void {
   if (!existsSync(path)) return;
   const size = statSync(path).size;
   if (size === 0) return; // SQLite creates the file empty and writes page 1 at the first commit.
@@ -260,7 +278,7 @@ function inspect(path: string): void {
 
   let db: Database.Database | undefined;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    db = openReader();
     const version = db.pragma('user_version', { simple: true }) as number;
     const appId = db.pragma('application_id', { simple: true }) as number;
     if (appId !== 0 && appId !== APPLICATION_ID) {
@@ -302,27 +320,38 @@ export class SqliteJournal implements Journal {
     this.path = resolve(path);
     this.now = opts.now ?? systemClock.now;
     this.firstSequence = opts.firstSequence ?? (() => 0);
-    mkdirSync(dirname(this.path), { recursive: true });
-    inspect(this.path);
+    if (!opts.readOnly) mkdirSync(dirname(this.path), { recursive: true });
+    // A reader must leave no -wal or -shm behind (see openReadOnly); a writer cleans them up itself.
+    inspect(this.path, opts.readOnly ? () => openReadOnly(this.path) : undefined);
+    if (opts.readOnly && statSync(this.path).size === 0) throw new JournalError(`journal ${this.path} is empty: the daemon has not written to it yet`);
 
     let db: Database.Database;
     try {
-      db = new Database(this.path, { timeout: BUSY_TIMEOUT_MS });
+      db = opts.readOnly ? openReadOnly(this.path) : new Database(this.path, { timeout: BUSY_TIMEOUT_MS });
     } catch (err) {
-      throw new JournalError(`journal ${this.path} cannot be opened for writing (${sqliteCode(err) ?? (err as Error).message}): check the directory's permissions`, { cause: err });
+      throw new JournalError(`journal ${this.path} cannot be opened${opts.readOnly ? '' : ' for writing'} (${sqliteCode(err) ?? (err as Error).message}): check the directory's permissions`, { cause: err });
     }
     this.db = db;
     try {
-      // See the top of this file: durability over speed.
-      const mode = db.pragma('journal_mode = WAL', { simple: true });
-      if (mode !== 'wal') throw new JournalError(`journal ${this.path} cannot use WAL mode (got ${String(mode)}): put it on a local filesystem`);
-      db.pragma('synchronous = FULL');
+      if (opts.readOnly) {
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version !== SCHEMA_VERSION) {
+          throw new JournalError(
+            `journal ${this.path} is at schema ${version} and this sluice reads schema ${SCHEMA_VERSION}; it is not changed here: the daemon of this version migrates it at its next start (stop the old daemon first)`,
+          );
+        }
+      } else {
+        // See the top of this file: durability over speed.
+        const mode = db.pragma('journal_mode = WAL', { simple: true });
+        if (mode !== 'wal') throw new JournalError(`journal ${this.path} cannot use WAL mode (got ${String(mode)}): put it on a local filesystem`);
+        db.pragma('synchronous = FULL');
+      }
       db.pragma('foreign_keys = ON');
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       // Catch a damaged page as soon as it is read rather than acting on it.
       db.pragma('cell_size_check = ON');
       db.pragma('trusted_schema = OFF');
-      this.migrate();
+      if (!opts.readOnly) this.migrate();
       this.stmt = prepareStatements(db);
       this.tx = prepareTransactions(db, this.stmt);
     } catch (err) {

@@ -148,6 +148,37 @@ describe('SqliteJournal: opening', () => {
     expect(j.settings().schemaVersion).toBe(SCHEMA_VERSION);
   });
 
+  it('read only: sees what a writer committed, beside it or after it, and writes nothing, not even files beside it', () => {
+    const writer = journal();
+    const intent = placeIntent('ro', 'slro-1');
+    writer.recordIntent(intent, pendingOrder(intent, 1));
+    // Beside a running writer (its -wal exists): a read-only connection.
+    const beside = new SqliteJournal(path, { readOnly: true });
+    expect(beside.orders().map((o) => o.clientOrderId)).toEqual([intent.clientOrderId]);
+    expect(() => beside.nextSequence('ro')).toThrow(JournalError);
+    beside.close();
+    writer.close();
+    // After it (no -wal left): a copy in memory, so no -wal or -shm appears.
+    const before = snapshot(path);
+    const after = new SqliteJournal(path, { readOnly: true });
+    expect(after.orders().map((o) => o.clientOrderId)).toEqual([intent.clientOrderId]);
+    after.close();
+    expect(snapshot(path)).toEqual(before);
+  });
+
+  it('read only: refuses an empty file or a journal at another schema, and leaves it as it was', () => {
+    writeFileSync(path, '');
+    expect(() => new SqliteJournal(path, { readOnly: true })).toThrow(/is empty: the daemon has not written to it yet/);
+    expect(readFileSync(path).length).toBe(0);
+    // A SQLite file with no tables yet (schema 0): a writer would migrate it; a reader must not.
+    const raw = new Database(path);
+    raw.pragma('journal_mode = WAL');
+    raw.close();
+    const before = snapshot(path);
+    expect(() => new SqliteJournal(path, { readOnly: true })).toThrow(`journal ${path} is at schema 0 and this sluice reads schema ${SCHEMA_VERSION}; it is not changed here`);
+    expect(snapshot(path)).toEqual(before);
+  });
+
   it('throws a clear error when used after close; closing twice is harmless', () => {
     const j = journal();
     j.close();
