@@ -104,6 +104,8 @@ function headOfGroups(queue: readonly Queued[], most: number): { head: Queued[];
 }
 
 /** At most this many reconcile passes at shutdown, this far apart, while cancels settle. */
+/** How long stop() waits for the periodic runs in progress. */
+const STOP_WAITS_FOR_RUNS_MS = 10_000;
 const FINAL_PASSES = 5;
 const FINAL_PASS_GAP_MS = 300;
 
@@ -139,7 +141,8 @@ export class Engine {
   private readonly sequences = new Map<string, { next: number; end: number }>();
   private readonly cancelAfterAck = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly loops: Promise<void>[] = [];
+  /** The periodic loops' runs in progress (a tick, a reconcile pass): stop() lets them end first. */
+  private readonly working = new Set<Promise<void>>();
   private dispatching = false;
   private running = false;
   /** Set by plan(): verdicts are collected instead of journaled and sent. */
@@ -304,6 +307,12 @@ export class Engine {
   /** Stops strategies, settles queued intents per config, optionally cancels open orders. */
   async stop(): Promise<void> {
     this.running = false;
+    // A tick still running ends before its strategy's onStop (or it could place after it), and a
+    // reconcile pass before the last ones. Bounded: a run stuck behind a ban must not hold the
+    // stop. Short sleeps, so no long timer outlives the wait.
+    for (let waited = 0; this.working.size > 0 && waited < STOP_WAITS_FOR_RUNS_MS; waited += 100) {
+      await Promise.race([Promise.all(this.working), this.deps.clock.sleep(100)]);
+    }
     for (const h of this.hosts) await this.handle(h, await h.stop());
     if (this.deps.settings.shutdown.queued === 'drop') {
       const dropped = this.queue;
@@ -708,20 +717,17 @@ export class Engine {
 
   /** Runs `fn` now and every `periodMs` after it ends, until stop(); `later` skips the first run. */
   private every(periodMs: number, fn: () => Promise<void>, later = false): void {
-    this.loops.push(
-      (async () => {
-        if (later) await this.deps.clock.sleep(periodMs);
-        while (this.running) {
-          try {
-            await fn();
-          } catch (err) {
-            this.deps.log.error({ err: errText(err) }, 'engine loop failed; continuing');
-          }
-          if (!this.running) break;
-          await this.deps.clock.sleep(periodMs);
-        }
-      })(),
-    );
+    void (async () => {
+      if (later) await this.deps.clock.sleep(periodMs);
+      while (this.running) {
+        const work = fn().catch((err: unknown) => this.deps.log.error({ err: errText(err) }, 'engine loop failed; continuing'));
+        this.working.add(work);
+        await work;
+        this.working.delete(work);
+        if (!this.running) break;
+        await this.deps.clock.sleep(periodMs);
+      }
+    })();
   }
 
   private readonly reported = new Set<string>();

@@ -71,11 +71,17 @@ export async function eventCachePath(tapePath: string, cacheDir: string): Promis
 }
 
 let decoderDigest: string | undefined;
-/** What decides the events a tape gives: the decoder, the codec it falls back to, and this file's format. */
+/**
+ * What decides the events a tape gives: the tape reader and decoder, this file's format, and
+ * the codec and endpoint table they use (every source file of src/tape and src/exchange).
+ */
 function decoderHash(): string {
   if (decoderDigest) return decoderDigest;
   const hash = createHash('sha256');
-  for (const file of ['./market.ts', './event-cache.ts', '../exchange/codec.ts', '../exchange/json.ts']) hash.update(readFileSync(new URL(file, import.meta.url)));
+  for (const dir of ['./', '../exchange/']) {
+    const url = new URL(dir, import.meta.url);
+    for (const name of readdirSync(url).filter((n) => n.endsWith('.ts')).sort()) hash.update(name).update(readFileSync(new URL(name, url)));
+  }
   return (decoderDigest = hash.digest('hex'));
 }
 
@@ -101,6 +107,7 @@ function encode(batch: readonly TapeMarketEvent[]): string {
   for (const e of batch) {
     if (e.at !== at || e.market !== market || e.event.symbol !== event.symbol || e.event.type !== event.type) throw new Error('an event batch mixes answers (the decoder gives one answer per batch)');
   }
+  if (event.type !== 'trade' && batch.length !== 1) throw new Error(`a ${event.type} batch holds one ${event.type}`);
   switch (event.type) {
     case 'trade': {
       let line = `${head} t`;
@@ -110,7 +117,6 @@ function encode(batch: readonly TapeMarketEvent[]): string {
     case 'ticker':
       return `${head} k ${event.last}`;
     case 'book':
-      if (batch.length !== 1) throw new Error('a book batch holds one book');
       return [head, 'b', event.bids.length, event.asks.length, ...event.bids.flat(), ...event.asks.flat()].join(' ');
   }
 }

@@ -203,6 +203,50 @@ describe('shutdown and our open orders', () => {
     expect(tooMany(sim)).toHaveLength(0);
   });
 
+  it('a tick still running at stop() finishes first: onStop sees its order, and shutdown cancels it with the rest', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inTick = new Promise<void>((resolve) => (entered = resolve));
+    const heard: string[] = [];
+    const slow = {
+      definition: defineStrategy({
+        apiVersion: 1,
+        name: 'slow',
+        params: z.object({}),
+        create(ctx) {
+          let done = false;
+          return {
+            // A tick that waits on something outside (a signal, a file) before it places.
+            async onTick() {
+              const last = ctx.lastPrice('BTCUSDT');
+              if (done || !last) return;
+              done = true;
+              entered();
+              await gate;
+              ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: dec.truncate(dec.mul(last, d('0.97')), 2), volume: '0.001' });
+              heard.push('tick placed');
+            },
+            onStop() {
+              heard.push(`stop sees ${ctx.openOrders('BTCUSDT').length} open`);
+              ctx.cancelAll();
+            },
+          };
+        },
+      }),
+    };
+    const { app: a } = await start(slow as unknown as ReturnType<typeof burst>, 'shutdown: { cancelOpenOrders: true }');
+    await inTick;
+    const stopping = a.stop();
+    release();
+    await stopping;
+    app = undefined;
+    expect(heard).toEqual(['tick placed', 'stop sees 1 open']);
+    sim!.exchange.catchUp();
+    expect(sim!.exchange.openOrders().spot).toEqual([]);
+    expect(placeRequests(sim!)).toHaveLength(1);
+  });
+
   it('cancelOpenOrders: false leaves ours open on the venue', async () => {
     const s = burst(3);
     const { app: a } = await start(s, 'shutdown: { queued: drop, cancelOpenOrders: false }');
