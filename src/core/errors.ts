@@ -114,6 +114,11 @@ export class TapeMismatchError extends SluiceError {
   }
 }
 
+/** A tape's market event the simulator cannot apply (a symbol it does not list, a price finer than its tick). */
+export class TapeEventError extends SluiceError {
+  readonly code = 'TAPE_EVENT';
+}
+
 /** The local journal cannot be used as it is (corrupt, or written by a newer version). */
 export class JournalError extends SluiceError {
   readonly code = 'JOURNAL_UNUSABLE';

@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { systemClock } from '../core/clock.js';
-import { ConfigError, TapeMismatchError } from '../core/errors.js';
+import { ConfigError, TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig } from '../config/index.js';
 import { Progress, renderHtml, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
@@ -95,7 +95,15 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
     }
     const started = systemClock.now();
     // The tape is decoded once, here; every worker then reads the cached events.
-    if (opts.tape && opts.eventCacheDir) await prepareEventCache(opts.tape, opts.eventCacheDir);
+    if (opts.tape && opts.eventCacheDir) {
+      try {
+        await prepareEventCache(opts.tape, opts.eventCacheDir);
+      } catch (err) {
+        if (!(err instanceof TapeFormatError)) throw err;
+        process.stderr.write(`${err.message}\n`);
+        return 1;
+      }
+    }
     const rows: SweepRow[] = await runSweep(
       runs.map((r) => ({ configText: r.configText, label: r.label, tapePath: opts.tape, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() })),
     );
@@ -103,10 +111,18 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
     return rows.some((r) => r.error) ? 1 : 0;
   }
 
-  const result = await backtestOnce(
-    { configText, source: opts.config, cwd: process.cwd(), tapePath: opts.tape, tapeName, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir },
-    Boolean(process.stderr.isTTY),
-  );
+  let result;
+  try {
+    result = await backtestOnce(
+      { configText, source: opts.config, cwd: process.cwd(), tapePath: opts.tape, tapeName, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir },
+      Boolean(process.stderr.isTTY),
+    );
+  } catch (err) {
+    // A tape broken past its header, or one the simulator's instruments cannot replay.
+    if (!(err instanceof TapeFormatError || err instanceof TapeEventError)) throw err;
+    process.stderr.write(`backtest stopped: ${err.message}\n`);
+    return 1;
+  }
   if (!result) return 1;
   const { report, input } = result;
   const out = opts.out ?? join('backtest', 'reports', `${basename(opts.config).replace(/\.ya?ml$/, '')}${tapeName ? `-${tapeName.replace(/\.jsonl(\.gz)?$/, '')}` : ''}`);

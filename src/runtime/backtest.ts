@@ -7,7 +7,7 @@
 // comes first, the next sleeper or the next market event. Nothing waits in real time.
 import type { Logger } from 'pino';
 import { ManualClock, seededRandom } from '../core/clock.js';
-import { TapeMismatchError } from '../core/errors.js';
+import { TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { dec, ONE, ZERO, type Decimal } from '../core/decimal.js';
 import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
@@ -333,7 +333,7 @@ function apply(sim: SimExchange, e: TapeMarketEvent): void {
   } catch (err) {
     // A symbol the simulator does not list, or a price finer than its tick: the tape and the
     // simulator's instruments disagree, which no strategy result could survive.
-    throw new Error(`tape event at ${new Date(e.at).toISOString()} (${e.market} ${e.event.symbol}) cannot be applied: ${(err as Error).message}`);
+    throw new TapeEventError(`tape event at ${new Date(e.at).toISOString()} (${e.market} ${e.event.symbol}) cannot be applied: ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -9,6 +9,7 @@
 // is whole; its last line counts the events, which reading checks again.
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, type ReadStream, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Market } from '../core/types.js';
@@ -59,8 +60,14 @@ export async function prepareEventCache(tapePath: string, cacheDir: string): Pro
 }
 
 async function decodeTape(tapePath: string): Promise<MarketEventSource> {
-  const tape = await openTape(tapePath);
-  return { batches: streamMarketEvents(tape.calls), progress: tape.progress, cached: false };
+  // Opened on the first read, like a cache file: a source closed before it is read leaves no file open.
+  let progress = () => 0;
+  const batches = (async function* () {
+    const tape = await openTape(tapePath);
+    progress = tape.progress;
+    yield* streamMarketEvents(tape.calls);
+  })();
+  return { batches, progress: () => progress(), cached: false };
 }
 
 /** The cache file for a tape: a hash of its bytes and of the decoder. */
@@ -72,8 +79,9 @@ export async function eventCachePath(tapePath: string, cacheDir: string): Promis
 
 let decoderDigest: string | undefined;
 /**
- * What decides the events a tape gives: the tape reader and decoder, this file's format, and
- * the codec and endpoint table they use (every source file of src/tape and src/exchange).
+ * What decides the events a tape gives: the tape reader and decoder, this file's format, the
+ * codec and endpoint table they use (every source file of src/tape and src/exchange), and the
+ * decimal normalisation of the codec's slow path (src/core/decimal.ts and decimal.js's version).
  */
 function decoderHash(): string {
   if (decoderDigest) return decoderDigest;
@@ -82,6 +90,8 @@ function decoderHash(): string {
     const url = new URL(dir, import.meta.url);
     for (const name of readdirSync(url).filter((n) => n.endsWith('.ts')).sort()) hash.update(name).update(readFileSync(new URL(name, url)));
   }
+  hash.update(readFileSync(new URL('../core/decimal.ts', import.meta.url)));
+  hash.update(readFileSync(createRequire(import.meta.url).resolve('decimal.js/package.json')));
   return (decoderDigest = hash.digest('hex'));
 }
 
@@ -149,6 +159,7 @@ class CacheWriter {
   private events = 0;
   private lastAt = 0;
   private failed = false;
+  private closed = false;
 
   constructor(private readonly path: string) {
     mkdirSync(join(path, '..'), { recursive: true });
@@ -165,35 +176,48 @@ class CacheWriter {
   }
 
   commit(): void {
-    if (this.failed) return this.abort();
     this.buffered += `end ${this.events} ${this.lastAt}\n`;
     this.flush();
+    if (this.failed) return this.abort();
     try {
       fsyncSync(this.fd);
-      closeSync(this.fd);
+      this.close();
       renameSync(this.tmp, this.path);
+    } catch {
+      return this.abort();
+    }
+    try {
       evict(join(this.path, '..'), EVENT_CACHE_MAX_BYTES, this.path);
     } catch {
-      this.abort();
+      // A directory we cannot list or prune still served this run.
     }
   }
 
   abort(): void {
     try {
-      closeSync(this.fd);
+      this.close();
+      rmSync(this.tmp, { force: true });
     } catch {
-      // closed already
+      // a .part file left behind is removed by a later eviction
     }
-    rmSync(this.tmp, { force: true });
+  }
+
+  /** Closes the file once: a second close could hit a descriptor another thread has reused. */
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
   }
 
   private flush(): void {
+    if (this.failed) return;
+    const bytes = Buffer.from(this.buffered, 'utf8');
+    this.buffered = '';
     try {
-      writeSync(this.fd, this.buffered);
+      for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done);
     } catch {
       this.failed = true;
     }
-    this.buffered = '';
   }
 }
 
@@ -213,7 +237,12 @@ export function evict(dir: string, maxBytes: number, keep: string): void {
   let total = 0;
   for (const f of files.sort((a, b) => b.used - a.used)) {
     total += f.size;
-    if (total > maxBytes && f.path !== keep) rmSync(f.path, { force: true });
+    if (total <= maxBytes || f.path === keep) continue;
+    try {
+      rmSync(f.path, { force: true });
+    } catch {
+      // Someone else's file, or gone already.
+    }
   }
 }
 
@@ -227,13 +256,22 @@ function openCacheFile(path: string): MarketEventSource | undefined {
   } catch {
     return undefined;
   }
+  // Best effort: a cache we may read but not change (another user's) still serves the run.
   if (!trailer) {
-    rmSync(path, { force: true });
+    try {
+      rmSync(path, { force: true });
+    } catch {
+      // it is decoded again and the new file replaces it, or not
+    }
     return undefined;
   }
-  // Used now: eviction keeps the recently used ones.
-  const now = new Date();
-  utimesSync(path, now, now);
+  try {
+    // Used now: eviction keeps the recently used ones.
+    const now = new Date();
+    utimesSync(path, now, now);
+  } catch {
+    // not ours to touch
+  }
   // Opened on the first read: a source closed before it is read leaves no file open.
   let stream: ReadStream | undefined;
   const open = () => (stream = createReadStream(path, { highWaterMark: 1024 * 1024, encoding: 'utf8' }));

@@ -100,6 +100,28 @@ describe('sluice backtest', () => {
     expect(readdirSync(cache)).toHaveLength(1);
   }, 90_000);
 
+  it('the CLI stops on a tape broken past its header with the line and no stack, for one run and for a sweep', async () => {
+    const d = tmp();
+    const broken = join(d, 'broken.jsonl');
+    const lines = gunzipSync(readFileSync(SAMPLE)).toString('utf8').split('\n');
+    lines.splice(50, 0, '{"broken');
+    writeFileSync(broken, lines.join('\n'));
+    const cli = (...args: string[]) =>
+      new Promise<{ code: number; stderr: string }>((done) =>
+        execFile(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', 'config/backtest.yaml', '--tape', broken, '--out', d, '--cache-dir', join(d, 'cache'), ...args], { cwd: ROOT }, (err, _out, stderr) =>
+          done({ code: err ? Number(err.code) : 0, stderr }),
+        ),
+      );
+    const one = await cli();
+    expect(one.code).toBe(1);
+    expect(one.stderr).toBe(`backtest stopped: ${broken}:51: not JSON (Unterminated string in JSON at position 8)\n`);
+    const sweep = await cli('--sweep', 'strategies.0.params.levels=2,3');
+    expect(sweep.code).toBe(1);
+    expect(sweep.stderr).toMatch(new RegExp(`^${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:51: not JSON`));
+    expect(sweep.stderr).not.toMatch(/\n\s+at /);
+    expect(readdirSync(join(d, 'cache'))).toEqual([]);
+  }, 60_000);
+
   it('a run that stops on a bad tape event leaves no event cache behind', async () => {
     const d = tmp();
     const tapePath = join(d, 'bad.jsonl');

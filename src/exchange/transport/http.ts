@@ -101,6 +101,7 @@ function toTransportFailure(err: unknown, context?: string): TransportFailure {
     e.code === 'ENOTFOUND' ||
     e.code === 'EAI_AGAIN' ||
     e.code === 'UND_ERR_CONNECT_TIMEOUT';
-  const what = `${e.code ?? 'network error'}: ${e.message ?? String(err)}`;
+  // undici's codes are strings; an abort's DOMException has a number there and says more by name.
+  const what = `${typeof e.code === 'string' ? e.code : ((err as Error | undefined)?.name ?? 'network error')}: ${e.message ?? String(err)}`;
   return new TransportFailure(context ? `${context} (${what})` : what, !neverSent, { cause: err });
 }

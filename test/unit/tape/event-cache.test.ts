@@ -1,6 +1,6 @@
 // The decoded-event cache: it must give exactly the events decoding gives, be keyed by the
 // tape's bytes, never leave a half-written file, and refuse a damaged one by name.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { evict } from '../../../src/tape/event-cache.js';
@@ -117,6 +117,25 @@ describe('event cache', () => {
     // A line lost: the count in the end line no longer matches.
     writeFileSync(path, whole.split('\n').filter((_, i) => i !== 2).join('\n'));
     await expect(read(tape, cache)).rejects.toThrow(/event cache damaged \(5 events, the file says 7\)/);
+  });
+
+  it('a source closed before it is read leaves no file open, from the tape or from the cache', async () => {
+    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
+    const cache = tmp.path('cache');
+    const openFiles = () => readdirSync('/proc/self/fd').flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/self/fd/${fd}`)];
+      } catch {
+        return [];
+      }
+    });
+    const mine = () => openFiles().filter((f) => f.startsWith(tmp.dir));
+    for (const dir of [undefined, cache, cache]) {
+      const source = await openMarketEvents(tape, dir);
+      await source.batches.return(undefined);
+      if (dir === cache && !source.cached) await read(tape, cache);
+      expect(mine()).toEqual([]);
+    }
   });
 
   it('runs on without a cache it cannot write', async () => {
