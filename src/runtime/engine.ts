@@ -103,9 +103,9 @@ function headOfGroups(queue: readonly Queued[], most: number): { head: Queued[];
   return { head, tail };
 }
 
-/** At most this many reconcile passes at shutdown, this far apart, while cancels settle. */
 /** How long stop() waits for the periodic runs in progress. */
 const STOP_WAITS_FOR_RUNS_MS = 10_000;
+/** At most this many reconcile passes at shutdown, this far apart, while cancels settle. */
 const FINAL_PASSES = 5;
 const FINAL_PASS_GAP_MS = 300;
 
