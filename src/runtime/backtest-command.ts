@@ -100,7 +100,7 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
         await prepareEventCache(opts.tape, opts.eventCacheDir);
       } catch (err) {
         if (!(err instanceof TapeFormatError)) throw err;
-        process.stderr.write(`${err.message}\n`);
+        process.stderr.write(`sweep stopped: ${err.message}\n`);
         return 1;
       }
     }

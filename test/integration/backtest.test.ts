@@ -117,7 +117,7 @@ describe('sluice backtest', () => {
     expect(one.stderr).toBe(`backtest stopped: ${broken}:51: not JSON (Unterminated string in JSON at position 8)\n`);
     const sweep = await cli('--sweep', 'strategies.0.params.levels=2,3');
     expect(sweep.code).toBe(1);
-    expect(sweep.stderr).toMatch(new RegExp(`^${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:51: not JSON`));
+    expect(sweep.stderr).toMatch(new RegExp(`^sweep stopped: ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:51: not JSON`));
     expect(sweep.stderr).not.toMatch(/\n\s+at /);
     expect(readdirSync(join(d, 'cache'))).toEqual([]);
   }, 60_000);
