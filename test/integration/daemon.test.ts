@@ -3,19 +3,13 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { childEnv } from '../fixtures/daemon-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = resolve(ROOT, 'bin/sluice.js');
 
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.SLUICE_API_KEY;
-  delete env.SLUICE_API_SECRET;
-  return env;
-}
-
 function runCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv() });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv() });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += String(c)));
@@ -34,7 +28,7 @@ describe('sluice plan', () => {
 
 describe('sluice run', () => {
   it('trades paper on the built-in simulator and stops cleanly on SIGTERM with exit 0', async () => {
-    const child = spawn(process.execPath, [BIN, 'run', '--config', 'config/default.yaml'], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'run', '--config', 'config/default.yaml'], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += String(c)));
@@ -56,7 +50,7 @@ describe('sluice run', () => {
   });
 
   it('refuses a broken config at start-up, listing every problem, exit 1', async () => {
-    const child = spawn(process.execPath, [BIN, 'validate', '--config', 'test/fixtures/configs/broken/several-problems.yaml'], { cwd: ROOT, env: cleanEnv() });
+    const child = spawn(process.execPath, [BIN, 'validate', '--config', 'test/fixtures/configs/broken/several-problems.yaml'], { cwd: ROOT, env: childEnv() });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += String(c)));
     const code = await new Promise<number | null>((r) => child.on('exit', r));

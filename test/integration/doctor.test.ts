@@ -12,6 +12,7 @@ import { BannedError, RateLimitedError } from '../../src/core/errors.js';
 import { formatCheck, limitsCheck } from '../../src/runtime/doctor.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
+import { childEnv } from '../fixtures/daemon-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = resolve(ROOT, 'bin/sluice.js');
@@ -34,10 +35,7 @@ interface Result {
 }
 
 function doctor(config: string, credentials?: { apiKey: string; apiSecret: string }): Promise<Result> {
-  const env = { ...process.env };
-  delete env.SLUICE_API_KEY;
-  delete env.SLUICE_API_SECRET;
-  if (credentials) Object.assign(env, { SLUICE_API_KEY: credentials.apiKey, SLUICE_API_SECRET: credentials.apiSecret });
+  const env = childEnv(credentials);
   return new Promise((done) => {
     execFile(process.execPath, [BIN, 'doctor', '--config', config], { cwd: ROOT, env }, (err, stdout, stderr) => {
       const line: Record<string, string> = {};

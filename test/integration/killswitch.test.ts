@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DaemonProcess, type LogLine } from '../fixtures/daemon-process.js';
+import { childEnv, DaemonProcess, type LogLine } from '../fixtures/daemon-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = resolve(ROOT, 'bin/sluice.js');
@@ -22,13 +22,6 @@ afterEach(async () => {
   child = undefined;
   dir = undefined;
 });
-
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.SLUICE_API_KEY;
-  delete env.SLUICE_API_SECRET;
-  return env;
-}
 
 const rejectedBy = (rule: string) => (l: LogLine) => l.msg === 'intent rejected' && l.rule === rule;
 const orderOpen = (l: LogLine) => l.msg === 'pinger order open';
@@ -47,7 +40,7 @@ strategies:
   - { id: ping, use: test/fixtures/plugins/pinger.ts, symbols: [BTCUSDT], everyMs: 100 }
 `,
   );
-  child = spawn(process.execPath, [BIN, 'run', '--config', config], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, [BIN, 'run', '--config', config], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   const daemon = new DaemonProcess(child);
   await daemon.waitFor((l) => l.msg === 'running; Ctrl-C stops', 'running');
   // Trading: an order got through before any switch is touched.

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DaemonProcess, WebhookReceiver } from '../fixtures/daemon-process.js';
+import { childEnv, DaemonProcess, WebhookReceiver } from '../fixtures/daemon-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = resolve(ROOT, 'bin/sluice.js');
@@ -24,13 +24,6 @@ afterEach(async () => {
   daemon = undefined;
   receiver = undefined;
 });
-
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.SLUICE_API_KEY;
-  delete env.SLUICE_API_SECRET;
-  return env;
-}
 
 describe('sluice run with http.enabled (paper)', () => {
   it('serves /healthz (503 starting, then 200), /metrics with real endpoints, alerts a SIGUSR2 halt by webhook, and closes on SIGTERM', async () => {
@@ -53,7 +46,7 @@ strategies:
   - { id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }
 `,
     );
-    daemon = new DaemonProcess(spawn(process.execPath, [BIN, 'run', '--config', configPath], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+    daemon = new DaemonProcess(spawn(process.execPath, [BIN, 'run', '--config', configPath], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
 
     const listening = await daemon.waitFor((l) => typeof l.url === 'string' && /^ops endpoint listening/.test(l.msg), 'the ops endpoint');
     const url = listening.url as string;

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DaemonProcess, WebhookReceiver } from '../fixtures/daemon-process.js';
+import { childEnv, DaemonProcess, WebhookReceiver } from '../fixtures/daemon-process.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -73,14 +73,6 @@ afterEach(async () => {
   receiver = undefined;
 });
 
-function envWith(credentials?: { key: string; secret: string }): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.SLUICE_API_KEY;
-  delete env.SLUICE_API_SECRET;
-  if (credentials) Object.assign(env, { SLUICE_API_KEY: credentials.key, SLUICE_API_SECRET: credentials.secret });
-  return env;
-}
-
 function run(config: string, env: NodeJS.ProcessEnv): DaemonProcess {
   const child = spawn(process.execPath, [BIN, 'run', '--config', config], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
@@ -123,7 +115,7 @@ strategies:
   - { id: tiny, use: test/fixtures/plugins/pinger.ts, symbols: [ETHUSDT], everyMs: 300, params: { volume: "0.0000001" } }
 `,
     );
-    const daemon = run(config, envWith({ key: API_KEY, secret: API_SECRET }));
+    const daemon = run(config, childEnv({ apiKey: API_KEY, apiSecret: API_SECRET }));
     const outputs: Record<string, Buffer | string> = {};
 
     const listening = await daemon.waitFor((l) => typeof l.url === 'string' && /^ops endpoint listening/.test(l.msg), 'the ops endpoint');
@@ -158,7 +150,7 @@ strategies:
 
     // The doctor beside the running daemon: its output is scanned too, and it reads the live journal.
     const doc = await new Promise<{ stdout: string; stderr: string }>((done) =>
-      execFile(process.execPath, [BIN, 'doctor', '--config', config], { cwd: ROOT, env: envWith({ key: API_KEY, secret: API_SECRET }) }, (_e, stdout, stderr) => done({ stdout, stderr })),
+      execFile(process.execPath, [BIN, 'doctor', '--config', config], { cwd: ROOT, env: childEnv({ apiKey: API_KEY, apiSecret: API_SECRET }) }, (_e, stdout, stderr) => done({ stdout, stderr })),
     );
     expect(doc.stdout).toMatch(new RegExp(`^OK   journal: .*in use by a running sluice \\(pid ${daemon.child.pid}\\)`, 'm'));
     outputs['doctor stdout'] = doc.stdout;
@@ -205,13 +197,13 @@ strategies:
 `,
     );
 
-    const refused = run(config, envWith());
+    const refused = run(config, childEnv());
     expect(await refused.exited).toBe(1);
     expect(refused.stderr).toContain(`credentials.file (line 3): ${creds} is accessible to group or others (mode 644); it holds secrets: run chmod 600 ${creds}`);
     expect(sim.exchange.arrivals()).toEqual([]); // refused before any request
 
     chmodSync(creds, 0o600);
-    const accepted = run(config, envWith());
+    const accepted = run(config, childEnv());
     await accepted.waitFor((l) => l.msg === 'running; Ctrl-C stops', 'running with the 0600 file');
     expect(sim.exchange.arrivals().some((a) => a.endpoint === 'spot.account' && a.status === 200 && a.key === API_KEY)).toBe(true);
     accepted.child.kill('SIGTERM');
