@@ -11,6 +11,7 @@ import {
   type VenueError,
 } from '../core/errors.js';
 import { VenueCode } from './codes.js';
+import { ENDPOINTS, type EndpointId } from './endpoints.js';
 
 export type ErrorClass = 'auth' | 'clockSkew' | 'rateLimited' | 'temporary' | 'outcomeUnknown' | 'unknownOrder' | 'rejected';
 
@@ -33,6 +34,13 @@ export const CODE_CLASS: Readonly<Record<number, ErrorClass>> = {
   [VenueCode.TIMEOUT]: 'outcomeUnknown',
   [VenueCode.NO_SUCH_ORDER]: 'unknownOrder',
 };
+
+/**
+ * On an endpoint that places orders, "unknown error" (-1000) and "internal error, retry"
+ * (-1001) do not say the venue did nothing: it may have booked the order before failing, and
+ * it does not enforce unique client ids, so sending the same body again could place it twice.
+ */
+const AMBIGUOUS_ON_PLACE: ReadonlySet<number> = new Set([VenueCode.UNKNOWN, VenueCode.DISCONNECTED]);
 
 /** Default pause after a 429 that carries no Retry-After: one full rate window. */
 export const DEFAULT_RATE_LIMIT_PAUSE_MS = 2000;
@@ -68,16 +76,17 @@ export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
   if (a.status === 429 || code === VenueCode.TOO_MANY_REQUESTS) {
     return new RateLimitedError(ctx, retryAfterMs(a.headers['retry-after'], a.now) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
   }
+  // 503 says the service did not take the request; any other 5xx (notably 504, and a proxy's
+  // 500/502) cannot tell us whether the backend acted on it, whatever its body says.
+  const gatewayUnsure = a.status >= 500 && a.status !== 503;
+  const placesOrders = ENDPOINTS[a.endpoint as EndpointId]?.placesOrders === true;
   if (code !== undefined && code !== 0) {
-    const cls = CODE_CLASS[code] ?? 'rejected';
+    let cls = CODE_CLASS[code] ?? 'rejected';
     // A 504 outranks the body: the gateway gave up waiting, whatever the backend did.
-    return build(a.status === 504 ? 'outcomeUnknown' : cls, ctx, msg ?? `venue code ${code}`);
+    if (a.status === 504 || (placesOrders && (gatewayUnsure || AMBIGUOUS_ON_PLACE.has(code)))) cls = 'outcomeUnknown';
+    return build(cls, ctx, msg ?? `venue code ${code}`);
   }
-  if (a.status >= 500) {
-    // 503 says the service did not take the request; any other 5xx (notably 504, and a
-    // proxy's 500/502) cannot tell us whether the backend acted on it.
-    return build(a.status === 503 ? 'temporary' : 'outcomeUnknown', ctx, `HTTP ${a.status}`);
-  }
+  if (a.status >= 500) return build(gatewayUnsure ? 'outcomeUnknown' : 'temporary', ctx, `HTTP ${a.status}`);
   if (a.status === 401 || a.status === 403) return build('auth', ctx, `HTTP ${a.status}`);
   return build('rejected', ctx, `HTTP ${a.status} without a venue error code`);
 }

@@ -11,8 +11,8 @@ import {
 import { classifyAnswer, retryAfterMs } from '../../../src/exchange/errors.js';
 
 const NOW = 1_700_000_000_000;
-const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  classifyAnswer({ endpoint: 'spot.order', status, headers, body, now: NOW, localNow: NOW });
+const answer = (status: number, body: unknown, headers: Record<string, string> = {}, endpoint = 'spot.order') =>
+  classifyAnswer({ endpoint, status, headers, body, now: NOW, localNow: NOW });
 
 describe('classifyAnswer', () => {
   it('a 2xx without a code, or with code 0 / "0", is a success', () => {
@@ -32,6 +32,7 @@ describe('classifyAnswer', () => {
     [-1136, OrderRejectedError],
     [-1015, OrderRejectedError],
     [-1001, TemporaryError],
+    [-1016, TemporaryError],
     [-99999, OrderRejectedError],
   ])('code %i -> %o', (code, cls) => {
     const e = answer(400, { code, msg: 'x' });
@@ -74,6 +75,30 @@ describe('classifyAnswer', () => {
     expect((answer(400, { code: -1007, msg: 'timeout' }) as TemporaryError).outcomeUnknown).toBe(true);
     expect((answer(503, undefined) as TemporaryError).outcomeUnknown).toBe(false);
     expect((answer(504, { code: -1121 }) as TemporaryError).outcomeUnknown).toBe(true);
+  });
+
+  it.each(['spot.order', 'spot.batchOrders', 'futures.order'])(
+    'on %s (places orders) -1000, -1001 and every 5xx but 503 leave the outcome unknown: the venue may have booked the order',
+    (endpoint) => {
+      const unknown = (status: number, body: unknown) => (answer(status, body, {}, endpoint) as TemporaryError).outcomeUnknown;
+      expect(unknown(500, { code: -1000, msg: 'unknown error' })).toBe(true);
+      expect(unknown(200, { code: -1001, msg: 'internal error; retry' })).toBe(true);
+      expect(unknown(400, { code: '-1000', msg: 'unknown error' })).toBe(true);
+      expect(unknown(503, { code: -1001, msg: 'internal error; retry' })).toBe(true);
+      expect(unknown(502, { code: -1016, msg: 'bad gateway' })).toBe(true);
+      expect(unknown(500, { code: -2017, msg: 'balance' })).toBe(true);
+      expect(unknown(502, undefined)).toBe(true);
+      // 503 without such a code: the service did not take the request.
+      expect(unknown(503, { code: -1016, msg: 'service unavailable' })).toBe(false);
+      expect(unknown(503, undefined)).toBe(false);
+    },
+  );
+
+  it('reads and cancels keep -1000 and -1001 as temporary (retried; a read changes nothing)', () => {
+    for (const endpoint of ['spot.openOrders', 'spot.myTrades', 'spot.cancel', 'spot.batchCancel']) {
+      expect((answer(500, { code: -1000 }, {}, endpoint) as TemporaryError).outcomeUnknown, endpoint).toBe(false);
+      expect((answer(200, { code: -1001 }, {}, endpoint) as TemporaryError).outcomeUnknown, endpoint).toBe(false);
+    }
   });
 
   it('an HTML 403 from a proxy is an auth problem; other bare 4xx are rejections', () => {
