@@ -1,6 +1,5 @@
 // Market data and instrument facts, as sluice uses them (decoded, decimals as strings).
 import type { Decimal } from './decimal.js';
-import type { VenueOrderId } from './ids.js';
 import type { Side } from './types.js';
 
 export interface SymbolInfo {
@@ -57,19 +56,3 @@ export interface Kline {
 }
 
 export type KlineInterval = '1min' | '5min' | '15min' | '30min' | '60min' | '1h' | '4h' | '1day' | '1week' | '1month';
-
-/** One of the account's own trades as the venue reports it (myTrades), decoded. */
-export interface VenueTrade {
-  tradeId: string;
-  symbol: string;
-  orderId?: VenueOrderId;
-  bidId?: VenueOrderId;
-  askId?: VenueOrderId;
-  price: Decimal;
-  qty: Decimal;
-  time: number;
-  isBuyer: boolean;
-  isMaker: boolean;
-  fee: Decimal;
-  feeCoin: string;
-}

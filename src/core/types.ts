@@ -5,8 +5,12 @@ export type Market = 'spot' | 'futures';
 export type Side = 'BUY' | 'SELL';
 export type OrderType = 'LIMIT' | 'MARKET';
 
-/** Canonical order status inside sluice. `unknown`: the answer was lost; only the reconciler settles it. */
-export type OrderStatus = 'pending' | 'open' | 'partially_filled' | 'filled' | 'canceled' | 'rejected' | 'unknown';
+/**
+ * Canonical order status inside sluice. `pending`: journaled, no answer yet. `unknown`: the
+ * answer was lost; only the reconciler settles it. `pending_cancel`: the venue accepted our
+ * cancel and has not settled it; the order can still fill meanwhile.
+ */
+export type OrderStatus = 'pending' | 'open' | 'partially_filled' | 'pending_cancel' | 'filled' | 'canceled' | 'rejected' | 'unknown';
 
 export const FINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(['filled', 'canceled', 'rejected']);
 

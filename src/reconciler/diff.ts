@@ -2,7 +2,7 @@
 // trades) against what we think (our orders). I/O lives in the poller.
 import { dec, type Decimal } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
-import type { VenueTrade } from '../core/market.js';
+import type { VenueTrade } from '../core/venue.js';
 import { FINAL_STATUSES, type Fill, type Market, type Order } from '../core/types.js';
 
 /** What the venue says about one open order (decoded). */

@@ -230,10 +230,10 @@ export class Engine {
     const { instruments } = this.deps;
     const markets = this.markets();
     if (markets.has('spot')) {
-      for (const s of await this.deps.executor.call('spot.symbols', {})) instruments.set(key('spot', s.symbol), s);
+      for (const s of (await this.deps.executor.call('spot.symbols', {})).items) instruments.set(key('spot', s.symbol), s);
     }
     if (markets.has('futures')) {
-      for (const c of await this.deps.executor.call('futures.contracts', {})) {
+      for (const c of (await this.deps.executor.call('futures.contracts', {})).items) {
         const step = c.minOrderVolume.includes('.') ? c.minOrderVolume.split('.')[1]!.length : 0;
         instruments.set(key('futures', c.symbol), {
           symbol: c.symbol,

@@ -2,7 +2,7 @@
 import { dec, ZERO } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Order, OrderStatus, PlaceIntent } from '../core/types.js';
-import type { VenueOrder } from '../exchange/codec.js';
+import type { VenueOrder } from '../core/venue.js';
 
 export function pendingOrder(intent: PlaceIntent, now: number): Order {
   const order: Order = {

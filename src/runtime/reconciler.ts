@@ -10,7 +10,7 @@ import type { SymbolInfo } from '../core/market.js';
 import type { Journal } from '../core/ports.js';
 import { FINAL_STATUSES, type Balance, type Fill, type Market, type Order, type PlaceIntent } from '../core/types.js';
 import type { ReconcileConfig } from '../config/index.js';
-import type { FuturesAccount, VenueOrder, VenueTrade } from '../exchange/codec.js';
+import type { FuturesAccount, VenueOrder, VenueTrade } from '../core/venue.js';
 import type { Executor } from '../executor/index.js';
 import type { PositionBook } from '../positions/index.js';
 import { compareIds, diffVenue, ownOrderId } from '../reconciler/diff.js';
@@ -125,12 +125,14 @@ export class Reconciler {
     const cursorKey = `trades:${market}:${symbol}`;
     const cursor = journal.cursor(cursorKey);
     const fromId = fullScan ? undefined : cursor;
-    const venueOpen =
-      market === 'spot' ? await executor.call('spot.openOrders', { symbol }) : await executor.call('futures.openOrders', { contractName: symbol });
-    const trades =
+    const venueOpen = (
+      market === 'spot' ? await executor.call('spot.openOrders', { symbol }) : await executor.call('futures.openOrders', { contractName: symbol })
+    ).items;
+    const trades = (
       market === 'spot'
         ? await executor.call('spot.myTrades', { symbol, fromId, limit: TRADES_PAGE })
-        : await executor.call('futures.myTrades', { contractName: symbol, fromId, limit: TRADES_PAGE });
+        : await executor.call('futures.myTrades', { contractName: symbol, fromId, limit: TRADES_PAGE })
+    ).items;
     // fromId is inclusive; a full scan re-reads seen trades on purpose (fills apply once by trade id).
     const fresh = fromId ? trades.filter((t) => compareIds(t.tradeId, fromId) > 0) : trades;
     await this.takeForeign(market, symbol, venueOpen);
@@ -305,7 +307,7 @@ export class Reconciler {
     if (markets.has('spot')) {
       try {
         const askedAt = this.deps.clock.now();
-        const { balances } = await this.deps.executor.call('spot.account', {});
+        const balances = (await this.deps.executor.call('spot.account', {})).items;
         this.balances = new Map(balances.map((b) => [b.asset, b]));
         this.balancesAskedAt = askedAt;
       } catch (err) {
@@ -314,7 +316,7 @@ export class Reconciler {
     }
     if (markets.has('futures')) {
       try {
-        this.futuresAccounts = await this.deps.executor.call('futures.account', {});
+        this.futuresAccounts = (await this.deps.executor.call('futures.account', {})).items;
       } catch (err) {
         this.deps.log.warn({ err: errText(err) }, 'futures account refresh failed; keeping the last positions');
       }

@@ -2,7 +2,7 @@
 // journal (no adoption, no baselines, no order updates), so it is safe while the daemon runs.
 import { dec } from '../core/decimal.js';
 import type { Market, Order } from '../core/types.js';
-import type { VenueOrder } from '../exchange/codec.js';
+import type { VenueOrder } from '../core/venue.js';
 import { describeDrift } from '../reconciler/drift.js';
 import type { App } from './wire.js';
 
@@ -28,8 +28,9 @@ export async function statusReport(app: App): Promise<{ text: string; drift: boo
   lines.push('open orders');
   const ours = journal.orders({ openOnly: true });
   for (const { market, symbol } of symbols) {
-    const venue: VenueOrder[] =
-      market === 'spot' ? await app.client.executor.call('spot.openOrders', { symbol }) : await app.client.executor.call('futures.openOrders', { contractName: symbol });
+    const venue: VenueOrder[] = (
+      market === 'spot' ? await app.client.executor.call('spot.openOrders', { symbol }) : await app.client.executor.call('futures.openOrders', { contractName: symbol })
+    ).items;
     const mine = ours.filter((o) => o.market === market && o.symbol === symbol);
     const venueIds = new Set(venue.map((v) => v.orderId));
     const known = new Set(mine.map((o) => o.venueOrderId).filter(Boolean));

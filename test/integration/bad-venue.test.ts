@@ -310,31 +310,13 @@ describe('reads: wrong types, missing fields, impossible values', () => {
     ['depth negative quantity', 'GET /sapi/v1/depth', json({ bids: [['30000', '-1']], asks: [] }), 'bids[0].quantity', /must not be negative/],
     ['depth bids missing', 'GET /sapi/v1/depth', json({ asks: [] }), 'bids', /must be a list, got nothing/],
     ['depth as an array', 'GET /sapi/v1/depth', json([[1, 2]]), 'body', /must be an object, got a list/],
-    ['account: negative free', 'GET /sapi/v1/account', BAL('-5'), 'balances[0].free', /must not be negative, got "-5"/],
-    ['account: free "abc"', 'GET /sapi/v1/account', BAL('abc'), 'balances[0].free', /must be a decimal, got "abc"/],
-    ['account: free "NaN"', 'GET /sapi/v1/account', BAL('NaN'), 'balances[0].free', /must be a decimal, got "NaN"/],
-    ['account: free "Infinity"', 'GET /sapi/v1/account', BAL('Infinity'), 'balances[0].free', /must be a decimal/],
-    ['account: free ""', 'GET /sapi/v1/account', BAL(''), 'balances[0].free', /must be a decimal, got ""/],
-    ['account: free null', 'GET /sapi/v1/account', BAL(null), 'balances[0].free', /must be a decimal, got null/],
-    ['account: free true', 'GET /sapi/v1/account', BAL(true), 'balances[0].free', /must be a decimal, got true/],
-    ['account: free an object', 'GET /sapi/v1/account', BAL({ value: '1' }), 'balances[0].free', /must be a decimal, got an object/],
-    ['account: free a huge exponent', 'GET /sapi/v1/account', BAL('1e999999999'), 'balances[0].free', /must be a decimal of sane size/],
-    ['account: free missing', 'GET /sapi/v1/account', json({ balances: [{ asset: 'BTC', locked: '0' }] }), 'balances[0].free', /must be a decimal, got nothing/],
-    ['account: asset missing', 'GET /sapi/v1/account', json({ balances: [{ free: '1', locked: '0' }] }), 'balances[0].asset', /must be a non-empty string, got nothing/],
     ['account: balances null (not "no balances")', 'GET /sapi/v1/account', json({ balances: null }), 'balances', /must be a list, got null/],
     ['account: balances missing', 'GET /sapi/v1/account', json({}), 'balances', /must be a list, got nothing/],
     ['account: an array for the object', 'GET /sapi/v1/account', json([{ asset: 'BTC', free: '1', locked: '0' }]), 'body', /must be an object, got a list/],
     ['account: JSON null', 'GET /sapi/v1/account', json('null'), 'body', /must be an object, got null/],
-    ['openOrders: price as an object', 'GET /sapi/v1/openOrders', json([{ orderId: '1', symbol, price: { v: 1 }, origQty: '1', executedQty: '0', status: 'NEW', type: 'LIMIT', side: 'BUY' }]), 'body[0].price', /must be a decimal, got an object/],
-    ['openOrders: a status the notes do not list', 'GET /sapi/v1/openOrders', json([{ orderId: '1', symbol, origQty: '1', executedQty: '0', status: 'EXPIRED_IN_MATCH', type: 'LIMIT', side: 'BUY' }]), 'body[0].status', /is not an order status we know, got "EXPIRED_IN_MATCH"/],
-    ['openOrders: an id as a float beyond 2^53', 'GET /sapi/v1/openOrders', json('[{"orderId":150695552109032492.5,"symbol":"BTCUSDT","origQty":"1","executedQty":"0","status":"NEW","type":"LIMIT","side":"BUY"}]'), 'body[0].orderId', /must be an id of digits, got "150695552109032492.5"/],
-    ['openOrders: an id in exponent form', 'GET /sapi/v1/openOrders', json('[{"orderId":1.5069555210903249e17,"symbol":"BTCUSDT","origQty":"1","executedQty":"0","status":"NEW","type":"LIMIT","side":"BUY"}]'), 'body[0].orderId', /must be an id of digits/],
     ['openOrders: null (not "no open orders")', 'GET /sapi/v1/openOrders', json('null'), 'body', /must be a list, got null/],
     ['openOrders: an object for the list', 'GET /sapi/v1/openOrders', json({ orderId: '1' }), 'body', /must be a list, got an object/],
-    ['openOrders: origQty missing', 'GET /sapi/v1/openOrders', json([{ orderId: '1', symbol, executedQty: '0', status: 'NEW', type: 'LIMIT', side: 'BUY' }]), 'body[0].origQty', /must be a decimal, got nothing/],
-    ['futures account: negative locked', 'GET /fapi/v1/account', json({ account: [{ marginCoin: 'USDT', accountNormal: '1', accountLock: '-1' }] }), 'account[0].accountLock', /must not be negative/],
-    ['futures account: negative position volume', 'GET /fapi/v1/account', json({ account: [{ marginCoin: 'USDT', accountNormal: '1', accountLock: '0', positionVos: [{ contractName: 'E-BTC-USDT', positions: [{ positionType: 1, side: 'BUY', volume: -10, openPrice: 1, avgPrice: 1 }] }] }] }), 'account[0].positionVos[0].positions[0].volume', /must not be negative, got -10/],
-  ])('%s', async (_name, route, answer, field, says) => {
+  ])('%s: the whole answer is an error naming the field', async (_name, route, answer, field, says) => {
     const { server, x } = await setup(on(route, answer));
     const endpoint = READS.find((t) => t.route === route)!;
     const err = await failure(endpoint.call(x));
@@ -346,18 +328,59 @@ describe('reads: wrong types, missing fields, impossible values', () => {
     expect(server.arrivals.filter((a) => routeOf(a) === route)).toHaveLength(1);
   });
 
+  // One item of a list about the account that cannot be read is left out with its problem (and
+  // what it was about, where that much reads); the items beside it are used. Never a zero.
+  const good = { asset: 'USDT', free: '5', locked: '0' };
+  const goodOrder = { orderId: '9', symbol, origQty: '1', executedQty: '0', status: 'NEW', type: 'LIMIT', side: 'SELL' };
+  it.each<[string, string, Answer, string, string | undefined, RegExp]>([
+    ['account: negative free', 'GET /sapi/v1/account', BAL('-5'), 'balances[0].free', 'BTC', /must not be negative, got "-5"/],
+    ['account: free "abc"', 'GET /sapi/v1/account', BAL('abc'), 'balances[0].free', 'BTC', /must be a decimal, got "abc"/],
+    ['account: free "NaN"', 'GET /sapi/v1/account', BAL('NaN'), 'balances[0].free', 'BTC', /must be a decimal, got "NaN"/],
+    ['account: free "Infinity"', 'GET /sapi/v1/account', BAL('Infinity'), 'balances[0].free', 'BTC', /must be a decimal/],
+    ['account: free ""', 'GET /sapi/v1/account', BAL(''), 'balances[0].free', 'BTC', /must be a decimal, got ""/],
+    ['account: free null', 'GET /sapi/v1/account', BAL(null), 'balances[0].free', 'BTC', /must be a decimal, got null/],
+    ['account: free true', 'GET /sapi/v1/account', BAL(true), 'balances[0].free', 'BTC', /must be a decimal, got true/],
+    ['account: free an object', 'GET /sapi/v1/account', BAL({ value: '1' }), 'balances[0].free', 'BTC', /must be a decimal, got an object/],
+    ['account: free a huge exponent', 'GET /sapi/v1/account', BAL('1e999999999'), 'balances[0].free', 'BTC', /must be a decimal of sane size/],
+    ['account: free missing', 'GET /sapi/v1/account', json({ balances: [{ asset: 'BTC', locked: '0' }, good] }), 'balances[0].free', 'BTC', /must be a decimal, got nothing/],
+    ['account: asset missing', 'GET /sapi/v1/account', json({ balances: [{ free: '1', locked: '0' }, good] }), 'balances[0].asset', undefined, /must be a non-empty string, got nothing/],
+    ['openOrders: price as an object', 'GET /sapi/v1/openOrders', json([{ orderId: '1', symbol, price: { v: 1 }, origQty: '1', executedQty: '0', status: 'NEW', type: 'LIMIT', side: 'BUY' }, goodOrder]), 'body[0].price', '1', /must be a decimal, got an object/],
+    ['openOrders: a status the notes do not list', 'GET /sapi/v1/openOrders', json([{ orderId: '1', symbol, origQty: '1', executedQty: '0', status: 'EXPIRED_IN_MATCH', type: 'LIMIT', side: 'BUY' }, goodOrder]), 'body[0].status', '1', /is not an order status we know, got "EXPIRED_IN_MATCH"/],
+    ['openOrders: an id as a float beyond 2^53', 'GET /sapi/v1/openOrders', json(`[{"orderId":150695552109032492.5,"symbol":"BTCUSDT","origQty":"1","executedQty":"0","status":"NEW","type":"LIMIT","side":"BUY"},${JSON.stringify(goodOrder)}]`), 'body[0].orderId', undefined, /must be an id of digits, got "150695552109032492.5"/],
+    ['openOrders: an id in exponent form', 'GET /sapi/v1/openOrders', json(`[{"orderId":1.5069555210903249e17,"symbol":"BTCUSDT","origQty":"1","executedQty":"0","status":"NEW","type":"LIMIT","side":"BUY"},${JSON.stringify(goodOrder)}]`), 'body[0].orderId', undefined, /must be an id of digits/],
+    ['openOrders: origQty missing', 'GET /sapi/v1/openOrders', json([{ orderId: '1', symbol, executedQty: '0', status: 'NEW', type: 'LIMIT', side: 'BUY' }, goodOrder]), 'body[0].origQty', '1', /must be a decimal, got nothing/],
+    ['futures account: negative locked (that margin account is left out)', 'GET /fapi/v1/account', json({ account: [{ marginCoin: 'USDT', accountNormal: '1', accountLock: '-1' }] }), 'account[0].accountLock', 'USDT', /must not be negative/],
+    ['futures account: negative position volume', 'GET /fapi/v1/account', json({ account: [{ marginCoin: 'USDT', accountNormal: '1', accountLock: '0', positionVos: [{ contractName: 'E-BTC-USDT', positions: [{ positionType: 1, side: 'BUY', volume: -10, openPrice: 1, avgPrice: 1 }, { positionType: 1, side: 'SELL', volume: 3 }] }] }] }), 'account[0].positionVos[0].positions[0].volume', 'E-BTC-USDT', /must not be negative, got -10/],
+  ])('%s: that item is skipped, named, and the rest read', async (_name, route, answer, field, key, says) => {
+    const { server, x } = await setup(on(route, answer));
+    const endpoint = READS.find((t) => t.route === route)!;
+    const listing = (await endpoint.call(x)) as { items: unknown[]; skipped: { path: string; problem: string; key?: string }[] };
+    expect(listing.skipped).toHaveLength(1);
+    const skipped = listing.skipped[0]!;
+    expect(skipped.path).toBe(field.slice(0, field.lastIndexOf('.')));
+    expect(skipped.key).toBe(key);
+    expect(skipped.problem).toMatch(says);
+    expect(skipped.problem).toContain(`${endpoint.endpoint}: malformed response: ${field} `);
+    expect(skipped.problem).not.toContain(SECRET);
+    expect(skipped.problem.length).toBeLessThan(300);
+    const rest = listing.items as Record<string, unknown>[];
+    if (route === 'GET /fapi/v1/account' && rest.length > 0) expect((rest[0]!.positions as unknown[]).length).toBe(1);
+    else if (rest.length > 0) expect(rest).toHaveLength(1);
+    expect(server.arrivals.filter((a) => routeOf(a) === route)).toHaveLength(1);
+  });
+
   it('ids beyond 2^53 written as JSON numbers are kept exact, never rounded', async () => {
     // 2^53 + 1 and an 18-digit id: a double would read them as ...992 and ...2500.
     const { x } = await setup(
       on('GET /sapi/v1/openOrders', json('[{"orderId":9007199254740993,"symbol":"BTCUSDT","origQty":"1","executedQty":"0","status":"NEW","type":"LIMIT","side":"BUY"},{"orderId":150695552109032493,"symbol":"BTCUSDT","origQty":"1","executedQty":"0","status":"NEW","type":"LIMIT","side":"BUY"}]')),
     );
     const orders = await x.call('spot.openOrders', { symbol });
-    expect(orders.map((o) => o.orderId)).toEqual(['9007199254740993', '150695552109032493']);
+    expect(orders.items.map((o) => o.orderId)).toEqual(['9007199254740993', '150695552109032493']);
   });
 
   it('exponent notation is read exactly (decided: accepted, as some serialisers print it)', async () => {
     const { x } = await setup(on('GET /sapi/v1/account', json('{"balances":[{"asset":"BTC","free":"1e5","locked":"1.5E-7"},{"asset":"ETH","free":1e-7,"locked":" 2 "}]}')));
-    expect((await x.call('spot.account', {})).balances).toEqual([
+    expect((await x.call('spot.account', {})).items).toEqual([
       { asset: 'BTC', free: '100000', locked: '0.00000015' },
       { asset: 'ETH', free: '0.0000001', locked: '2' },
     ]);
@@ -367,12 +390,12 @@ describe('reads: wrong types, missing fields, impossible values', () => {
     const { x } = await setup(
       on('GET /fapi/v1/account', json({ account: [{ marginCoin: 'USDT', accountNormal: '-3.5', accountLock: '0', unrealizedAmount: '-1.25', positionVos: null }] })),
     );
-    expect((await x.call('futures.account', {}))[0]).toMatchObject({ available: '-3.5', unrealizedPnl: '-1.25', positions: [] });
+    expect((await x.call('futures.account', {})).items[0]).toMatchObject({ available: '-3.5', unrealizedPnl: '-1.25', positions: [] });
   });
 
   it('futures openOrders {code:"0", data:null} is still an empty list (documented live form)', async () => {
     const { x } = await setup(() => undefined);
-    expect(await x.call('futures.openOrders', { contractName: 'E-BTC-USDT' })).toEqual([]);
+    expect(await x.call('futures.openOrders', { contractName: 'E-BTC-USDT' })).toEqual({ items: [], skipped: [] });
   });
 });
 

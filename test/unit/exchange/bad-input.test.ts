@@ -1,5 +1,6 @@
 // Decoding bad venue input at the unit level: every refusal is a MalformedResponseError naming
-// the field, nothing crashes, nothing becomes a silent zero or empty list.
+// the field (or, for an item of a list about the account, a skipped item naming it), nothing
+// crashes, nothing becomes a silent zero or empty list.
 import { describe, expect, it } from 'vitest';
 import { MalformedResponseError } from '../../../src/core/errors.js';
 import { decodeResponse } from '../../../src/exchange/codec.js';
@@ -15,6 +16,12 @@ const refusal = (f: () => unknown): MalformedResponseError => {
     return e as MalformedResponseError;
   }
   throw new Error('expected a MalformedResponseError');
+};
+/** The one item a list answer skipped, as a refusal would name it. */
+const skippedOnly = (listing: { items: unknown[]; skipped: { path: string; problem: string; key?: string }[] }) => {
+  expect(listing.items).toEqual([]);
+  expect(listing.skipped).toHaveLength(1);
+  return listing.skipped[0]!;
 };
 const account = (free: string) => `{"balances":[{"asset":"BTC","free":${free},"locked":"0"}]}`;
 
@@ -50,7 +57,7 @@ describe('decimals: what is read, what is refused', () => {
     ['"1e40"', '10000000000000000000000000000000000000000'],
     ['12345678.123456789', '12345678.123456789'],
   ])('%s -> %s', (raw, out) => {
-    expect(decode('spot.account', account(raw)).balances[0]!.free).toBe(out);
+    expect(decode('spot.account', account(raw)).items[0]!.free).toBe(out);
   });
 
   it.each([
@@ -70,18 +77,20 @@ describe('decimals: what is read, what is refused', () => {
     ['null', /must be a decimal/],
     ['[]', /must be a decimal, got a list/],
     ['{}', /must be a decimal, got an object/],
-  ])('%s is refused', (raw, says) => {
-    const e = refusal(() => decode('spot.account', account(raw)));
-    expect(e.field).toBe('balances[0].free');
-    expect(e.message).toMatch(/^spot\.account: malformed response: balances\[0\]\.free /);
-    expect(e.message).toMatch(says);
+  ])('%s is refused: the balance is skipped, named by its asset, never read as a number', (raw, says) => {
+    const skipped = skippedOnly(decode('spot.account', account(raw)));
+    expect(skipped).toMatchObject({ path: 'balances[0]', key: 'BTC' });
+    expect(skipped.problem).toMatch(/^spot\.account: malformed response: balances\[0\]\.free /);
+    expect(skipped.problem).toMatch(says);
   });
 
   it('signed fields keep their sign: ticker change, PnL, fees', () => {
     expect(decode('spot.ticker', '{"high":"1","low":"1","last":"1","vol":"1","buy":"1","sell":"1","rose":"-0.05","time":1}').rose).toBe('-0.05');
-    const trade = decode('spot.myTrades', '[{"symbol":"BTCUSDT","id":"1","price":"1","qty":"1","time":1,"isBuyer":true,"isMaker":true,"fee":"-0.001"}]')[0]!;
+    const trade = decode('spot.myTrades', '[{"symbol":"BTCUSDT","id":"1","bidId":"7","price":"1","qty":"1","time":1,"isBuyer":true,"isMaker":true,"fee":"-0.001"}]').items[0]!;
     expect(trade.fee).toBe('-0.001');
-    expect(() => decode('spot.myTrades', '[{"symbol":"BTCUSDT","id":"1","price":"-1","qty":"1","time":1,"isBuyer":true,"isMaker":true}]')).toThrow(/body\[0\]\.price must not be negative/);
+    const skipped = skippedOnly(decode('spot.myTrades', '[{"symbol":"BTCUSDT","id":"1","bidId":"7","price":"-1","qty":"1","time":1,"isBuyer":true,"isMaker":true}]'));
+    expect(skipped).toMatchObject({ key: '1' });
+    expect(skipped.problem).toMatch(/body\[0\]\.price must not be negative/);
   });
 });
 
@@ -98,8 +107,8 @@ describe('null is not an empty list, except where the venue documents it', () =>
   });
 
   it('futures openOrders data:null and null positionVos are empty', () => {
-    expect(decode('futures.openOrders', '{"code":"0","msg":"success","data":null}')).toEqual([]);
-    expect(decode('futures.account', '{"account":[{"marginCoin":"USDT","accountNormal":"1","accountLock":"0","positionVos":null}]}')[0]!.positions).toEqual([]);
+    expect(decode('futures.openOrders', '{"code":"0","msg":"success","data":null}')).toEqual({ items: [], skipped: [] });
+    expect(decode('futures.account', '{"account":[{"marginCoin":"USDT","accountNormal":"1","accountLock":"0","positionVos":null}]}').items[0]!.positions).toEqual([]);
   });
 });
 

@@ -26,10 +26,10 @@ describe('codec: containers and envelopes', () => {
   const order = '{"orderId":"1","symbol":"btcusdt","price":30000.5,"origQty":"0.01","executedQty":0,"status":"NEW","type":"LIMIT","side":"BUY","time":1}';
   it('openOrders as a bare array or {list}', () => {
     expect(decode('spot.openOrders', `[${order}]`)).toEqual(decode('spot.openOrders', `{"list":[${order}]}`));
-    expect(decode('spot.openOrders', `[${order}]`)[0]).toMatchObject({ symbol: 'BTCUSDT', price: '30000.5', executedQty: '0' });
+    expect(decode('spot.openOrders', `[${order}]`).items[0]).toMatchObject({ symbol: 'BTCUSDT', price: '30000.5', executedQty: '0' });
   });
   it('futures {code:"0", data:null} means an empty list', () => {
-    expect(decode('futures.openOrders', '{"code":"0","msg":"success","data":null}')).toEqual([]);
+    expect(decode('futures.openOrders', '{"code":"0","msg":"success","data":null}')).toEqual({ items: [], skipped: [] });
   });
   it('batchOrders prefers idsString over lossy ids', () => {
     expect(decode('spot.batchOrders', '{"idsString":["150695552109032493"],"ids":[150695552109032493]}').ids).toEqual(['150695552109032493']);
@@ -46,8 +46,9 @@ describe('codec: statuses', () => {
     ['0', 'open'],
     ['INIT', 'open'],
     ['New Order', 'open'],
-    ['PENDING_CANCEL', 'open'],
-    ['To be Cancelled', 'open'],
+    ['PENDING_CANCEL', 'pending_cancel'],
+    ['To be Cancelled', 'pending_cancel'],
+    ['EXPIRED', 'canceled'],
     ['PARTIALLY_FILLED', 'partially_filled'],
     ['Partially Filled', 'partially_filled'],
     ['FILLED', 'filled'],
@@ -72,13 +73,13 @@ describe('codec: strict where it matters', () => {
     }
     throw new Error('expected a MalformedResponseError');
   }
-  it('names the field of a missing balance', () => {
-    const e = problem(() => decode('spot.account', '{"balances":[{"asset":"BTC","free":"1"}]}'));
-    expect(e.field).toBe('balances[0].locked');
-    expect(e.message).toMatch(/spot.account: malformed response: balances\[0\].locked must be a decimal, got nothing/);
+  it('names the field of a missing balance, and skips that balance only', () => {
+    const { items, skipped } = decode('spot.account', '{"balances":[{"asset":"BTC","free":"1"},{"asset":"USDT","free":"5","locked":"0"}]}');
+    expect(items).toEqual([{ asset: 'USDT', free: '5', locked: '0' }]);
+    expect(skipped).toEqual([{ path: 'balances[0]', key: 'BTC', problem: 'spot.account: malformed response: balances[0].locked must be a decimal, got nothing' }]);
   });
   it('refuses a text where a number must be, never reading it as zero', () => {
-    expect(problem(() => decode('spot.account', '{"balances":[{"asset":"BTC","free":"abc","locked":"0"}]}')).field).toBe('balances[0].free');
+    expect(decode('spot.account', '{"balances":[{"asset":"BTC","free":"abc","locked":"0"}]}').skipped[0]!.problem).toMatch(/balances\[0\]\.free must be a decimal/);
   });
   it('refuses an unknown status and an id that is not digits', () => {
     expect(problem(() => decode('spot.order', '{"orderId":"1","status":"WEIRD"}')).field).toBe('body.status');
@@ -100,17 +101,21 @@ describe('codec: market data and accounts', () => {
     expect(decode('spot.klines', '[{"idx":1705039740,"open":1,"close":2,"high":3,"low":0.5,"vol":9}]')[0]!.openTime).toBe(1705039740000);
   });
   it('futures account flattens positions with their contract', () => {
-    const [acct] = decode(
+    const {
+      items: [acct],
+    } = decode(
       'futures.account',
-      '{"account":[{"marginCoin":"USDT","accountNormal":999.56,"accountLock":"23.5","positionVos":[{"contractName":"E-BTC-USDT","positions":[{"positionType":2,"side":"BUY","volume":10,"openPrice":30000,"avgPrice":30000.5,"holdAmount":30,"realizedAmount":null,"unRealizedAmount":6.5}]}]}]}',
+      '{"account":[{"marginCoin":"USDT","accountNormal":999.56,"accountLock":"23.5","unrealizedAmount":null,"positionVos":[{"contractName":"E-BTC-USDT","positions":[{"positionType":2,"side":"BUY","volume":10,"openPrice":30000,"avgPrice":30000.5,"holdAmount":30,"realizedAmount":null,"unRealizedAmount":6.5}]}]}]}',
     );
-    expect(acct).toMatchObject({ marginCoin: 'USDT', available: '999.56', locked: '23.5', unrealizedPnl: '0' });
-    expect(acct!.positions).toEqual([
-      { contractName: 'E-BTC-USDT', side: 'BUY', positionType: 2, volume: '10', openPrice: '30000', avgPrice: '30000.5', unrealizedPnl: '6.5', realizedPnl: '0', margin: '30' },
-    ]);
+    // A null stays absent, never a zero.
+    expect(acct).toMatchObject({ marginCoin: 'USDT', available: '999.56', locked: '23.5' });
+    expect(acct!.unrealizedPnl).toBeUndefined();
+    expect(acct!.positions).toEqual([{ contractName: 'E-BTC-USDT', side: 'BUY', positionType: 2, volume: '10', openPrice: '30000', avgPrice: '30000.5', unrealizedPnl: '6.5', margin: '30' }]);
   });
   it('myTrades keeps trade ids exact', () => {
-    const [t] = decode('spot.myTrades', '[{"symbol":"BTCUSDT","id":200000000000000001,"price":"1","qty":"2","time":3,"isBuyer":true,"isMaker":false,"fee":"0.1","feeCoin":"USDT"}]');
+    const {
+      items: [t],
+    } = decode('spot.myTrades', '[{"symbol":"BTCUSDT","id":200000000000000001,"bidId":"5","price":"1","qty":"2","time":3,"isBuyer":true,"isMaker":false,"fee":"0.1","feeCoin":"USDT"}]');
     expect(t).toMatchObject({ tradeId: '200000000000000001', isBuyer: true, isMaker: false, fee: '0.1' });
   });
 });
