@@ -33,7 +33,7 @@ function oneOrder(j: Journal, i: number): void {
     price: d('64000.5'),
     clientOrderId: id,
   };
-  const order: Order = { ...intent, executedVolume: d('0'), status: 'pending', updatedAt: 1_700_000_000_000 + i };
+  const order: Order = { ...intent, executedVolume: d('0'), status: 'pending', createdAt: 1_700_000_000_000 + i, updatedAt: 1_700_000_000_000 + i };
   j.recordIntent(intent, order);
   j.updateOrder({ ...order, venueOrderId: String(9_000_000_000 + i) as VenueOrderId, status: 'open', updatedAt: order.updatedAt + 1 }, 'acknowledged');
 }

@@ -1,7 +1,11 @@
 // The seams between sluice and the world. Each has more than one implementation
 // (live, simulated, recorded, replayed, virtual-time), so each is an interface here.
 
-import type { Fill, Order, OrderIntent, Position } from './types.js';
+import type { Decimal } from './decimal.js';
+import type { VenueOrderId } from './ids.js';
+import type { Depth, Kline, KlineInterval, PublicTrade, Ticker } from './market.js';
+import type { Balance, Fill, Market, Order, OrderIntent, Position } from './types.js';
+import type { Listing, VenueOrder, VenueTrade } from './venue.js';
 
 export type { Clock } from './clock.js';
 
@@ -100,4 +104,62 @@ export interface Journal {
   /** Runs `fn`, whose writes then share one commit (SQLite: one fsync, all or none; memory: as they come). */
   transaction<T>(fn: () => T): T;
   close(): void;
+}
+
+/** One read of a symbol's open orders. */
+export interface OpenOrdersPage extends Listing<VenueOrder> {
+  /**
+   * Every open order of the symbol is in it (or among `skipped`): the page is shorter than any
+   * cap the venue may have applied. Only then does an order's absence mean it left the book.
+   */
+  complete: boolean;
+}
+
+/** One page of the account's trades in a symbol, ascending by trade id. */
+export interface TradesPage extends Listing<VenueTrade> {
+  /** The page may have been cut at the venue's page size: more trades may follow its last id. */
+  full: boolean;
+}
+
+/** What the account holds, as one venue read: the side of drift the venue gives. */
+export interface Holdings {
+  market: Market;
+  /**
+   * Spot: each asset's free + locked. Futures: each contract's net position in contracts
+   * (long minus short).
+   */
+  amounts: ReadonlyMap<string, Decimal>;
+  /** Names whose figure could not be read this time ('*': none can be trusted). */
+  unreadable: ReadonlySet<string>;
+  /** Spot balances as read (free and locked), for the risk gate. */
+  balances: readonly Balance[];
+}
+
+/**
+ * The account as one market's venue shows it: one implementation per market, so no caller
+ * branches on spot or futures before a read. Failures throw classified SluiceErrors.
+ */
+export interface AccountReader {
+  readonly market: Market;
+  /** The symbol's open orders, asked for as many as the venue gives in one page. */
+  openOrders(symbol: string): Promise<OpenOrdersPage>;
+  /** Trades from `fromId` on (inclusive); the latest page when absent. */
+  trades(symbol: string, fromId?: string): Promise<TradesPage>;
+  /** One order by its venue id; UnknownOrderError (-2013) when the venue does not know it. */
+  order(symbol: string, orderId: VenueOrderId): Promise<VenueOrder>;
+  /**
+   * One order by our client order id. Not every venue offers it (the contract's lookup takes
+   * orderId): such a venue answers a parameter error, which says the lookup is not supported.
+   */
+  orderByClientId(symbol: string, clientOrderId: string): Promise<VenueOrder>;
+  holdings(): Promise<Holdings>;
+}
+
+/** Public market data of one market. */
+export interface MarketReader {
+  readonly market: Market;
+  ticker(symbol: string): Promise<Ticker>;
+  depth(symbol: string, limit?: number): Promise<Depth>;
+  trades(symbol: string, limit?: number): Promise<PublicTrade[]>;
+  klines(symbol: string, interval: KlineInterval, limit?: number): Promise<Kline[]>;
 }

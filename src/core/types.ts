@@ -64,7 +64,12 @@ export interface Order {
   executedVolume: Decimal;
   avgPrice?: Decimal;
   status: OrderStatus;
+  /** When its intent was journaled (local epoch ms): the order cannot be on the venue before. */
+  createdAt: number;
   updatedAt: number;
+  /** Futures only: whether it opens or closes a position, and cross (1) or isolated (2), as sent. */
+  open?: 'OPEN' | 'CLOSE';
+  positionType?: 1 | 2;
 }
 
 export interface Fill {
@@ -99,9 +104,10 @@ export interface Balance {
 }
 
 /**
- * The identity of a fill. The venue does not say trade ids are unique across symbols or
- * markets, so a key any narrower could silently drop a real fill.
+ * The identity of a fill: one side of one trade. The venue does not say trade ids are unique
+ * across symbols or markets, and a self-trade (both the bid and the ask ours) is one trade id
+ * with two sides, each a fill of ours. A key any narrower could silently drop a real fill.
  */
-export function fillKey(fill: Pick<Fill, 'market' | 'symbol' | 'tradeId'>): string {
-  return `${fill.market}:${fill.symbol}:${fill.tradeId}`;
+export function fillKey(fill: Pick<Fill, 'market' | 'symbol' | 'tradeId' | 'side'>): string {
+  return `${fill.market}:${fill.symbol}:${fill.tradeId}:${fill.side}`;
 }

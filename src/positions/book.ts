@@ -52,7 +52,7 @@ export class PositionBook {
     return this.applyFill(fill).kind === 'applied';
   }
 
-  /** Applies a fill once, saying what happened. The first fill seen under a trade id wins. */
+  /** Applies a fill once, saying what happened. The first fill seen for a side of a trade wins. */
   applyFill(fill: Fill): ApplyOutcome {
     const key = fillKey(fill);
     if (this.applied.has(key)) return { kind: 'duplicate' };
@@ -66,8 +66,8 @@ export class PositionBook {
     return { kind: 'applied', position: line };
   }
 
-  /** Whether this fill's trade was applied. */
-  has(fill: Pick<Fill, 'market' | 'symbol' | 'tradeId'>): boolean {
+  /** Whether this side of this trade was applied. */
+  has(fill: Pick<Fill, 'market' | 'symbol' | 'tradeId' | 'side'>): boolean {
     return this.applied.has(fillKey(fill));
   }
 

@@ -26,7 +26,7 @@ export interface BookEntry extends Position {
 
 export type ApplyOutcome =
   | { kind: 'applied'; position: BookEntry }
-  /** This trade (by market, symbol and trade id) was applied before; nothing changed. */
+  /** This side of this trade (by market, symbol, trade id and side) was applied before; nothing changed. */
   | { kind: 'duplicate' }
   /** The fill is malformed (volume or price not above 0, a bad decimal); nothing changed and it is not marked applied. */
   | { kind: 'invalid'; reason: string };

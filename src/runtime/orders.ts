@@ -15,9 +15,12 @@ export function pendingOrder(intent: PlaceIntent, now: number): Order {
     volume: intent.volume,
     executedVolume: ZERO,
     status: 'pending',
+    createdAt: now,
     updatedAt: now,
   };
   if (intent.price !== undefined) order.price = intent.price;
+  if (intent.open !== undefined) order.open = intent.open;
+  if (intent.positionType !== undefined) order.positionType = intent.positionType;
   return order;
 }
 

@@ -400,6 +400,7 @@ function adoptedOrder(v: VenueOrder, market: Market, clientId: string | undefine
     executedVolume: v.executedQty,
     status: v.status,
     venueOrderId: v.orderId,
+    createdAt: now,
     updatedAt: now,
     ...(v.price !== undefined ? { price: v.price } : {}),
   };

@@ -21,11 +21,12 @@
 // - Decimals are TEXT in STRICT tables (never REAL: "0.10000000000000000001" must come back as
 //   written); venue ids are TEXT (they exceed 2^53); times are INTEGER epoch ms.
 //
-// Fills are unique by (market, symbol, trade id). The venue docs do not say whether trade ids
-// are unique per exchange, per market or per symbol (cursors are kept per symbol, like venues
-// whose ids count per symbol), and spot and futures are separate engines. Keying by trade id
-// alone could silently drop a genuine fill; the wider key can never merge two real trades and
-// still catches every re-delivery of the same one (a trade belongs to exactly one symbol).
+// Fills are unique by (market, symbol, trade id, side). The venue docs do not say whether trade
+// ids are unique per exchange, per market or per symbol (cursors are kept per symbol, like
+// venues whose ids count per symbol), and spot and futures are separate engines; and a
+// self-trade is one trade id with both sides ours. Keying by trade id alone could silently drop
+// a genuine fill; the wider key can never merge two real fills and still catches every
+// re-delivery of the same one (a side of a trade belongs to exactly one order).
 
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
@@ -145,6 +146,35 @@ export const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   ) STRICT;
   `,
+  // 2: a fill is one side of a trade (a self-trade is one trade id with two sides, both ours);
+  // orders keep when their intent was journaled and, for futures, how they were sent.
+  `
+  CREATE TABLE fills_by_side (
+    id              INTEGER PRIMARY KEY,
+    market          TEXT    NOT NULL,
+    symbol          TEXT    NOT NULL,
+    trade_id        TEXT    NOT NULL,
+    venue_order_id  TEXT    NOT NULL,
+    side            TEXT    NOT NULL,
+    price           TEXT    NOT NULL,
+    volume          TEXT    NOT NULL,
+    fee             TEXT    NOT NULL,
+    fee_asset       TEXT    NOT NULL,
+    is_maker        INTEGER NOT NULL CHECK (is_maker IN (0, 1)),
+    time            INTEGER NOT NULL,
+    recorded_at     INTEGER NOT NULL,
+    UNIQUE (market, symbol, trade_id, side)
+  ) STRICT;
+  INSERT INTO fills_by_side SELECT * FROM fills;
+  DROP TABLE fills;
+  ALTER TABLE fills_by_side RENAME TO fills;
+  CREATE INDEX fills_venue_order_id ON fills (venue_order_id);
+
+  ALTER TABLE orders ADD COLUMN created_at INTEGER;
+  UPDATE orders SET created_at = (SELECT journaled_at FROM intents WHERE intents.id = orders.intent);
+  ALTER TABLE orders ADD COLUMN open TEXT;
+  ALTER TABLE orders ADD COLUMN position_type INTEGER;
+  `,
 ];
 
 /** The schema version this code writes. */
@@ -203,6 +233,9 @@ interface OrderRow {
   avg_price: string | null;
   status: string;
   updated_at: number;
+  created_at: number | null;
+  open: string | null;
+  position_type: number | null;
 }
 
 interface EventRow {
@@ -579,15 +612,15 @@ function prepareStatements(db: Database.Database) {
     ),
     insertOrder: db.prepare(
       `INSERT INTO orders (client_order_id, intent, venue_order_id, strategy, market, symbol, side, type,
-                           volume, price, executed_volume, avg_price, status, updated_at)
+                           volume, price, executed_volume, avg_price, status, updated_at, created_at, open, position_type)
        VALUES (@clientOrderId, @intent, @venueOrderId, @strategy, @market, @symbol, @side, @type,
-               @volume, @price, @executedVolume, @avgPrice, @status, @updatedAt)`,
+               @volume, @price, @executedVolume, @avgPrice, @status, @updatedAt, @createdAt, @open, @positionType)`,
     ),
     updateOrder: db.prepare(
       `UPDATE orders SET venue_order_id = @venueOrderId, strategy = @strategy, market = @market, symbol = @symbol,
                          side = @side, type = @type, volume = @volume, price = @price,
                          executed_volume = @executedVolume, avg_price = @avgPrice, status = @status,
-                         updated_at = @updatedAt
+                         updated_at = @updatedAt, created_at = @createdAt, open = @open, position_type = @positionType
        WHERE client_order_id = @clientOrderId`,
     ),
     insertEvent: db.prepare(
@@ -684,6 +717,9 @@ function orderParams(o: Order) {
     avgPrice: o.avgPrice ?? null,
     status: o.status,
     updatedAt: o.updatedAt,
+    createdAt: o.createdAt,
+    open: o.open ?? null,
+    positionType: o.positionType ?? null,
   };
 }
 
@@ -709,8 +745,12 @@ function toOrder(r: OrderRow): Order {
     volume: r.volume as Decimal,
     executedVolume: r.executed_volume as Decimal,
     status: r.status as OrderStatus,
+    // Orders journaled before schema 2 whose intent row is gone cannot exist; updated_at is a safe floor.
+    createdAt: r.created_at ?? r.updated_at,
     updatedAt: r.updated_at,
   };
+  if (r.open === 'OPEN' || r.open === 'CLOSE') o.open = r.open;
+  if (r.position_type === 1 || r.position_type === 2) o.positionType = r.position_type;
   if (r.venue_order_id !== null) o.venueOrderId = r.venue_order_id as VenueOrderId;
   if (r.price !== null) o.price = r.price as Decimal;
   if (r.avg_price !== null) o.avgPrice = r.avg_price as Decimal;

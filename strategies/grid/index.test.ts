@@ -28,7 +28,7 @@ describe('grid strategy', () => {
     const { host, view } = harness(grid, { levels: 1, requotePct: '0.5' });
     view.prices.set('BTCUSDT', d('100'));
     const first = await host.tick();
-    view.orders = first.intents.map((i) => ({ ...(i as PlaceIntent), executedVolume: d('0'), status: 'open' as const, updatedAt: 0 }));
+    view.orders = first.intents.map((i) => ({ ...(i as PlaceIntent), executedVolume: d('0'), status: 'open' as const, createdAt: 0, updatedAt: 0 }));
     view.prices.set('BTCUSDT', d('100.4'));
     expect((await host.tick()).intents).toEqual([]);
     view.prices.set('BTCUSDT', d('101'));

@@ -45,6 +45,7 @@ export function pendingOrder(intent: PlaceIntent, at: number): Order {
     volume: intent.volume,
     executedVolume: d('0'),
     status: 'pending',
+    createdAt: at,
     updatedAt: at,
   };
   if (intent.price !== undefined) o.price = intent.price;
@@ -219,6 +220,29 @@ export function journalContract(name: string, make: () => JournalUnderTest): voi
         expect(journal.recordFill(fill('1002', { isMaker: false, side: 'SELL' }))).toBe(true);
         expect(journal.recordFill(fill('1001', { volume: d('7') }))).toBe(false);
         expect(journal.fills()).toEqual([fill('1001'), fill('1002', { isMaker: false, side: 'SELL' })]);
+      }),
+    );
+
+    it(
+      'keeps both sides of a self-trade (one trade id, the bid and the ask both ours) as two fills',
+      withJournal(({ journal }) => {
+        const buy = fill('2001', { side: 'BUY', venueOrderId: '11' as VenueOrderId, isMaker: true });
+        const sell = fill('2001', { side: 'SELL', venueOrderId: '12' as VenueOrderId, isMaker: false, feeAsset: 'USDT', fee: d('0.32') });
+        expect(journal.recordFill(buy)).toBe(true);
+        expect(journal.recordFill(sell)).toBe(true);
+        expect(journal.recordFill({ ...sell, volume: d('1') })).toBe(false);
+        expect(journal.fills()).toEqual([buy, sell]);
+      }),
+    );
+
+    it(
+      'keeps an order\'s creation time and, for futures, how it was sent (open or close, position type)',
+      withJournal(({ journal }) => {
+        const intent = placeIntent('fut', 'slfut-1', { market: 'futures', symbol: 'E-BTC-USDT', open: 'CLOSE', positionType: 2, volume: d('3') });
+        const order: Order = { ...pendingOrder(intent, T0), open: 'CLOSE', positionType: 2 };
+        journal.recordIntent(intent, order);
+        journal.updateOrder({ ...order, status: 'open', venueOrderId: '77' as VenueOrderId, updatedAt: T0 + 50 });
+        expect(journal.order('slfut-1')).toMatchObject({ createdAt: T0, updatedAt: T0 + 50, open: 'CLOSE', positionType: 2, status: 'open' });
       }),
     );
 

@@ -11,7 +11,7 @@ import { parseConfig } from '../../src/config/index.js';
 import { BannedError, RateLimitedError } from '../../src/core/errors.js';
 import { formatCheck, limitsCheck } from '../../src/runtime/doctor.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
-import { SqliteJournal } from '../../src/store/sqlite.js';
+import { SCHEMA_VERSION, SqliteJournal } from '../../src/store/sqlite.js';
 import { childEnv } from '../fixtures/daemon-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -79,7 +79,7 @@ describe('sluice doctor against the simulator', () => {
     expect(r.line.credentials).toBe('OK   credentials: a signed spot.account call was accepted (key and secret from the environment)');
     expect(r.line.clock).toMatch(/^OK   clock: venue clock is \d+ ms (ahead of|behind) this machine's/);
     expect(r.line.limits).toContain('spot market data 2 of 20 per 2 s per feed (1 symbol every 1000 ms)');
-    expect(r.line.journal).toBe(`OK   journal: ${journal}: schema 1, integrity ok, WAL, 0 orders, 0 fills; not in use (no lock file)`);
+    expect(r.line.journal).toBe(`OK   journal: ${journal}: schema ${SCHEMA_VERSION}, integrity ok, WAL, 0 orders, 0 fills; not in use (no lock file)`);
     expect(r.code).toBe(0);
     // The doctor made exactly its read-only calls: the time samples and one signed account read.
     expect(sim.exchange.arrivals().map((a) => a.endpoint)).toEqual(['spot.time', 'spot.time', 'spot.time', 'spot.account']);

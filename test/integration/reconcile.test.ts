@@ -114,7 +114,7 @@ describe('orders on the venue that the journal does not know', () => {
     const clientOrderId = 'slidle-zz' as ClientOrderId;
     const { bid } = sim!.exchange.top('BTCUSDT');
     const price = dec.truncate(dec.mul(bid!, d('0.98')), 2);
-    const order = { clientOrderId, strategyId: 'idle', market: 'spot' as const, symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.01'), price, executedVolume: d('0'), status: 'pending' as const, updatedAt: 1 };
+    const order = { clientOrderId, strategyId: 'idle', market: 'spot' as const, symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.01'), price, executedVolume: d('0'), status: 'pending' as const, createdAt: 1, updatedAt: 1 };
     before.recordIntent({ kind: 'place', intentId: 'i1', strategyId: 'idle', clientOrderId, market: 'spot', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('0.01'), price }, order);
     before.updateOrder({ ...order, status: 'rejected', updatedAt: 2 }, 'never reached the venue');
     before.close();
@@ -139,7 +139,7 @@ describe('catching up at start-up', () => {
         const clientOrderId = `slidle-${i.toString(36)}` as ClientOrderId;
         const placed = sim!.exchange.spot.place(USER, { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price, volume: d('0.001'), clientOrderId }, sim!.exchange.now());
         const intent = { kind: 'place' as const, intentId: `i${i}`, strategyId: 'idle', clientOrderId, market: 'spot' as const, symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.001'), price };
-        before.recordIntent(intent, { ...intent, executedVolume: d('0'), status: 'open', venueOrderId: placed.orderId as VenueOrderId, updatedAt: 1 });
+        before.recordIntent(intent, { ...intent, executedVolume: d('0'), status: 'open', venueOrderId: placed.orderId as VenueOrderId, createdAt: 1, updatedAt: 1 });
       }
     });
     before.close();

@@ -111,8 +111,8 @@ describe('PositionBook examples', () => {
   it('rejects a malformed fill without marking its trade applied', () => {
     const b = new PositionBook();
     const bad = fill('BUY', '0', '100', { tradeId: 'x' });
-    expect(b.applyFill(bad)).toEqual({ kind: 'invalid', reason: 'fill spot:BTCUSDT:x: volume must be a decimal above 0 (got 0)' });
-    expect(b.applyFill(fill('BUY', '1', '-1', { tradeId: 'y' }))).toMatchObject({ kind: 'invalid', reason: 'fill spot:BTCUSDT:y: price must be a decimal above 0 (got -1)' });
+    expect(b.applyFill(bad)).toEqual({ kind: 'invalid', reason: 'fill spot:BTCUSDT:x:BUY: volume must be a decimal above 0 (got 0)' });
+    expect(b.applyFill(fill('BUY', '1', '-1', { tradeId: 'y' }))).toMatchObject({ kind: 'invalid', reason: 'fill spot:BTCUSDT:y:BUY: price must be a decimal above 0 (got -1)' });
     expect(b.snapshot()).toEqual([]);
     expect(b.apply({ ...bad, volume: d('1') })).toBe(true);
   });
@@ -145,7 +145,7 @@ describe('PositionBook persistence', () => {
   it('restores from plain positions (the journal checkpoint) with caller-supplied trade keys', () => {
     const restored = PositionBook.fromSnapshot({
       positions: [{ market: 'spot', symbol: 'BTCUSDT', quantity: d('-2'), avgEntryPrice: d('150'), realizedPnl: d('5'), fees: d('1') }],
-      appliedTradeKeys: ['spot:BTCUSDT:7'],
+      appliedTradeKeys: ['spot:BTCUSDT:7:BUY'],
     });
     expect(restored.entry('spot', 'BTCUSDT')).toMatchObject({ entryValue: '-300', otherFees: {} });
     expect(restored.apply(fill('BUY', '1', '140', { tradeId: '7' }))).toBe(false);

@@ -16,6 +16,7 @@ const order = (id: string, over: Partial<Order> = {}): Order => ({
   price: d('100'),
   executedVolume: d('0'),
   status: 'open',
+  createdAt: 0,
   updatedAt: 0,
   ...over,
 });

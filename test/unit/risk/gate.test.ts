@@ -18,6 +18,7 @@ const order = (over: Partial<Order>): Order => ({
   price: d('20000'),
   executedVolume: d('0.25'),
   status: 'partially_filled',
+  createdAt: 0,
   updatedAt: 0,
   ...over,
 });

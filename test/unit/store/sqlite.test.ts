@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import { JournalError } from '../../../src/core/errors.js';
 import type { VenueOrderId } from '../../../src/core/ids.js';
-import { APPLICATION_ID, ORDER_QUERIES, SCHEMA_VERSION, SqliteJournal } from '../../../src/store/sqlite.js';
+import { APPLICATION_ID, MIGRATIONS, ORDER_QUERIES, SCHEMA_VERSION, SqliteJournal } from '../../../src/store/sqlite.js';
 import { fill, pendingOrder, placeIntent } from '../../contract/journal.contract.js';
 
 let dir: string;
@@ -140,6 +140,37 @@ describe('SqliteJournal: opening', () => {
     const otherBefore = readFileSync(other);
     expect(refusal(other).message).toMatch(/another program \(application_id 42\)/);
     expect(readFileSync(other)).toEqual(otherBefore);
+  });
+
+  it('migrates a schema 1 journal: fills keep their rows and become unique per side, orders get their creation time', () => {
+    // A schema 1 journal, as the previous version wrote it (its migration text, verbatim).
+    const raw = new Database(path);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    raw.exec(MIGRATIONS[0]!);
+    raw.pragma('user_version = 1');
+    raw.prepare(`INSERT INTO intents (id, intent_id, kind, strategy, client_order_id, body, journaled_at) VALUES (1, 'i', 'place', 'a', 'sla-1', '{}', 1700000000000)`).run();
+    raw
+      .prepare(
+        `INSERT INTO orders (client_order_id, intent, venue_order_id, strategy, market, symbol, side, type, volume, price, executed_volume, avg_price, status, updated_at)
+         VALUES ('sla-1', 1, '55', 'a', 'spot', 'BTCUSDT', 'BUY', 'LIMIT', '1', '100', '0', NULL, 'open', 1700000000900)`,
+      )
+      .run();
+    raw
+      .prepare(
+        `INSERT INTO fills (market, symbol, trade_id, venue_order_id, side, price, volume, fee, fee_asset, is_maker, time, recorded_at)
+         VALUES ('spot', 'BTCUSDT', '7', '55', 'BUY', '100', '0.5', '0.001', 'BTC', 1, 1700000000500, 1700000000600)`,
+      )
+      .run();
+    raw.close();
+    const j = journal();
+    expect(j.settings().schemaVersion).toBe(SCHEMA_VERSION);
+    expect(j.order('sla-1')).toMatchObject({ createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_900, status: 'open' });
+    expect(j.fills()).toEqual([fill('7', { venueOrderId: '55' as VenueOrderId, price: d('100'), volume: d('0.5'), fee: d('0.001'), time: 1_700_000_000_500 })]);
+    // The other side of the same trade is a fill of its own now.
+    expect(j.recordFill(fill('7', { side: 'SELL', venueOrderId: '56' as VenueOrderId }))).toBe(true);
+    expect(j.recordFill(fill('7', { venueOrderId: '55' as VenueOrderId }))).toBe(false);
+    expect(j.integrityCheck()).toEqual(['ok']);
   });
 
   it('reopens without migrating again', () => {

@@ -15,6 +15,7 @@ const order = (clientOrderId: string, over: Partial<Order> = {}): Order => ({
   price: d('100'),
   executedVolume: d('0.25'),
   status: 'open',
+  createdAt: 0,
   updatedAt: 0,
   ...over,
 });

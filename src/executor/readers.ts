@@ -1,0 +1,149 @@
+// The read ports over the executor, one implementation per market: the account (open orders,
+// trades, one order, holdings) and public market data. The only place that knows which
+// endpoint and which parameter names each market uses for a read.
+import { dec, ZERO, type Decimal } from '../core/decimal.js';
+import type { VenueOrderId } from '../core/ids.js';
+import type { KlineInterval } from '../core/market.js';
+import type { AccountReader, Holdings, MarketReader, OpenOrdersPage, TradesPage } from '../core/ports.js';
+import type { Market } from '../core/types.js';
+import type { Listing } from '../core/venue.js';
+import type { Executor } from './executor.js';
+
+/** The page size every venue of the family gives when not asked for more (the notes). */
+export const DEFAULT_PAGE = 100;
+/** The most any page may hold (the notes: `limit` up to 1000). */
+export const MAX_PAGE = 1000;
+
+/**
+ * A page proves that what it lacks is gone only when it holds fewer than it could have: fewer
+ * than asked, and not exactly the family's default page (a venue that ignores `limit` cuts
+ * there). A full page may have been cut anywhere.
+ */
+export function pageComplete(listing: Listing<unknown>, asked: number): boolean {
+  const n = listing.items.length + listing.skipped.length;
+  return n < asked && n !== DEFAULT_PAGE;
+}
+
+/**
+ * A trades page may continue when it reached the smallest page any venue of the family caps at
+ * (futures pages of 100 on some venues, whatever `limit` asked): reading on costs one request
+ * when it did not.
+ */
+export function pageFull(listing: Listing<unknown>): boolean {
+  return listing.items.length + listing.skipped.length >= DEFAULT_PAGE;
+}
+
+function add(into: Map<string, Decimal>, name: string, v: Decimal): void {
+  into.set(name, dec.add(into.get(name) ?? ZERO, v));
+}
+
+class SpotAccount implements AccountReader {
+  readonly market = 'spot' as const;
+  constructor(private readonly x: Executor) {}
+
+  async openOrders(symbol: string): Promise<OpenOrdersPage> {
+    const page = await this.x.call('spot.openOrders', { symbol, limit: MAX_PAGE });
+    return { ...page, complete: pageComplete(page, MAX_PAGE) };
+  }
+
+  async trades(symbol: string, fromId?: string): Promise<TradesPage> {
+    const page = await this.x.call('spot.myTrades', { symbol, fromId, limit: MAX_PAGE });
+    return { ...page, full: pageFull(page) };
+  }
+
+  order(symbol: string, orderId: VenueOrderId) {
+    return this.x.call('spot.queryOrder', { symbol, orderId });
+  }
+
+  orderByClientId(symbol: string, clientOrderId: string) {
+    return this.x.call('spot.queryOrder', { symbol, newClientOrderId: clientOrderId });
+  }
+
+  async holdings(): Promise<Holdings> {
+    const { items, skipped } = await this.x.call('spot.account', {});
+    const amounts = new Map<string, Decimal>();
+    for (const b of items) add(amounts, b.asset, dec.add(b.free, b.locked));
+    return { market: 'spot', amounts, unreadable: new Set(skipped.map((s) => s.key ?? '*')), balances: items };
+  }
+}
+
+class FuturesAccount implements AccountReader {
+  readonly market = 'futures' as const;
+  constructor(private readonly x: Executor) {}
+
+  async openOrders(symbol: string): Promise<OpenOrdersPage> {
+    // The notes give futures openOrders no `limit`: the venue's own page (100) is all there is.
+    const page = await this.x.call('futures.openOrders', { contractName: symbol });
+    return { ...page, complete: pageComplete(page, DEFAULT_PAGE) };
+  }
+
+  async trades(symbol: string, fromId?: string): Promise<TradesPage> {
+    const page = await this.x.call('futures.myTrades', { contractName: symbol, fromId, limit: MAX_PAGE });
+    return { ...page, full: pageFull(page) };
+  }
+
+  order(symbol: string, orderId: VenueOrderId) {
+    return this.x.call('futures.queryOrder', { contractName: symbol, orderId });
+  }
+
+  orderByClientId(symbol: string, clientOrderId: string) {
+    return this.x.call('futures.queryOrder', { contractName: symbol, clientOrderId });
+  }
+
+  async holdings(): Promise<Holdings> {
+    const { items, skipped } = await this.x.call('futures.account', {});
+    const amounts = new Map<string, Decimal>();
+    for (const p of items.flatMap((a) => a.positions)) add(amounts, p.contractName, p.side === 'BUY' ? p.volume : dec.neg(p.volume));
+    // A position we could not read makes its contract unknown; a margin account we could not
+    // read at all may hold any contract, so then nothing can be trusted.
+    const unreadable = new Set(skipped.map((s) => (s.path.includes('positionVos') && s.key ? s.key : '*')));
+    return { market: 'futures', amounts, unreadable, balances: [] };
+  }
+}
+
+class SpotMarket implements MarketReader {
+  readonly market = 'spot' as const;
+  constructor(private readonly x: Executor) {}
+  ticker(symbol: string) {
+    return this.x.call('spot.ticker', { symbol });
+  }
+  depth(symbol: string, limit?: number) {
+    return this.x.call('spot.depth', { symbol, limit });
+  }
+  trades(symbol: string, limit?: number) {
+    return this.x.call('spot.trades', { symbol, limit });
+  }
+  klines(symbol: string, interval: KlineInterval, limit?: number) {
+    return this.x.call('spot.klines', { symbol, interval, limit });
+  }
+}
+
+class FuturesMarket implements MarketReader {
+  readonly market = 'futures' as const;
+  constructor(private readonly x: Executor) {}
+  ticker(symbol: string) {
+    return this.x.call('futures.ticker', { contractName: symbol });
+  }
+  depth(symbol: string, limit?: number) {
+    return this.x.call('futures.depth', { contractName: symbol, limit });
+  }
+  trades(): Promise<never> {
+    return Promise.reject(new Error(notServed('trades')));
+  }
+  klines(): Promise<never> {
+    return Promise.reject(new Error(notServed('klines')));
+  }
+}
+
+/** Why a futures feed cannot be polled. */
+export function notServed(kind: 'trades' | 'klines'): string {
+  return `futures ${kind} are not served by the venue's REST API; subscribe to ticker or depth`;
+}
+
+export function accountReaders(executor: Executor): Record<Market, AccountReader> {
+  return { spot: new SpotAccount(executor), futures: new FuturesAccount(executor) };
+}
+
+export function marketReaders(executor: Executor): Record<Market, MarketReader> {
+  return { spot: new SpotMarket(executor), futures: new FuturesMarket(executor) };
+}
