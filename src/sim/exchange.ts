@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { HttpRequest, HttpResponse } from '../core/ports.js';
 import { VenueCode } from '../exchange/codes.js';
-import { endpointFor, ENDPOINTS, type Endpoint } from '../exchange/endpoints.js';
+import { endpointFor, ENDPOINTS } from '../exchange/endpoints.js';
 import { authenticate, DEFAULT_RECV_WINDOW, type Credential } from './auth.js';
 import { SimError } from './errors.js';
 import { AFTER_ACT_ANSWERS, Faults, NO_FAULTS, type FaultOptions } from './faults.js';
@@ -19,7 +19,7 @@ import { InstrumentMarket, OTHERS, type MarketFill } from './market.js';
 import { queryParams, recvWindow, type Params } from './params.js';
 import { resolveProfile, type VenueProfile } from './profile.js';
 import { stream } from './random.js';
-import { ROUTES, type Call } from './routes.js';
+import { EXTRA_ROUTES, ROUTES, WRITES, type Call } from './routes.js';
 import { SpotEngine, type SpotOrder, type UserTrade } from './spot.js';
 import { TradeLog } from './trades.js';
 import { SimFault, type Arrival, type LoggedOrder, type MarketEvent, type SimOptions, type Trouble } from './types.js';
@@ -32,15 +32,6 @@ interface Scheduled {
   seq: number;
   run: (at: number) => void;
 }
-
-/** Routes the simulator serves beyond the endpoint table (public, ours). */
-const EXTRA_ROUTES: readonly Endpoint[] = [
-  { id: 'futures.ping', market: 'futures', method: 'GET', path: '/fapi/v1/ping', security: 'NONE', limitPer2s: 20, placesOrders: false, ours: true },
-  { id: 'futures.klines', market: 'futures', method: 'GET', path: '/fapi/v1/klines', security: 'NONE', limitPer2s: 20, placesOrders: false, ours: true },
-] as unknown as Endpoint[];
-
-/** POSTs that change state: the lost-response, timeout and error-after-act faults apply to them. */
-const WRITES = new Set(['spot.order', 'spot.batchOrders', 'spot.cancel', 'spot.batchCancel', 'futures.order', 'futures.cancel']);
 
 export const USER = 'user';
 const MAX_CATCH_UP_STEPS = 200_000;
