@@ -4,135 +4,34 @@
 import { systemClock, type Clock } from '../core/clock.js';
 import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { HttpRequest, HttpResponse } from '../core/ports.js';
-import type { Side } from '../core/types.js';
 import { VenueCode } from '../exchange/codes.js';
-import { endpointFor, ENDPOINTS, type Endpoint } from '../exchange/endpoints.js';
+import { endpointFor, ENDPOINTS } from '../exchange/endpoints.js';
 import { authenticate, DEFAULT_RECV_WINDOW, type Credential } from './auth.js';
 import { SimError } from './errors.js';
-import { Faults, NO_FAULTS, type FaultOptions, type LatencySpec } from './faults.js';
+import { AFTER_ACT_ANSWERS, Faults, NO_FAULTS, type FaultOptions } from './faults.js';
 import { FuturesEngine, type FuturesOrder, type Position } from './futures.js';
 import { IdSource, ORDER_ID_BASE, TRADE_ID_BASE } from './ids.js';
 import { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec } from './instruments.js';
-import { parseBody } from './json.js';
+import { parseBody, writeJson } from './json.js';
 import { Ledger } from './ledger.js';
 import { RateLimiter } from './limits.js';
-import { InstrumentMarket, type MarketFill } from './market.js';
+import { InstrumentMarket, OTHERS, type MarketFill } from './market.js';
 import { queryParams, recvWindow, type Params } from './params.js';
+import { resolveProfile, type VenueProfile } from './profile.js';
 import { stream } from './random.js';
-import { ROUTES, type Call } from './routes.js';
+import { EXTRA_ROUTES, ROUTES, WRITES, type Call } from './routes.js';
 import { SpotEngine, type SpotOrder, type UserTrade } from './spot.js';
+import { TradeLog } from './trades.js';
+import { SimFault, type Arrival, type LoggedOrder, type MarketEvent, type SimOptions, type Trouble } from './types.js';
 import { toUnits } from './units.js';
 
-export interface SimOptions {
-  /** Seed of the synthetic market, ids, generated credentials and fault draws. Default 1. */
-  seed?: number;
-  /** Default systemClock; backtests and tests pass a ManualClock. */
-  clock?: Clock;
-  /** Credentials the venue accepts; generated from the seed when absent. */
-  apiKey?: string;
-  apiSecret?: string;
-  symbols?: readonly SymbolSpec[];
-  contracts?: readonly ContractSpec[];
-  /** Spot starting balances. Default 100000 USDT, 2 BTC, 20 ETH. */
-  balances?: Readonly<Record<string, string>>;
-  /** Futures starting margin (in each contract's margin coin). Default 100000. */
-  futuresBalance?: string;
-  /** Fee rates. Default maker 0.001, taker 0.002. */
-  fees?: { maker: string; taker: string };
-  /** Ban length after repeated 429s. Default 120000. */
-  banMs?: number;
-  /** 429s within violationWindowMs after which the next violation bans. Default 10 in 60000 ms. */
-  banAfterViolations?: number;
-  violationWindowMs?: number;
-  /** Per-endpoint limits per 2 s by endpoint id (e.g. {'spot.order': 1000}). */
-  limits?: Readonly<Record<string, number>>;
-  /** false lifts every rate limit (benchmarks). Default true. */
-  rateLimits?: boolean;
-  /** Network delay each way; same as faults.latencyMs. */
-  latencyMs?: Partial<LatencySpec>;
-  faults?: Partial<FaultOptions>;
-  /** Venue time between two steps of the synthetic market. Default 250. */
-  stepMs?: number;
-  /** Venue time from a cancel request (PENDING_CANCEL) to its settlement (CANCELED). Default 200. */
-  cancelSettleMs?: number;
-  /**
-   * Timed troubles in venue time, for backtests of a bad day: a `rate_limit_storm` answers 429
-   * to everything (without counting toward a ban), a `ban` answers 418 to every caller, a
-   * `clock_jump` moves the clock the venue checks timestamps against (and reports) by skewMs.
-   */
-  troubles?: readonly Trouble[];
-}
-
-export interface Trouble {
-  kind: 'rate_limit_storm' | 'ban' | 'clock_jump';
-  from: number;
-  until: number;
-  /** clock_jump only: ms added to the venue's clock while it lasts. */
-  skewMs?: number;
-}
-
-/** A request that gets no HTTP answer: the adapter drops the connection (or throws TransportFailure). */
-export class SimFault {
-  constructor(
-    readonly kind: 'reset' | 'lost-response',
-    /** True when the venue acted on the request before the answer was lost. */
-    readonly acted: boolean,
-  ) {}
-
-  get message(): string {
-    return this.kind === 'reset' ? 'connection reset by the simulated venue' : 'response lost after the simulated venue acted';
-  }
-}
-
-export interface Arrival {
-  /** Venue time of arrival (after inbound latency). */
-  at: number;
-  /** The X-CH-APIKEY header, if any. */
-  key?: string;
-  remote: string;
-  /** Endpoint id (spot.order, ...), or "METHOD path" for an unknown route. */
-  endpoint: string;
-  /** HTTP status answered; 0 when no answer was sent (reset or lost response). */
-  status: number;
-  /** Venue code of an error answer. */
-  code?: number;
-  fault?: 'reset' | 'error5xx' | 'lost-response' | 'timeout';
-}
-
-export interface LoggedOrder {
-  orderId: string;
-  clientOrderId?: string;
-  market: 'spot' | 'futures';
-  symbol: string;
-  side: Side;
-  type: 'LIMIT' | 'MARKET';
-  price?: Decimal;
-  volume: Decimal;
-  /** Futures only. */
-  open?: 'OPEN' | 'CLOSE';
-  at: number;
-}
-
-/** A market-data event from a tape. Prices and quantities are decimal strings. */
-export type MarketEvent =
-  | { type: 'book'; symbol: string; bids: ReadonlyArray<readonly [string, string]>; asks: ReadonlyArray<readonly [string, string]> }
-  | { type: 'trade'; symbol: string; price: string; qty: string; side: Side }
-  | { type: 'ticker'; symbol: string; last: string };
+export { SimFault, type Arrival, type LoggedOrder, type MarketEvent, type SimOptions, type Trouble } from './types.js';
 
 interface Scheduled {
   at: number;
   seq: number;
   run: (at: number) => void;
 }
-
-/** Routes the simulator serves beyond the endpoint table (public, ours). */
-const EXTRA_ROUTES: readonly Endpoint[] = [
-  { id: 'futures.ping', market: 'futures', method: 'GET', path: '/fapi/v1/ping', security: 'NONE', limitPer2s: 20, placesOrders: false, ours: true },
-  { id: 'futures.klines', market: 'futures', method: 'GET', path: '/fapi/v1/klines', security: 'NONE', limitPer2s: 20, placesOrders: false, ours: true },
-] as unknown as Endpoint[];
-
-/** POSTs that change state: the lost-response and timeout faults apply to them. */
-const WRITES = new Set(['spot.order', 'spot.batchOrders', 'spot.cancel', 'spot.batchCancel', 'futures.order', 'futures.cancel']);
 
 export const USER = 'user';
 const MAX_CATCH_UP_STEPS = 200_000;
@@ -151,6 +50,9 @@ export class SimExchange {
   readonly futures: FuturesEngine;
   readonly faults: Faults;
   readonly cancelSettleMs: number;
+  /** How closely the venue keeps to the contract's letter (the `profile` option, resolved). */
+  readonly profile: VenueProfile;
+  private readonly rewrite: SimOptions['rewrite'];
   private readonly troubles: readonly Trouble[];
   private readonly keys = new Map<string, Credential & { account: string }>();
   private readonly limiter: RateLimiter;
@@ -162,12 +64,18 @@ export class SimExchange {
   private eventSeq = 0;
   private readonly orderIds: IdSource;
   private readonly tradeIds: IdSource;
-  private readonly userTrades: UserTrade[] = [];
+  private readonly tradeLog = new TradeLog();
+  private readonly uids = new Map<string, number>([
+    [OTHERS, 10000],
+    [USER, 10001],
+  ]);
   private readonly arrivalLog: Arrival[] = [];
   private readonly orders: LoggedOrder[] = [];
 
   constructor(opts: SimOptions = {}) {
     this.seed = opts.seed ?? 1;
+    this.profile = resolveProfile(opts.profile);
+    this.rewrite = opts.rewrite;
     this.clock = opts.clock ?? systemClock;
     const creds = stream(this.seed, 'credentials');
     this.apiKey = opts.apiKey ?? `sim${creds.hex8()}${creds.hex8()}${creds.hex8()}${creds.hex8()}`;
@@ -190,9 +98,9 @@ export class SimExchange {
     this.ledger = new Ledger(assets);
     const balances = opts.balances ?? { USDT: '100000', BTC: '2', ETH: '20' };
     this.ledger.open(USER, Object.fromEntries(Object.entries(balances).map(([a, v]) => [a, toDecimal(v, `balances.${a}`)])));
-    const tradeHook = { nextOrderId: () => this.orderIds.next(), onTrade: (t: UserTrade) => this.userTrades.push(t) };
+    const tradeHook = { nextOrderId: () => this.orderIds.next(), onTrade: (t: UserTrade) => this.tradeLog.add(t) };
     this.spot = new SpotEngine(this.symbols, this.markets, this.ledger, fees, tradeHook);
-    this.futures = new FuturesEngine(this.contracts, this.markets, fees, tradeHook);
+    this.futures = new FuturesEngine(this.contracts, this.markets, fees, tradeHook, opts.futuresPositionModel ?? 2);
     for (const c of this.contracts.values()) {
       if (!this.futures.wallets.has(USER)) this.futures.openWallet(USER, c.marginCoin, toDecimal(opts.futuresBalance ?? '100000', 'futuresBalance'));
     }
@@ -242,7 +150,7 @@ export class SimExchange {
     }
     const answer = (status: number, body: unknown, extraHeaders: Record<string, string> = {}): HttpResponse => {
       arrival.status = status;
-      const text = JSON.stringify(body);
+      const text = writeJson(body);
       return { status, headers: { 'content-type': 'application/json', ...extraHeaders }, body: text };
     };
     const error = (e: SimError): HttpResponse => {
@@ -251,7 +159,9 @@ export class SimExchange {
     };
     if (draw.error5xx) {
       arrival.fault = 'error5xx';
-      return error(new SimError(VenueCode.DISCONNECTED, 'Internal error; unable to process your request. Please try again.', 503));
+      // SERVICE_SHUTTING_DOWN, not an internal error: this fault never acts, and -1000/-1001 on
+      // an order-placing endpoint mean "outcome unknown" to a careful client.
+      return error(new SimError(VenueCode.SERVICE_SHUTTING_DOWN, 'Service unavailable: the request was not processed.', 503));
     }
 
     const troubled = (kind: Trouble['kind']) => this.troubles.find((t) => t.kind === kind && t.from <= now && now < t.until);
@@ -315,7 +225,15 @@ export class SimExchange {
         arrival.fault = 'timeout';
         return error(new SimError(VenueCode.TIMEOUT, 'Timeout waiting for response from backend server. Send status unknown; execution status unknown.', 504));
       }
-      return answer(200, body);
+      if (WRITES.has(ep.id) && draw.afterAct !== undefined) {
+        // Acted, then answered as if something broke: the client cannot tell whether it did.
+        const a = AFTER_ACT_ANSWERS[draw.afterAct]!;
+        arrival.fault = 'error-after-act';
+        arrival.status = a.status;
+        if (a.code !== undefined) arrival.code = a.code;
+        return { status: a.status, headers: { 'content-type': a.contentType }, body: a.body };
+      }
+      return answer(200, this.rewrite ? this.rewrite(ep.id, body) : body);
     } catch (e) {
       if (e instanceof SimError) return error(e);
       throw e;
@@ -373,8 +291,21 @@ export class SimExchange {
     this.orders.push(o);
   }
 
+  /** Fills of an account that myTrades shows at `now`, ascending by id. */
   trades(account: string, market: 'spot' | 'futures', symbol: string | undefined, now: number): UserTrade[] {
-    return this.userTrades.filter((t) => t.account === account && t.market === market && (symbol === undefined || t.symbol === symbol) && t.visibleAt <= now);
+    return this.tradeLog.visible(account, market, symbol, now);
+  }
+
+  /** The fill index the routes page through. */
+  get fills(): TradeLog {
+    return this.tradeLog;
+  }
+
+  /** The user id the venue shows for an account (bidUserId/askUserId). */
+  uid(account: string): number {
+    let id = this.uids.get(account);
+    if (id === undefined) this.uids.set(account, (id = 10000 + this.uids.size));
+    return id;
   }
 
   // ---------- observability and control for tests, backtests and tapes ----------
@@ -396,7 +327,7 @@ export class SimExchange {
 
   /** Every fill of the account, including those myTrades does not show yet. */
   allTrades(): readonly UserTrade[] {
-    return this.userTrades.filter((t) => t.account === USER);
+    return this.tradeLog.everything().filter((t) => t.account === USER);
   }
 
   /** Open spot and futures orders of the venue's account (NEW, PARTIALLY_FILLED, PENDING_CANCEL). */

@@ -12,7 +12,7 @@ export interface LatencySpec {
 
 export interface FaultOptions {
   latencyMs: LatencySpec;
-  /** Answer 503 {code:-1001} without acting. */
+  /** Answer 503 {code:-1016} (service unavailable) without acting. */
   error5xxRate: number;
   /** Drop the connection before acting (no answer). */
   resetRate: number;
@@ -20,6 +20,11 @@ export interface FaultOptions {
   lostResponseRate: number;
   /** Act on a write, then answer 504 {code:-1007}: outcome unknown to the client. */
   timeoutRate: number;
+  /**
+   * Act on a write (place or cancel), then answer an error instead of its success body: 500
+   * {code:-1000}, 502 with an HTML page, or 200 {code:-1001}, one of the three by a seeded draw.
+   */
+  errorAfterActRate: number;
   /** Share of fills that myTrades shows only lateFillDelayMs after they happened. */
   lateFillRate: number;
   lateFillDelayMs: number;
@@ -33,6 +38,7 @@ export const NO_FAULTS: FaultOptions = {
   resetRate: 0,
   lostResponseRate: 0,
   timeoutRate: 0,
+  errorAfterActRate: 0,
   lateFillRate: 0,
   lateFillDelayMs: 3000,
   clockSkewMs: 0,
@@ -45,11 +51,15 @@ export interface Draw {
   error5xx: boolean;
   lost: boolean;
   timeout: boolean;
+  /** The error-after-act answer to give (index into AFTER_ACT_ANSWERS), if the fault hits. */
+  afterAct: number | undefined;
 }
 
 export class Faults {
   private readonly requests: Rng;
   private readonly fills: Rng;
+  /** A stream of its own, so that adding this fault left every older draw of a seed unchanged. */
+  private readonly afterAct: Rng;
 
   constructor(
     seed: number,
@@ -57,12 +67,15 @@ export class Faults {
   ) {
     this.requests = stream(seed, 'faults:requests');
     this.fills = stream(seed, 'faults:fills');
+    this.afterAct = stream(seed, 'faults:after-act');
   }
 
   draw(): Draw {
     const r = this.requests;
     const o = this.options;
     const u = [r.next(), r.next(), r.next(), r.next(), r.next(), r.next()] as const;
+    const hitAfterAct = hit(o.errorAfterActRate, this.afterAct.next());
+    const shape = Math.floor(this.afterAct.next() * AFTER_ACT_ANSWERS.length);
     return {
       latencyIn: latency(o.latencyMs, u[0]),
       latencyOut: latency(o.latencyMs, u[1]),
@@ -70,6 +83,7 @@ export class Faults {
       error5xx: hit(o.error5xxRate, u[3]),
       lost: hit(o.lostResponseRate, u[4]),
       timeout: hit(o.timeoutRate, u[5]),
+      afterAct: hitAfterAct ? shape : undefined,
     };
   }
 
@@ -79,6 +93,13 @@ export class Faults {
     return late ? at + this.options.lateFillDelayMs : at;
   }
 }
+
+/** What the venue answers after acting under errorAfterActRate. */
+export const AFTER_ACT_ANSWERS: ReadonlyArray<{ status: number; contentType: string; body: string; code?: number }> = [
+  { status: 500, contentType: 'application/json', body: '{"code":-1000,"msg":"An unknown error occurred while processing the request."}', code: -1000 },
+  { status: 502, contentType: 'text/html', body: '<html><body><h1>502 Bad Gateway</h1></body></html>' },
+  { status: 200, contentType: 'application/json', body: '{"code":-1001,"msg":"Internal error; unable to process your request. Please try again."}', code: -1001 },
+];
 
 function hit(rate: number, u: number): boolean {
   return rate >= 1 || u < rate;

@@ -1,13 +1,14 @@
 // Linear perpetual futures: volume in contracts, margin in the margin coin at the contract's
-// leverage, OPEN/CLOSE orders on long (BUY) and short (SELL) positions held side by side,
-// realised PnL on close, unrealised PnL against the contract's mid price.
+// leverage, OPEN/CLOSE orders on long (BUY) and short (SELL) positions, held side by side (hedge
+// model) or as one signed position per contract (net model); realised PnL on what is reduced,
+// unrealised PnL against the contract's mid price.
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { Side } from '../core/types.js';
 import { VenueCode } from '../exchange/codes.js';
 import { reject } from './errors.js';
 import type { ContractSpec } from './instruments.js';
-import { type InstrumentMarket, type MarketFill } from './market.js';
-import { FINAL, stillOpen, type Fees, type UserTrade, type VenueStatus } from './spot.js';
+import { OTHERS, type InstrumentMarket, type MarketFill } from './market.js';
+import { clientKey, FINAL, stillOpen, type Fees, type UserTrade, type VenueStatus } from './spot.js';
 import { fromUnits, toUnits } from './units.js';
 
 export interface FuturesOrderInput {
@@ -77,7 +78,19 @@ export interface FuturesHooks {
 /** MARKET orders walk the book no further than this from the best price, then the rest is canceled. */
 const MARKET_BAND = 0.1;
 
-const positionKey = (contract: string, side: Side) => `${contract}:${side}`;
+/** 1: net, one signed position per contract; 2: hedge, long and short apart (the family's positionModel). */
+export type PositionModel = 1 | 2;
+
+const opposite = (side: Side): Side => (side === 'BUY' ? 'SELL' : 'BUY');
+
+/** Who a fill was between, the same for both of its legs. */
+interface FillParties {
+  bidId: string;
+  askId: string;
+  bidUser: string;
+  askUser: string;
+  isSelf: boolean;
+}
 
 export class FuturesEngine {
   readonly orders = new Map<string, FuturesOrder>();
@@ -92,7 +105,19 @@ export class FuturesEngine {
     readonly markets: ReadonlyMap<string, InstrumentMarket>,
     private readonly fees: Fees,
     private readonly hooks: FuturesHooks,
+    readonly positionModel: PositionModel = 2,
   ) {}
+
+  /** Key of the position of `side` (BUY long, SELL short) in the wallet's map. */
+  private positionKey(contract: string, side: Side): string {
+    return this.positionModel === 1 ? contract : `${contract}:${side}`;
+  }
+
+  /** The position a CLOSE order of `side` reduces (a SELL closes a long, a BUY a short), if any. */
+  private closeTarget(w: FuturesWallet, contract: string, side: Side): Position | undefined {
+    const pos = w.positions.get(this.positionKey(contract, opposite(side)));
+    return pos && pos.side === opposite(side) ? pos : undefined;
+  }
 
   openWallet(account: string, coin: string, amount: Decimal): void {
     this.wallets.set(account, { coin, normal: amount, lock: ZERO, realized: ZERO, positions: new Map() });
@@ -137,7 +162,7 @@ export class FuturesEngine {
       w.normal = dec.sub(w.normal, locked);
       w.lock = dec.add(w.lock, locked);
     } else {
-      const pos = w.positions.get(positionKey(spec.symbol, input.side === 'SELL' ? 'BUY' : 'SELL'));
+      const pos = this.closeTarget(w, spec.symbol, input.side);
       const closable = pos ? pos.lots - pos.pendingCloseLots : 0;
       if (lots > closable) reject(VenueCode.CLOSE_EXCEEDS_POSITION, `Exceeded the close available: ${closable} contracts.`);
       pos!.pendingCloseLots += lots;
@@ -164,7 +189,7 @@ export class FuturesEngine {
     };
     this.orders.set(order.orderId, order);
     this.live.add(order);
-    if (order.clientOrderId !== undefined) this.byClientId.set(order.clientOrderId, order);
+    if (order.clientOrderId !== undefined) this.byClientId.set(clientKey(account, order.contract, order.clientOrderId), order);
     market.execute({ id: order.orderId, owner: account, side: order.side, limitTicks, lots }, at, order.type === 'LIMIT');
     if (order.type === 'MARKET') this.release(order, at, order.executedLots === order.lots ? 'FILLED' : 'CANCELED');
     return order;
@@ -179,15 +204,24 @@ export class FuturesEngine {
   settle(fill: MarketFill, visibleAt: (at: number) => number): void {
     const taker = this.orders.get(fill.takerId);
     const maker = this.orders.get(fill.maker.id);
+    const buyIsTaker = fill.takerSide === 'BUY';
+    const parties: FillParties = {
+      bidId: buyIsTaker ? fill.takerId : fill.maker.id,
+      askId: buyIsTaker ? fill.maker.id : fill.takerId,
+      bidUser: buyIsTaker ? fill.takerOwner : fill.maker.owner,
+      askUser: buyIsTaker ? fill.maker.owner : fill.takerOwner,
+      // Both legs are this account's orders: myTrades lists the trade once from each side.
+      isSelf: fill.takerOwner === fill.maker.owner && fill.takerOwner !== OTHERS,
+    };
     for (const [order, isMaker] of [
       [taker, false],
       [maker, true],
     ] as const) {
-      if (order) this.apply(order, fill, isMaker, visibleAt(fill.at));
+      if (order) this.apply(order, fill, isMaker, visibleAt(fill.at), parties);
     }
   }
 
-  private apply(o: FuturesOrder, fill: MarketFill, isMaker: boolean, visibleAt: number): void {
+  private apply(o: FuturesOrder, fill: MarketFill, isMaker: boolean, visibleAt: number, parties: FillParties): void {
     const spec = this.spec(o.contract);
     const w = this.wallet(o.account);
     const price = fromUnits(fill.priceTicks, spec.pricePrecision);
@@ -196,34 +230,34 @@ export class FuturesEngine {
     this.feesCollected.set(w.coin, dec.add(this.feesCollected.get(w.coin) ?? ZERO, fee));
     if (o.open === 'OPEN') {
       const share = this.openCost(spec, o.lockPrice, fill.lots);
-      const margin = dec.div(notional, String(spec.leverage) as Decimal);
       o.locked = dec.sub(o.locked, share);
       w.lock = dec.sub(w.lock, share);
+      // Net model: an OPEN against the opposite position reduces it first; the rest opens.
+      const against = this.positionModel === 1 ? w.positions.get(o.contract) : undefined;
+      const reduced = against && against.side !== o.side ? Math.min(fill.lots, against.lots) : 0;
+      const opened = fill.lots - reduced;
+      const margin = reduced === 0 ? dec.div(notional, String(spec.leverage) as Decimal) : dec.div(this.notional(spec, price, opened), String(spec.leverage) as Decimal);
       w.normal = dec.add(w.normal, dec.sub(dec.sub(share, margin), fee));
-      const key = positionKey(o.contract, o.side);
-      let pos = w.positions.get(key);
-      if (!pos) {
-        pos = { contract: o.contract, side: o.side, positionType: o.positionType, lots: 0, openValue: ZERO, openPrice: price, margin: ZERO, realized: ZERO, pendingCloseLots: 0, closedLots: 0 };
-        w.positions.set(key, pos);
+      if (reduced > 0) {
+        // CLOSE orders may not reserve more than is left: the newest give way.
+        if (against!.pendingCloseLots > against!.lots - reduced) this.cancelCloses(o.account, against!, against!.lots - reduced, fill.at);
+        w.normal = dec.add(w.normal, this.reduce(w, spec, against!, price, reduced));
       }
-      pos.lots += fill.lots;
-      pos.openValue = dec.add(pos.openValue, dec.mul(price, fromUnits(fill.lots, 0)));
-      pos.margin = dec.add(pos.margin, margin);
+      if (opened > 0) {
+        const key = this.positionKey(o.contract, o.side);
+        let pos = w.positions.get(key);
+        if (!pos) {
+          pos = { contract: o.contract, side: o.side, positionType: o.positionType, lots: 0, openValue: ZERO, openPrice: price, margin: ZERO, realized: ZERO, pendingCloseLots: 0, closedLots: 0 };
+          w.positions.set(key, pos);
+        } else if (pos.lots === 0) Object.assign(pos, { side: o.side, positionType: o.positionType, openPrice: price });
+        pos.lots += opened;
+        pos.openValue = dec.add(pos.openValue, dec.mul(price, fromUnits(opened, 0)));
+        pos.margin = dec.add(pos.margin, margin);
+      }
     } else {
-      const pos = w.positions.get(positionKey(o.contract, o.side === 'SELL' ? 'BUY' : 'SELL'))!;
-      const avg = dec.div(pos.openValue, fromUnits(pos.lots, 0));
-      const diff = pos.side === 'BUY' ? dec.sub(price, avg) : dec.sub(avg, price);
-      const pnl = dec.mul(dec.mul(diff, fromUnits(fill.lots, 0)), spec.multiplier);
-      const released = dec.div(dec.mul(pos.margin, fromUnits(fill.lots, 0)), fromUnits(pos.lots, 0));
-      const valueOut = dec.div(dec.mul(pos.openValue, fromUnits(fill.lots, 0)), fromUnits(pos.lots, 0));
-      pos.lots -= fill.lots;
+      const pos = this.closeTarget(w, o.contract, o.side)!;
       pos.pendingCloseLots -= fill.lots;
-      pos.closedLots += fill.lots;
-      pos.margin = pos.lots === 0 ? ZERO : dec.sub(pos.margin, released);
-      pos.openValue = pos.lots === 0 ? ZERO : dec.sub(pos.openValue, valueOut);
-      pos.realized = dec.add(pos.realized, pnl);
-      w.realized = dec.add(w.realized, pnl);
-      w.normal = dec.add(w.normal, dec.sub(dec.add(released, pnl), fee));
+      w.normal = dec.add(w.normal, dec.sub(this.reduce(w, spec, pos, price, fill.lots), fee));
     }
     o.executedLots += fill.lots;
     o.executedValue = dec.add(o.executedValue, dec.mul(price, fromUnits(fill.lots, 0)));
@@ -245,12 +279,41 @@ export class FuturesEngine {
       fee,
       feeCoin: w.coin,
       isMaker,
-      bidId: o.side === 'BUY' ? o.orderId : fill.maker.owner === o.account ? fill.takerId : fill.maker.id,
-      askId: o.side === 'SELL' ? o.orderId : fill.maker.owner === o.account ? fill.takerId : fill.maker.id,
-      isSelf: false,
+      ...parties,
       at: fill.at,
       visibleAt,
     });
+  }
+
+  /**
+   * Takes `lots` off a position at `price`: realises their PnL and frees their share of the
+   * margin. Returns margin freed plus PnL, for the wallet.
+   */
+  private reduce(w: FuturesWallet, spec: ContractSpec, pos: Position, price: Decimal, lots: number): Decimal {
+    const avg = dec.div(pos.openValue, fromUnits(pos.lots, 0));
+    const diff = pos.side === 'BUY' ? dec.sub(price, avg) : dec.sub(avg, price);
+    const pnl = dec.mul(dec.mul(diff, fromUnits(lots, 0)), spec.multiplier);
+    const released = dec.div(dec.mul(pos.margin, fromUnits(lots, 0)), fromUnits(pos.lots, 0));
+    const valueOut = dec.div(dec.mul(pos.openValue, fromUnits(lots, 0)), fromUnits(pos.lots, 0));
+    pos.lots -= lots;
+    pos.closedLots += lots;
+    pos.margin = pos.lots === 0 ? ZERO : dec.sub(pos.margin, released);
+    pos.openValue = pos.lots === 0 ? ZERO : dec.sub(pos.openValue, valueOut);
+    pos.realized = dec.add(pos.realized, pnl);
+    w.realized = dec.add(w.realized, pnl);
+    return dec.add(released, pnl);
+  }
+
+  /**
+   * Net model: cancels the account's open CLOSE orders on `pos`, newest first, until they
+   * reserve at most `keep` contracts (an OPEN fill took the rest of the position).
+   */
+  private cancelCloses(account: string, pos: Position, keep: number, at: number): void {
+    const closes = [...this.live].filter((x) => x.account === account && x.contract === pos.contract && x.open === 'CLOSE' && x.side !== pos.side && !FINAL.has(x.status));
+    for (let i = closes.length - 1; i >= 0 && pos.pendingCloseLots > keep; i--) {
+      this.markets.get(pos.contract)!.book.remove(closes[i]!.orderId);
+      this.release(closes[i]!, at, 'CANCELED');
+    }
   }
 
   /** Ends an order: gives back what it still holds (margin lock, or reserved close volume). */
@@ -261,7 +324,7 @@ export class FuturesEngine {
       w.normal = dec.add(w.normal, o.locked);
       o.locked = ZERO;
     } else {
-      const pos = w.positions.get(positionKey(o.contract, o.side === 'SELL' ? 'BUY' : 'SELL'));
+      const pos = this.closeTarget(w, o.contract, o.side);
       if (pos) pos.pendingCloseLots -= o.lots - o.executedLots;
     }
     o.status = status;
@@ -281,7 +344,8 @@ export class FuturesEngine {
   }
 
   find(account: string, contract: string | undefined, orderId?: string, clientOrderId?: string): FuturesOrder | undefined {
-    const o = orderId !== undefined ? this.orders.get(orderId) : clientOrderId !== undefined ? this.byClientId.get(clientOrderId) : undefined;
+    const byClient = clientOrderId !== undefined && contract !== undefined ? this.byClientId.get(clientKey(account, contract, clientOrderId)) : undefined;
+    const o = orderId !== undefined ? this.orders.get(orderId) : byClient;
     return o && o.account === account && (contract === undefined || o.contract === contract) ? o : undefined;
   }
 

@@ -6,6 +6,9 @@ export { SimTransport } from './transport.js';
 export { startSimServer, type SimServer, type SimServerOptions } from './server.js';
 export { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec, type MarketShape } from './instruments.js';
 export type { FaultOptions, LatencySpec } from './faults.js';
+export { DEFAULT_PROFILE, LENIENT_PROFILE, STRICT_PROFILE, resolveProfile, type ProfileOption, type VenueProfile } from './profile.js';
+export { JsonNumber } from './json.js';
+export type { PositionModel } from './futures.js';
 
 export interface SimCommandOptions {
   port?: number;
@@ -13,6 +16,8 @@ export interface SimCommandOptions {
   apiKey?: string;
   apiSecret?: string;
   host?: string;
+  /** Venue profile: 'strict' or 'lenient' (the default for now). */
+  profile?: 'strict' | 'lenient';
 }
 
 /**
@@ -24,7 +29,7 @@ export async function runSimCommand(
   opts: SimCommandOptions,
   io: { out: (line: string) => void; signals?: NodeJS.EventEmitter } = { out: (l) => process.stdout.write(`${l}\n`) },
 ): Promise<void> {
-  const server = await startSimServer({ port: opts.port ?? 0, seed: opts.seed ?? 1, apiKey: opts.apiKey, apiSecret: opts.apiSecret, host: opts.host } satisfies SimServerOptions);
+  const server = await startSimServer({ port: opts.port ?? 0, seed: opts.seed ?? 1, apiKey: opts.apiKey, apiSecret: opts.apiSecret, host: opts.host, profile: opts.profile } satisfies SimServerOptions);
   io.out(`sluice sim listening on ${server.url}`);
   io.out(`api key: ${server.apiKey}`);
   io.out(`api secret: ${server.apiSecret}`);

@@ -4,7 +4,7 @@
 import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { Side } from '../core/types.js';
 import { OrderBook, type Resting, type Taker } from './book.js';
-import type { MarketEvent } from './exchange.js';
+import type { MarketEvent } from './types.js';
 import type { MarketShape } from './instruments.js';
 import type { IdSource } from './ids.js';
 import type { Rng } from './random.js';

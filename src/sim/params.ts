@@ -4,6 +4,7 @@ import type { Side } from '../core/types.js';
 import { VenueCode } from '../exchange/codes.js';
 import { malformed, missing, reject } from './errors.js';
 import { decimalParam } from './spot.js';
+import type { PageRequest } from './trades.js';
 
 export type Params = Readonly<Record<string, unknown>>;
 
@@ -84,16 +85,12 @@ export function queryParams(query: string): Record<string, string> {
 }
 
 /**
- * myTrades paging: ids ascending; with `fromId`, the first `limit` from that id on (inclusive);
- * without, the latest `limit`. Ids are compared as integers (they exceed 2^53).
+ * myTrades paging: `limit` (default 100, at most 1000, else -1102) and `fromId` (inclusive).
+ * `cap` shortens a page silently, as venues that cap pages below the limit do.
  */
-export function pageById<T extends { id: string }>(items: readonly T[], p: Params): T[] {
+export function pageRequest(p: Params, cap = 1000): PageRequest {
   const limit = integer(p, 'limit', 100, 1, 1000)!;
   const from = text(p, 'fromId');
   const fromId = from === undefined ? undefined : String(BigInt(orderId(from, 'fromId')));
-  const all = [...items].sort((a, b) => byId(a.id, b.id));
-  return fromId === undefined ? all.slice(-limit) : all.filter((t) => byId(t.id, fromId) >= 0).slice(0, limit);
+  return { limit: Math.min(limit, cap), fromId };
 }
-
-/** Integer order of two ids written without leading zeros (as the venue writes them): by length, then text. No BigInt per comparison. */
-const byId = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);

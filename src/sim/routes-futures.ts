@@ -4,7 +4,8 @@ import { VenueCode } from '../exchange/codes.js';
 import { malformed, missing, reject } from './errors.js';
 import type { SimExchange } from './exchange.js';
 import type { FuturesOrder } from './futures.js';
-import { clientId, decimal, integer, orderId, orderType, pageById, required, side, text, type Params } from './params.js';
+import { decimalOut } from './json.js';
+import { clientId, decimal, integer, orderId, orderType, pageRequest, required, side, text, type Params } from './params.js';
 import type { Call, Route } from './routes.js';
 import { fromUnits } from './units.js';
 
@@ -24,11 +25,12 @@ function status(o: FuturesOrder): string {
   return o.status === 'NEW' ? 'INIT' : o.status;
 }
 
-function orderJson(ex: SimExchange, o: FuturesOrder) {
+/** A query-order answer, or an openOrders item (`listed`: the profile may leave the client id out). */
+function orderJson(ex: SimExchange, o: FuturesOrder, listed = false) {
   const spec = ex.contracts.get(o.contract)!;
   const executedQty = fromUnits(o.executedLots, 0);
-  const trades = ex.trades(o.account, 'futures', o.contract, Number.MAX_SAFE_INTEGER).filter((t) => t.orderId === o.orderId);
-  return {
+  const n = (d: string) => decimalOut(ex.profile.decimalsAsNumbers, d);
+  const out: Record<string, unknown> = {
     orderId: o.orderId,
     orderIdString: o.orderId,
     clientOrderId: o.clientOrderId ?? null,
@@ -37,20 +39,23 @@ function orderJson(ex: SimExchange, o: FuturesOrder) {
     type: o.type,
     action: o.open,
     positionType: o.positionType,
-    price: o.price ?? '0',
-    origQty: o.volume,
-    executedQty,
-    avgPrice: o.executedLots === 0 ? '0' : dec.round(dec.div(o.executedValue, executedQty), spec.pricePrecision + 2),
+    price: n(o.price ?? '0'),
+    origQty: n(o.volume),
+    executedQty: n(executedQty),
+    avgPrice: n(o.executedLots === 0 ? '0' : dec.round(dec.div(o.executedValue, executedQty), spec.pricePrecision + 2)),
     status: status(o),
     transactTime: String(o.createdAt),
     time: o.createdAt,
-    fills: trades.map((t) => ({ tradeId: t.id, price: t.price, qty: t.qty, fee: t.fee, time: t.at })),
+    fills: ex.fills.ofOrder(o.orderId).map((t) => ({ tradeId: t.id, price: n(t.price), qty: n(t.qty), fee: n(t.fee), time: t.at })),
   };
+  if (listed && !ex.profile.openOrdersClientOrderId) delete out.clientOrderId;
+  return out;
 }
 
 function target(ex: SimExchange, c: Call, contract: string): FuturesOrder {
   const p = c.params;
   const id = p.orderId !== undefined && p.orderId !== '' ? orderId(p.orderId, 'orderId') : undefined;
+  if (id === undefined && !ex.profile.lookupByClientOrderId) missing('orderId');
   const cid = id === undefined ? clientId(p, ['clientOrderId'], CLIENT_ID_MAX) : undefined;
   if (id === undefined && cid === undefined) missing('orderId');
   return ex.futures.find(c.account, contract, id, cid) ?? reject(VenueCode.NO_SUCH_ORDER, 'Order does not exist.');
@@ -94,36 +99,66 @@ export const FUTURES_ROUTES: Readonly<Record<string, Route>> = {
     return { orderId: o.orderId, orderIdString: o.orderId, status: o.status };
   },
 
-  'futures.openOrders': (ex, c) =>
-    ex.futures
-      .open(c.account, contractOf(ex, c.params, false))
+  'futures.openOrders': (ex, c) => {
+    const contract = contractOf(ex, c.params, false);
+    // Strict: a page like spot's (default 100, max 1000, newest first); lenient: everything.
+    const limit = ex.profile.futuresOpenOrdersLimit ? integer(c.params, 'limit', 100, 1, 1000)! : Infinity;
+    return ex.futures
+      .open(c.account, contract)
       .reverse()
-      .map((o) => orderJson(ex, o)),
+      .slice(0, limit)
+      .map((o) => orderJson(ex, o, true));
+  },
 
   'futures.myTrades': (ex, c) => {
     const contract = contractOf(ex, c.params)!;
-    const chosen = pageById(ex.trades(c.account, 'futures', contract, c.now), c.params);
+    const chosen = ex.fills.page(c.account, 'futures', contract, c.now, pageRequest(c.params, ex.profile.futuresMyTradesPageCap));
+    const n = (d: string) => decimalOut(ex.profile.decimalsAsNumbers, d);
+    if (!ex.profile.tradeOrderIds) {
+      // The notes' field list: tradeId only (no id, no orderId: the client's order is bidId or askId).
+      return chosen.map((t) => ({
+        tradeId: t.id,
+        bidId: t.bidId,
+        askId: t.askId,
+        bidUserId: ex.uid(t.bidUser),
+        askUserId: ex.uid(t.askUser),
+        price: n(t.price),
+        qty: n(t.qty),
+        amount: n(t.quote),
+        time: t.at,
+        fee: n(t.fee),
+        feeCoin: t.feeCoin,
+        side: t.side,
+        contractName: t.symbol,
+        isMaker: t.isMaker,
+        isBuyer: t.side === 'BUY',
+        isSelf: t.isSelf,
+      }));
+    }
     return chosen.map((t) => ({
       tradeId: t.id,
       id: t.id,
       orderId: t.orderId,
       bidId: t.bidId,
       askId: t.askId,
-      price: t.price,
-      qty: t.qty,
-      amount: t.quote,
+      price: n(t.price),
+      qty: n(t.qty),
+      amount: n(t.quote),
       time: t.at,
-      fee: t.fee,
+      fee: n(t.fee),
       feeCoin: t.feeCoin,
       side: t.side,
       contractName: t.symbol,
       isMaker: t.isMaker,
       isBuyer: t.side === 'BUY',
+      isSelf: t.isSelf,
     }));
   },
 
   'futures.account': (ex, c) => {
     const w = ex.futures.wallet(c.account);
+    // Strict: null where live venues send null ("Many fields can be null live").
+    const nulls = ex.profile.futuresAccountNulls;
     const positions = [...w.positions.values()].filter((p) => p.lots > 0);
     let cross: Decimal = ZERO;
     let isolated: Decimal = ZERO;
@@ -142,14 +177,14 @@ export const FUTURES_ROUTES: Readonly<Record<string, Route>> = {
         positionType: pos.positionType,
         side: pos.side,
         volume: fromUnits(pos.lots, 0),
-        openPrice: pos.openPrice,
+        openPrice: nulls ? null : pos.openPrice,
         avgPrice: avg,
         leverageLevel: spec.leverage,
-        holdAmount: dec.round(pos.margin, 8),
+        holdAmount: nulls ? null : dec.round(pos.margin, 8),
         closeVolume: fromUnits(pos.lots - pos.pendingCloseLots, 0),
         pendingCloseVolume: fromUnits(pos.pendingCloseLots, 0),
-        realizedAmount: dec.round(pos.realized, 8),
-        unRealizedAmount: upnl,
+        realizedAmount: nulls ? null : dec.round(pos.realized, 8),
+        unRealizedAmount: nulls ? null : upnl,
         indexPrice: mark,
         keepRate: '0.005',
         status: 1,
@@ -165,9 +200,9 @@ export const FUTURES_ROUTES: Readonly<Record<string, Route>> = {
           accountLock: dec.round(w.lock, 8),
           partPositionNormal: dec.round(isolated, 8),
           totalPositionNormal: dec.round(cross, 8),
-          achievedAmount: dec.round(w.realized, 8),
-          unrealizedAmount: unrealized,
-          totalEquity: dec.round(equity, 8),
+          achievedAmount: nulls ? null : dec.round(w.realized, 8),
+          unrealizedAmount: nulls ? null : unrealized,
+          totalEquity: nulls ? null : dec.round(equity, 8),
           positionVos: [...byContract.entries()].map(([name, list]) => {
             const spec = ex.contracts.get(name)!;
             return { contractId: spec.contractId, contractName: name, contractSymbol: name.replace(/^E-/, ''), positions: list };

@@ -1,9 +1,10 @@
 // Spot trade and account endpoints.
 import { dec, type Decimal } from '../core/decimal.js';
 import { VenueCode } from '../exchange/codes.js';
-import { malformed, missing, reject } from './errors.js';
+import { malformed, missing, reject, SimError } from './errors.js';
 import type { SimExchange } from './exchange.js';
-import { clientId, decimal, integer, orderId, orderType, pageById, required, side, type Params } from './params.js';
+import { decimalOut, JsonNumber } from './json.js';
+import { clientId, decimal, integer, orderId, orderType, pageRequest, required, side, type Params } from './params.js';
 import type { Call, Route } from './routes.js';
 import { avgPrice, type SpotOrder, type SpotOrderInput } from './spot.js';
 import { fromUnits } from './units.js';
@@ -34,37 +35,43 @@ function qty(ex: SimExchange, o: SpotOrder): Decimal {
   return fromUnits(o.executedLots, ex.symbols.get(o.symbol)!.quantityPrecision);
 }
 
-function orderJson(ex: SimExchange, o: SpotOrder) {
+/** A query-order answer, or an openOrders item (`listed`: the profile may leave the client id out). */
+function orderJson(ex: SimExchange, o: SpotOrder, listed = false) {
   const spec = ex.symbols.get(o.symbol)!;
   const executedQty = qty(ex, o);
-  return {
+  const n = (d: string) => decimalOut(ex.profile.decimalsAsNumbers, d);
+  const out: Record<string, unknown> = {
     orderId: o.orderId,
     orderIdString: o.orderId,
     clientOrderId: o.clientOrderId ?? null,
     symbol: o.symbol,
-    price: o.price ?? '0',
-    origQty: o.volume,
-    executedQty,
-    avgPrice: avgPrice(o.executedQuote, executedQty, spec.pricePrecision) ?? '0',
+    price: n(o.price ?? '0'),
+    origQty: n(o.volume),
+    executedQty: n(executedQty),
+    avgPrice: n(avgPrice(o.executedQuote, executedQty, spec.pricePrecision) ?? '0'),
     status: o.status,
     type: o.type,
     side: o.side,
     transactTime: String(o.createdAt),
     time: o.createdAt,
   };
+  if (listed && !ex.profile.openOrdersClientOrderId) delete out.clientOrderId;
+  return out;
 }
 
 function ack(ex: SimExchange, o: SpotOrder) {
+  // The GB/KB live form: a bare number id (beyond 2^53, written from its digits) and status 0 while new.
+  const live = ex.profile.spotOrderAck === 'live';
   return {
     symbol: o.symbol,
-    orderId: o.orderId,
+    orderId: live ? JsonNumber.id(o.orderId) : o.orderId,
     orderIdString: o.orderId,
     clientOrderId: o.clientOrderId ?? null,
     transactTime: String(o.createdAt),
     price: o.price ?? '0',
     origQty: o.volume,
     executedQty: qty(ex, o),
-    status: o.status,
+    status: live && o.status === 'NEW' ? 0 : o.status,
     type: o.type,
     side: o.side,
   };
@@ -80,6 +87,7 @@ function place(ex: SimExchange, c: Call, input: SpotOrderInput): SpotOrder {
 function target(ex: SimExchange, c: Call, symbol: string): SpotOrder {
   const p = c.params;
   const id = p.orderId !== undefined && p.orderId !== '' ? orderId(p.orderId, 'orderId') : undefined;
+  if (id === undefined && !ex.profile.lookupByClientOrderId) missing('orderId');
   const cid = id === undefined ? clientId(p, ['newClientOrderId', 'clientOrderId'], CLIENT_ID_MAX) : undefined;
   if (id === undefined && cid === undefined) missing('orderId');
   return ex.spot.find(c.account, symbol, id, cid) ?? reject(VenueCode.NO_SUCH_ORDER, 'Order does not exist.');
@@ -131,12 +139,19 @@ export const SPOT_ROUTES: Readonly<Record<string, Route>> = {
   'spot.batchCancel': (ex, c) => {
     const symbol = symbolOf(ex, c.params);
     const raw = c.params.orderIds;
-    if (!Array.isArray(raw) || raw.length === 0) return missing('orderIds');
-    if (raw.length > MAX_BATCH) reject(VenueCode.TOO_MANY_ORDERS, `A batch holds at most ${MAX_BATCH} orders; got ${raw.length}.`);
-    const ids = raw.map((v, i) => {
-      if (typeof v === 'number' && !Number.isSafeInteger(v)) return malformed(`orderIds[${i}]`, 'lost digits: send ids beyond 2^53 as digit strings or exact literals');
-      return orderId(v, `orderIds[${i}]`);
-    });
+    let ids: string[];
+    try {
+      if (!Array.isArray(raw) || raw.length === 0) return missing('orderIds');
+      if (raw.length > MAX_BATCH) reject(VenueCode.TOO_MANY_ORDERS, `A batch holds at most ${MAX_BATCH} orders; got ${raw.length}.`);
+      ids = raw.map((v, i) => {
+        if (typeof v === 'number' && !Number.isSafeInteger(v)) return malformed(`orderIds[${i}]`, 'lost digits: send ids beyond 2^53 as digit strings or exact literals');
+        return orderId(v, `orderIds[${i}]`);
+      });
+    } catch (e) {
+      // The notes: "If the id list itself is wrong the answer is {}".
+      if (ex.profile.batchCancelBadList === 'empty' && e instanceof SimError && e.code === VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED) return {};
+      throw e;
+    }
     const success: string[] = [];
     const failed: string[] = [];
     for (const id of ids) {
@@ -157,30 +172,55 @@ export const SPOT_ROUTES: Readonly<Record<string, Route>> = {
       .open(c.account, symbol)
       .reverse()
       .slice(0, limit)
-      .map((o) => orderJson(ex, o));
+      .map((o) => orderJson(ex, o, true));
   },
 
   'spot.myTrades': (ex, c) => {
     const symbol = symbolOf(ex, c.params);
-    const chosen = pageById(ex.trades(c.account, 'spot', symbol, c.now), c.params);
+    const chosen = ex.fills.page(c.account, 'spot', symbol, c.now, pageRequest(c.params));
+    const n = (d: string) => decimalOut(ex.profile.decimalsAsNumbers, d);
+    if (!ex.profile.tradeOrderIds) {
+      // The notes' field list: no orderId (the client's order is bidId or askId), no amount.
+      return chosen.map((t) => ({
+        symbol: t.symbol,
+        id: t.id,
+        bidId: t.bidId,
+        askId: t.askId,
+        price: n(t.price),
+        qty: n(t.qty),
+        time: t.at,
+        isBuyer: t.side === 'BUY',
+        isMaker: t.isMaker,
+        feeCoin: t.feeCoin,
+        fee: n(t.fee),
+        bidUserId: ex.uid(t.bidUser),
+        askUserId: ex.uid(t.askUser),
+        isSelf: t.isSelf,
+        side: t.takerSide,
+      }));
+    }
     return chosen.map((t) => ({
       symbol: t.symbol,
       id: t.id,
       orderId: t.orderId,
       bidId: t.bidId,
       askId: t.askId,
-      price: t.price,
-      qty: t.qty,
-      amount: t.quote,
+      price: n(t.price),
+      qty: n(t.qty),
+      amount: n(t.quote),
       time: t.at,
       isBuyer: t.side === 'BUY',
       isMaker: t.isMaker,
       isSelf: t.isSelf,
       side: t.takerSide,
       feeCoin: t.feeCoin,
-      fee: t.fee,
+      fee: n(t.fee),
     }));
   },
 
-  'spot.account': (ex, c) => ({ balances: ex.ledger.balances(c.account) }),
+  'spot.account': (ex, c) => {
+    const balances = ex.ledger.balances(c.account);
+    if (!ex.profile.decimalsAsNumbers) return { balances };
+    return { balances: balances.map((b) => ({ asset: b.asset, free: JsonNumber.decimal(b.free), locked: JsonNumber.decimal(b.locked) })) };
+  },
 };

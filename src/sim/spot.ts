@@ -61,6 +61,9 @@ export interface UserTrade {
   isMaker: boolean;
   bidId: string;
   askId: string;
+  /** Accounts of the buyer and the seller (OTHERS for the other participants). */
+  bidUser: string;
+  askUser: string;
   isSelf: boolean;
   at: number;
   /** When myTrades starts showing it (later than `at` under the late-fill fault). */
@@ -86,6 +89,9 @@ export function stillOpen<T extends { status: VenueStatus }>(live: Set<T>, match
   }
   return out;
 }
+
+/** Client order ids are not unique on the venue: the latest order of an account with one, per symbol. */
+export const clientKey = (account: string, symbol: string, clientOrderId: string) => `${account}\u0000${symbol}\u0000${clientOrderId}`;
 
 const DECIMAL_TEXT = /^\d+(\.\d+)?$/;
 
@@ -140,7 +146,7 @@ export class SpotEngine {
   readonly orders = new Map<string, SpotOrder>();
   /** Orders not yet seen final (see stillOpen). */
   private readonly live = new Set<SpotOrder>();
-  /** Orders by client order id: the latest order with that id wins, as on the venue. */
+  /** Orders by (account, symbol, client order id): the latest order with that id wins, as on the venue. */
   readonly byClientId = new Map<string, SpotOrder>();
 
   constructor(
@@ -198,7 +204,7 @@ export class SpotEngine {
     };
     this.orders.set(order.orderId, order);
     this.live.add(order);
-    if (order.clientOrderId !== undefined) this.byClientId.set(order.clientOrderId, order);
+    if (order.clientOrderId !== undefined) this.byClientId.set(clientKey(account, order.symbol, order.clientOrderId), order);
     const market = this.markets.get(spec.symbol)!;
     const places = spec.pricePrecision + spec.quantityPrecision;
     if (order.type === 'MARKET' && order.side === 'BUY') {
@@ -303,6 +309,8 @@ export class SpotEngine {
         isMaker: party.maker,
         bidId,
         askId,
+        bidUser: buyer.owner,
+        askUser: seller.owner,
         isSelf,
         at: fill.at,
         visibleAt: visibleAt(fill.at),
@@ -328,7 +336,7 @@ export class SpotEngine {
   }
 
   find(account: string, symbol: string, orderId?: string, clientOrderId?: string): SpotOrder | undefined {
-    const o = orderId !== undefined ? this.orders.get(orderId) : clientOrderId !== undefined ? this.byClientId.get(clientOrderId) : undefined;
+    const o = orderId !== undefined ? this.orders.get(orderId) : clientOrderId !== undefined ? this.byClientId.get(clientKey(account, symbol, clientOrderId)) : undefined;
     return o && o.account === account && o.symbol === symbol ? o : undefined;
   }
 

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { runSimCommand, SimExchange, SimTransport } from '../../src/sim/index.js';
+import { runSimCommand, SimExchange, SimTransport, type SimOptions } from '../../src/sim/index.js';
 import { hmacHex, NoAnswer, send, startVenue, T0, type Venue } from './sim-client.js';
 
 const venues: Venue[] = [];
@@ -46,8 +46,11 @@ function request(step: Exclude<Step, { advance: number }>, ex: { apiKey: string;
 
 const FAULTS = { error5xxRate: 0.1, lostResponseRate: 0.2, lateFillRate: 0.5, lateFillDelayMs: 20_000 };
 
-async function overHttp(seed: number): Promise<string[]> {
-  const v = await startVenue({ seed, rateLimits: false, faults: FAULTS });
+/** The strict profile, with the fault that acts and then answers an error on top. */
+const STRICT: SimOptions = { profile: 'strict', faults: { ...FAULTS, errorAfterActRate: 0.3 } };
+
+async function overHttp(seed: number, opts: SimOptions = {}): Promise<string[]> {
+  const v = await startVenue({ seed, rateLimits: false, faults: FAULTS, ...opts });
   venues.push(v);
   const out: string[] = [];
   for (const step of SCRIPT) {
@@ -66,9 +69,9 @@ async function overHttp(seed: number): Promise<string[]> {
   return out;
 }
 
-async function inProcess(seed: number): Promise<string[]> {
+async function inProcess(seed: number, opts: SimOptions = {}): Promise<string[]> {
   const clock = new ManualClock(T0);
-  const ex = new SimExchange({ seed, clock, rateLimits: false, faults: FAULTS });
+  const ex = new SimExchange({ seed, clock, rateLimits: false, faults: FAULTS, ...opts });
   const t = new SimTransport(ex);
   const out: string[] = [];
   for (const step of SCRIPT) {
@@ -95,6 +98,19 @@ describe('determinism', () => {
     // The script exercises fills and faults, not only errors.
     expect(a.some((x) => x.startsWith('200') && x.includes('"FILLED"'))).toBe(true);
     expect(a.every((x) => x === 'no answer' || x.startsWith('200') || x.startsWith('503'))).toBe(true);
+  });
+
+  it('the strict profile too (live shapes, error-after-act answers), and it answers otherwise than lenient', async () => {
+    const a = await overHttp(42, STRICT);
+    expect(await overHttp(42, STRICT)).toEqual(a);
+    expect(await inProcess(42, STRICT)).toEqual(a);
+    expect(a).not.toEqual(await inProcess(42));
+    // Strict shapes are on the wire: 8-place decimals in the account, and nulls in futures.
+    expect(a.some((x) => x.startsWith('200 {"balances":[{"asset":"BTC","free":') && /"free":\d+\.\d{8}/.test(x))).toBe(true);
+    expect(a.some((x) => x.includes('"achievedAmount":null'))).toBe(true);
+    // The script's writes met the fault, in each of its shapes' statuses or in none (seeded).
+    expect(a.some((x) => /^(500|502) /.test(x) || x.startsWith('200 {"code":-1001'))).toBe(true);
+    expect(a.every((x) => x === 'no answer' || /^(200|500|502|503) /.test(x))).toBe(true);
   });
 
   it('another seed gives another market', async () => {

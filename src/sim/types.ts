@@ -1,0 +1,117 @@
+// The simulator's options and the records it keeps for tests, backtests and tapes.
+import type { Clock } from '../core/clock.js';
+import type { Decimal } from '../core/decimal.js';
+import type { Side } from '../core/types.js';
+import type { FaultOptions, LatencySpec } from './faults.js';
+import type { ContractSpec, SymbolSpec } from './instruments.js';
+import type { ProfileOption } from './profile.js';
+
+export interface SimOptions {
+  /** Seed of the synthetic market, ids, generated credentials and fault draws. Default 1. */
+  seed?: number;
+  /** Default systemClock; backtests and tests pass a ManualClock. */
+  clock?: Clock;
+  /** Credentials the venue accepts; generated from the seed when absent. */
+  apiKey?: string;
+  apiSecret?: string;
+  symbols?: readonly SymbolSpec[];
+  contracts?: readonly ContractSpec[];
+  /** Spot starting balances. Default 100000 USDT, 2 BTC, 20 ETH. */
+  balances?: Readonly<Record<string, string>>;
+  /** Futures starting margin (in each contract's margin coin). Default 100000. */
+  futuresBalance?: string;
+  /** Fee rates. Default maker 0.001, taker 0.002. */
+  fees?: { maker: string; taker: string };
+  /** Ban length after repeated 429s. Default 120000. */
+  banMs?: number;
+  /** 429s within violationWindowMs after which the next violation bans. Default 10 in 60000 ms. */
+  banAfterViolations?: number;
+  violationWindowMs?: number;
+  /** Per-endpoint limits per 2 s by endpoint id (e.g. {'spot.order': 1000}). */
+  limits?: Readonly<Record<string, number>>;
+  /** false lifts every rate limit (benchmarks). Default true. */
+  rateLimits?: boolean;
+  /** Network delay each way; same as faults.latencyMs. */
+  latencyMs?: Partial<LatencySpec>;
+  faults?: Partial<FaultOptions>;
+  /** Venue time between two steps of the synthetic market. Default 250. */
+  stepMs?: number;
+  /** Venue time from a cancel request (PENDING_CANCEL) to its settlement (CANCELED). Default 200. */
+  cancelSettleMs?: number;
+  /**
+   * Timed troubles in venue time, for backtests of a bad day: a `rate_limit_storm` answers 429
+   * to everything (without counting toward a ban), a `ban` answers 418 to every caller, a
+   * `clock_jump` moves the clock the venue checks timestamps against (and reports) by skewMs.
+   */
+  troubles?: readonly Trouble[];
+  /**
+   * How closely the venue keeps to the contract's letter and the live variants of the notes:
+   * 'lenient' (default for now), 'strict', or a VenueProfile of your own. See README.md, Profiles.
+   */
+  profile?: ProfileOption;
+  /** Futures position model: 1 net (one signed position per contract), 2 hedge (long and short apart). Default 2. */
+  futuresPositionModel?: 1 | 2;
+  /**
+   * Test seam: called with the endpoint id and every 200 success body after the endpoint built
+   * it and before it is written; its result is what the venue answers. Lets a test slip in odd
+   * items (a status like "EXPIRED", an integer type, a null). Raw number literals of the strict
+   * shapes are JsonNumber objects here; put a JsonNumber in to write one.
+   */
+  rewrite?: (endpoint: string, body: unknown) => unknown;
+}
+
+export interface Trouble {
+  kind: 'rate_limit_storm' | 'ban' | 'clock_jump';
+  from: number;
+  until: number;
+  /** clock_jump only: ms added to the venue's clock while it lasts. */
+  skewMs?: number;
+}
+
+/** A request that gets no HTTP answer: the adapter drops the connection (or throws TransportFailure). */
+export class SimFault {
+  constructor(
+    readonly kind: 'reset' | 'lost-response',
+    /** True when the venue acted on the request before the answer was lost. */
+    readonly acted: boolean,
+  ) {}
+
+  get message(): string {
+    return this.kind === 'reset' ? 'connection reset by the simulated venue' : 'response lost after the simulated venue acted';
+  }
+}
+
+export interface Arrival {
+  /** Venue time of arrival (after inbound latency). */
+  at: number;
+  /** The X-CH-APIKEY header, if any. */
+  key?: string;
+  remote: string;
+  /** Endpoint id (spot.order, ...), or "METHOD path" for an unknown route. */
+  endpoint: string;
+  /** HTTP status answered; 0 when no answer was sent (reset or lost response). */
+  status: number;
+  /** Venue code of an error answer. */
+  code?: number;
+  fault?: 'reset' | 'error5xx' | 'lost-response' | 'timeout' | 'error-after-act';
+}
+
+export interface LoggedOrder {
+  orderId: string;
+  clientOrderId?: string;
+  market: 'spot' | 'futures';
+  symbol: string;
+  side: Side;
+  type: 'LIMIT' | 'MARKET';
+  price?: Decimal;
+  volume: Decimal;
+  /** Futures only. */
+  open?: 'OPEN' | 'CLOSE';
+  at: number;
+}
+
+/** A market-data event from a tape. Prices and quantities are decimal strings. */
+export type MarketEvent =
+  | { type: 'book'; symbol: string; bids: ReadonlyArray<readonly [string, string]>; asks: ReadonlyArray<readonly [string, string]> }
+  | { type: 'trade'; symbol: string; price: string; qty: string; side: Side }
+  | { type: 'ticker'; symbol: string; last: string };
