@@ -177,17 +177,21 @@ export const configSchema = z.strictObject(
     }),
     credentials: section({ file: optionalText().default(null) }),
     sim: section({
+      profile: oneOf(['strict', 'lenient']).default('strict'),
       seed: int().default(1),
       latencyMs: section({ min: int(0).default(0), max: int(0).default(0) }),
       faults: section({
         error5xxRate: rate().default(0),
         resetRate: rate().default(0),
         lostResponseRate: rate().default(0),
+        timeoutRate: rate().default(0),
+        errorAfterActRate: rate().default(0),
         lateFillRate: rate().default(0),
         lateFillDelayMs: int(0).default(3000),
         clockSkewMs: int().default(0),
       }),
       banMs: int(0).default(120000),
+      futuresPositionModel: z.union([z.literal(1), z.literal(2)], { error: expected('1 (net: one position per contract) or 2 (hedge: long and short apart)') }).default(2),
       fees: section({ maker: decimal('0.001', 'nonNegative').default('0.001' as Decimal), taker: decimal('0.002', 'nonNegative').default('0.002' as Decimal) }),
       scenario: z
         .array(
@@ -232,6 +236,7 @@ export const configSchema = z.strictObject(
         .refine((n) => n > 0 && n <= 1, { error: 'must be above 0 and at most 1 (the share of the openOrders and myTrades budgets)' })
         .default(0.5),
       foreignOrders: oneOf(['adopt', 'cancel']).default('adopt'),
+      unknownTimeoutMs: int(1000).default(30000),
       drift: section({
         tolerance: z
           .record(symbol, decimal('0.001', 'nonNegative'), { error: expected('a mapping of symbol to quantity, e.g. { BTCUSDT: "0.001" }') })

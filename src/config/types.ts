@@ -26,17 +26,25 @@ export interface VenueConfig {
 }
 
 export interface SimConfig {
+  /** strict: the contract's letter and the live variants the notes document (the default); lenient: the older conveniences (client-id lookups, client ids in open orders). */
+  readonly profile: 'strict' | 'lenient';
   readonly seed: number;
   readonly latencyMs: { readonly min: number; readonly max: number };
   readonly faults: {
     readonly error5xxRate: number;
     readonly resetRate: number;
     readonly lostResponseRate: number;
+    /** Act on a write, then answer 504 -1007. */
+    readonly timeoutRate: number;
+    /** Act on a write, then answer 500 -1000, a 502 page or 200 -1001. */
+    readonly errorAfterActRate: number;
     readonly lateFillRate: number;
     readonly lateFillDelayMs: number;
     readonly clockSkewMs: number;
   };
   readonly banMs: number;
+  /** Futures positions: 1 net (one per contract), 2 hedge (long and short apart). */
+  readonly futuresPositionModel: 1 | 2;
   readonly fees: { readonly maker: Decimal; readonly taker: Decimal };
   /** Timed venue troubles, from the start of the run: backtests use them to try a bad day. */
   readonly scenario: readonly { readonly kind: 'rate_limit_storm' | 'ban' | 'clock_jump'; readonly atMs: number; readonly durationMs: number; readonly skewMs: number }[];
@@ -47,11 +55,21 @@ export interface ReconcileConfig {
   readonly budgetShare: number;
   /** Open orders on the venue that no journal entry knows: track them as ours, or cancel them. */
   readonly foreignOrders: 'adopt' | 'cancel';
+  /**
+   * An order whose placement answer was lost and that shows neither among the open orders nor in
+   * the trades this long after (with a complete read of both since) was never placed: it is
+   * journaled rejected, and never sent again.
+   */
+  readonly unknownTimeoutMs: number;
   readonly drift: {
     /** Per symbol: how far our position may differ from the venue's before `action` (default 0). */
     readonly tolerance: Readonly<Record<string, Decimal>>;
     readonly action: 'reduce_only' | 'halted';
-    /** How long drift must last before `action`: a balance moves before its fill shows in myTrades. */
+    /**
+     * How late a fill may show in myTrades after the venue booked it (the balance moved at once):
+     * the trade cursor stays this far back, and a balance is judged against our fills only once
+     * this old; a judged drift acts at once.
+     */
     readonly graceMs: number;
   };
 }

@@ -29,6 +29,11 @@ export interface PlaceIntent {
   open?: 'OPEN' | 'CLOSE';
   positionType?: 1 | 2;
   clientOrderId: ClientOrderId;
+  /**
+   * Sent only once this order of ours has ended (replacing a futures close: the venue holds the
+   * old order's volume until its cancel settles); dropped if that order filled instead.
+   */
+  after?: ClientOrderId;
 }
 
 export interface CancelIntent {

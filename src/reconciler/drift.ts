@@ -1,4 +1,4 @@
-// Position drift: what our fills say we hold against what the venue holds, as a pure function.
+// Position drift: what our fills say we hold against what the venue holds, as pure functions.
 //
 // Spot has no "position" on the venue, only balances, and the account held coins before sluice
 // traded it. So each base asset gets a baseline, taken once when the journal first sees the
@@ -56,23 +56,60 @@ export function driftOf(input: DriftInput): DriftLine {
   };
 }
 
+/** A fill's effect on one drift line: what it moved in that asset or contract, and when the venue booked it. */
+export interface Movement {
+  time: number;
+  /** Signed: a spot buy adds its volume less a fee paid in the asset; a sell takes it away. */
+  delta: Decimal;
+}
+
+export interface SnapshotInput extends Omit<DriftInput, 'ours'> {
+  /** What our fills explain now. */
+  oursNow: Decimal;
+  /** Movements of this line's fills booked from `from` on (earlier ones need not be given). */
+  recent: readonly Movement[];
+  /** The read was sent at `from` and answered at `to` (venue time): the venue took its figure in between. */
+  from: number;
+  to: number;
+}
+
 /**
- * Drift must last `graceMs` before anything acts on it: a balance moves the moment a fill
- * happens, while the fill itself may show in myTrades seconds later.
+ * Compares like with like: a holdings figure the venue took somewhere between `from` and `to`
+ * against what our fills explain at that moment. Fills booked in between may or may not be in
+ * the figure, so every moment of the span is tried (after each of its fills, in booking order)
+ * and the closest is the line's difference. Fills booked after `to` are never in it.
+ * Judge a read only once every fill booked before it has had time to show in myTrades.
+ */
+export function driftAt(input: SnapshotInput): DriftLine {
+  const moves = [...input.recent].sort((a, b) => a.time - b.time);
+  // What our fills explained just before `from`, then after each fill of the span.
+  let explained = moves.filter((m) => m.time >= input.from).reduce((v, m) => dec.sub(v, m.delta), input.oursNow);
+  const moments = [explained];
+  for (const m of moves) {
+    if (m.time < input.from) continue;
+    if (m.time > input.to) break;
+    explained = dec.add(explained, m.delta);
+    moments.push(explained);
+  }
+  const lines = moments.map((ours) => driftOf({ ...input, ours }));
+  return lines.reduce((best, l) => (dec.lt(dec.abs(l.difference), dec.abs(best.difference)) ? l : best));
+}
+
+/**
+ * Drift acts when a holdings read, judged once fills booked before it have had `graceMs` to
+ * show (see driftAt), still disagrees; it clears when one agrees. A balance moves the moment a
+ * fill happens while the fill itself may show in myTrades later: judging the read that late,
+ * against the fills booked before it, is what keeps a busy account from looking drifted.
  */
 export class DriftWatch {
-  private since: number | undefined;
+  private acting = false;
 
-  constructor(private readonly graceMs: number) {}
-
-  /** 'act' once drift has lasted graceMs, 'clear' when it is gone, 'wait' in between. */
-  observe(lines: readonly DriftLine[], now: number): 'act' | 'clear' | 'wait' {
-    if (!lines.some((l) => l.beyond)) {
-      this.since = undefined;
-      return 'clear';
-    }
-    this.since ??= now;
-    return now - this.since >= this.graceMs ? 'act' : 'wait';
+  /** 'act' on the first judged drift, 'clear' when a judged read agrees again, 'wait' otherwise. */
+  observe(lines: readonly DriftLine[]): 'act' | 'clear' | 'wait' {
+    const beyond = lines.some((l) => l.beyond);
+    if (beyond === this.acting) return beyond ? 'wait' : 'clear';
+    this.acting = beyond;
+    return beyond ? 'act' : 'clear';
   }
 }
 

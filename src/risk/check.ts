@@ -6,8 +6,8 @@
 import { dec, isDecimal, ONE, ZERO, type Decimal } from '../core/decimal.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { CancelIntent, OrderIntent, PlaceIntent, Side } from '../core/types.js';
-import { pruneRiskState } from './state.js';
-import { DEFAULT_FEE_ALLOWANCE, symbolKey, type BalanceHold, type RiskLimits, type RiskRejection, type RiskResult, type RiskRule, type RiskSnapshot, type RiskState } from './types.js';
+import { emptyRiskState, pruneRiskState } from './state.js';
+import { DEFAULT_FEE_ALLOWANCE, symbolKey, type BalanceHold, type KillSwitchMode, type RiskLimits, type RiskRejection, type RiskResult, type RiskRule, type RiskSnapshot, type RiskState } from './types.js';
 
 const HUNDRED = '100' as Decimal;
 
@@ -83,6 +83,32 @@ export function checkIntents(intents: readonly OrderIntent[], snapshot: RiskSnap
     }
   }
   return { accepted, rejected, holds: tally.holds, nextState: tally.state() };
+}
+
+/**
+ * Only the kill-switch rule, in order, each place counted as resting once allowed (so two
+ * reduce-only orders cannot together flip the position): for places accepted earlier that are
+ * about to be sent.
+ */
+export function killSwitchVerdicts(intents: readonly PlaceIntent[], snapshot: RiskSnapshot, mode: KillSwitchMode): { allowed: PlaceIntent[]; refused: RiskRejection[] } {
+  if (mode === 'off') return { allowed: [...intents], refused: [] };
+  const tally = new Tally(emptyRiskState(), snapshot);
+  const allowed: PlaceIntent[] = [];
+  const refused: RiskRejection[] = [];
+  for (const intent of intents) {
+    if (!snapshot.instruments.has(symbolKey(intent.market, intent.symbol))) {
+      refused.push({ intent, rule: 'kill_switch', reason: `kill_switch: trading is ${mode}; ${intent.symbol} is not listed to judge it` });
+      continue;
+    }
+    const facts = factsOf(intent, snapshot, tally);
+    const verdict = checkKillSwitch(intent, facts, { killSwitch: { mode } });
+    if (verdict && !verdict.ok) refused.push({ intent, rule: verdict.rule, reason: verdict.reason });
+    else {
+      allowed.push(intent);
+      if (facts.baseQty) tally.addResting(facts.key, intent.side, facts.baseQty);
+    }
+  }
+  return { allowed, refused };
 }
 
 function checkCancel(intent: CancelIntent, tally: Tally): Verdict {
@@ -165,7 +191,7 @@ const signedBy = (side: Side, qty: Decimal) => (side === 'BUY' ? qty : dec.neg(q
 const restingOn = (side: Side, r: Resting) => (side === 'BUY' ? r.buy : r.sell);
 const sideWord = (side: Side) => (side === 'BUY' ? 'buys' : 'sells');
 
-function checkKillSwitch(intent: PlaceIntent, f: Facts, limits: RiskLimits): Verdict | undefined {
+function checkKillSwitch(intent: PlaceIntent, f: Facts, limits: Pick<RiskLimits, 'killSwitch'>): Verdict | undefined {
   const mode = limits.killSwitch.mode;
   if (mode === 'halted') return fail('kill_switch', 'trading is halted; no new orders until the kill switch is released');
   if (mode !== 'reduce_only') return undefined;

@@ -1,10 +1,10 @@
 // The imperative shell around checkIntents for the engine: it holds the rolling windows and the
 // live kill-switch mode between calls. All decisions stay in the pure function.
 import { dec, isDecimal, ZERO, type Decimal } from '../core/decimal.js';
-import type { Order, OrderIntent } from '../core/types.js';
-import { checkIntents, isQuoteSized } from './check.js';
+import type { Order, OrderIntent, PlaceIntent } from '../core/types.js';
+import { checkIntents, isQuoteSized, killSwitchVerdicts } from './check.js';
 import { emptyRiskState } from './state.js';
-import { symbolKey, type KillSwitchMode, type RiskLimits, type RiskOpenOrder, type RiskSnapshot, type RiskState, type RiskVerdict } from './types.js';
+import { symbolKey, type KillSwitchMode, type RiskLimits, type RiskOpenOrder, type RiskRejection, type RiskSnapshot, type RiskState, type RiskVerdict } from './types.js';
 
 /** A snapshot whose open orders may still be journal `Order`s; the gate converts them. */
 export type RiskInputs = Omit<RiskSnapshot, 'openOrders'> & { openOrders: readonly (Order | RiskOpenOrder)[] };
@@ -32,34 +32,62 @@ export function toRiskSnapshot(inputs: RiskInputs): RiskSnapshot {
   };
 }
 
+const STRICTNESS: Readonly<Record<KillSwitchMode, number>> = { off: 0, reduce_only: 1, halted: 2 };
+
+/** The stricter of two kill-switch modes. */
+export function stricter(a: KillSwitchMode, b: KillSwitchMode | undefined): KillSwitchMode {
+  return b !== undefined && STRICTNESS[b] > STRICTNESS[a] ? b : a;
+}
+
+/**
+ * The gate's state between calls: the rolling windows, and the kill switch. The switch in force
+ * is the stricter of the operator's mode (config, SIGUSR2, the kill-switch file) and drift's
+ * (while a drift lasts): neither can loosen what the other holds.
+ */
 export class RiskGate {
   private windows: RiskState = emptyRiskState();
-  private mode: KillSwitchMode;
+  private operator: KillSwitchMode;
+  private drift: KillSwitchMode | undefined;
 
   constructor(private readonly limits: RiskLimits) {
-    this.mode = limits.killSwitch.mode;
+    this.operator = limits.killSwitch.mode;
   }
 
+  /** The mode in force. */
   killSwitch(): KillSwitchMode {
-    return this.mode;
+    return stricter(this.operator, this.drift);
   }
 
+  /** The operator's mode (the kill-switch file, or a test). */
   setKillSwitch(mode: KillSwitchMode): void {
-    this.mode = mode;
+    this.operator = mode;
   }
 
-  /** SIGUSR2: halted <-> the configured mode (off when the configured mode is itself halted). */
+  /** Drift's mode while a drift lasts; undefined once it is gone. */
+  setDriftMode(mode: KillSwitchMode | undefined): void {
+    this.drift = mode;
+  }
+
+  /** SIGUSR2: the operator's mode between halted and the configured one (off when that is itself halted). Returns the mode in force. */
   toggleHalt(): KillSwitchMode {
     const configured = this.limits.killSwitch.mode;
-    this.mode = this.mode === 'halted' ? (configured === 'halted' ? 'off' : configured) : 'halted';
-    return this.mode;
+    this.operator = this.operator === 'halted' ? (configured === 'halted' ? 'off' : configured) : 'halted';
+    return this.killSwitch();
   }
 
   check(intents: readonly OrderIntent[], inputs: RiskInputs, now: number): RiskVerdict {
-    const limits = { ...this.limits, killSwitch: { mode: this.mode } };
+    const limits = { ...this.limits, killSwitch: { mode: this.killSwitch() } };
     const { accepted, rejected, holds, nextState } = checkIntents(intents, toRiskSnapshot(inputs), limits, this.windows, now);
     this.windows = nextState;
     return { accepted, rejected, holds };
+  }
+
+  /**
+   * The kill switch again, when accepted places are about to leave: a halt, or reduce-only,
+   * that came after they were accepted stops them too. `inputs` must not count them as open.
+   */
+  atSend(intents: readonly PlaceIntent[], inputs: RiskInputs): { allowed: PlaceIntent[]; refused: RiskRejection[] } {
+    return killSwitchVerdicts(intents, toRiskSnapshot(inputs), this.killSwitch());
   }
 
   /** The rolling windows as of the last check (for metrics, or to persist across a restart). */

@@ -230,7 +230,7 @@ export async function planCommand(configPath: string): Promise<number> {
   return 0;
 }
 
-/** `sluice status`: journal and venue side by side; exit 1 when positions drift. */
+/** `sluice status`: journal and venue side by side; exit 1 when positions drift or open orders disagree. */
 export async function statusCommand(configPath: string): Promise<number> {
   const prepared = await prepare(configPath);
   if (!prepared) return 1;
@@ -256,9 +256,9 @@ export async function statusCommand(configPath: string): Promise<number> {
   const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, journal, noRecording: true });
   try {
     await app.client.start();
-    const { text, drift } = await statusReport(app);
+    const { text, drift, ordersDisagree } = await statusReport(app);
     process.stdout.write(`${text}\n`);
-    return drift ? 1 : 0;
+    return drift || ordersDisagree ? 1 : 0;
   } finally {
     await app.client.close();
     journal.close();

@@ -6,8 +6,8 @@ import type { Clock } from '../core/clock.js';
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import { BannedError } from '../core/errors.js';
 import type { SymbolInfo } from '../core/market.js';
-import type { Journal, Pacer } from '../core/ports.js';
-import type { Batch, CancelIntent, Fill, Market, Order, OrderIntent, PlaceIntent } from '../core/types.js';
+import type { AccountReader, Journal, MarketReader, Pacer } from '../core/ports.js';
+import { FINAL_STATUSES, type Batch, type CancelIntent, type Fill, type Market, type Order, type OrderIntent, type PlaceIntent } from '../core/types.js';
 import type { ReconcileConfig } from '../config/index.js';
 import type { EndpointId } from '../exchange/endpoints.js';
 import { ORDER_ENDPOINTS, type Executor, type OrderGateway, type PlaceResult, type CancelResult } from '../executor/index.js';
@@ -18,8 +18,8 @@ import type { MarketEvent, MarketSubscription } from '../strategy/api.js';
 import { StrategyHost, type EngineView, type HostOutput, type LoadedStrategy } from '../strategy/index.js';
 import { mergeFeeds, pollFeed, type Feed } from './market-data.js';
 import { pendingOrder, withStatus } from './orders.js';
-import { describeDrift, Reconciler } from './reconciler.js';
-import type { DriftLine } from '../reconciler/drift.js';
+import { describeDrift, type DriftLine } from '../reconciler/drift.js';
+import { Reconciler } from '../reconciler/poller.js';
 import type { ClientOrderId } from '../core/ids.js';
 
 export interface Dispatcher {
@@ -44,6 +44,11 @@ export interface EngineSettings {
 export interface EngineDeps {
   executor: Executor;
   gateway: OrderGateway;
+  /** The account and public market data of each market. */
+  readers: Readonly<Record<Market, AccountReader>>;
+  marketData: Readonly<Record<Market, MarketReader>>;
+  /** Venue clock minus ours, and how far off that estimate may be (venue times are on its clock). */
+  venueClock: { offsetMs(): number; errorMs(): number };
   pacer: Pacer;
   clock: Clock;
   log: Logger;
@@ -106,13 +111,11 @@ function headOfGroups(queue: readonly Queued[], most: number): { head: Queued[];
 /** How long stop() waits for the periodic runs in progress. */
 const STOP_WAITS_FOR_RUNS_MS = 10_000;
 /** At most this many reconcile passes at shutdown, this far apart, while cancels settle. */
-const FINAL_PASSES = 5;
+const FINAL_PASSES = 8;
 const FINAL_PASS_GAP_MS = 300;
 
 /** Sequences reserved per journal commit (see nextSequence). */
 const SEQUENCE_BLOCK = 16;
-
-const STRICTNESS = { off: 0, reduce_only: 1, halted: 2 } as const;
 
 /** What the engine announces, for the ops endpoint and for tests that wait on events, not time. */
 export interface EngineEvents {
@@ -126,9 +129,9 @@ export class Engine {
   readonly hosts: StrategyHost[];
   readonly stats: EngineStats = { intents: 0, sent: 0, accepted: 0, rejected: 0, unknown: 0, fills: 0, riskRejections: 0, expired: 0, intentToWire: [] };
   readonly reconciler: Reconciler;
+  /** The account of each market, as the venue shows it. */
+  readonly readers: EngineDeps['readers'];
   private readonly lastPrices = new Map<string, Decimal>();
-  /** The kill-switch mode drift replaced, while drift holds it. */
-  private modeBeforeDrift: ReturnType<RiskGate['killSwitch']> | undefined;
   /**
    * Balance promised to accepted spot places that the last account read may not show yet
    * (queued, in flight, or acknowledged after that read): risk counts it as spent.
@@ -139,7 +142,10 @@ export class Engine {
   private queue: Queued[] = [];
   /** Reserved client-order sequences not handed out yet, per strategy: [next, end). */
   private readonly sequences = new Map<string, { next: number; end: number }>();
-  private readonly cancelAfterAck = new Set<string>();
+  /** Cancels asked for orders without a venue id yet (in flight, or whose answer was lost): sent once the id is known. */
+  private readonly cancelWanted = new Set<string>();
+  /** Places that wait for the order they replace to be final (a futures close: the venue holds its volume until then). */
+  private readonly held = new Map<string, PlaceIntent[]>();
   private readonly inFlight = new Set<Promise<void>>();
   /** The periodic loops' runs in progress (a tick, a reconcile pass): stop() lets them end first. */
   private readonly working = new Set<Promise<void>>();
@@ -149,6 +155,7 @@ export class Engine {
   private planSink: ((accepted: OrderIntent[], rejected: RiskRejection[]) => void) | undefined;
 
   constructor(private readonly deps: EngineDeps) {
+    this.readers = deps.readers;
     const view = this.view();
     this.hosts = deps.strategies.map(
       (s) =>
@@ -161,10 +168,11 @@ export class Engine {
     );
     for (const h of this.hosts) this.reportIfDisabled(h);
     this.reconciler = new Reconciler({
-      executor: deps.executor,
+      readers: deps.readers,
       journal: deps.journal,
       positions: deps.positions,
       clock: deps.clock,
+      venueClock: () => ({ offsetMs: deps.venueClock.offsetMs(), errorMs: deps.venueClock.errorMs() }),
       log: deps.log,
       instruments: deps.instruments,
       settings: deps.settings.reconcile,
@@ -197,15 +205,13 @@ export class Engine {
     this.positionsFromJournal();
     this.settleInterrupted();
     await this.reconcile({ catchUp: true });
-    await this.reconciler.refreshAccounts(this.markets());
-    this.reconciler.watchDrift(this.activeSymbols());
     this.ready = true;
   }
 
   /**
    * Orders a previous run journaled but never heard back about (it stopped, or was killed,
    * between journaling and the answer) may be on the venue: they are `unknown`, which the
-   * reconciler settles by client order id. Nothing of this run is in flight yet.
+   * reconciler settles from what the venue shows. Nothing of this run is in flight yet.
    */
   private settleInterrupted(): void {
     for (const o of this.deps.journal.orders({ openOnly: true })) {
@@ -230,10 +236,14 @@ export class Engine {
     const { instruments } = this.deps;
     const markets = this.markets();
     if (markets.has('spot')) {
-      for (const s of (await this.deps.executor.call('spot.symbols', {})).items) instruments.set(key('spot', s.symbol), s);
+      const listing = await this.deps.executor.call('spot.symbols', {});
+      for (const s of listing.items) instruments.set(key('spot', s.symbol), s);
+      for (const bad of listing.skipped) this.deps.log.warn({ market: 'spot', symbol: bad.key, problem: bad.problem }, 'an instrument the venue listed could not be read; it is left out');
     }
     if (markets.has('futures')) {
-      for (const c of (await this.deps.executor.call('futures.contracts', {})).items) {
+      const listing = await this.deps.executor.call('futures.contracts', {});
+      for (const bad of listing.skipped) this.deps.log.warn({ market: 'futures', symbol: bad.key, problem: bad.problem }, 'an instrument the venue listed could not be read; it is left out');
+      for (const c of listing.items) {
         const step = c.minOrderVolume.includes('.') ? c.minOrderVolume.split('.')[1]!.length : 0;
         instruments.set(key('futures', c.symbol), {
           symbol: c.symbol,
@@ -267,16 +277,14 @@ export class Engine {
     const { settings } = this.deps;
     for (const h of this.hosts) this.every(h.setup.everyMs, async () => this.handle(h, await h.tick()));
     this.every(settings.marketDataEveryMs, () => this.pollMarketData());
-    const limit = Math.min(...['spot.openOrders', 'spot.myTrades'].map((e) => this.deps.pacer.usage()[e]?.limit ?? 20));
-    const reconcileEveryMs = this.reconciler.intervalMs(settings.reconcileEveryMs, this.activeSymbols().length, limit);
+    const usage = this.deps.pacer.usage();
+    const reads = [...this.markets()].flatMap((m) => [`${m}.openOrders`, `${m}.myTrades`]);
+    const limit = Math.min(...reads.map((e) => usage[e]?.limit ?? 20));
+    const reconcileEveryMs = reconcileInterval(settings.reconcileEveryMs, this.activeSymbols().length, limit, settings.reconcile.budgetShare);
     if (reconcileEveryMs > settings.reconcileEveryMs) {
       this.deps.log.info({ reconcileEveryMs, budgetShare: settings.reconcile.budgetShare }, 'reconcile interval stretched to keep within its share of the request budget');
     }
-    this.every(reconcileEveryMs, async () => {
-      await this.reconcile();
-      await this.reconciler.refreshAccounts(this.markets());
-      this.reconciler.watchDrift(this.activeSymbols());
-    });
+    this.every(reconcileEveryMs, () => this.reconcile());
     // The daemon logs the first summary with its "running" line.
     this.every(settings.summaryEveryMs, async () => this.deps.log.info(this.summary(), 'summary'), true);
   }
@@ -314,6 +322,9 @@ export class Engine {
       await Promise.race([Promise.all(this.working), this.deps.clock.sleep(100)]);
     }
     for (const h of this.hosts) await this.handle(h, await h.stop());
+    const held = [...this.held.values()].flat();
+    this.held.clear();
+    await this.dropQueued(held, 'not sent: the daemon stopped before the order it replaces ended');
     if (this.deps.settings.shutdown.queued === 'drop') {
       const dropped = this.queue;
       this.queue = [];
@@ -322,27 +333,28 @@ export class Engine {
     await this.drain();
     // Only our strategies' orders: an adopted order belongs to whoever placed it by hand.
     const ours = new Set(this.hosts.map((h) => h.id));
-    const ourOpen = () => this.deps.journal.orders({ openOnly: true }).filter((o) => o.venueOrderId && ours.has(o.strategyId));
+    const ourOpen = () => this.deps.journal.orders({ openOnly: true }).filter((o) => ours.has(o.strategyId));
     const cancelling = this.deps.settings.shutdown.cancelOpenOrders;
-    if (cancelling) {
-      this.enqueue(
-        ourOpen().map((o): CancelIntent => ({ kind: 'cancel', intentId: `${o.clientOrderId}:shutdown`, strategyId: o.strategyId, market: o.market, symbol: o.symbol, clientOrderId: o.clientOrderId, venueOrderId: o.venueOrderId })),
-      );
+    // An order without a venue id yet (its answer lost) gets its cancel once a pass finds it.
+    const cancelOurs = async () => {
+      this.enqueue(ourOpen().map((o): CancelIntent => ({ kind: 'cancel', intentId: `${o.clientOrderId}:shutdown`, strategyId: o.strategyId, market: o.market, symbol: o.symbol, clientOrderId: o.clientOrderId })));
       await this.drain();
-    }
+    };
+    if (cancelling) await cancelOurs();
     // Last passes, so fills of the final seconds and the cancels' outcomes are journaled now
-    // rather than at the next start: a venue settles a cancel a moment after accepting it, so
-    // a few more while our cancelled orders still show open. A venue that cannot answer leaves
-    // that to the next start.
+    // rather than at the next start: a venue settles a cancel a moment after accepting it, and
+    // an order whose answer was lost shows only on a pass. Each reads everything (all open
+    // orders, trades to the end). A venue that cannot answer leaves the rest to the next start.
     for (let pass = 0; pass < FINAL_PASSES; pass++) {
       if (pass > 0) await this.deps.clock.sleep(FINAL_PASS_GAP_MS);
       try {
-        await this.reconcile({ fullScan: pass === 0 });
+        await this.reconcile({ final: true });
       } catch (err) {
         this.deps.log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'final reconcile failed; the next start settles it');
         break;
       }
       if (!cancelling || ourOpen().length === 0) break;
+      await cancelOurs();
     }
     this.deps.log.info(this.summary(), 'stopped');
   }
@@ -400,42 +412,69 @@ export class Engine {
       for (const intent of accepted) if (intent.kind === 'place') this.deps.journal.recordIntent(intent, pendingOrder(intent, now));
       for (const { intent, order } of refused) this.deps.journal.recordIntent(intent, order);
     });
-    this.enqueue(accepted);
+    const later = accepted.filter((i): i is PlaceIntent & { after: ClientOrderId } => i.kind === 'place' && i.after !== undefined);
+    this.enqueue(accepted.filter((i) => !later.includes(i as PlaceIntent & { after: ClientOrderId })));
+    for (const i of later) this.hold(i);
     // Rejections are reported to their strategy after the accepted intents are queued.
     for (const { order } of refused) await this.notify(order);
   }
 
   private enqueue(intents: readonly OrderIntent[]): void {
     const at = this.deps.clock.now();
+    const withdrawn: PlaceIntent[] = [];
     for (const intent of intents) {
-      if (intent.kind === 'cancel' && !intent.venueOrderId) {
-        const target = this.deps.journal.order(intent.clientOrderId);
-        if (target?.venueOrderId) {
-          this.queue.push(queued({ ...intent, venueOrderId: target.venueOrderId }, at));
-        } else if (target && target.status === 'pending') {
-          // Not acknowledged yet: cancel as soon as the venue gives us its id.
-          this.cancelAfterAck.add(intent.clientOrderId);
-        } else {
-          this.deps.log.warn({ clientOrderId: intent.clientOrderId, status: target?.status }, 'cancel skipped: the venue id of that order is not known');
-        }
+      if (intent.kind === 'place') {
+        this.queue.push(queued(intent, at));
         continue;
       }
-      this.queue.push(queued(intent, at));
+      const target = this.deps.journal.order(intent.clientOrderId);
+      // Already ended, or already being cancelled (a second cancel earns -1145): nothing to send.
+      if (target && (FINAL_STATUSES.has(target.status) || target.status === 'pending_cancel')) continue;
+      const waiting = this.queue.find((q) => q.intent.kind === 'place' && q.intent.clientOrderId === intent.clientOrderId);
+      if (waiting) {
+        // Never sent: withdrawing it is the cancel.
+        this.queue = this.queue.filter((q) => q !== waiting);
+        withdrawn.push(waiting.intent as PlaceIntent);
+        continue;
+      }
+      const venueOrderId = intent.venueOrderId ?? target?.venueOrderId;
+      if (venueOrderId) this.queue.push(queued({ ...intent, venueOrderId }, at));
+      else if (target) {
+        this.cancelWanted.add(intent.clientOrderId);
+        this.deps.log.info({ clientOrderId: intent.clientOrderId, status: target.status }, 'cancel waits for the venue id of its order (in flight, or its answer was lost)');
+      } else this.deps.log.warn({ clientOrderId: intent.clientOrderId }, 'cancel skipped: no such order');
     }
+    if (withdrawn.length > 0) void this.dropQueued(withdrawn, 'cancelled before it was sent');
     this.kick();
   }
 
+  /** A place that waits for the order it replaces to end; sent (or dropped, if that filled) when it has. */
+  private hold(intent: PlaceIntent & { after: ClientOrderId }): void {
+    const target = this.deps.journal.order(intent.after);
+    if (!target || FINAL_STATUSES.has(target.status)) {
+      this.release(intent.after, target?.status, [intent]);
+      return;
+    }
+    this.held.set(intent.after, [...(this.held.get(intent.after) ?? []), intent]);
+  }
+
+  private release(after: string, status: Order['status'] | undefined, intents: PlaceIntent[]): void {
+    if (status === 'filled') void this.dropQueued(intents, `not sent: the order it replaces (${after}) filled`);
+    else this.enqueue(intents);
+  }
+
   /** Intents that will never be sent: their orders are final (one commit) and their strategies hear so. */
-  private async dropQueued(intents: readonly OrderIntent[], reason: string): Promise<void> {
+  private async dropQueued(intents: readonly OrderIntent[], reason: string | ((intent: PlaceIntent) => string)): Promise<void> {
+    if (intents.length === 0) return;
     const now = this.deps.clock.now();
     const dropped = this.deps.journal.transaction(() =>
       intents.flatMap((intent) => {
         if (intent.kind !== 'place') return [];
         this.holds.delete(intent.clientOrderId);
         const order = this.deps.journal.order(intent.clientOrderId);
-        if (!order) return [];
+        if (!order || FINAL_STATUSES.has(order.status)) return [];
         const next = withStatus(order, 'canceled', now);
-        this.deps.journal.updateOrder(next, reason);
+        this.deps.journal.updateOrder(next, typeof reason === 'string' ? reason : reason(intent));
         return [next];
       }),
     );
@@ -510,16 +549,26 @@ export class Engine {
     void p.finally(() => this.inFlight.delete(p));
   }
 
-  private async send(batch: Batch, arrivedAt: Map<string, number>): Promise<void> {
-    this.stats.sent += batch.items.length;
-    const sentAt = this.deps.clock.now();
-    for (const i of batch.items) this.stats.intentToWire.push(sentAt - (arrivedAt.get(i.intentId) ?? sentAt));
+  private async send(planned: Batch, arrivedAt: Map<string, number>): Promise<void> {
+    let batch = planned;
     try {
       if (batch.kind === 'place') {
-        await this.onPlaced(await this.deps.gateway.place(batch as Batch<PlaceIntent>));
-      } else {
-        for (const r of await this.deps.gateway.cancel(batch as Batch<CancelIntent>)) this.onCanceled(r);
+        // The kill switch as it is now, not as it was when the intents were accepted.
+        const places = batch.items as readonly PlaceIntent[];
+        const { allowed, refused } = this.deps.risk.atSend(places, this.riskInputs(new Set(places.map((i) => i.clientOrderId))));
+        if (refused.length > 0) {
+          const why = new Map(refused.map((r) => [r.intent, r.reason]));
+          this.deps.log.warn({ dropped: refused.length, killSwitch: this.deps.risk.killSwitch() }, 'queued orders not sent: the kill switch changed since they were accepted');
+          await this.dropQueued(refused.map((r) => r.intent as PlaceIntent), (i) => `not sent: ${why.get(i) ?? 'kill switch'}`);
+        }
+        if (allowed.length === 0) return;
+        batch = { ...batch, items: allowed };
       }
+      this.stats.sent += batch.items.length;
+      const sentAt = this.deps.clock.now();
+      for (const i of batch.items) this.stats.intentToWire.push(sentAt - (arrivedAt.get(i.intentId) ?? sentAt));
+      if (batch.kind === 'place') await this.onPlaced(await this.deps.gateway.place(batch as Batch<PlaceIntent>));
+      else await this.onCanceled(await this.deps.gateway.cancel(batch as Batch<CancelIntent>));
     } catch (err) {
       this.deps.log.error({ err }, 'dispatch failed');
     }
@@ -530,9 +579,7 @@ export class Engine {
     const now = this.deps.clock.now();
     const orders = this.deps.journal.transaction(() => results.map((r) => this.journalPlaced(r, now)));
     for (const [k, { intent, outcome }] of results.entries()) {
-      if (outcome.kind === 'accepted' && this.cancelAfterAck.delete(intent.clientOrderId)) {
-        this.enqueue([{ kind: 'cancel', intentId: `${intent.clientOrderId}:cancel`, strategyId: intent.strategyId, market: intent.market, symbol: intent.symbol, clientOrderId: intent.clientOrderId, venueOrderId: outcome.venueOrderId }]);
-      } else if (outcome.kind === 'unknown') {
+      if (outcome.kind === 'unknown') {
         this.deps.log.warn({ clientOrderId: intent.clientOrderId, reason: outcome.error.message }, 'order outcome unknown: the reconciler will settle it');
       } else if (outcome.kind === 'rejected' || outcome.kind === 'not_sent') {
         this.deps.log.warn({ clientOrderId: intent.clientOrderId, outcome: outcome.kind, reason: outcome.error.message }, 'order not placed');
@@ -573,16 +620,34 @@ export class Engine {
     return next;
   }
 
-  private onCanceled({ intent, outcome }: CancelResult): void {
-    if (outcome.kind === 'accepted' || outcome.kind === 'gone') return; // the reconciler reports the final state
-    this.deps.log.warn({ clientOrderId: intent.clientOrderId, outcome: outcome.kind, reason: outcome.error.message }, 'cancel not confirmed');
-    if (outcome.error instanceof BannedError) this.deps.journal.setBanUntil(outcome.error.untilMs);
+  /**
+   * A cancel the venue took (or answered as already ended) leaves the order pending_cancel until
+   * the reconciler sees how it ended: it can still fill meanwhile, and is never cancelled twice.
+   */
+  private async onCanceled(results: readonly CancelResult[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const { journal, log } = this.deps;
+    const changed = journal.transaction(() =>
+      results.flatMap(({ intent, outcome }) => {
+        if (outcome.kind !== 'accepted' && outcome.kind !== 'gone') {
+          log.warn({ clientOrderId: intent.clientOrderId, outcome: outcome.kind, reason: outcome.error.message }, 'cancel not confirmed');
+          if (outcome.error instanceof BannedError) journal.setBanUntil(outcome.error.untilMs);
+          return [];
+        }
+        const order = journal.order(intent.clientOrderId);
+        if (!order || FINAL_STATUSES.has(order.status) || order.status === 'pending_cancel') return [];
+        const next = withStatus(order, 'pending_cancel', now);
+        journal.updateOrder(next, outcome.kind === 'accepted' ? 'cancel accepted' : 'cancel answered: already ended, or unknown to the venue');
+        return [next];
+      }),
+    );
+    for (const order of changed) await this.notify(order);
   }
 
   // ---------- venue state -> orders, fills, positions ----------
 
   /** One reconcile pass over every active symbol, then a positions checkpoint. */
-  async reconcile(opts: { fullScan?: boolean; catchUp?: boolean } = {}): Promise<void> {
+  async reconcile(opts: { final?: boolean; catchUp?: boolean } = {}): Promise<void> {
     await this.reconciler.pass(this.activeSymbols(), opts);
     this.deps.journal.savePositions(this.deps.positions.snapshot());
     this.events.emit('reconciled');
@@ -595,26 +660,38 @@ export class Engine {
     if (host) await this.handle(host, await host.fill(fill));
   }
 
-  /** Drift past its grace period switches to the configured mode; its end restores the previous one. */
+  /**
+   * A judged drift puts drift's mode (reconcile.drift.action) in force beside the operator's:
+   * the stricter of the two holds (see RiskGate). Its end takes drift's mode away again.
+   */
   private onDrift(verdict: 'act' | 'clear', lines: readonly DriftLine[]): void {
     const { risk, log, settings } = this.deps;
-    if (verdict === 'act' && this.modeBeforeDrift === undefined) {
-      this.modeBeforeDrift = risk.killSwitch();
-      // Drift only ever tightens: a daemon already halted stays halted.
-      const mode = STRICTNESS[settings.reconcile.drift.action] > STRICTNESS[this.modeBeforeDrift] ? settings.reconcile.drift.action : this.modeBeforeDrift;
-      risk.setKillSwitch(mode);
+    const before = risk.killSwitch();
+    if (verdict === 'act') {
+      risk.setDriftMode(settings.reconcile.drift.action);
+      const mode = risk.killSwitch();
       const message = `position drift: ${lines.map(describeDrift).join('; ')}; trading is ${mode} until it is resolved`;
       log.error({ alert: 'drift', killSwitch: mode, drift: lines }, message);
       this.deps.alert?.('drift', message, { drift: lines, killSwitch: mode });
-    } else if (verdict === 'clear' && this.modeBeforeDrift !== undefined) {
-      // Only undo what drift did: an operator who changed the mode since keeps theirs.
-      if (risk.killSwitch() === settings.reconcile.drift.action && this.modeBeforeDrift !== settings.reconcile.drift.action) risk.setKillSwitch(this.modeBeforeDrift);
-      log.warn({ killSwitch: risk.killSwitch() }, 'position drift resolved; kill switch restored');
-      this.modeBeforeDrift = undefined;
+      return;
     }
+    risk.setDriftMode(undefined);
+    if (risk.killSwitch() !== before) log.warn({ killSwitch: risk.killSwitch() }, 'position drift resolved; kill switch restored');
   }
 
   private async notify(order: Order): Promise<void> {
+    const id = order.clientOrderId;
+    if (this.cancelWanted.has(id) && (FINAL_STATUSES.has(order.status) || order.status === 'pending_cancel' || order.venueOrderId)) {
+      this.cancelWanted.delete(id);
+      if (!FINAL_STATUSES.has(order.status) && order.status !== 'pending_cancel') {
+        this.enqueue([{ kind: 'cancel', intentId: `${id}:cancel`, strategyId: order.strategyId, market: order.market, symbol: order.symbol, clientOrderId: order.clientOrderId, venueOrderId: order.venueOrderId }]);
+      }
+    }
+    const held = this.held.get(id);
+    if (held && FINAL_STATUSES.has(order.status)) {
+      this.held.delete(id);
+      this.release(id, order.status, held);
+    }
     this.events.emit('order', order);
     const host = this.hosts.find((h) => h.id === order.strategyId);
     if (host) await this.handle(host, await host.orderUpdate(order));
@@ -637,7 +714,7 @@ export class Engine {
     for (const feed of this.feeds()) {
       let event: MarketEvent;
       try {
-        event = await pollFeed(this.deps.executor, feed);
+        event = await pollFeed(this.deps.marketData[feed.market], feed);
       } catch (err) {
         this.deps.log.warn({ err: errText(err), symbol: feed.symbol, kind: feed.subscription.kind }, 'market data poll failed');
         continue;
@@ -683,10 +760,12 @@ export class Engine {
     return free;
   }
 
-  riskInputs(): RiskInputs {
+  /** What risk judges against; `leaving` are orders about to be sent, not counted as resting. */
+  riskInputs(leaving?: ReadonlySet<string>): RiskInputs {
+    const open = this.deps.journal.orders({ openOnly: true });
     return {
       positions: new Map(this.deps.positions.snapshot().map((p) => [key(p.market, p.symbol), p.quantity])),
-      openOrders: this.deps.journal.orders({ openOnly: true }),
+      openOrders: leaving ? open.filter((o) => !leaving.has(o.clientOrderId)) : open,
       balances: this.freeBalances(),
       lastPrices: this.lastPrices,
       instruments: this.deps.instruments,
@@ -757,3 +836,12 @@ function errText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+
+/**
+ * The pass interval that keeps the reconciler's reads within `budgetShare` of their limits: each
+ * pass makes at least one open-orders and one trades read per symbol.
+ */
+export function reconcileInterval(configuredMs: number, symbols: number, limitPer2s: number, budgetShare: number): number {
+  const perWindow = Math.max(1, Math.floor(limitPer2s * budgetShare));
+  return Math.max(configuredMs, Math.ceil((symbols * 2000) / perWindow));
+}

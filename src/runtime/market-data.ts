@@ -1,7 +1,7 @@
 // Polls market data once per (market, symbol, subscription) however many strategies want it,
-// through the executor, so polling is paced by the same limiters as everything else.
+// through the market's read port, so polling is paced by the same limiters as everything else.
+import type { MarketReader } from '../core/ports.js';
 import type { Market } from '../core/types.js';
-import type { Executor } from '../executor/index.js';
 import type { MarketEvent, MarketSubscription } from '../strategy/api.js';
 
 export interface Feed {
@@ -31,30 +31,17 @@ export function mergeFeeds(feeds: readonly Feed[]): Feed[] {
   return [...byKey.values()];
 }
 
-/** Which feeds the venue can serve: futures has ticker and depth only. */
-export function unsupportedFeed(f: Feed): string | undefined {
-  if (f.market === 'futures' && (f.subscription.kind === 'klines' || f.subscription.kind === 'trades')) {
-    return `futures ${f.subscription.kind} are not served by the venue's REST API; subscribe to ticker or depth`;
-  }
-  return undefined;
-}
-
-export async function pollFeed(executor: Executor, f: Feed): Promise<MarketEvent> {
+export async function pollFeed(reader: MarketReader, f: Feed): Promise<MarketEvent> {
   const s = f.subscription;
-  if (f.market === 'futures') {
-    if (s.kind === 'ticker') return { kind: 'ticker', symbol: f.symbol, ticker: await executor.call('futures.ticker', { contractName: f.symbol }) };
-    if (s.kind === 'depth') return { kind: 'depth', symbol: f.symbol, depth: await executor.call('futures.depth', { contractName: f.symbol, limit: s.limit }) };
-    throw new Error(unsupportedFeed(f));
-  }
   switch (s.kind) {
     case 'ticker':
-      return { kind: 'ticker', symbol: f.symbol, ticker: await executor.call('spot.ticker', { symbol: f.symbol }) };
+      return { kind: 'ticker', symbol: f.symbol, ticker: await reader.ticker(f.symbol) };
     case 'depth':
-      return { kind: 'depth', symbol: f.symbol, depth: await executor.call('spot.depth', { symbol: f.symbol, limit: s.limit }) };
+      return { kind: 'depth', symbol: f.symbol, depth: await reader.depth(f.symbol, s.limit) };
     case 'trades':
-      return { kind: 'trades', symbol: f.symbol, trades: await executor.call('spot.trades', { symbol: f.symbol, limit: s.limit }) };
+      return { kind: 'trades', symbol: f.symbol, trades: await reader.trades(f.symbol, s.limit) };
     case 'klines':
-      return { kind: 'klines', symbol: f.symbol, interval: s.interval, klines: await executor.call('spot.klines', { symbol: f.symbol, interval: s.interval, limit: s.limit }) };
+      return { kind: 'klines', symbol: f.symbol, interval: s.interval, klines: await reader.klines(f.symbol, s.interval, s.limit) };
   }
 }
 

@@ -1,8 +1,7 @@
-// Small pure helpers for turning intents and venue answers into Order records.
-import { dec, ZERO } from '../core/decimal.js';
+// Small pure helpers for turning intents into Order records.
+import { ZERO } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Order, OrderStatus, PlaceIntent } from '../core/types.js';
-import type { VenueOrder } from '../core/venue.js';
 
 export function pendingOrder(intent: PlaceIntent, now: number): Order {
   const order: Order = {
@@ -24,23 +23,6 @@ export function pendingOrder(intent: PlaceIntent, now: number): Order {
   return order;
 }
 
-/** The order as the venue describes it; executed volume never goes backwards. */
-export function mergeVenueOrder(order: Order, venue: VenueOrder, now: number): Order {
-  const executedVolume = dec.max(order.executedVolume, venue.executedQty);
-  return {
-    ...order,
-    venueOrderId: venue.orderId,
-    executedVolume,
-    avgPrice: venue.avgPrice && !dec.isZero(venue.avgPrice) ? venue.avgPrice : order.avgPrice,
-    status: venue.status,
-    updatedAt: now,
-  };
-}
-
 export function withStatus(order: Order, status: OrderStatus, now: number, venueOrderId?: VenueOrderId): Order {
   return { ...order, status, updatedAt: now, ...(venueOrderId ? { venueOrderId } : {}) };
-}
-
-export function remaining(order: Order): ReturnType<typeof dec.sub> {
-  return dec.sub(order.volume, order.executedVolume);
 }

@@ -2,21 +2,30 @@
 // journal (no adoption, no baselines, no order updates), so it is safe while the daemon runs.
 import { dec } from '../core/decimal.js';
 import type { Market, Order } from '../core/types.js';
-import type { VenueOrder } from '../core/venue.js';
 import { describeDrift } from '../reconciler/drift.js';
 import type { App } from './wire.js';
 
-export async function statusReport(app: App): Promise<{ text: string; drift: boolean }> {
+export interface StatusReport {
+  text: string;
+  /** A position differs from the venue's beyond its tolerance. */
+  drift: boolean;
+  /**
+   * Open orders disagree: one the journal holds open that the venue does not list (or not under
+   * that id), or one the venue lists that the journal does not hold open.
+   */
+  ordersDisagree: boolean;
+}
+
+export async function statusReport(app: App): Promise<StatusReport> {
   const { engine, journal } = app;
   const symbols = engine.activeSymbols();
   await engine.loadInstruments();
   const positions = engine.positionsFromJournal();
-  const markets = new Set<Market>(symbols.map((s) => s.market));
-  await engine.reconciler.refreshAccounts(markets);
-  const drift = engine.reconciler.drift(symbols, false);
+  await engine.reconciler.readHoldings(new Set<Market>(symbols.map((s) => s.market)));
+  const drift = engine.reconciler.driftNow(symbols);
 
   const lines: string[] = [];
-  lines.push('positions (from the journal\'s fills)');
+  lines.push("positions (from the journal's fills)");
   for (const { market, symbol } of symbols) {
     const p = positions.position(market, symbol);
     lines.push(`  ${market} ${symbol}: ${p.quantity} at ${p.avgEntryPrice}, realised ${p.realizedPnl}, fees ${p.fees}`);
@@ -26,22 +35,28 @@ export async function statusReport(app: App): Promise<{ text: string; drift: boo
   if (drift.length === 0) lines.push('  (no account data to compare)');
 
   lines.push('open orders');
+  let ordersDisagree = false;
   const ours = journal.orders({ openOnly: true });
   for (const { market, symbol } of symbols) {
-    const venue: VenueOrder[] = (
-      market === 'spot' ? await app.client.executor.call('spot.openOrders', { symbol }) : await app.client.executor.call('futures.openOrders', { contractName: symbol })
-    ).items;
+    const page = await engine.readers[market].openOrders(symbol);
     const mine = ours.filter((o) => o.market === market && o.symbol === symbol);
-    const venueIds = new Set(venue.map((v) => v.orderId));
+    const venueIds = new Set([...page.items.map((v) => v.orderId), ...page.skipped.flatMap((s) => (s.key ? [s.key] : []))]);
     const known = new Set(mine.map((o) => o.venueOrderId).filter(Boolean));
-    lines.push(`  ${market} ${symbol}: ${mine.length} open in the journal, ${venue.length} open on the venue`);
-    for (const o of mine) lines.push(`    ${o.venueOrderId && venueIds.has(o.venueOrderId) ? 'both        ' : 'journal only'} ${describeOrder(o)}`);
-    for (const v of venue.filter((x) => !known.has(x.orderId))) {
+    lines.push(`  ${market} ${symbol}: ${mine.length} open in the journal, ${venueIds.size} open on the venue${page.complete ? '' : ' (a full page: there may be more)'}`);
+    for (const o of mine) {
+      const both = o.venueOrderId !== undefined && venueIds.has(o.venueOrderId);
+      // Beyond an incomplete page an order may rest unseen: only a complete page proves it gone.
+      if (!both && (page.complete || !o.venueOrderId)) ordersDisagree = true;
+      lines.push(`    ${both ? 'both        ' : 'journal only'} ${describeOrder(o)}`);
+    }
+    for (const v of page.items.filter((x) => !known.has(x.orderId))) {
+      ordersDisagree = true;
       lines.push(`    venue only   ${v.clientOrderId ?? '-'} #${v.orderId} ${v.side} ${v.type} ${v.origQty}${v.price ? ` @ ${v.price}` : ''} executed ${v.executedQty}`);
     }
+    for (const s of page.skipped) lines.push(`    unreadable   ${s.key ? `#${s.key} ` : ''}${s.problem}`);
   }
   lines.push(`journal: ${journal.fills().length} fills, ban until ${journal.banUntil() > 0 ? new Date(journal.banUntil()).toISOString() : 'none'}`);
-  return { text: lines.join('\n'), drift: drift.some((l) => l.beyond) };
+  return { text: lines.join('\n'), drift: drift.some((l) => l.beyond), ordersDisagree };
 }
 
 function describeOrder(o: Order): string {

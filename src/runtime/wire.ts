@@ -7,7 +7,9 @@ import type { SymbolInfo } from '../core/market.js';
 import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import { existsSync } from 'node:fs';
-import { OrderGateway, type CallRecord, type Credentials } from '../executor/index.js';
+import { BannedError } from '../core/errors.js';
+import { WINDOW_MS } from '../exchange/endpoints.js';
+import { accountReaders, marketReaders, OrderGateway, type CallRecord, type Credentials } from '../executor/index.js';
 import { RecordingTransport, TapeWriter } from '../tape/index.js';
 import type { JsonValue } from '../exchange/json.js';
 import { SimExchange, SimTransport } from '../sim/index.js';
@@ -64,8 +66,10 @@ export function freeTapePath(path: string, now: number): string {
 /** The simulated venue the config's `sim` section describes; its timed troubles count from `start`. */
 export function simFromConfig(sim: Config['sim'], clock: Clock, start: number): SimExchange {
   return new SimExchange({
+    profile: sim.profile,
     seed: sim.seed,
     clock,
+    futuresPositionModel: sim.futuresPositionModel,
     latencyMs: sim.latencyMs,
     faults: sim.faults,
     banMs: sim.banMs,
@@ -90,9 +94,14 @@ export function wire(opts: WireOptions): App {
   const tape = config.record.path && !opts.noRecording
     ? new TapeWriter(freeTapePath(config.record.path, clock.now()), { gzip: config.record.gzip, startedAt: clock.now(), meta: { config: config as unknown as JsonValue, ...opts.tapeMeta }, secrets })
     : undefined;
+  let journal: Journal | undefined;
   const client = createExchangeClient({
     wrap: tape ? (market, t) => new RecordingTransport(t, market, tape, clock, secrets) : undefined,
-    onCall: opts.onCall,
+    onCall: (record) => {
+      // A ban heard on any endpoint (reads too) is journaled: a restart during it waits it out.
+      if (record.error instanceof BannedError) journalBan(record.error.untilMs);
+      opts.onCall?.(record);
+    },
     random: opts.random,
     spotUrl: config.venue.spotUrl ?? undefined,
     futuresUrl: config.venue.futuresUrl ?? undefined,
@@ -111,13 +120,20 @@ export function wire(opts: WireOptions): App {
   // Paper mode trades an in-process venue that starts fresh each run, so its journal lives in
   // memory too; live orders are journaled durably before they are sent.
   const lock = !opts.journal && config.mode === 'live' ? lockJournal(config.journal.path) : undefined;
-  let journal: Journal;
   try {
     journal = opts.journal ?? (config.mode === 'live' ? SqliteJournal.open(config.journal.path, { now: () => clock.now(), firstSequence: () => clock.now() }) : new MemoryJournal());
   } catch (err) {
     lock?.release();
     throw err;
   }
+  const journaled: Journal = journal;
+  const journalBan = (untilMs: number) => {
+    try {
+      journaled.setBanUntil(untilMs);
+    } catch {
+      // A read-only journal (sluice status beside a daemon) keeps no ban; the daemon's does.
+    }
+  };
   const riskGate = createRiskGate(config.risk);
   const instruments = new Map<string, SymbolInfo>();
   // Positions derive from fills only: the engine rebuilds them from the journal once it knows
@@ -126,10 +142,13 @@ export function wire(opts: WireOptions): App {
   const engine = new Engine({
     executor: client.executor,
     gateway: new OrderGateway(client.executor),
+    readers: accountReaders(client.executor),
+    marketData: marketReaders(client.executor),
+    venueClock: client.venueClock,
     pacer: client.pacer,
     clock,
     log,
-    journal,
+    journal: journaled,
     strategies: opts.strategies,
     risk: riskGate,
     positions,
@@ -150,17 +169,19 @@ export function wire(opts: WireOptions): App {
   return {
     engine,
     client,
-    journal,
+    journal: journaled,
     sim,
     riskGate,
     async start() {
       // A ban survives restarts: never hammer a venue that banned us.
-      const banUntil = journal.banUntil();
+      const banUntil = journaled.banUntil();
       if (banUntil > clock.now()) {
         log.warn({ until: new Date(banUntil).toISOString() }, 'the venue banned this key; waiting for the ban to end');
         client.pacer.pauseAll(banUntil);
         await clock.sleep(banUntil - clock.now());
       }
+      holdWindowsOfLastRun(journaled, client.pacer, clock.now(), WINDOW_MS + config.venue.safetyMarginMs, log);
+      journaled.setCursor(RUN_STARTED, String(clock.now()));
       await client.start();
       await engine.start();
     },
@@ -168,8 +189,31 @@ export function wire(opts: WireOptions): App {
       await engine.stop();
       await client.close();
       await tape?.close();
-      journal.close();
+      journaled.setCursor(RUN_STOPPED, String(clock.now()));
+      journaled.close();
       lock?.release();
     },
   };
+}
+
+/** Journal markers of the last run's start and clean stop (epoch ms). */
+const RUN_STARTED = 'run:startedAt';
+const RUN_STOPPED = 'run:stoppedAt';
+
+/**
+ * The venue still counts the last run's requests for a window after they left, and a new
+ * limiter starts empty. A run that stopped cleanly sent nothing after its stop mark; one that
+ * did not (killed, crashed) may have sent anything up to now, on any endpoint. Every endpoint
+ * then waits until those requests have left the window. Reads come first at start-up, so no
+ * order could leave sooner anyway.
+ */
+function holdWindowsOfLastRun(journal: Journal, pacer: Pacer, now: number, spanMs: number, log: Logger): void {
+  const started = Number(journal.cursor(RUN_STARTED) ?? NaN);
+  if (Number.isNaN(started)) return; // no run before this one
+  const stopped = Number(journal.cursor(RUN_STOPPED) ?? NaN);
+  const lastSent = Number.isNaN(stopped) || stopped < started ? now : stopped;
+  const waitMs = lastSent + spanMs - now;
+  if (waitMs <= 0) return;
+  for (const endpoint of Object.keys(pacer.usage())) pacer.pauseEndpoint(endpoint, waitMs);
+  log.info({ waitMs, lastRun: lastSent === now ? 'did not stop cleanly' : 'stopped moments ago' }, "waiting for the venue's rate windows to forget the last run's requests");
 }

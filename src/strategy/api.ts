@@ -67,7 +67,12 @@ export interface StrategyContext<P> {
   cancel(clientOrderId: ClientOrderId): void;
   /** Cancels every open order of this strategy (in `symbol` only, when given); returns how many. */
   cancelAll(symbol?: string): number;
-  /** Cancels an order and places its replacement with the changes applied. */
+  /**
+   * Cancels an order and places its replacement with the changes applied, keeping everything
+   * else of the original (side, type, futures open/close and position type). A futures CLOSE's
+   * replacement is sent once the original has ended (the venue holds its volume until then),
+   * and dropped if the original filled instead.
+   */
   replace(clientOrderId: ClientOrderId, changes: { price?: Decimal | string; volume?: Decimal | string }): ClientOrderId | undefined;
 }
 

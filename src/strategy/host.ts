@@ -177,13 +177,20 @@ export class StrategyHost {
           return undefined;
         }
         this.cancel(target);
-        return this.place({
+        const id = this.place({
           symbol: order.symbol,
           side: order.side,
           type: order.type,
           volume: changes.volume ?? dec.sub(order.volume, order.executedVolume),
           price: changes.price ?? order.price,
+          ...(order.open !== undefined ? { open: order.open } : {}),
+          ...(order.positionType !== undefined ? { positionType: order.positionType } : {}),
         });
+        // The venue holds a futures close's volume until its cancel settles, so the new close
+        // waits for the old one to end (and is dropped if the old one filled instead).
+        const replacement = host.outbox.find((i): i is PlaceIntent => i.kind === 'place' && i.clientOrderId === id);
+        if (replacement && order.market === 'futures' && order.open === 'CLOSE') replacement.after = target;
+        return id;
       },
     };
   }

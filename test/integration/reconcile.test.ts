@@ -92,9 +92,8 @@ describe('orders on the venue that the journal does not know', () => {
     sim!.exchange.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [], asks: [[price, '1']] });
     await waitUntil(() => app.journal.fills().length === 1, app);
     expect(app.engine.summary().positions).toMatchObject({ 'spot:BTCUSDT': '0.01' });
-    await app.engine.reconciler.refreshAccounts(new Set(['spot']));
-    app.engine.reconciler.watchDrift(app.engine.activeSymbols());
-    expect(app.engine.reconciler.lastDrift.map((l) => [l.name, l.difference])).toEqual([['BTC', '0']]);
+    await app.engine.reconciler.readHoldings(new Set(['spot']));
+    expect(app.engine.reconciler.driftNow(app.engine.activeSymbols()).map((l) => [l.name, l.difference])).toEqual([['BTC', '0']]);
   });
 
   it('cancels them when configured (foreignOrders: cancel)', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
-import { describeDrift, driftOf, DriftWatch } from '../../../src/reconciler/drift.js';
+import { describeDrift, driftAt, driftOf, DriftWatch } from '../../../src/reconciler/drift.js';
 
 const base = { market: 'spot' as const, name: 'BTC', symbols: ['BTCUSDT'], tolerance: d('0.001') };
 
@@ -28,25 +28,41 @@ describe('driftOf', () => {
   });
 });
 
+describe('driftAt: a holdings read against the fills booked up to it', () => {
+  const line = { ...base, baseline: d('2') };
+  it('fills booked after the read answered are not in it: no drift', () => {
+    // Our fills now explain +0.01 (two fills), but the venue took its figure before the second.
+    const l = driftAt({ ...line, oursNow: d('0.01'), venue: d('2.004'), recent: [{ time: 100, delta: d('0.004') }, { time: 300, delta: d('0.006') }], from: 150, to: 200 });
+    expect(l).toMatchObject({ difference: '0', beyond: false, expected: '2.004' });
+  });
+
+  it('a fill booked while the read was in flight may or may not be in it: either moment explains it', () => {
+    const recent = [{ time: 175, delta: d('0.006') }];
+    expect(driftAt({ ...line, oursNow: d('0.006'), venue: d('2'), recent, from: 150, to: 200 }).beyond).toBe(false);
+    expect(driftAt({ ...line, oursNow: d('0.006'), venue: d('2.006'), recent, from: 150, to: 200 }).beyond).toBe(false);
+  });
+
+  it('a figure no moment of the span explains is drift, with the closest moment\'s difference', () => {
+    const l = driftAt({ ...line, oursNow: d('0.006'), venue: d('2.01'), recent: [{ time: 175, delta: d('0.006') }], from: 150, to: 200 });
+    expect(l).toMatchObject({ beyond: true, difference: '0.004' });
+  });
+
+  it('takes the baseline at the read\'s moment the first time', () => {
+    const l = driftAt({ ...base, baseline: undefined, oursNow: d('0.5'), venue: d('3'), recent: [{ time: 300, delta: d('0.5') }], from: 100, to: 200 });
+    expect(l).toMatchObject({ baseline: '3', difference: '0', beyond: false });
+  });
+});
+
 describe('DriftWatch', () => {
   const beyond = [driftOf({ ...base, ours: d('0'), venue: d('1'), baseline: d('2') })];
   const within = [driftOf({ ...base, ours: d('0'), venue: d('2'), baseline: d('2') })];
 
-  it('acts only once drift has lasted the grace period, and clears as soon as it is gone', () => {
-    const watch = new DriftWatch(10_000);
-    expect(watch.observe(beyond, 1000)).toBe('wait');
-    expect(watch.observe(beyond, 10_999)).toBe('wait');
-    expect(watch.observe(beyond, 11_000)).toBe('act');
-    expect(watch.observe(within, 12_000)).toBe('clear');
-    // A new episode starts its own grace period.
-    expect(watch.observe(beyond, 13_000)).toBe('wait');
-  });
-
-  it('a transient drift (a fill not shown yet) never acts', () => {
-    const watch = new DriftWatch(5000);
-    expect(watch.observe(beyond, 0)).toBe('wait');
-    expect(watch.observe(within, 3000)).toBe('clear');
-    expect(watch.observe(beyond, 4000)).toBe('wait');
-    expect(watch.observe(beyond, 8999)).toBe('wait');
+  it('acts on the first judged drift, once, and clears when a judged read agrees again', () => {
+    const watch = new DriftWatch();
+    expect(watch.observe(within)).toBe('clear');
+    expect(watch.observe(beyond)).toBe('act');
+    expect(watch.observe(beyond)).toBe('wait');
+    expect(watch.observe(within)).toBe('clear');
+    expect(watch.observe(beyond)).toBe('act');
   });
 });

@@ -1,0 +1,46 @@
+// The final state of an order that left the venue's book, from evidence where there is enough
+// and from one order query where there is not, as pure functions.
+import { dec, type Decimal } from '../core/decimal.js';
+import type { Order } from '../core/types.js';
+import type { VenueOrder } from '../core/venue.js';
+import type { OrderChange } from './open-orders.js';
+import { quoteSized } from './fills.js';
+
+/**
+ * An order of ours missing from a complete open-orders read (after this pass's fills):
+ * - its fills cover its volume: filled;
+ * - its cancel was accepted (pending_cancel): cancelled, with what it executed;
+ * - otherwise (a venue-side cancel or expiry, or fills still to show): ask the venue.
+ */
+export function settleAbsent(order: Order, filled: Decimal, now: number): OrderChange | 'query' {
+  if (quoteSized(order)) return 'query';
+  const executedVolume = dec.max(order.executedVolume, filled);
+  if (dec.gte(executedVolume, order.volume)) return { order: { ...order, executedVolume, status: 'filled', updatedAt: now }, reason: 'left the book with its volume filled' };
+  if (order.status === 'pending_cancel') return { order: { ...order, executedVolume, status: 'canceled', updatedAt: now }, reason: 'cancel settled (left the book)' };
+  return 'query';
+}
+
+/** The order as the venue's answer to a query describes it; executed volume never goes backwards. */
+export function mergeVenueOrder(order: Order, venue: VenueOrder, now: number): Order {
+  const executedVolume = dec.max(order.executedVolume, venue.executedQty);
+  return {
+    ...order,
+    venueOrderId: venue.orderId,
+    executedVolume,
+    avgPrice: venue.avgPrice && !dec.isZero(venue.avgPrice) ? venue.avgPrice : order.avgPrice,
+    status: venue.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : venue.status,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The venue no longer knows an order it once acknowledged (-2013: purged after it ended). It is
+ * final: filled when its fills cover it, cancelled otherwise. Never asked again.
+ */
+export function settlePurged(order: Order, filled: Decimal, now: number): OrderChange {
+  const executedVolume = dec.max(order.executedVolume, filled);
+  // A market buy sized in quote ends once it bought what it could: any fill means it ran.
+  const done = quoteSized(order) ? dec.isPositive(executedVolume) : dec.gte(executedVolume, order.volume);
+  const status = done ? 'filled' : 'canceled';
+  return { order: { ...order, executedVolume, status, updatedAt: now }, reason: 'the venue no longer knows it (-2013): ended' };
+}

@@ -1,0 +1,137 @@
+// Orders whose placement answer was lost (`unknown`): matched to what the venue shows without
+// a client-id lookup (the contract's lookup takes the order id, which we never got, and open
+// orders carry no client id on every venue), as pure functions.
+//
+// A venue order that no journal order claims, open or only seen in our trades, is a candidate.
+// An unknown order matches a candidate with the same side and type, the same limit price, a
+// volume that fits, and a venue time no earlier than the intent was journaled (less a clock
+// slack). Orders still in flight (`pending`) get their answer soon: a candidate one of them
+// could be is left alone until they have it, so an unknown never takes a sibling's order.
+// Identical unknowns are interchangeable; the oldest takes the oldest candidate.
+import { dec, ZERO, type Decimal } from '../core/decimal.js';
+import type { VenueOrderId } from '../core/ids.js';
+import type { Order, OrderType, Side } from '../core/types.js';
+import type { VenueOrder, VenueTrade } from '../core/venue.js';
+import { compareIds } from './cursor.js';
+import { ownOrderId, quoteSized } from './fills.js';
+
+/** A venue order no journal order claims. */
+export interface Candidate {
+  venueOrderId: VenueOrderId;
+  side: Side;
+  /** Known when the venue listed the order (open orders); a trade does not say. */
+  type?: OrderType;
+  price?: Decimal;
+  volume?: Decimal;
+  /** Volume traded so far (executedQty, or the sum of the trades seen). */
+  filled: Decimal;
+  /** Quote spent or received so far (trades only), for a spot market buy sized in quote. */
+  quote: Decimal;
+  /** Prices of the trades seen where the order was the maker: a resting limit order trades at its own price. */
+  makerPrices: Decimal[];
+  /** Prices of the trades seen where it took liquidity: at its limit or better. */
+  takerPrices: Decimal[];
+  /** Venue time of the order or its first trade, when known. */
+  time?: number;
+  source: 'open' | 'trades';
+}
+
+export function openCandidate(v: VenueOrder): Candidate {
+  return { venueOrderId: v.orderId, side: v.side, type: v.type, price: v.price, volume: v.origQty, filled: v.executedQty, quote: ZERO, makerPrices: [], takerPrices: [], time: v.time, source: 'open' };
+}
+
+/** Unclaimed trades grouped by our side's venue order: one candidate per order. */
+export function tradeCandidates(trades: readonly VenueTrade[]): Candidate[] {
+  const byOrder = new Map<string, Candidate>();
+  for (const t of trades) {
+    const id = ownOrderId(t);
+    if (!id) continue;
+    const c = byOrder.get(id) ?? { venueOrderId: id, side: t.isBuyer ? 'BUY' : 'SELL', filled: ZERO, quote: ZERO, makerPrices: [], takerPrices: [], time: t.time, source: 'trades' as const };
+    c.filled = dec.add(c.filled, t.qty);
+    c.quote = dec.add(c.quote, dec.mul(t.qty, t.price));
+    (t.isMaker ? c.makerPrices : c.takerPrices).push(t.price);
+    c.time = Math.min(c.time ?? t.time, t.time);
+    byOrder.set(id, c);
+  }
+  return [...byOrder.values()];
+}
+
+/** Whether `c` may be `order` on the venue. `slackMs` covers the gap between our clock and the venue's. */
+export function couldBe(order: Order, c: Candidate, slackMs: number): boolean {
+  if (order.side !== c.side) return false;
+  if (c.type !== undefined && c.type !== order.type) return false;
+  if (c.time !== undefined && c.time < order.createdAt - slackMs) return false;
+  if (quoteSized(order)) {
+    // A market buy's volume is the quote amount to spend; what it bought can only cost less.
+    return dec.lte(c.volume ?? c.quote, order.volume);
+  }
+  if (c.volume !== undefined ? !dec.eq(c.volume, order.volume) : dec.gt(c.filled, order.volume)) return false;
+  if (order.type === 'LIMIT') {
+    const limit = order.price!;
+    if (c.price !== undefined && !dec.eq(c.price, limit)) return false;
+    // A limit order rests at its price (maker trades there), and takes at its price or better.
+    if (c.makerPrices.some((p) => !dec.eq(p, limit))) return false;
+    const worse = order.side === 'BUY' ? (p: Decimal) => dec.gt(p, limit) : (p: Decimal) => dec.lt(p, limit);
+    if (c.takerPrices.some(worse)) return false;
+  } else if (c.makerPrices.length > 0) {
+    return false; // a market order never rests
+  }
+  return true;
+}
+
+/** How far a compatible candidate is from an exact fit: 0 for one the venue lists at the order's price, else how much better its taker prices were. */
+function distance(order: Order, c: Candidate): Decimal {
+  if (order.type !== 'LIMIT') return ZERO;
+  return dec.sum(c.takerPrices.map((p) => dec.abs(dec.sub(p, order.price!))));
+}
+
+export interface Match {
+  order: Order;
+  candidate: Candidate;
+}
+
+/**
+ * Pairs unknown orders with candidates. Open candidates come first (they are the whole order);
+ * a trades candidate is used only for an order the open list cannot explain. Candidates a
+ * pending order could be are held back.
+ */
+export function matchUnknown(unknowns: readonly Order[], candidates: readonly Candidate[], pending: readonly Order[], slackMs: number): Match[] {
+  const free = candidates
+    .filter((c) => !pending.some((p) => couldBe(p, c, slackMs)))
+    .sort((a, b) => (a.source === b.source ? (a.time ?? 0) - (b.time ?? 0) || compareIds(a.venueOrderId, b.venueOrderId) : a.source === 'open' ? -1 : 1));
+  const taken = new Set<string>();
+  const matches: Match[] = [];
+  for (const order of [...unknowns].sort((a, b) => a.createdAt - b.createdAt)) {
+    let best: Candidate | undefined;
+    for (const c of free) {
+      if (taken.has(c.venueOrderId) || !couldBe(order, c, slackMs)) continue;
+      // The closest fit; among equals, the oldest (the list's order).
+      if (!best || dec.lt(distance(order, c), distance(order, best))) best = c;
+    }
+    if (!best) continue;
+    taken.add(best.venueOrderId);
+    matches.push({ order, candidate: best });
+  }
+  return matches;
+}
+
+/** What the poller knows about how recently it saw the whole symbol. */
+export interface Coverage {
+  /** When the last open-orders read that was complete was sent (local ms). */
+  completeOpenAt: number;
+  /** When the last trades read that reached the end was sent (local ms). */
+  caughtUpAt: number;
+}
+
+/**
+ * Unknown orders to give up: unmatched for `afterMs` since they became unknown, with a complete
+ * open-orders read and a trades read to the end both made after that. An order the venue took
+ * shows in one of them by then (resting, or traded); one that shows in neither was never placed.
+ * It is final for us and never sent again: its strategy decides what to do.
+ */
+export function unknownsToGiveUp(unknowns: readonly Order[], coverage: Coverage, now: number, afterMs: number): Order[] {
+  return unknowns.filter((o) => {
+    const deadline = o.updatedAt + afterMs;
+    return now >= deadline && coverage.completeOpenAt >= deadline && coverage.caughtUpAt >= deadline;
+  });
+}
