@@ -84,8 +84,8 @@ export const STRICT_PROFILE: VenueProfile = Object.freeze({
 
 export type ProfileOption = 'strict' | 'lenient' | VenueProfile;
 
-/** The default while the client learns the strict shapes; it becomes 'strict' later. */
-export const DEFAULT_PROFILE: ProfileOption = 'lenient';
+/** The contract's letter, unless a caller asks for the older conveniences. */
+export const DEFAULT_PROFILE: ProfileOption = 'strict';
 
 /** The profile an option names (a custom one is checked and frozen). */
 export function resolveProfile(option: ProfileOption | undefined = DEFAULT_PROFILE): VenueProfile {

@@ -105,9 +105,13 @@ export interface Venue {
 
 export const T0 = 1_700_000_000_000;
 
-/** A simulator on 127.0.0.1 port 0 with a manual clock, and a client for it. */
+/**
+ * A simulator on 127.0.0.1 port 0 with a manual clock, and a client for it. The venue-rule
+ * suites read answers in the lenient shapes (string decimals and ids) unless they ask for a
+ * profile: the rules are the same in both, and sim-strict.test.ts checks the strict shapes.
+ */
 export async function startVenue(opts: SimServerOptions = {}): Promise<Venue> {
   const clock = (opts.clock as ManualClock | undefined) ?? new ManualClock(T0);
-  const server = await startSimServer({ port: 0, seed: 1, ...opts, clock });
+  const server = await startSimServer({ port: 0, seed: 1, profile: 'lenient', ...opts, clock });
   return { server, clock, client: new TestClient(server.url, server.apiKey, server.apiSecret, () => clock.now()) };
 }

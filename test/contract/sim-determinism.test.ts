@@ -71,7 +71,7 @@ async function overHttp(seed: number, opts: SimOptions = {}): Promise<string[]> 
 
 async function inProcess(seed: number, opts: SimOptions = {}): Promise<string[]> {
   const clock = new ManualClock(T0);
-  const ex = new SimExchange({ seed, clock, rateLimits: false, faults: FAULTS, ...opts });
+  const ex = new SimExchange({ seed, clock, rateLimits: false, faults: FAULTS, profile: 'lenient', ...opts });
   const t = new SimTransport(ex);
   const out: string[] = [];
   for (const step of SCRIPT) {

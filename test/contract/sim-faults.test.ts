@@ -149,7 +149,7 @@ describe('the in-process transport', () => {
 
   it('answers like the server (and sets Content-Type as the HTTP transport does)', async () => {
     const clock = new ManualClock(T0);
-    const ex = new SimExchange({ clock });
+    const ex = new SimExchange({ clock, profile: 'lenient' });
     const r = await new SimTransport(ex).send(signed(ex, clock, JSON.stringify(buy('20000'))));
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body).status).toBe('NEW');

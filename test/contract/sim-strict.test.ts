@@ -19,9 +19,10 @@ const pinFut = (bid: string, ask: string) => v.server.exchange.applyMarketEvent(
 const MANDATORY_ORDER_ID = { code: -1102, msg: "Mandatory parameter 'orderId' was not sent, was empty/null, or malformed." };
 
 describe('profiles', () => {
-  it('resolves strict, lenient (the default for now) and a custom mix; the exchange exposes it', () => {
+  it('resolves strict (the default), lenient and a custom mix; the exchange exposes it', () => {
     const clock = new ManualClock(T0);
-    expect(new SimExchange({ clock }).profile).toBe(LENIENT_PROFILE);
+    expect(new SimExchange({ clock }).profile).toBe(STRICT_PROFILE);
+    expect(new SimExchange({ clock, profile: 'lenient' }).profile).toBe(LENIENT_PROFILE);
     expect(new SimExchange({ clock, profile: 'strict' }).profile).toBe(STRICT_PROFILE);
     const custom = new SimExchange({ clock, profile: { ...LENIENT_PROFILE, name: 'mix', futuresMyTradesPageCap: 50 } }).profile;
     expect([custom.name, custom.futuresMyTradesPageCap, custom.lookupByClientOrderId, Object.isFrozen(custom)]).toEqual(['mix', 50, true, true]);

@@ -191,7 +191,7 @@ describe('shutdown and our open orders', () => {
     const journal = await stopAndReopen();
     // The last reconcile passes waited for the cancels to settle: the journal agrees with the venue.
     for (const id of s.placed) expect(journal.order(id)).toMatchObject({ status: 'canceled' });
-    expect(journal.orders({ openOnly: true }).map((o) => o.clientOrderId)).toEqual(['manual-1']);
+    expect(journal.orders({ openOnly: true }).map((o) => o.clientOrderId)).toEqual([`venue-${ack.orderId}`]);
 
     sim.exchange.catchUp();
     const open = sim.exchange.openOrders().spot;
