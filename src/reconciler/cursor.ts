@@ -3,7 +3,6 @@
 // that no late trade can still appear beneath it, and is either ours (journaled) or provably
 // nobody's we are waiting for. The next read starts there (fromId is inclusive), so a cursor
 // never moves past a trade it has not read, whatever page size the venue enforces.
-import type { Order } from '../core/types.js';
 import type { VenueTrade } from '../core/venue.js';
 
 /** Numeric comparison of digit-string ids (they exceed 2^53). */

@@ -16,6 +16,7 @@ import { endpointLimits, WINDOW_MS, type EndpointId } from '../exchange/endpoint
 import type { CallRecord } from '../executor/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import { APPLICATION_ID, openReadOnly, SCHEMA_VERSION } from '../store/sqlite.js';
+import { reconcileInterval } from './engine.js';
 import { createLogger, scrub } from './logger.js';
 import { wire } from './wire.js';
 
@@ -191,11 +192,10 @@ export function limitsCheck(config: Config, facts: { now: number; banUntil: numb
       raise = Math.max(raise, Math.ceil((symbols * WINDOW_MS) / limit));
     } else notes.push(what);
   }
-  // The engine stretches the reconcile interval to its budget share (Reconciler.intervalMs).
+  // The interval the engine will use: stretched to keep within reconcile.budgetShare.
   const symbols = Object.values(perMarket).reduce((a, b) => a + b, 0);
-  const reconcileLimit = Math.min(limits['spot.openOrders'], limits['spot.myTrades']);
-  const perWindow = Math.max(1, Math.floor(reconcileLimit * config.reconcile.budgetShare));
-  const reconcileMs = Math.max(config.engine.reconcileEveryMs, Math.ceil((symbols * WINDOW_MS) / perWindow));
+  const reads = (Object.keys(perMarket) as Market[]).flatMap((m) => [limits[`${m}.openOrders`], limits[`${m}.myTrades`]]);
+  const reconcileMs = reconcileInterval(config.engine.reconcileEveryMs, symbols, Math.min(...reads), config.reconcile.budgetShare);
   if (symbols > 0) notes.push(`reconcile every ${reconcileMs} ms${reconcileMs > config.engine.reconcileEveryMs ? ` (stretched from engine.reconcileEveryMs ${config.engine.reconcileEveryMs} to stay within reconcile.budgetShare)` : ''}`);
 
   if (facts.daemon && Object.keys(facts.daemon).length) {

@@ -1,0 +1,136 @@
+// One symbol's reads, decided: what the open orders and trades the venue just showed change in
+// our orders, which lost answers they settle, what is foreign, and which trades are still
+// awaited. Pure: the poller journals and reports what this returns.
+import { dec, ZERO } from '../core/decimal.js';
+import type { VenueOrderId } from '../core/ids.js';
+import type { OpenOrdersPage } from '../core/ports.js';
+import type { Market, Order, PlaceIntent } from '../core/types.js';
+import type { VenueOrder, VenueTrade } from '../core/venue.js';
+import { ownOrderId } from './fills.js';
+import { adoptedOrder, foreignAction } from './foreign.js';
+import { readOpenOrders, type OpenOrdersResult, type OrderChange } from './open-orders.js';
+import { couldBe, matchUnknown, openCandidate, tradeCandidates, unknownsToGiveUp, type Candidate, type Coverage } from './unknown.js';
+
+export interface SymbolInput {
+  market: Market;
+  symbol: string;
+  now: number;
+  /** Our orders of this symbol that are not final. */
+  ours: readonly Order[];
+  page: OpenOrdersPage;
+  /** Trades read this pass. */
+  trades: readonly VenueTrade[];
+  /** Any journal order of this symbol by venue id (final ones too), and by client order id. */
+  byVenueId(id: VenueOrderId | string): Order | undefined;
+  byClientId(id: string): Order | undefined;
+  /** Venue clock minus ours: venue times become ours by taking it off. */
+  offsetMs: number;
+  /** How far a venue time may sit from ours when judging whether something can be ours. */
+  slackMs: number;
+  coverage: Coverage;
+  foreignOrders: 'adopt' | 'cancel';
+  unknownTimeoutMs: number;
+  strategyIds: readonly string[];
+  /** When we last asked to cancel a foreign order. */
+  cancelAskedAt(venueOrderId: string): number | undefined;
+}
+
+export interface SymbolDecision {
+  /** Order changes, in the order they were decided (journal them in this order). */
+  changes: PassChanges;
+  open: OpenOrdersResult;
+  /** Foreign open orders to journal as ours (reconcile.foreignOrders: adopt). */
+  adoptions: { intent: PlaceIntent; order: Order }[];
+  /** Foreign open orders to cancel (reconcile.foreignOrders: cancel). */
+  cancels: VenueOrder[];
+  /** Unknown orders found on the venue this pass. */
+  found: Order[];
+  /** Trades nobody claims that an order awaiting its answer may still own: on the account, not yet ours. */
+  awaited: VenueTrade[];
+  /** Trades nobody claims and none of ours can own. */
+  foreignTrades: VenueTrade[];
+  /** The order of ours a venue order id belongs to, with this pass's decisions applied. */
+  claimant(id: string): Order | undefined;
+}
+
+export function decideSymbol(input: SymbolInput): SymbolDecision {
+  const { now, page, trades, market } = input;
+  const changes = new PassChanges();
+  const open = readOpenOrders({ ours: input.ours, page, byVenueId: input.byVenueId, byClientId: input.byClientId, now });
+  for (const c of open.changes) changes.set(c);
+
+  // Orders whose answer was lost, matched to what nobody claims (see unknown.ts).
+  const current = input.ours.map((o) => changes.get(o));
+  const claimedNow = new Set(open.changes.flatMap((c) => (c.order.venueOrderId ? [c.order.venueOrderId] : [])));
+  const unclaimedTrades = trades.filter((t) => {
+    const id = ownOrderId(t);
+    return id !== undefined && !claimedNow.has(id) && !input.byVenueId(id);
+  });
+  const unknowns = current.filter((o) => o.status === 'unknown' && !o.venueOrderId);
+  const pending = current.filter((o) => o.status === 'pending');
+  const local = (c: Candidate): Candidate => (c.time === undefined ? c : { ...c, time: c.time - input.offsetMs });
+  const openIds = new Set(open.unclaimed.map((v) => v.orderId));
+  const candidates = [...open.unclaimed.map(openCandidate), ...tradeCandidates(unclaimedTrades).filter((c) => !openIds.has(c.venueOrderId))].map(local);
+  const matches = matchUnknown(unknowns, candidates, pending, input.slackMs);
+  for (const { order, candidate } of matches) {
+    const listed = open.unclaimed.find((v) => v.orderId === candidate.venueOrderId);
+    const status = listed ? (listed.status === 'open' && dec.isPositive(listed.executedQty) ? 'partially_filled' : listed.status) : 'open';
+    const executedVolume = dec.max(order.executedVolume, listed?.executedQty ?? ZERO);
+    changes.set({ order: { ...order, venueOrderId: candidate.venueOrderId, status, executedVolume, updatedAt: now }, reason: `found on the venue by its side, price, volume and time (${candidate.source})` });
+  }
+  const matchedIds = new Set(matches.map((m) => m.candidate.venueOrderId));
+  const stillAwaiting = [...pending, ...unknowns.filter((u) => !matches.some((m) => m.order === u))];
+  const mayBeOurs = (c: Candidate) => stillAwaiting.some((o) => couldBe(o, c, input.slackMs));
+
+  // Open orders none of ours can be: foreign.
+  const adoptions: SymbolDecision['adoptions'] = [];
+  const cancels: VenueOrder[] = [];
+  for (const v of open.unclaimed) {
+    if (matchedIds.has(v.orderId) || mayBeOurs(local(openCandidate(v)))) continue;
+    const action = foreignAction(input.foreignOrders, input.cancelAskedAt(v.orderId), now);
+    if (action === 'cancel') cancels.push(v);
+    else if (action === 'adopt') adoptions.push(adoptedOrder(v, market, input.strategyIds, now));
+  }
+  const adoptedById = new Map(adoptions.map((a) => [a.order.venueOrderId as string, a.order]));
+  const claimant = (id: string) => changes.byVenueId(id) ?? input.byVenueId(id) ?? adoptedById.get(id);
+
+  // Trades nobody claims: awaited while one of ours may still be theirs, otherwise foreign.
+  const unclaimed = trades.filter((t) => !claimant(ownOrderId(t)!));
+  const awaited = unclaimed.filter((t) => tradeCandidates([t]).some((c) => mayBeOurs(local(c))));
+  const foreignTrades = unclaimed.filter((t) => !awaited.includes(t));
+
+  const unknownTimeoutMs = input.unknownTimeoutMs;
+  for (const o of unknownsToGiveUp(stillAwaiting.filter((x) => x.status === 'unknown'), input.coverage, now, unknownTimeoutMs)) {
+    changes.set({ order: { ...o, status: 'rejected', updatedAt: now }, reason: `not found on the venue within ${unknownTimeoutMs} ms of its lost answer: it was never placed (not sent again)` });
+  }
+  return { changes, open, adoptions, cancels, found: matches.map((m) => m.order), awaited, foreignTrades, claimant };
+}
+
+/** An order's changes within one pass: the latest version of each, and the reasons in order. */
+export class PassChanges {
+  readonly list: OrderChange[] = [];
+  private readonly latest = new Map<string, Order>();
+
+  set(c: OrderChange): void {
+    this.list.push(c);
+    this.latest.set(c.order.clientOrderId, c.order);
+  }
+
+  /** A version written directly (inside the commit). */
+  note(order: Order): void {
+    this.latest.set(order.clientOrderId, order);
+  }
+
+  get(o: Order): Order {
+    return this.latest.get(o.clientOrderId) ?? o;
+  }
+
+  byVenueId(id: string): Order | undefined {
+    for (const o of this.latest.values()) if (o.venueOrderId === id) return o;
+    return undefined;
+  }
+
+  changed(): Order[] {
+    return [...this.latest.values()];
+  }
+}
