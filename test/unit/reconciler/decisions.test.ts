@@ -1,0 +1,242 @@
+// The reconciler's decisions as properties over random venue reads: where the trade cursor may
+// go, which lost answers a venue order or trade can settle, what a page of open orders proves,
+// and how an order ends once it left the book.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { d, dec, type Decimal } from '../../../src/core/decimal.js';
+import type { ClientOrderId, VenueOrderId } from '../../../src/core/ids.js';
+import type { Order, Side } from '../../../src/core/types.js';
+import type { VenueOrder, VenueTrade } from '../../../src/core/venue.js';
+import { compareIds, nextCursor } from '../../../src/reconciler/cursor.js';
+import { afterFills } from '../../../src/reconciler/fills.js';
+import { readOpenOrders } from '../../../src/reconciler/open-orders.js';
+import { settleAbsent, settlePurged } from '../../../src/reconciler/settle.js';
+import { decideSymbol } from '../../../src/reconciler/pass.js';
+import { couldBe, matchUnknown, openCandidate, tradeCandidates, unknownsToGiveUp } from '../../../src/reconciler/unknown.js';
+
+const vid = (n: number) => String(1_000_000_000_000_000_000n + BigInt(n)) as VenueOrderId;
+
+function order(i: number, over: Partial<Order> = {}): Order {
+  return {
+    clientOrderId: `slt-${i}` as ClientOrderId,
+    strategyId: 't',
+    market: 'spot',
+    symbol: 'BTCUSDT',
+    side: 'BUY',
+    type: 'LIMIT',
+    volume: d('0.002'),
+    price: d('100'),
+    executedVolume: d('0'),
+    status: 'open',
+    createdAt: 1000,
+    updatedAt: 1000,
+    ...over,
+  };
+}
+
+function trade(id: number, over: Partial<VenueTrade> = {}): VenueTrade {
+  return { tradeId: String(id), symbol: 'BTCUSDT', bidId: vid(id), askId: vid(10_000 + id), price: d('100'), qty: d('0.001'), time: 2000, isBuyer: true, isMaker: true, fee: d('0'), feeCoin: 'BTC', ...over };
+}
+
+function venueOrder(n: number, over: Partial<VenueOrder> = {}): VenueOrder {
+  return { orderId: vid(n), symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: d('100'), origQty: d('0.002'), executedQty: d('0'), status: 'open', venueStatus: 'NEW', time: 2000, ...over };
+}
+
+describe('the trade cursor', () => {
+  const tradesArb = fc.uniqueArray(
+    fc.record({ id: fc.integer({ min: 1, max: 60 }), time: fc.integer({ min: 0, max: 100 }), ours: fc.boolean(), awaited: fc.boolean() }),
+    { selector: (t) => t.id, maxLength: 30 },
+  );
+
+  it('never moves back, and never past a trade that is young, or nobody\'s yet but may become ours', () => {
+    fc.assert(
+      fc.property(tradesArb, fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }), fc.integer({ min: 0, max: 120 }), (raw, current, visibleBefore) => {
+        const trades = raw.map((r) => trade(r.id, { time: r.time }));
+        const meta = new Map(raw.map((r) => [String(r.id), r]));
+        const cur = current === undefined ? undefined : String(current);
+        const next = nextCursor({ trades, current: cur, ours: (t) => meta.get(t.tradeId)!.ours, awaited: (t) => meta.get(t.tradeId)!.awaited, visibleBefore });
+        if (next === undefined) return;
+        if (cur !== undefined) expect(compareIds(next, cur)).toBeGreaterThan(0);
+        for (const r of raw) {
+          if (compareIds(String(r.id), next) > 0 || (cur !== undefined && compareIds(String(r.id), cur) <= 0)) continue;
+          // Everything the cursor passes is old enough and settled.
+          expect(r.time).toBeLessThan(visibleBefore);
+          expect(r.ours || !r.awaited).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it('moves to the last trade when every trade read is old and ours', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 999 }), { minLength: 1, maxLength: 20 }), (ids) => {
+        const next = nextCursor({ trades: ids.map((i) => trade(i, { time: 5 })), current: undefined, ours: () => true, awaited: () => false, visibleBefore: 10 });
+        expect(next).toBe(String(Math.max(...ids)));
+      }),
+    );
+  });
+});
+
+describe('lost answers matched to the venue', () => {
+  const sideArb = fc.constantFrom<Side>('BUY', 'SELL');
+  const ordersArb = fc.array(fc.record({ side: sideArb, price: fc.integer({ min: 98, max: 102 }), volume: fc.integer({ min: 1, max: 3 }), createdAt: fc.integer({ min: 0, max: 5000 }) }), { maxLength: 6 });
+
+  it('every match could be that order, and no venue order or order is taken twice; what a pending order could be is left to it', () => {
+    fc.assert(
+      fc.property(ordersArb, ordersArb, ordersArb, (unknownSpecs, venueSpecs, pendingSpecs) => {
+        const unknowns = unknownSpecs.map((s, i) => order(i, { status: 'unknown', side: s.side, price: d(String(s.price)), volume: d(`0.00${s.volume}`), createdAt: s.createdAt }));
+        const pending = pendingSpecs.map((s, i) => order(100 + i, { status: 'pending', side: s.side, price: d(String(s.price)), volume: d(`0.00${s.volume}`), createdAt: s.createdAt }));
+        const candidates = venueSpecs.map((s, i) => openCandidate(venueOrder(i, { side: s.side, price: d(String(s.price)), origQty: d(`0.00${s.volume}`), time: s.createdAt + 10 })));
+        const matches = matchUnknown(unknowns, candidates, pending, 2000);
+        expect(new Set(matches.map((m) => m.order.clientOrderId)).size).toBe(matches.length);
+        expect(new Set(matches.map((m) => m.candidate.venueOrderId)).size).toBe(matches.length);
+        for (const m of matches) {
+          expect(couldBe(m.order, m.candidate, 2000)).toBe(true);
+          expect(pending.some((p) => couldBe(p, m.candidate, 2000))).toBe(false);
+        }
+        // Nothing an unknown could be is left unmatched while that unknown is unmatched.
+        const free = candidates.filter((c) => !matches.some((m) => m.candidate === c) && !pending.some((p) => couldBe(p, c, 2000)));
+        for (const u of unknowns.filter((x) => !matches.some((m) => m.order === x))) expect(free.some((c) => couldBe(u, c, 2000))).toBe(false);
+      }),
+    );
+  });
+
+  it('a limit order rests at its own price: a maker trade at another price is never its own; taker trades are at its price or better', () => {
+    const buy = order(1, { status: 'unknown', price: d('100'), volume: d('0.002') });
+    const [maker] = tradeCandidates([trade(1, { price: d('99.99'), isMaker: true })]);
+    const [taker] = tradeCandidates([trade(2, { price: d('99.99'), isMaker: false })]);
+    const [worse] = tradeCandidates([trade(3, { price: d('100.01'), isMaker: false })]);
+    expect(couldBe(buy, maker!, 2000)).toBe(false);
+    expect(couldBe(buy, taker!, 2000)).toBe(true);
+    expect(couldBe(buy, worse!, 2000)).toBe(false);
+    // Two unknowns a cent apart, each with its maker trade: each gets its own.
+    const a = order(1, { status: 'unknown', price: d('100'), volume: d('0.001') });
+    const b = order(2, { status: 'unknown', price: d('100.01'), volume: d('0.001'), createdAt: 1001 });
+    const cs = tradeCandidates([trade(7, { price: d('100.01'), time: 3000 }), trade(8, { price: d('100'), time: 3001 })]);
+    const m = matchUnknown([a, b], cs, [], 2000).map((x) => [x.order.clientOrderId, x.candidate.venueOrderId]);
+    expect(m).toEqual([
+      ['slt-1', vid(8)],
+      ['slt-2', vid(7)],
+    ]);
+  });
+
+  it('a venue order older than the order by more than the slack is never it', () => {
+    const u = order(1, { status: 'unknown', createdAt: 100_000 });
+    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_000 - 2001 })), 2000)).toBe(false);
+    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_000 - 1999 })), 2000)).toBe(true);
+  });
+
+  it('is given up only once both a complete open-orders read and a trades read to the end came after the timeout', () => {
+    const u = order(1, { status: 'unknown', updatedAt: 1000 });
+    expect(unknownsToGiveUp([u], { completeOpenAt: 31_000, caughtUpAt: 31_000 }, 31_000, 30_000)).toEqual([u]);
+    expect(unknownsToGiveUp([u], { completeOpenAt: 30_999, caughtUpAt: 31_000 }, 31_000, 30_000)).toEqual([]);
+    expect(unknownsToGiveUp([u], { completeOpenAt: 31_000, caughtUpAt: 30_999 }, 31_000, 30_000)).toEqual([]);
+    expect(unknownsToGiveUp([u], { completeOpenAt: 40_000, caughtUpAt: 40_000 }, 30_999, 30_000)).toEqual([]);
+  });
+});
+
+describe('a page of open orders', () => {
+  it('proves an order gone only when complete; absent, unseen and listed orders partition ours; executed volume never goes back', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ listed: fc.boolean(), executed: fc.integer({ min: 0, max: 2 }), listedExecuted: fc.integer({ min: 0, max: 2 }) }), { maxLength: 12 }),
+        fc.boolean(),
+        (specs, complete) => {
+          const ours = specs.map((s, i) => order(i, { venueOrderId: vid(i), executedVolume: d(`0.00${s.executed}`) }));
+          const items = specs.flatMap((s, i) => (s.listed ? [venueOrder(i, { executedQty: d(`0.00${s.listedExecuted}`) })] : []));
+          const byId = new Map(ours.map((o) => [o.venueOrderId as string, o]));
+          const r = readOpenOrders({ ours, page: { items, skipped: [], complete }, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5 });
+          const listed = new Set(items.map((v) => v.orderId as string));
+          expect(r.absent.length + r.unseen.length).toBe(ours.filter((o) => !listed.has(o.venueOrderId!)).length);
+          if (!complete) expect(r.absent).toEqual([]);
+          else expect(r.unseen).toEqual([]);
+          for (const c of r.changes) expect(dec.gte(c.order.executedVolume, byId.get(c.order.venueOrderId!)!.executedVolume)).toBe(true);
+          expect(r.unclaimed).toEqual([]);
+        },
+      ),
+    );
+  });
+
+  it('an item that could not be read is not absence: the order it names stays', () => {
+    const o = order(1, { venueOrderId: vid(1) });
+    const r = readOpenOrders({ ours: [o], page: { items: [], skipped: [{ path: 'body[0]', problem: 'odd', key: vid(1) }], complete: true }, byVenueId: () => o, byClientId: () => undefined, now: 5 });
+    expect(r.absent).toEqual([]);
+  });
+});
+
+describe('how an order ends', () => {
+  const volumes = fc.integer({ min: 0, max: 5 });
+  it('fills never lower executed volume; one that covers the volume fills the order, even after its cancel settled', () => {
+    fc.assert(
+      fc.property(volumes, volumes, fc.constantFrom<Order['status']>('open', 'partially_filled', 'pending_cancel', 'canceled', 'unknown'), (had, total, status) => {
+        const o = order(1, { volume: d('0.003'), executedVolume: d(`0.00${had}`), status, venueOrderId: vid(1) });
+        const next = afterFills(o, d(`0.00${total}`), 9);
+        if (total <= had) {
+          expect(next).toBeUndefined();
+          return;
+        }
+        expect(next!.executedVolume).toBe(d(`0.00${total}`) as Decimal);
+        if (total >= 3) expect(next!.status).toBe('filled');
+        else if (status === 'pending_cancel' || status === 'canceled') expect(next!.status).toBe(status);
+        else expect(next!.status).toBe('partially_filled');
+      }),
+    );
+  });
+
+  it('off a complete page: filled by its fills, cancelled when its cancel was taken, otherwise asked', () => {
+    expect(settleAbsent(order(1, { volume: d('0.002') }), d('0.002'), 9)).toMatchObject({ order: { status: 'filled', executedVolume: '0.002' } });
+    expect(settleAbsent(order(1, { status: 'pending_cancel' }), d('0.001'), 9)).toMatchObject({ order: { status: 'canceled', executedVolume: '0.001' } });
+    expect(settleAbsent(order(1), d('0.001'), 9)).toBe('query');
+    expect(settleAbsent(order(1, { type: 'MARKET', price: undefined }), d('0'), 9)).toBe('query');
+  });
+
+  it('-2013 ends an order: filled if its fills cover it, else cancelled; never asked again', () => {
+    expect(settlePurged(order(1, { volume: d('0.002') }), d('0.002'), 9).order.status).toBe('filled');
+    expect(settlePurged(order(1, { volume: d('0.002') }), d('0.001'), 9).order).toMatchObject({ status: 'canceled', executedVolume: '0.001' });
+  });
+});
+
+describe('one symbol, decided', () => {
+  const base = {
+    market: 'spot' as const,
+    symbol: 'BTCUSDT',
+    now: 5000,
+    offsetMs: 0,
+    slackMs: 2000,
+    coverage: { completeOpenAt: 5000, caughtUpAt: 5000 },
+    foreignOrders: 'adopt' as const,
+    unknownTimeoutMs: 30_000,
+    strategyIds: ['t'],
+    cancelAskedAt: () => undefined,
+    byClientId: () => undefined,
+  };
+
+  it('both sides of a self-trade are claimed, each by its own order', () => {
+    const bid = order(1, { venueOrderId: vid(1) });
+    const ask = order(2, { venueOrderId: vid(2), side: 'SELL' });
+    const byId = new Map([bid, ask].map((o) => [o.venueOrderId as string, o]));
+    const t = { bidId: vid(1), askId: vid(2), isSelf: true };
+    const r = decideSymbol({ ...base, ours: [bid, ask], page: { items: [], skipped: [], complete: false }, trades: [trade(9, { ...t, isBuyer: true }), trade(9, { ...t, isBuyer: false, isMaker: false })], byVenueId: (id) => byId.get(id) });
+    expect(r.foreignTrades).toEqual([]);
+    expect([r.claimant(vid(1))?.clientOrderId, r.claimant(vid(2))?.clientOrderId]).toEqual(['slt-1', 'slt-2']);
+  });
+
+  it('an open order on the venue that a lost answer explains is that order, not a foreign one; with no such order it is adopted', () => {
+    const lost = order(1, { status: 'unknown', createdAt: 1000 });
+    const page = { items: [venueOrder(5, { time: 1500 })], skipped: [], complete: true };
+    const found = decideSymbol({ ...base, ours: [lost], page, trades: [], byVenueId: () => undefined });
+    expect(found.changes.list.map((c) => [c.order.clientOrderId, c.order.venueOrderId, c.order.status])).toEqual([['slt-1', vid(5), 'open']]);
+    expect(found.adoptions).toEqual([]);
+    const foreign = decideSymbol({ ...base, ours: [], page, trades: [], byVenueId: () => undefined });
+    expect(foreign.adoptions.map((a) => [a.order.clientOrderId, a.order.strategyId])).toEqual([[`venue-${vid(5)}`, 'adopted']]);
+  });
+
+  it('while an order is still in flight, a venue order it could be is neither adopted nor given to a lost answer', () => {
+    const inFlight = order(1, { status: 'pending', createdAt: 1000 });
+    const lost = order(2, { status: 'unknown', createdAt: 1000 });
+    const r = decideSymbol({ ...base, ours: [inFlight, lost], page: { items: [venueOrder(5, { time: 1500 })], skipped: [], complete: true }, trades: [trade(3, { bidId: vid(5), time: 1600 })], byVenueId: () => undefined });
+    expect(r.changes.list).toEqual([]);
+    expect(r.adoptions).toEqual([]);
+    expect(r.awaited.map((t) => t.tradeId)).toEqual(['3']);
+  });
+});
