@@ -1,5 +1,5 @@
 // The `sluice` command. Each subcommand loads only what it needs.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 
 const program = new Command();
 program.name('sluice').description('A strategy runner that never loses or duplicates an order and never trips a rate limit.');
@@ -100,7 +100,8 @@ program
   .option('-s, --seed <seed>', 'seed of the synthetic market and faults', integer('--seed'), 1)
   .option('--api-key <key>', 'API key the simulator accepts (generated when absent)')
   .option('--api-secret <secret>', 'API secret the simulator accepts (generated when absent)')
-  .action(async (opts: { port: number; seed: number; apiKey?: string; apiSecret?: string }) => {
+  .addOption(new Option('--profile <profile>', "strict: the contract's letter and the live variants; lenient: client-id lookups and client ids in open orders").choices(['strict', 'lenient']).default('strict'))
+  .action(async (opts: { port: number; seed: number; apiKey?: string; apiSecret?: string; profile: 'strict' | 'lenient' }) => {
     const { runSimCommand } = await import('./sim/index.js');
     await runSimCommand(opts);
   });

@@ -16,7 +16,7 @@ export interface SimCommandOptions {
   apiKey?: string;
   apiSecret?: string;
   host?: string;
-  /** Venue profile: 'strict' or 'lenient' (the default for now). */
+  /** Venue profile: 'strict' (the default) or 'lenient'. */
   profile?: 'strict' | 'lenient';
 }
 
