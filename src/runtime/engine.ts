@@ -552,8 +552,9 @@ export class Engine {
   private async send(planned: Batch, arrivedAt: Map<string, number>): Promise<void> {
     let batch = planned;
     try {
-      if (batch.kind === 'place') {
-        // The kill switch as it is now, not as it was when the intents were accepted.
+      // The kill switch as it is now, not as it was when the intents were accepted (judged only
+      // when it is on: the inputs cost a look at every open order).
+      if (batch.kind === 'place' && this.deps.risk.killSwitch() !== 'off') {
         const places = batch.items as readonly PlaceIntent[];
         const { allowed, refused } = this.deps.risk.atSend(places, this.riskInputs(new Set(places.map((i) => i.clientOrderId))));
         if (refused.length > 0) {
