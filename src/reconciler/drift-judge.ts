@@ -20,6 +20,8 @@ export interface DriftSettings {
 /** What drift reads of positions (the PositionBook is one). */
 export interface PositionsView {
   apply(fill: Fill): boolean;
+  /** Whether this side of this trade was applied. */
+  has(fill: Fill): boolean;
   entry(market: Market, symbol: string): { quantity: Decimal; otherFees: Readonly<Record<string, Decimal>> };
 }
 

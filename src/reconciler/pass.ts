@@ -110,15 +110,17 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
 export class PassChanges {
   readonly list: OrderChange[] = [];
   private readonly latest = new Map<string, Order>();
+  private readonly byVenue = new Map<string, Order>();
 
   set(c: OrderChange): void {
     this.list.push(c);
-    this.latest.set(c.order.clientOrderId, c.order);
+    this.note(c.order);
   }
 
   /** A version written directly (inside the commit). */
   note(order: Order): void {
     this.latest.set(order.clientOrderId, order);
+    if (order.venueOrderId) this.byVenue.set(order.venueOrderId, order);
   }
 
   get(o: Order): Order {
@@ -126,8 +128,7 @@ export class PassChanges {
   }
 
   byVenueId(id: string): Order | undefined {
-    for (const o of this.latest.values()) if (o.venueOrderId === id) return o;
-    return undefined;
+    return this.byVenue.get(id);
   }
 
   changed(): Order[] {

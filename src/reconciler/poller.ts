@@ -79,6 +79,21 @@ export interface PassOptions {
 type Sym = { market: Market; symbol: string };
 const keyOf = (market: Market, symbol: string) => `${market}:${symbol}`;
 
+interface PassInput {
+  market: Market;
+  symbol: string;
+  /** Our orders of the symbol that are not final, as the pass began. */
+  ours: Order[];
+  /** Any journal order of the symbol by venue id (looked up once per pass). */
+  byVenueId(id: string): Order | undefined;
+  page: OpenOrdersPage;
+  trades: readonly VenueTrade[];
+  coverage: Coverage;
+  now: number;
+  /** Where the trade cursor moves with this pass's commit, if it moves. */
+  cursor: string | undefined;
+}
+
 interface PassResult {
   fills: { fill: Fill; order: Order | undefined }[];
   changed: Order[];
@@ -174,18 +189,29 @@ export class Reconciler {
     });
     if (reads.caughtUpAt !== undefined) coverage.caughtUpAt = reads.caughtUpAt;
     const trades = reads.trades;
+    // One look at the journal per pass: a busy pass re-reads thousands of trades.
+    const ours = this.deps.journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol);
+    const known = new Map<string, Order | undefined>();
+    const byVenueId = (id: string) => {
+      if (!known.has(id)) known.set(id, this.byVenueId(market, symbol, id));
+      return known.get(id);
+    };
+    const waiting = ours.filter((o) => !o.venueOrderId && (o.status === 'pending' || o.status === 'unknown'));
+    const offsetMs = this.deps.venueClock().offsetMs;
+    const slack = this.slackMs();
     const nextCursorValue =
       reads.start ??
       nextCursor({
         trades,
         current: cursor,
-        ours: (t) => this.claimant(market, symbol, t) !== undefined,
-        awaited: (t) => this.awaitedBy(market, symbol, t),
+        ours: (t) => byVenueId(ownOrderId(t)!) !== undefined,
+        // Whether an order awaiting its answer (in flight, or lost) could own the trade.
+        awaited: (t) => waiting.length > 0 && tradeCandidates([t]).some((c) => waiting.some((o) => couldBe(o, { ...c, time: c.time === undefined ? undefined : c.time - offsetMs }, slack))),
         visibleBefore: this.venueNow() - this.deps.settings.drift.graceMs,
       });
 
     const now = clock.now();
-    const result = this.decide(market, symbol, page, trades, coverage, now, nextCursorValue);
+    const result = this.decide({ market, symbol, ours, byVenueId, page, trades, coverage, now, cursor: nextCursorValue });
     for (const { fill } of result.fills) this.remember(fill);
     for (const order of result.changed) await this.deps.onOrder(order);
     for (const { fill, order } of result.fills) await this.deps.onFill(fill, order);
@@ -195,7 +221,8 @@ export class Reconciler {
   }
 
   /** Everything the reads say, decided and journaled in one commit. */
-  private decide(market: Market, symbol: string, page: OpenOrdersPage, trades: readonly VenueTrade[], coverage: Coverage, now: number, cursor: string | undefined): PassResult {
+  private decide(input: PassInput): PassResult {
+    const { market, symbol, ours, byVenueId, page, trades, coverage, now, cursor } = input;
     const { journal, log } = this.deps;
     // Fill totals are read before this pass journals any fill (inside the commit it would count them twice).
     this.indexFills();
@@ -203,10 +230,10 @@ export class Reconciler {
       market,
       symbol,
       now,
-      ours: journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol),
+      ours,
       page,
       trades,
-      byVenueId: (id) => this.byVenueId(market, symbol, id),
+      byVenueId,
       byClientId: (id) => this.byClientId(market, symbol, id),
       offsetMs: this.deps.venueClock().offsetMs,
       slackMs: this.slackMs(),
@@ -244,7 +271,8 @@ export class Reconciler {
           const order = byId(id);
           if (!order) continue;
           const fill = toFill(t, market, symbol, id);
-          if (!journal.recordFill(fill)) continue;
+          // Trades re-read within graceMs are mostly ours already: the book knows, cheaper than a write.
+          if (this.deps.positions.has(fill) || !journal.recordFill(fill)) continue;
           const latest = changes.get(order);
           const next = afterFills(latest, this.addFill(fill), now);
           if (next) {
@@ -275,21 +303,6 @@ export class Reconciler {
       this.filledByOrder = undefined; // it counted fills the failed commit did not keep
       throw err;
     }
-  }
-
-  /** Our order of a trade, if any journal order is it. */
-  private claimant(market: Market, symbol: string, t: VenueTrade): Order | undefined {
-    const id = ownOrderId(t);
-    return id === undefined ? undefined : this.byVenueId(market, symbol, id);
-  }
-
-  /** Whether an order of ours awaiting its answer (in flight, or lost) could own this trade. */
-  private awaitedBy(market: Market, symbol: string, t: VenueTrade): boolean {
-    const waiting = this.deps.journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol && !o.venueOrderId && (o.status === 'pending' || o.status === 'unknown'));
-    if (waiting.length === 0) return false;
-    const offsetMs = this.deps.venueClock().offsetMs;
-    const slack = this.slackMs();
-    return tradeCandidates([t]).some((c) => waiting.some((o) => couldBe(o, { ...c, time: c.time === undefined ? undefined : c.time - offsetMs }, slack)));
   }
 
   private byVenueId(market: Market, symbol: string, id: VenueOrderId | string): Order | undefined {
