@@ -139,3 +139,8 @@ export class IntentRejectedError extends SluiceError {
 export function isOutcomeUnknown(err: unknown): boolean {
   return (err instanceof TemporaryError && err.outcomeUnknown) || err instanceof MalformedResponseError;
 }
+
+/** What an error says, for a log field or a message: its message, or the thrown value as text. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -12,6 +12,7 @@ import {
   SluiceError,
   TemporaryError,
   type VenueError,
+  errorText,
 } from '../core/errors.js';
 import { TransportFailure, type HttpRequest, type Pacer, type Transport } from '../core/ports.js';
 import type { Market } from '../core/types.js';
@@ -165,7 +166,7 @@ export class Executor {
           e.venue.httpStatus = res.status;
           throw e;
         }
-        throw new MalformedResponseError(ctx, 'body', `could not be decoded (${e instanceof Error ? e.message : String(e)})`);
+        throw new MalformedResponseError(ctx, 'body', `could not be decoded (${errorText(e)})`);
       }
       // A batch answer with fewer ids than orders is settled by the gateway (every order of
       // the batch becomes unknown); the executor returns the ids as the venue gave them.

@@ -11,6 +11,7 @@ import {
   TemporaryError,
   UnknownOrderError,
   type SluiceError,
+  errorText,
 } from '../core/errors.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Batch, CancelIntent, OrderStatus, PlaceIntent } from '../core/types.js';
@@ -176,5 +177,5 @@ function cancelFailure(err: unknown): CancelOutcome {
 
 function asSluiceError(err: unknown): SluiceError {
   if (err instanceof Error && 'code' in err && typeof (err as SluiceError).code === 'string') return err as SluiceError;
-  return new TemporaryError({ endpoint: 'gateway' }, err instanceof Error ? err.message : String(err), true, { cause: err });
+  return new TemporaryError({ endpoint: 'gateway' }, errorText(err), true, { cause: err });
 }

@@ -1,6 +1,7 @@
 // Webhook alerts: a generic JSON POST any receiver (Slack relay, PagerDuty bridge, a script)
 // can take. Alerts are a side channel: send() never throws, never awaits the network, and a
 // flood of one kind is folded into a count carried by the next alert of that kind.
+import { errorText } from '../core/errors.js';
 import { request } from 'undici';
 import type { OpsLog } from './types.js';
 
@@ -103,7 +104,7 @@ export class Alerts {
       try {
         origin = new URL(this.opts.webhookUrl ?? '').origin;
       } catch {}
-      const error = this.scrub(err instanceof Error ? err.message : String(err));
+      const error = this.scrub(errorText(err));
       this.opts.log?.warn({ alert: kind, webhook: origin, error }, 'alert not delivered');
     } catch {
       // Logging itself failed; an alert is never worth an exception in the caller.

@@ -3,7 +3,7 @@
 // evidence of how, and unknown orders by client order id where the venue takes that.
 import type { Clock } from '../core/clock.js';
 import { dec, type Decimal } from '../core/decimal.js';
-import { OrderRejectedError, UnknownOrderError } from '../core/errors.js';
+import { OrderRejectedError, UnknownOrderError, errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { AccountReader, Journal } from '../core/ports.js';
 import type { Market, Order } from '../core/types.js';
@@ -38,7 +38,7 @@ export class OrderLookups {
       change = { order: mergeVenueOrder(order, venue, clock.now()), reason: 'venue order query' };
     } catch (err) {
       if (!(err instanceof UnknownOrderError)) {
-        log.warn({ err: errText(err), clientOrderId: order.clientOrderId, venueOrderId: order.venueOrderId }, 'order query failed; will retry');
+        log.warn({ err: errorText(err), clientOrderId: order.clientOrderId, venueOrderId: order.venueOrderId }, 'order query failed; will retry');
         return;
       }
       change = settlePurged(order, this.deps.filled(order.market, order.symbol, order.venueOrderId!), clock.now());
@@ -75,7 +75,7 @@ export class OrderLookups {
           this.support(market, 'no');
           log.info({ market, code: err.venue.venueCode }, 'the venue does not look orders up by client order id; lost answers are settled from its open orders and trades');
           return;
-        } else log.warn({ err: errText(err), clientOrderId: order.clientOrderId }, 'client order id lookup failed; will retry');
+        } else log.warn({ err: errorText(err), clientOrderId: order.clientOrderId }, 'client order id lookup failed; will retry');
       }
     }
   }
@@ -99,6 +99,3 @@ function pick(o: Order): Pick<Order, 'status' | 'executedVolume' | 'avgPrice' | 
   return { status: o.status, executedVolume: o.executedVolume, avgPrice: o.avgPrice, venueOrderId: o.venueOrderId, updatedAt: o.updatedAt };
 }
 
-function errText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

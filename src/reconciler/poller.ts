@@ -6,6 +6,7 @@
 // Order of reads in a pass: holdings first (balances or positions), then per symbol the open
 // orders and the trades. Trades read after the holdings hold every fill the holdings include,
 // which is what lets drift compare like with like (see drift.ts).
+import { errorText } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
@@ -138,7 +139,7 @@ export class Reconciler {
       try {
         await this.symbol(market, symbol, { ...opts, fullScan });
       } catch (err) {
-        this.deps.log.warn({ err: errText(err), market, symbol }, 'reconcile failed; will retry');
+        this.deps.log.warn({ err: errorText(err), market, symbol }, 'reconcile failed; will retry');
       }
     }
     this.drift.judge(symbols, (market, symbol) => this.coverage.get(keyOf(market, symbol))?.caughtUpAt ?? Number.NEGATIVE_INFINITY);
@@ -158,7 +159,7 @@ export class Reconciler {
           this.balancesAskedAt = sentAt;
         }
       } catch (err) {
-        this.deps.log.warn({ err: errText(err), market }, `${market} account read failed; keeping the last figures`);
+        this.deps.log.warn({ err: errorText(err), market }, `${market} account read failed; keeping the last figures`);
       }
     }
   }
@@ -384,9 +385,6 @@ export class Reconciler {
 
 export { describeDrift, fillKey };
 
-function errText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** Keys reported once (odd items, foreign trades): the oldest are forgotten beyond this many. */
 const REPORTED_KEPT = 10_000;

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { systemClock } from '../core/clock.js';
 import type { KillSwitchMode, RiskGate } from '../risk/index.js';
-import { ConfigError, JournalError } from '../core/errors.js';
+import { ConfigError, JournalError, errorText } from '../core/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { MemoryJournal } from '../store/memory.js';
 import { SqliteJournal } from '../store/sqlite.js';
@@ -74,14 +74,14 @@ export async function runCommand(configPath: string): Promise<number> {
     try {
       ops = await startOpsServer({ host: config.http.host, port: config.http.port, source, metrics, now, log });
     } catch (err) {
-      log.fatal({ err: err instanceof Error ? err.message : String(err), host: config.http.host, port: config.http.port }, 'could not start the ops endpoint (http.host, http.port): is the port in use?');
+      log.fatal({ err: errorText(err), host: config.http.host, port: config.http.port }, 'could not start the ops endpoint (http.host, http.port): is the port in use?');
       log.flush();
       return 1;
     }
     log.info({ url: ops.url, routes: ['/healthz', '/metrics', '/status.json', '/'] }, `ops endpoint listening on ${ops.url}`);
   }
   const closeOps = async () => {
-    await ops?.close().catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'ops endpoint did not close cleanly'));
+    await ops?.close().catch((err: unknown) => log.warn({ err: errorText(err) }, 'ops endpoint did not close cleanly'));
     await alerts.idle();
   };
 
@@ -132,7 +132,7 @@ export async function runCommand(configPath: string): Promise<number> {
   try {
     await running.start();
   } catch (err) {
-    log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'could not start');
+    log.fatal({ err: errorText(err) }, 'could not start');
     clearInterval(watchKillFile);
     await running.stop().catch(() => undefined);
     await closeOps();

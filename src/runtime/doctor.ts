@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { systemClock } from '../core/clock.js';
-import { AuthError, BannedError, ClockSkewError, ConfigError, RateLimitedError } from '../core/errors.js';
+import { AuthError, BannedError, ClockSkewError, ConfigError, RateLimitedError, errorText } from '../core/errors.js';
 import type { Market } from '../core/types.js';
 import { KEY_VAR, loadConfig, SECRET_VAR, type Config, type Credentials } from '../config/index.js';
 import { VenueCode } from '../exchange/codes.js';
@@ -105,7 +105,7 @@ async function clockCheck(venueClock: { sync(): Promise<{ offsetMs: number; roun
   try {
     sample = await venueClock.sync();
   } catch (err) {
-    return { name: 'clock', verdict: 'FAIL', detail: `the venue's time endpoint did not answer (${errText(err)})`, fix: 'check venue.spotUrl and that this machine reaches it (DNS, firewall, proxy)' };
+    return { name: 'clock', verdict: 'FAIL', detail: `the venue's time endpoint did not answer (${errorText(err)})`, fix: 'check venue.spotUrl and that this machine reaches it (DNS, firewall, proxy)' };
   }
   const offset = Math.round(sample.offsetMs);
   const rtt = Math.round(sample.roundTripMs);
@@ -146,10 +146,10 @@ async function credentialsCheck(executor: AccountCaller, config: Config, credent
     if (code === VenueCode.REJECTED_API_KEY || code === VenueCode.UNTRUSTED_IP || code === VenueCode.NO_THIS_COMPANY) {
       return { name, verdict: 'FAIL', detail: `the venue refused the API key (${at}): unknown or deleted key, an IP not on its whitelist, a missing permission, or a key of another platform (from ${from})`, fix: `check ${KEY_VAR}, the key's IP whitelist (this machine's public address), its read and trade permissions, and that venue.spotUrl is the platform that issued it` };
     }
-    if (err instanceof AuthError) return { name, verdict: 'FAIL', detail: `the venue refused the credentials (${at}: ${errText(err)})`, fix: `check ${KEY_VAR} and ${SECRET_VAR}` };
+    if (err instanceof AuthError) return { name, verdict: 'FAIL', detail: `the venue refused the credentials (${at}: ${errorText(err)})`, fix: `check ${KEY_VAR} and ${SECRET_VAR}` };
     if (err instanceof ClockSkewError) return { name, verdict: 'FAIL', detail: `the venue refused the timestamp even after a clock re-sync (${at})`, fix: 'see the clock line' };
-    if (err instanceof BannedError) return { name, verdict: 'FAIL', detail: `the venue bans this key or address (${errText(err)})`, fix: 'wait for the ban to end; see the limits line' };
-    return { name, verdict: 'FAIL', detail: `the signed ${endpoint} call failed (${errText(err)})`, fix: 'check venue.spotUrl and the network, then run sluice doctor again' };
+    if (err instanceof BannedError) return { name, verdict: 'FAIL', detail: `the venue bans this key or address (${errorText(err)})`, fix: 'wait for the ban to end; see the limits line' };
+    return { name, verdict: 'FAIL', detail: `the signed ${endpoint} call failed (${errorText(err)})`, fix: 'check venue.spotUrl and the network, then run sluice doctor again' };
   }
 }
 
@@ -251,7 +251,7 @@ function journalCheck(path: string, now: number): { check: Check; banUntil: numb
     if (bytes[18] !== 2 || bytes[19] !== 2) return fail('not in WAL mode (a sluice journal always is)', 'point journal.path at the sluice journal');
     db = openReadOnly(path);
   } catch (err) {
-    return fail(`cannot be read (${errText(err)})`, `${MOVE_ASIDE}; if it is a permissions problem, run the doctor as the daemon's user`);
+    return fail(`cannot be read (${errorText(err)})`, `${MOVE_ASIDE}; if it is a permissions problem, run the doctor as the daemon's user`);
   }
   try {
     const appId = db.pragma('application_id', { simple: true }) as number;
@@ -272,7 +272,7 @@ function journalCheck(path: string, now: number): { check: Check; banUntil: numb
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     const corrupt = typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
-    return fail(`${corrupt ? 'corrupt' : 'cannot be read'} (${printable(errText(err))})`, MOVE_ASIDE);
+    return fail(`${corrupt ? 'corrupt' : 'cannot be read'} (${printable(errorText(err))})`, MOVE_ASIDE);
   } finally {
     db.close();
   }
@@ -313,6 +313,5 @@ function symbolsByMarket(config: Config): Partial<Record<Market, number>> {
 }
 
 const fmt = (n: number) => String(Math.round(n * 10) / 10);
-const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 // SQLite may quote damaged bytes back: keep lines printable.
 const printable = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
-import { BannedError } from '../core/errors.js';
+import { BannedError, errorText } from '../core/errors.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { AccountReader, Journal, MarketReader, Pacer } from '../core/ports.js';
 import { FINAL_STATUSES, type Batch, type CancelIntent, type Fill, type Market, type Order, type OrderIntent, type PlaceIntent } from '../core/types.js';
@@ -261,7 +261,7 @@ export class Engine {
         try {
           this.deps.positions.setMultiplier('futures', c.symbol, c.multiplier);
         } catch (err) {
-          this.deps.log.warn({ symbol: c.symbol, reason: err instanceof Error ? err.message : String(err) }, 'contract size not taken; its PnL is counted per contract');
+          this.deps.log.warn({ symbol: c.symbol, reason: errorText(err) }, 'contract size not taken; its PnL is counted per contract');
         }
       }
     }
@@ -350,7 +350,7 @@ export class Engine {
       try {
         await this.reconcile({ final: true });
       } catch (err) {
-        this.deps.log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'final reconcile failed; the next start settles it');
+        this.deps.log.warn({ reason: errorText(err) }, 'final reconcile failed; the next start settles it');
         break;
       }
       if (!cancelling || ourOpen().length === 0) break;
@@ -717,7 +717,7 @@ export class Engine {
       try {
         event = await pollFeed(this.deps.marketData[feed.market], feed);
       } catch (err) {
-        this.deps.log.warn({ err: errText(err), symbol: feed.symbol, kind: feed.subscription.kind }, 'market data poll failed');
+        this.deps.log.warn({ err: errorText(err), symbol: feed.symbol, kind: feed.subscription.kind }, 'market data poll failed');
         continue;
       }
       this.observePrice(feed.market, event);
@@ -800,7 +800,7 @@ export class Engine {
     void (async () => {
       if (later) await this.deps.clock.sleep(periodMs);
       while (this.running) {
-        const work = fn().catch((err: unknown) => this.deps.log.error({ err: errText(err) }, 'engine loop failed; continuing'));
+        const work = fn().catch((err: unknown) => this.deps.log.error({ err: errorText(err) }, 'engine loop failed; continuing'));
         this.working.add(work);
         await work;
         this.working.delete(work);
@@ -833,9 +833,6 @@ function describe(i: OrderIntent): string {
     : `cancel ${i.clientOrderId}`;
 }
 
-function errText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 
 /**

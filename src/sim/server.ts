@@ -1,5 +1,6 @@
 // The HTTP adapter: node:http on 127.0.0.1, raw query and body passed through untouched (they
 // are what the client signed). A SimFault destroys the socket without an answer.
+import { errorText } from '../core/errors.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { HttpRequest } from '../core/ports.js';
@@ -32,7 +33,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     serve(exchange, req, res).catch((e: unknown) => {
       // A bug in the simulator: say so loudly rather than look like a network fault.
       if (res.headersSent) return res.destroy();
-      const body = JSON.stringify({ code: -1000, msg: `simulator error: ${e instanceof Error ? e.message : String(e)}` });
+      const body = JSON.stringify({ code: -1000, msg: `simulator error: ${errorText(e)}` });
       res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
     });
   });

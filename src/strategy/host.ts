@@ -2,7 +2,7 @@
 // disabled (and reported) while the others run on. Plugins only queue intents; the host hands
 // them to the engine after each call.
 import { toDecimal, dec, type Decimal } from '../core/decimal.js';
-import { StrategyError } from '../core/errors.js';
+import { StrategyError, errorText } from '../core/errors.js';
 import { clientOrderId, type ClientOrderId } from '../core/ids.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { Balance, CancelIntent, Fill, Market, Order, OrderIntent, PlaceIntent, Position } from '../core/types.js';
@@ -104,7 +104,7 @@ export class StrategyHost {
   }
 
   private disable(name: string, err: unknown): void {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorText(err);
     this.failure = new StrategyError(this.id, `${name} threw: ${message}; the strategy is disabled, the others run on`, { cause: err });
     // Intents queued by a call that then threw are dropped: the plugin's state is suspect.
     this.outbox = [];
