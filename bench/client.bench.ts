@@ -8,7 +8,7 @@ import type { HttpRequest, HttpResponse, Pacer, Transport } from '../src/core/po
 import { decodeResponse, encodeBody } from '../src/exchange/codec.js';
 import { parseJsonLossless, stringifyJson } from '../src/exchange/json.js';
 import { sign } from '../src/exchange/sign.js';
-import { createExchangeClient } from '../src/runtime/client.js';
+import { createExchangeClient } from '../src/app/client.js';
 import { endpointLimits } from '../src/exchange/endpoints.js';
 import { BottleneckPacer } from '../src/limiter/index.js';
 import { CANNED, maxInRollingWindow, startVenueServer } from '../test/fixtures/venue-server.js';
@@ -33,6 +33,7 @@ const instant: Transport = { send: async (_r: HttpRequest): Promise<HttpResponse
 const passThrough: Pacer = {
   run: (_e, job) => job(),
   pauseEndpoint: () => undefined,
+  released: () => new Promise(() => undefined),
   pauseAll: () => undefined,
   pausedUntil: () => 0,
   usage: () => ({}),

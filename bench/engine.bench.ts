@@ -13,11 +13,11 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { systemClock } from '../src/core/clock.js';
 import { d, dec } from '../src/core/decimal.js';
 import { parseConfig } from '../src/config/index.js';
-import { createLogger } from '../src/runtime/logger.js';
-import { wire } from '../src/runtime/wire.js';
+import { createLogger } from '../src/app/logger.js';
+import { buildApp } from '../src/app/build.js';
+import { daemon } from '../src/app/profiles.js';
 import { defineStrategy, z } from '../src/strategy/api.js';
 import { writeSection } from './results.js';
 import type { ChildMessage, SimReport } from './sim-child.js';
@@ -122,10 +122,10 @@ risk:
       done();
     },
   });
-  const app = wire({
+  const app = buildApp({
     config,
+    profile: daemon(config),
     credentials,
-    clock: systemClock,
     log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }),
     strategies: [{ entry: { id: 'flood', use: 'inline', enabled: true, market: 'spot', symbols: ['BTCUSDT'], everyMs: o.everyMs, params: {} }, definition: flood, params: {} }],
   });
@@ -137,7 +137,8 @@ risk:
   await new Promise((r) => setTimeout(r, o.seconds * 1000));
   lag.disable();
   const t1 = Date.now();
-  const { intentToWire, ...stats } = app.engine.stats;
+  const { intentToWire, ...sent } = app.engine.pipeline.stats;
+  const stats = { ...app.engine.stats, ...sent };
   await app.stop();
   rmSync(dir, { recursive: true, force: true });
   const venue = await sim.report();

@@ -59,7 +59,7 @@ const lines = [
   ...(report.final.ordersPlaced
     ? [
         '',
-        'The final run places orders although its kill switch is `halted`: once position drift lasts past `reconcile.drift.graceMs`, the engine sets the kill switch to `reconcile.drift.action` (`reduce_only`), which is looser than `halted` (`src/runtime/engine.ts`, onDrift).',
+        'The final run places orders although its kill switch is `halted`: once position drift lasts past `reconcile.drift.graceMs`, the engine sets the kill switch to `reconcile.drift.action` (`reduce_only`), which is looser than `halted` (`src/engine/engine.ts`, onDrift).',
       ]
     : []),
   '',

@@ -16,7 +16,7 @@ program
   .description('run the daemon (paper mode on the built-in simulated exchange when no credentials are set)')
   .requiredOption('-c, --config <file>', 'YAML config file')
   .action(async (opts: { config: string }) => {
-    const { runCommand } = await import('./runtime/daemon.js');
+    const { runCommand } = await import('./commands/run.js');
     // Everything is stopped and flushed by now; idle timers (clock resync, limiter give-backs) must not hold the exit.
     process.exit(await runCommand(opts.config));
   });
@@ -37,7 +37,7 @@ program
   .description('run one tick of every strategy against the venue and print the batches and risk verdicts; sends nothing')
   .requiredOption('-c, --config <file>', 'YAML config file')
   .action(async (opts: { config: string }) => {
-    const { planCommand } = await import('./runtime/daemon.js');
+    const { planCommand } = await import('./commands/plan.js');
     process.exit(await planCommand(opts.config));
   });
 
@@ -46,7 +46,7 @@ program
   .description('show the journal and the venue side by side: positions, open orders, drift (read-only; exit 1 on drift)')
   .requiredOption('-c, --config <file>', 'YAML config file')
   .action(async (opts: { config: string }) => {
-    const { statusCommand } = await import('./runtime/daemon.js');
+    const { statusCommand } = await import('./commands/status.js');
     process.exit(await statusCommand(opts.config));
   });
 
@@ -55,7 +55,7 @@ program
   .description('check the clock against the venue, the credentials, rate-limit headroom and the journal (read-only); OK/WARN/FAIL per line, exit 1 on any FAIL')
   .requiredOption('-c, --config <file>', 'YAML config file')
   .action(async (opts: { config: string }) => {
-    const { doctorCommand } = await import('./runtime/doctor.js');
+    const { doctorCommand } = await import('./commands/doctor.js');
     process.exit(await doctorCommand(opts.config));
   });
 
@@ -70,8 +70,9 @@ program
   .option('--cache-dir <dir>', 'where the tape\'s decoded market events are kept for the next run (default $XDG_CACHE_HOME/sluice/events or ~/.cache/sluice/events)')
   .option('--no-cache', 'decode the tape on every run and write no cache')
   .action(async (opts: { config: string; tape?: string; duration?: number; out?: string; sweep?: string[]; cache: boolean; cacheDir?: string }) => {
-    const { backtestCommand } = await import('./runtime/backtest-command.js');
+    const { backtestCommand } = await import('./commands/backtest.js');
     const { defaultEventCacheDir } = await import('./tape/index.js');
+    
     process.exit(
       await backtestCommand({
         config: opts.config,
@@ -89,7 +90,7 @@ program
   .description('re-run a recorded session on a manual clock and fail with a diff at the first request that differs')
   .requiredOption('-t, --tape <file>', 'tape recorded by sluice (record.path)')
   .action(async (opts: { tape: string }) => {
-    const { replayCommand } = await import('./runtime/backtest-command.js');
+    const { replayCommand } = await import('./commands/backtest.js');
     process.exit(await replayCommand(opts));
   });
 
@@ -102,7 +103,7 @@ program
   .option('--api-secret <secret>', 'API secret the simulator accepts (generated when absent)')
   .addOption(new Option('--profile <profile>', "strict: the contract's letter and the live variants; lenient: client-id lookups and client ids in open orders").choices(['strict', 'lenient']).default('strict'))
   .action(async (opts: { port: number; seed: number; apiKey?: string; apiSecret?: string; profile: 'strict' | 'lenient' }) => {
-    const { runSimCommand } = await import('./sim/index.js');
+    const { runSimCommand } = await import('./commands/sim.js');
     await runSimCommand(opts);
   });
 

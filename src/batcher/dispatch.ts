@@ -28,7 +28,7 @@
 // Order within a symbol is kept: what is sent now is a prefix of each group, what waits is
 // the suffix, in order. Futures groups never use the batch endpoint (it does not exist there).
 import type { Batch, CancelIntent, OrderIntent, PlaceIntent } from '../core/types.js';
-import { batchOf, chunk, groupIntents, VENUE_BATCH_MAX } from './batches.js';
+import { batchOf, chunk, groupIntents, toBatches, VENUE_BATCH_MAX } from './batches.js';
 
 export interface DispatchCapacity {
   /** Requests the single endpoint (spot.order or spot.cancel) can take now. */
@@ -97,4 +97,27 @@ export function planDispatch(batches: readonly Batch[], capacity: DispatchCapaci
     viaSingle: viaSingle as (PlaceIntent | CancelIntent)[],
     leftover,
   };
+}
+
+/**
+ * One dispatch round over every kind: spot places and cancels share the capacity of their
+ * single and batch endpoints, futures goes one by one. `free` is what the pacer has left per
+ * endpoint id (spot.order, spot.batchOrders, ...). What does not fit waits, in order.
+ */
+export function planRound(intents: readonly OrderIntent[], free: (endpoint: string) => number): { send: Batch[]; wait: OrderIntent[] } {
+  const batches = toBatches(intents);
+  const send: Batch[] = [];
+  const wait: OrderIntent[] = [];
+  const kinds: [Batch[], DispatchCapacity][] = [
+    [batches.filter((b) => b.market === 'spot' && b.kind === 'place'), { single: free('spot.order'), batch: free('spot.batchOrders') }],
+    [batches.filter((b) => b.market === 'spot' && b.kind === 'cancel'), { single: free('spot.cancel'), batch: free('spot.batchCancel') }],
+    [batches.filter((b) => b.market === 'futures' && b.kind === 'place'), { single: free('futures.order'), batch: 0 }],
+    [batches.filter((b) => b.market === 'futures' && b.kind === 'cancel'), { single: free('futures.cancel'), batch: 0 }],
+  ];
+  for (const [group, capacity] of kinds) {
+    const plan = planDispatch(group, capacity);
+    send.push(...plan.viaBatch, ...plan.viaSingle.map((i) => batchOf([i])));
+    wait.push(...plan.leftover.flatMap((b) => b.items));
+  }
+  return { send, wait };
 }

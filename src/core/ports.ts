@@ -3,7 +3,7 @@
 
 import type { Decimal } from './decimal.js';
 import type { VenueOrderId } from './ids.js';
-import type { Depth, Kline, KlineInterval, PublicTrade, Ticker } from './market.js';
+import type { Depth, Kline, KlineInterval, PublicTrade, SymbolInfo, Ticker } from './market.js';
 import type { Balance, Fill, Market, Order, OrderIntent, Position } from './types.js';
 import type { Listing, VenueOrder, VenueTrade } from './venue.js';
 
@@ -62,6 +62,12 @@ export interface Pacer {
   pausedUntil(): number;
   /** For the summary line and metrics: requests in the current window per endpoint, queue depth. */
   usage(): Record<string, { inWindow: number; limit: number; queued: number }>;
+  /**
+   * Resolves the next time a slot comes back or a pause ends, on any endpoint, where the pacer
+   * learns of it by a timer; a pacer whose slots free by arithmetic on the clock (the virtual
+   * one) never resolves it. Callers race it with a timer of their own.
+   */
+  released(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -158,6 +164,8 @@ export interface AccountReader {
 /** Public market data of one market. */
 export interface MarketReader {
   readonly market: Market;
+  /** The instruments the venue lists (for futures: contracts, with their size as `multiplier`). */
+  instruments(): Promise<Listing<SymbolInfo>>;
   ticker(symbol: string): Promise<Ticker>;
   depth(symbol: string, limit?: number): Promise<Depth>;
   trades(symbol: string, limit?: number): Promise<PublicTrade[]>;

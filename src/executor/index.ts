@@ -2,3 +2,4 @@ export { Executor, DEFAULT_RECV_WINDOW_MS, DEFAULT_RETRY, type CallRecord, type 
 export { VenueClock, type OffsetSample } from './venue-clock.js';
 export { OrderGateway, endpointForBatch, ORDER_ENDPOINTS, type CancelOutcome, type CancelResult, type PlaceOutcome, type PlaceResult } from './gateway.js';
 export { accountReaders, marketReaders, notServed, pageComplete, pageFull, DEFAULT_PAGE, MAX_PAGE } from './readers.js';
+export { DryRunGateway } from './dry-run.js';

@@ -3,7 +3,7 @@
 // endpoint and which parameter names each market uses for a read.
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
-import type { KlineInterval } from '../core/market.js';
+import type { KlineInterval, SymbolInfo } from '../core/market.js';
 import type { AccountReader, Holdings, MarketReader, OpenOrdersPage, TradesPage } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import type { Listing } from '../core/venue.js';
@@ -104,6 +104,9 @@ class FuturesAccount implements AccountReader {
 class SpotMarket implements MarketReader {
   readonly market = 'spot' as const;
   constructor(private readonly x: Executor) {}
+  instruments() {
+    return this.x.call('spot.symbols', {});
+  }
   ticker(symbol: string) {
     return this.x.call('spot.ticker', { symbol });
   }
@@ -121,6 +124,23 @@ class SpotMarket implements MarketReader {
 class FuturesMarket implements MarketReader {
   readonly market = 'futures' as const;
   constructor(private readonly x: Executor) {}
+  async instruments(): Promise<Listing<SymbolInfo>> {
+    const { items, skipped } = await this.x.call('futures.contracts', {});
+    return {
+      skipped,
+      items: items.map((c) => ({
+        symbol: c.symbol,
+        baseAsset: c.symbol,
+        // The contract list names no margin coin: take it from the name (E-BTC-USDT).
+        quoteAsset: /-([A-Z0-9]+)$/.exec(c.symbol)?.[1] ?? 'USDT',
+        pricePrecision: c.pricePrecision,
+        quantityPrecision: c.minOrderVolume.includes('.') ? c.minOrderVolume.split('.')[1]!.length : 0,
+        limitVolumeMin: c.minOrderVolume,
+        limitPriceMin: ZERO,
+        multiplier: c.multiplier,
+      })),
+    };
+  }
   ticker(symbol: string) {
     return this.x.call('futures.ticker', { contractName: symbol });
   }

@@ -88,6 +88,7 @@ abstract class PacerBase<L extends { limit: number; maxConcurrent: number }> imp
   }
 
   abstract run<T>(endpoint: string, job: () => Promise<T>): Promise<T>;
+  abstract released(): Promise<void>;
   abstract stop(): Promise<void>;
   protected abstract inWindow(lane: L): number;
   protected abstract queued(lane: L): number;
@@ -385,6 +386,14 @@ export class VirtualPacer extends PacerBase<VirtualLane> {
     } finally {
       lane.pumping = false;
     }
+  }
+
+  /**
+   * Never resolves: slots free by arithmetic on the clock, with no timer to announce them. The
+   * dispatcher's own retry timer finds them (and a backtest stays byte-identical run to run).
+   */
+  released(): Promise<void> {
+    return new Promise(() => undefined);
   }
 
   protected inWindow(lane: VirtualLane): number {

@@ -51,3 +51,13 @@ export class RollingWindow {
     this.starts.push(last !== undefined && at < last ? last : at);
   }
 }
+
+/** The most starts any rolling window of `spanMs` held: `starts` in time order. */
+export function busiestWindow(starts: readonly number[], spanMs: number): number {
+  let peak = 0;
+  for (let i = 0, j = 0; i < starts.length; i++) {
+    while (starts[j]! <= starts[i]! - spanMs) j++;
+    peak = Math.max(peak, i - j + 1);
+  }
+  return peak;
+}

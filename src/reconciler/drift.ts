@@ -118,3 +118,8 @@ export function describeDrift(l: DriftLine): string {
   return `${what} on the venue is ${l.venue}, our fills explain ${l.expected} (difference ${l.difference}, tolerance ${l.tolerance})`;
 }
 
+
+/** The operator's alert for a judged drift: every line beyond tolerance, and what trading does until it is resolved. */
+export function driftAlert(lines: readonly DriftLine[], mode: string): string {
+  return `position drift: ${lines.map(describeDrift).join('; ')}; trading is ${mode} until it is resolved`;
+}

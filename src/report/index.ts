@@ -4,3 +4,4 @@ export { buildReport } from './build.js';
 export { escapeHtml, MAX_CHART_POINTS, MAX_TRADE_ROWS, renderHtml } from './html.js';
 export { Progress, type ProgressOptions, type ProgressStream } from './progress.js';
 export type { EndpointUsage, EquitySample, JsonValue, LimiterUsage, OrderCounts, Report, ReportInput, SymbolSummary } from './types.js';
+export { accountValue, equitySample } from './valuation.js';

@@ -17,3 +17,4 @@ export {
   type RiskVerdict,
   type BalanceHold,
 } from './types.js';
+export { BalanceHolds } from './holds.js';

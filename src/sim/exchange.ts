@@ -22,10 +22,10 @@ import { stream } from './random.js';
 import { EXTRA_ROUTES, ROUTES, WRITES, type Call } from './routes.js';
 import { SpotEngine, type SpotOrder, type UserTrade } from './spot.js';
 import { TradeLog } from './trades.js';
-import { SimFault, type Arrival, type LoggedOrder, type MarketEvent, type SimOptions, type Trouble } from './types.js';
+import { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble } from './types.js';
 import { toUnits } from './units.js';
 
-export { SimFault, type Arrival, type LoggedOrder, type MarketEvent, type SimOptions, type Trouble } from './types.js';
+export { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble } from './types.js';
 
 interface Scheduled {
   at: number;
@@ -368,7 +368,7 @@ export class SimExchange {
    * trading at that price (filling resting orders at that price or better); `ticker` moves
    * the mid and last price.
    */
-  applyMarketEvent(ev: MarketEvent): void {
+  applyMarketEvent(ev: RecordedMarketEvent): void {
     const now = this.now();
     this.catchUp(now);
     const m = this.markets.get(ev.symbol.toUpperCase());

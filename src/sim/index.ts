@@ -1,7 +1,5 @@
 // The simulated exchange: the contract made executable. See README.md in this folder.
-import { startSimServer, type SimServerOptions } from './server.js';
-
-export { SimExchange, SimFault, USER, type Arrival, type LoggedOrder, type MarketEvent, type SimOptions, type Trouble } from './exchange.js';
+export { SimExchange, SimFault, USER, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble } from './exchange.js';
 export { SimTransport } from './transport.js';
 export { startSimServer, type SimServer, type SimServerOptions } from './server.js';
 export { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec, type MarketShape } from './instruments.js';
@@ -9,40 +7,3 @@ export type { FaultOptions, LatencySpec } from './faults.js';
 export { DEFAULT_PROFILE, LENIENT_PROFILE, STRICT_PROFILE, resolveProfile, type ProfileOption, type VenueProfile } from './profile.js';
 export { JsonNumber } from './json.js';
 export type { PositionModel } from './futures.js';
-
-export interface SimCommandOptions {
-  port?: number;
-  seed?: number;
-  apiKey?: string;
-  apiSecret?: string;
-  host?: string;
-  /** Venue profile: 'strict' (the default) or 'lenient'. */
-  profile?: 'strict' | 'lenient';
-}
-
-/**
- * `sluice sim`: serves the simulator until SIGINT or SIGTERM, then closes cleanly. Prints the
- * URL and the credentials it accepts (this command alone prints the secret: it is the
- * simulator's, made to be pasted into a config).
- */
-export async function runSimCommand(
-  opts: SimCommandOptions,
-  io: { out: (line: string) => void; signals?: NodeJS.EventEmitter } = { out: (l) => process.stdout.write(`${l}\n`) },
-): Promise<void> {
-  const server = await startSimServer({ port: opts.port ?? 0, seed: opts.seed ?? 1, apiKey: opts.apiKey, apiSecret: opts.apiSecret, host: opts.host, profile: opts.profile } satisfies SimServerOptions);
-  io.out(`sluice sim listening on ${server.url}`);
-  io.out(`api key: ${server.apiKey}`);
-  io.out(`api secret: ${server.apiSecret}`);
-  const signals = io.signals ?? process;
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      signals.off('SIGINT', stop);
-      signals.off('SIGTERM', stop);
-      resolve();
-    };
-    signals.on('SIGINT', stop);
-    signals.on('SIGTERM', stop);
-  });
-  await server.close();
-  io.out('sluice sim stopped');
-}

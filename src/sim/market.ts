@@ -4,7 +4,7 @@
 import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { Side } from '../core/types.js';
 import { OrderBook, type Resting, type Taker } from './book.js';
-import type { MarketEvent } from './types.js';
+import type { RecordedMarketEvent } from './types.js';
 import type { MarketShape } from './instruments.js';
 import type { IdSource } from './ids.js';
 import type { Rng } from './random.js';
@@ -134,7 +134,7 @@ export class InstrumentMarket {
    * Applies a tape's market event at `at` (the venue has caught up to it): see
    * SimExchange.applyMarketEvent. The first event switches this market off the synthetic one.
    */
-  applyEvent(ev: MarketEvent, at: number): void {
+  applyEvent(ev: RecordedMarketEvent, at: number): void {
     this.external = true;
     if (ev.type === 'book') {
       this.applyBook(

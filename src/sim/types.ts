@@ -110,8 +110,8 @@ export interface LoggedOrder {
   at: number;
 }
 
-/** A market-data event from a tape. Prices and quantities are decimal strings. */
-export type MarketEvent =
+/** A market-data event recorded on a tape, as the simulator applies it (strategies see strategy/api.ts MarketEvent). Prices and quantities are decimal strings. */
+export type RecordedMarketEvent =
   | { type: 'book'; symbol: string; bids: ReadonlyArray<readonly [string, string]>; asks: ReadonlyArray<readonly [string, string]> }
   | { type: 'trade'; symbol: string; price: string; qty: string; side: Side }
   | { type: 'ticker'; symbol: string; last: string };

@@ -15,7 +15,8 @@
 // - nextSequence commits before it returns (or with the transaction it runs in), so a number is
 //   never handed out twice, even when the process dies right after.
 // - Nothing is ever written to a file we do not recognise: before opening for writing, the file
-//   is inspected read-only (SQLite header, application_id, user_version, quick_check). A file
+//   is inspected read-only (store/inspect.ts: SQLite header, application_id, user_version,
+//   quick_check). A file
 //   that is not a database, is corrupt, belongs to another program, or was written by a newer
 //   sluice raises JournalError and stays byte-for-byte as it was.
 // - Decimals are TEXT in STRICT tables (never REAL: "0.10000000000000000001" must come back as
@@ -29,7 +30,7 @@
 // re-delivery of the same one (a side of a trade belongs to exactly one order).
 
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { systemClock } from '../core/clock.js';
 import type { Decimal } from '../core/decimal.js';
@@ -37,14 +38,9 @@ import { JournalError } from '../core/errors.js';
 import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
 import type { Journal, OrderEvent } from '../core/ports.js';
 import type { Fill, Market, Order, OrderIntent, OrderStatus, OrderType, Position, Side } from '../core/types.js';
+import { APPLICATION_ID, BUSY_TIMEOUT_MS, inspectJournal, MOVE_ASIDE, openReadOnly } from './inspect.js';
 
-/** "sluc" in ASCII: marks a SQLite file as a sluice journal (PRAGMA application_id). */
-export const APPLICATION_ID = 0x736c7563;
-
-/** How long a write waits for another connection's lock before failing (ms). */
-const BUSY_TIMEOUT_MS = 5_000;
-
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+export { APPLICATION_ID, openReadOnly };
 
 const FINAL = `('filled', 'canceled', 'rejected')`;
 
@@ -205,19 +201,6 @@ export interface SqliteJournalOptions {
   readOnly?: boolean;
 }
 
-/**
- * A read-only connection that leaves the directory as it found it. Beside a running daemon
- * (its -wal exists) that is a read-only connection; otherwise a copy in memory, because a
- * read-only connection to a WAL database creates -wal and -shm files and leaves them behind.
- */
-export function openReadOnly(path: string): Database.Database {
-  if (existsSync(`${path}-wal`)) return new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-  const bytes = readFileSync(path);
-  // Header bytes 18-19 are 2 in WAL mode; a memory copy cannot be in WAL mode, so the copy says 1.
-  if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
-  return new Database(bytes, { readonly: true });
-}
-
 interface OrderRow {
   client_order_id: string;
   intent: number;
@@ -268,19 +251,16 @@ interface PositionRow {
   fees: string;
 }
 
-const CORRUPT_FIX = 'move it aside and restart; sluice will rebuild state from the venue';
+const CORRUPT_FIX = MOVE_ASIDE;
 
 function corrupt(path: string, detail: string, cause?: unknown): JournalError {
   // SQLite may quote damaged bytes back at us: keep the message printable.
   detail = detail.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
-  return new JournalError(`journal ${path} is corrupt or not a SQLite database (${detail}): ${CORRUPT_FIX}. The file was not changed.`, { cause });
+  return new JournalError(`journal ${path} is corrupt (${detail}): ${CORRUPT_FIX}; the file was not changed`, { cause });
 }
 
 function tooNew(path: string, version: number): JournalError {
-  return new JournalError(
-    `journal ${path} was written by a newer sluice (schema ${version}, this one knows ${SCHEMA_VERSION}): ` +
-      `upgrade sluice or point journal.path elsewhere; the file was not changed`,
-  );
+  return new JournalError(`journal ${path}: written by a newer sluice (schema ${version}, this one knows ${SCHEMA_VERSION}): upgrade sluice, or point journal.path elsewhere; the file was not changed`);
 }
 
 function sqliteCode(err: unknown): string | undefined {
@@ -291,49 +271,10 @@ function isCorruption(code: string | undefined): boolean {
   return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || (code?.startsWith('SQLITE_CORRUPT_') ?? false);
 }
 
-/**
- * Looks at an existing file without writing to it. Throws JournalError when it must not be
- * opened for writing; returns quietly for a missing or empty file (a new journal) or a sluice
- * journal of this or an older schema.
- */
-function inspect(path: string, openReader: () => Database.Database = () => new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS })): void {
-  if (!existsSync(path)) return;
-  const size = statSync(path).size;
-  if (size === 0) return; // SQLite creates the file empty and writes page 1 at the first commit.
-  const head = Buffer.alloc(SQLITE_HEADER.length);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, head, 0, head.length, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (size < 100 || !head.equals(SQLITE_HEADER)) throw corrupt(path, 'no SQLite header');
-
-  let db: Database.Database | undefined;
-  try {
-    db = openReader();
-    const version = db.pragma('user_version', { simple: true }) as number;
-    const appId = db.pragma('application_id', { simple: true }) as number;
-    if (appId !== 0 && appId !== APPLICATION_ID) {
-      throw new JournalError(`journal ${path} is a SQLite database of another program (application_id ${appId}): point journal.path elsewhere; the file was not changed`);
-    }
-    if (version > SCHEMA_VERSION) throw tooNew(path, version);
-    if (version === 0) {
-      const objects = (db.prepare(`SELECT count(*) AS n FROM sqlite_schema`).get() as { n: number }).n;
-      if (objects > 0) {
-        throw new JournalError(`journal ${path} is a SQLite database but not a sluice journal: point journal.path elsewhere; the file was not changed`);
-      }
-    }
-    const problems = (db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check);
-    if (problems.length !== 1 || problems[0] !== 'ok') throw corrupt(path, `quick_check: ${problems.slice(0, 3).join('; ')}`);
-  } catch (err) {
-    if (err instanceof JournalError) throw err;
-    const code = sqliteCode(err);
-    if (isCorruption(code)) throw corrupt(path, String((err as Error).message), err);
-    throw new JournalError(`journal ${path} cannot be read (${code ?? (err as Error).message}): check its permissions and that the disk is healthy`, { cause: err });
-  } finally {
-    db?.close();
-  }
+/** Throws JournalError when the file must not be opened (see store/inspect.ts); a new or readable journal passes. */
+function refuseUnusable(path: string, open?: () => Database.Database): void {
+  const seen = inspectJournal(path, SCHEMA_VERSION, { open });
+  if (seen.kind === 'unusable') throw new JournalError(`journal ${path}: ${seen.problem}: ${seen.fix}; the file was not changed`, { cause: seen.cause });
 }
 
 export class SqliteJournal implements Journal {
@@ -355,7 +296,7 @@ export class SqliteJournal implements Journal {
     this.firstSequence = opts.firstSequence ?? (() => 0);
     if (!opts.readOnly) mkdirSync(dirname(this.path), { recursive: true });
     // A reader must leave no -wal or -shm behind (see openReadOnly); a writer cleans them up itself.
-    inspect(this.path, opts.readOnly ? () => openReadOnly(this.path) : undefined);
+    refuseUnusable(this.path, opts.readOnly ? undefined : () => new Database(this.path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS }));
     if (opts.readOnly && statSync(this.path).size === 0) throw new JournalError(`journal ${this.path} is empty: the daemon has not written to it yet`);
 
     let db: Database.Database;
@@ -395,7 +336,7 @@ export class SqliteJournal implements Journal {
 
   private migrate(): void {
     const step = this.db.transaction(() => {
-      // Read again inside the write lock: another process may have migrated since inspect().
+      // Read again inside the write lock: another process may have migrated since refuseUnusable().
       const version = this.db.pragma('user_version', { simple: true }) as number;
       if (version > SCHEMA_VERSION) throw tooNew(this.path, version);
       if (version === SCHEMA_VERSION) return false;

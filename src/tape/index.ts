@@ -18,3 +18,4 @@ export { isGzipFile, openTape, readTape, streamTape } from './reader.js';
 export { ReplayTransport, VOLATILE_PARAMS, diffRequests } from './replay.js';
 export { marketEvents, REORDER_MS, streamMarketEvents, type TapeMarketEvent } from './market.js';
 export { defaultEventCacheDir, eventCachePath, openMarketEvents, prepareEventCache, type MarketEventSource } from './event-cache.js';
+export { TapeFeed, lastEventAt, type FeedSource } from './feed.js';

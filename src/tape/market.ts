@@ -5,14 +5,14 @@ import type { Market } from '../core/types.js';
 import { decodeResponse } from '../exchange/codec.js';
 import { endpointFor, type EndpointId } from '../exchange/endpoints.js';
 import { parseJsonLossless } from '../exchange/json.js';
-import type { MarketEvent } from '../sim/exchange.js';
+import type { RecordedMarketEvent } from '../sim/types.js';
 import type { TapeCall } from './format.js';
 
 export interface TapeMarketEvent {
   /** Local epoch ms the recorded answer arrived. */
   at: number;
   market: Market;
-  event: MarketEvent;
+  event: RecordedMarketEvent;
 }
 
 const MARKET_DATA: ReadonlySet<EndpointId> = new Set(['spot.depth', 'futures.depth', 'spot.ticker', 'futures.ticker', 'spot.trades']);
@@ -128,7 +128,7 @@ class MarketDecoder {
     if (!endpoint || !MARKET_DATA.has(endpoint)) return [];
     const symbol = this.symbol(call.market, call.request.query);
     if (!symbol) return [];
-    let events: MarketEvent[];
+    let events: RecordedMarketEvent[];
     try {
       events = this.toEvents(endpoint, symbol, call.response.body);
     } catch {
@@ -150,7 +150,7 @@ class MarketDecoder {
     return symbol;
   }
 
-  private toEvents(endpoint: EndpointId, symbol: string, body: string): MarketEvent[] {
+  private toEvents(endpoint: EndpointId, symbol: string, body: string): RecordedMarketEvent[] {
     if (endpoint === 'spot.trades') return this.trades(symbol, body);
     const raw = parseBody(body);
     switch (endpoint) {
@@ -167,7 +167,7 @@ class MarketDecoder {
     }
   }
 
-  private trades(symbol: string, body: string): MarketEvent[] {
+  private trades(symbol: string, body: string): RecordedMarketEvent[] {
     const k = `spot ${symbol}`;
     let memory = this.seen.get(k);
     if (!memory) this.seen.set(k, (memory = { ids: new Map(), byTime: new Map(), answers: 0, oldest: [], kept: 0 }));

@@ -1,7 +1,7 @@
 // What every Journal must do, whatever keeps it. Cases that need a store surviving close()
 // run only when the implementation can be reopened (`reopen`); elsewhere they are skipped.
 import fc from 'fast-check';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { d, type Decimal } from '../../src/core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../../src/core/ids.js';
 import type { Journal } from '../../src/core/ports.js';

@@ -3,7 +3,8 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { runSimCommand, SimExchange, SimTransport, type SimOptions } from '../../src/sim/index.js';
+import { SimExchange, SimTransport, type SimOptions } from '../../src/sim/index.js';
+import { runSimCommand } from '../../src/commands/sim.js';
 import { hmacHex, NoAnswer, send, startVenue, T0, type Venue } from './sim-client.js';
 
 const venues: Venue[] = [];

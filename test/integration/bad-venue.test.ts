@@ -9,7 +9,7 @@ import { clientOrderId, venueOrderId } from '../../src/core/ids.js';
 import type { Batch, CancelIntent, Market, PlaceIntent } from '../../src/core/types.js';
 import { HttpTransport } from '../../src/exchange/transport/http.js';
 import { OrderGateway, type Executor, type PlaceResult } from '../../src/executor/index.js';
-import { createExchangeClient, type ExchangeClient } from '../../src/runtime/client.js';
+import { createExchangeClient, type ExchangeClient } from '../../src/app/client.js';
 import { startVenueServer, type Answer, type Arrival, type RawAnswer, type VenueServer } from '../fixtures/venue-server.js';
 
 const KEY = 'bad-venue-key-Q7x9Zt';

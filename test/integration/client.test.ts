@@ -6,7 +6,6 @@ import {
   AuthError,
   BannedError,
   ClockSkewError,
-  MalformedResponseError,
   OrderRejectedError,
   RateLimitedError,
   TemporaryError,
@@ -15,7 +14,7 @@ import {
 import { venueOrderId } from '../../src/core/ids.js';
 import { HttpTransport } from '../../src/exchange/transport/http.js';
 import type { CallRecord } from '../../src/executor/index.js';
-import { createExchangeClient, type ExchangeClient, type ExchangeClientOptions } from '../../src/runtime/client.js';
+import { createExchangeClient, type ExchangeClient, type ExchangeClientOptions } from '../../src/app/client.js';
 import { maxInRollingWindow, startVenueServer, type Arrival, type VenueServer, type VenueServerOptions } from '../fixtures/venue-server.js';
 
 const KEY = 'test-key-Abc123';

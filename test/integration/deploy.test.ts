@@ -114,7 +114,7 @@ describe('deploy/sluice.service', () => {
   it('restarts on failure, stops with SIGTERM (which the daemon handles) and gives the shutdown time to finish', async () => {
     expect(one('Restart')).toBe('on-failure');
     expect(one('KillSignal')).toBe('SIGTERM');
-    expect(read('src/runtime/daemon.ts')).toContain(`process.on('SIGTERM'`);
+    expect(read('src/commands/run.ts')).toContain(`process.on('SIGTERM'`);
     // The shutdown's own bounds: queued intents wait at most maxQueueMs, the last reconcile's
     // reads back off per venue.retry, and the webhook POST times out after 5 s.
     const config = await deployConfig();

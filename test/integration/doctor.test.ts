@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
 import { BannedError, RateLimitedError } from '../../src/core/errors.js';
-import { formatCheck, limitsCheck } from '../../src/runtime/doctor.js';
+import { formatCheck, limitsCheck } from '../../src/app/doctor.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import { SCHEMA_VERSION, SqliteJournal } from '../../src/store/sqlite.js';
 import { childEnv } from '../fixtures/daemon-process.js';

@@ -4,15 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
 import { d, dec, type Decimal } from '../../src/core/decimal.js';
 import type { Fill, Order } from '../../src/core/types.js';
 import { parseConfig } from '../../src/config/index.js';
 import { startSimServer } from '../../src/sim/index.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
 import type { LoadedStrategy, StrategyEntry } from '../../src/strategy/index.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { wire, type App } from '../../src/runtime/wire.js';
+import { createLogger } from '../../src/app/logger.js';
+import { buildApp, type App } from '../../src/app/build.js';
+import { daemon } from '../../src/app/profiles.js';
 
 type Started = Awaited<ReturnType<typeof startSimServer>>;
 let sim: Started | undefined;
@@ -62,7 +62,7 @@ ${riskYaml}
     },
   });
   const log = createLogger({ level: 'info', pretty: false, secrets: [sim.apiKey, sim.apiSecret], destination });
-  app = wire({ config, credentials, strategies, clock: systemClock, log });
+  app = buildApp({ config, profile: daemon(config), credentials, strategies, log });
   await app.start();
   return { app, sim, lines };
 }
@@ -148,7 +148,7 @@ describe('restart', () => {
     journal.recordFill({ ...base, tradeId: '11', side: 'SELL', price: d('110'), volume: d('0.25') });
     const { config } = await parseConfig('mode: paper\n', { env: {} });
     const quiet = new Writable({ write: (_c, _e, done) => done() });
-    const restarted = wire({ config, strategies: [], clock: systemClock, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }), journal });
+    const restarted = buildApp({ config, profile: daemon(config), strategies: [], log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }), journal });
     expect(restarted.engine.summary()).toMatchObject({ positions: {} });
     await restarted.engine.prepare();
     expect(restarted.engine.summary()).toMatchObject({ positions: { 'spot:BTCUSDT': '0.5' }, realizedPnl: '2.5' });

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
 import { d, dec, type Decimal } from '../../src/core/decimal.js';
 import { parseClientOrderId } from '../../src/core/ids.js';
 import type { Market, Order } from '../../src/core/types.js';
@@ -16,9 +15,10 @@ import { PositionBook } from '../../src/positions/index.js';
 import { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, startSimServer, USER, type SimServer, type SimServerOptions } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
 import { defineStrategy, z, type OrderRequest, type StrategyContext, type StrategyHandlers } from '../../src/strategy/api.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { statusReport } from '../../src/runtime/status.js';
-import { wire, type App } from '../../src/runtime/wire.js';
+import { createLogger } from '../../src/app/logger.js';
+import { statusReport } from '../../src/app/status.js';
+import { buildApp, type App } from '../../src/app/build.js';
+import { daemon, inspect } from '../../src/app/profiles.js';
 import { LogTap } from '../fixtures/log-tap.js';
 
 const SEED = 5;
@@ -76,7 +76,7 @@ ${opts.plugins.map((p) => `  - { id: ${p.id}, use: inline, market: ${p.market}, 
     definition: defineStrategy({ apiVersion: 1, name: p.id, params: z.object({}), create: p.create }),
     params: {},
   }));
-  const app = wire({ config, credentials, strategies, clock: systemClock, log });
+  const app = buildApp({ config, profile: daemon(config), credentials, strategies, log });
   apps.push(app);
   await app.start();
   return { app, tap, config, credentials, journalPath, strategies };
@@ -261,7 +261,7 @@ describe('futures position drift', () => {
     // sluice status, beside the running daemon: the journal (read-only, no lock) against the venue.
     const journal = SqliteJournal.open(journalPath);
     const quiet = new Writable({ write: (_c, _e, done) => done() });
-    const viewer = wire({ config, credentials, strategies, clock: systemClock, journal, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }) });
+    const viewer = buildApp({ config, profile: inspect(config, 'read-only'), credentials, strategies, journal, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }) });
     await viewer.client.start();
     const { text, drift } = await statusReport(viewer);
     await viewer.client.close();
@@ -350,7 +350,7 @@ describe('spot and futures on the same symbol name', () => {
       ['spot', 'BTCUSDT', '0.01'],
     ]);
     const quiet = new Writable({ write: (_c, _e, done) => done() });
-    const viewer = wire({ config, credentials, strategies, clock: systemClock, journal, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }) });
+    const viewer = buildApp({ config, profile: inspect(config, 'read-only'), credentials, strategies, journal, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }) });
     await viewer.client.start();
     const { text, drift: drifting } = await statusReport(viewer);
     await viewer.client.close();

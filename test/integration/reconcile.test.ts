@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
 import { d, dec } from '../../src/core/decimal.js';
 import { JournalError } from '../../src/core/errors.js';
 import type { ClientOrderId, VenueOrderId } from '../../src/core/ids.js';
@@ -13,9 +12,10 @@ import { parseConfig } from '../../src/config/index.js';
 import { startSimServer, USER } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
-import { createExchangeClient, type ExchangeClient } from '../../src/runtime/client.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { wire, type App } from '../../src/runtime/wire.js';
+import { createExchangeClient, type ExchangeClient } from '../../src/app/client.js';
+import { createLogger } from '../../src/app/logger.js';
+import { buildApp, type App } from '../../src/app/build.js';
+import { daemon, inspect } from '../../src/app/profiles.js';
 import { LogTap } from '../fixtures/log-tap.js';
 
 type Started = Awaited<ReturnType<typeof startSimServer>>;
@@ -63,7 +63,7 @@ strategies:
   const { config, credentials } = await parseConfig(yaml, { env: { SIM_URL: sim!.url, SLUICE_API_KEY: sim!.apiKey, SLUICE_API_SECRET: sim!.apiSecret } });
   const tap = new LogTap();
   const log = createLogger({ level: 'info', pretty: false, secrets: [sim!.apiKey, sim!.apiSecret], destination: tap.stream });
-  const app = wire({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: idle, params: {} }], clock: systemClock, log });
+  const app = buildApp({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: idle, params: {} }], profile: daemon(config), log });
   apps.push(app);
   await app.start();
   return { app, tap };
@@ -196,9 +196,9 @@ describe('sluice status', () => {
       env: { SLUICE_API_KEY: sim!.apiKey, SLUICE_API_SECRET: sim!.apiSecret },
     });
     const quiet = new Writable({ write: (_c, _e, done) => done() });
-    const viewer = wire({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: idle, params: {} }], clock: systemClock, journal, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }) });
+    const viewer = buildApp({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: idle, params: {} }], profile: inspect(config, 'read-only'), journal, log: createLogger({ level: 'warn', pretty: false, secrets: [], destination: quiet }) });
     await viewer.client.start();
-    const { statusReport } = await import('../../src/runtime/status.js');
+    const { statusReport } = await import('../../src/app/status.js');
     const { text, drift } = await statusReport(viewer);
     await viewer.client.close();
 

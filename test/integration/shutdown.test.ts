@@ -5,16 +5,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
 import { d, dec } from '../../src/core/decimal.js';
 import type { Order } from '../../src/core/types.js';
 import { parseConfig } from '../../src/config/index.js';
 import { startSimServer } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
-import { createExchangeClient, type ExchangeClient } from '../../src/runtime/client.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { wire, type App } from '../../src/runtime/wire.js';
+import { createExchangeClient, type ExchangeClient } from '../../src/app/client.js';
+import { createLogger } from '../../src/app/logger.js';
+import { buildApp, type App } from '../../src/app/build.js';
+import { daemon } from '../../src/app/profiles.js';
 import { LogTap } from '../fixtures/log-tap.js';
 
 type Started = Awaited<ReturnType<typeof startSimServer>>;
@@ -86,7 +86,7 @@ strategies:
   const { config, credentials } = await parseConfig(yaml, { env: { SIM_URL: sim.url, SLUICE_API_KEY: sim.apiKey, SLUICE_API_SECRET: sim.apiSecret } });
   const tap = new LogTap();
   const log = createLogger({ level: 'info', pretty: false, secrets: [sim.apiKey, sim.apiSecret], destination: tap.stream });
-  app = wire({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: strategy.definition, params: {} }], clock: systemClock, log });
+  app = buildApp({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: strategy.definition, params: {} }], profile: daemon(config), log });
   await app.start();
   return { app, sim, tap };
 }
@@ -127,7 +127,7 @@ describe('shutdown with intents still queued behind the rate limits', () => {
     const s = burst(14);
     const { app: started } = await start(s, 'maxQueueMs: 60000\nshutdown: { queued: drop, cancelOpenOrders: false }', TIGHT);
     const sent = await ordersReach(started, 11, 'open');
-    expect(app!.engine.stats.sent).toBe(11);
+    expect(app!.engine.pipeline.stats.sent).toBe(11);
     const queued = s.placed.filter((id) => !sent.has(id));
     expect(queued).toHaveLength(3);
 
@@ -168,7 +168,7 @@ describe('shutdown with intents still queued behind the rate limits', () => {
     expect(tooMany(sim!)).toHaveLength(0);
     for (const id of s.placed) expect(journal.order(id)).toMatchObject({ status: 'open' });
     expect(s.heard('canceled')).toEqual([]);
-    expect(a.engine.stats.accepted).toBe(14);
+    expect(a.engine.pipeline.stats.accepted).toBe(14);
   });
 });
 
@@ -273,7 +273,7 @@ describe('the bounded backlog (engine.maxQueueMs)', () => {
     await ordersReach(a, 3, 'canceled');
     const line = JSON.parse(await tap.waitFor(/intents not sent in time were dropped/)) as { dropped: number; maxQueueMs: number };
     expect(line).toMatchObject({ dropped: 3, maxQueueMs: 300 });
-    expect(a.engine.stats.expired).toBe(3);
+    expect(a.engine.pipeline.stats.expired).toBe(3);
     expect(s.heard('canceled').sort()).toEqual([...queued].sort());
     for (const id of queued) {
       expect(a.journal.order(id)).toMatchObject({ status: 'canceled' });

@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { d, dec, type Decimal } from '../../src/core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../../src/core/ids.js';
-import { statusReport } from '../../src/runtime/status.js';
-import { createExchangeClient } from '../../src/runtime/client.js';
+import { statusReport } from '../../src/app/status.js';
+import { createExchangeClient } from '../../src/app/client.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
 import { liveApp, passes, strictRig, untilReconciled, type StrictRig } from '../fixtures/strict-venue.js';

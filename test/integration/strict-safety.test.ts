@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { d } from '../../src/core/decimal.js';
 import { WINDOW_MS } from '../../src/exchange/endpoints.js';
-import { createExchangeClient } from '../../src/runtime/client.js';
+import { createExchangeClient } from '../../src/app/client.js';
 import type { Arrival } from '../../src/sim/index.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
 import { childEnv, DaemonProcess } from '../fixtures/daemon-process.js';

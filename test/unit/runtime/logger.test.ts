@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, scrub } from '../../../src/runtime/logger.js';
+import { createLogger, scrub } from '../../../src/app/logger.js';
 
 const SECRET = 'sEcReT-9f8e7d6c5b4a';
 const KEY = 'kEy-0a1b2c3d4e';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { endpointLimits } from '../../../src/exchange/endpoints.js';
 import { VirtualPacer } from '../../../src/limiter/index.js';
-import { createExchangeClient } from '../../../src/runtime/client.js';
+import { createExchangeClient } from '../../../src/app/client.js';
 import { SimExchange, SimTransport } from '../../../src/sim/index.js';
 
 const T0 = Date.UTC(2026, 0, 1);

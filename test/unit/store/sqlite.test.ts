@@ -77,7 +77,7 @@ describe('SqliteJournal: opening', () => {
     const err = refusal(path);
     expect(err.code).toBe('JOURNAL_UNUSABLE');
     expect(err.message).toContain(path);
-    expect(err.message).toContain('move it aside and restart; sluice will rebuild state from the venue');
+    expect(err.message).toContain('move the file aside (keep it for forensics) and start again: sluice rebuilds its state from the venue');
     expect(err.message).toContain('not changed');
     expect(snapshot(path)).toEqual(before);
   });
@@ -85,7 +85,7 @@ describe('SqliteJournal: opening', () => {
   it('refuses a short text file', () => {
     writeFileSync(path, 'journal: yes\n');
     const before = snapshot(path);
-    expect(refusal(path).message).toMatch(/corrupt or not a SQLite database/);
+    expect(refusal(path).message).toMatch(/not a SQLite database \(no SQLite header\)/);
     expect(snapshot(path)).toEqual(before);
   });
 
@@ -105,7 +105,7 @@ describe('SqliteJournal: opening', () => {
     const before = snapshot(path);
     const err = refusal(path);
     expect(err.message).toContain(path);
-    expect(err.message).toContain('move it aside and restart');
+    expect(err.message).toContain('move the file aside');
     expect(readFileSync(path)).toEqual(before.bytes);
   });
 
@@ -119,7 +119,7 @@ describe('SqliteJournal: opening', () => {
     const before = snapshot(path);
     const err = refusal(path);
     expect(err.message).toBe(
-      `journal ${path} was written by a newer sluice (schema 999, this one knows ${SCHEMA_VERSION}): upgrade sluice or point journal.path elsewhere; the file was not changed`,
+      `journal ${path}: written by a newer sluice (schema 999, this one knows ${SCHEMA_VERSION}): upgrade sluice, or point journal.path elsewhere; the file was not changed`,
     );
     expect(readFileSync(path)).toEqual(before.bytes);
   });

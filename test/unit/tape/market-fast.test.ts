@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { decodeResponse } from '../../../src/exchange/codec.js';
 import { parseJsonLossless } from '../../../src/exchange/json.js';
-import { SimExchange, type MarketEvent } from '../../../src/sim/index.js';
+import { SimExchange, type RecordedMarketEvent } from '../../../src/sim/index.js';
 import { marketEvents, streamMarketEvents, type TapeCall, type TapeMarketEvent } from '../../../src/tape/index.js';
 import { call, T0 } from './helpers.js';
 
@@ -20,7 +20,7 @@ function oracle(calls: TapeCall[]): TapeMarketEvent[] {
   for (const c of ordered) {
     if (!('response' in c) || c.response.status !== 200) continue;
     const symbol = new URLSearchParams(c.request.query).get('symbol')!.toUpperCase();
-    let events: MarketEvent[];
+    let events: RecordedMarketEvent[];
     try {
       const raw = parseJsonLossless(c.response.body);
       if (c.endpoint === 'spot.depth') {
@@ -145,7 +145,7 @@ describe('tape market data fast paths', () => {
       fc.record({ type: fc.constant('book' as const), symbol: fc.constant('BTCUSDT'), bids: fc.array(fc.tuple(decimal, decimal), { maxLength: 3 }), asks: fc.array(fc.tuple(decimal, decimal), { maxLength: 3 }) }),
     );
     fc.assert(
-      fc.property(fc.array(event.map((e) => JSON.parse(JSON.stringify(e)) as MarketEvent), { maxLength: 12 }), (events) => {
+      fc.property(fc.array(event.map((e) => JSON.parse(JSON.stringify(e)) as RecordedMarketEvent), { maxLength: 12 }), (events) => {
         const a = new SimExchange({ clock: new ManualClock(T0), seed: 5 });
         const b = new SimExchange({ clock: new ManualClock(T0), seed: 5 });
         for (const e of events) {

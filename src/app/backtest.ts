@@ -1,4 +1,4 @@
-// Backtests and replays: the same wire() and engine as live, on a manual clock. A backtest
+// Backtests and replays: the same composition root and engine as live, on a manual clock. A backtest
 // trades the in-process simulator whose market is driven by a tape's market data; a replay
 // answers every request from a tape and fails at the first one that differs.
 //
@@ -6,20 +6,19 @@
 // (one macrotask turn, which drains the microtask queue), then jumps the clock to whichever
 // comes first, the next sleeper or the next market event. Nothing waits in real time.
 import type { Logger } from 'pino';
-import { ManualClock, seededRandom } from '../core/clock.js';
+import { ManualClock } from '../core/clock.js';
 import { TapeEventError, TapeMismatchError } from '../core/errors.js';
-import { dec, ONE, ZERO, type Decimal } from '../core/decimal.js';
 import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import type { CallRecord } from '../executor/index.js';
 import { endpointLimits, WINDOW_MS } from '../exchange/endpoints.js';
-import { VirtualPacer } from '../limiter/index.js';
-import { buildReport, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
-import { SimTransport, type SimExchange } from '../sim/index.js';
-import { MemoryJournal } from '../store/memory.js';
+import { busiestWindow } from '../limiter/window.js';
+import { accountValue, buildReport, equitySample, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
+import type { SimExchange } from '../sim/index.js';
 import type { LoadedStrategy } from '../strategy/index.js';
-import { marketEvents, openMarketEvents, openTape, ReplayTransport, streamMarketEvents, type Tape, type TapeMarketEvent } from '../tape/index.js';
-import { simFromConfig, wire, type App } from './wire.js';
+import { lastEventAt, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
+import { buildApp, type App } from './build.js';
+import { backtest, replay, simFromConfig } from './profiles.js';
 
 export interface BacktestOptions {
   config: Config;
@@ -50,12 +49,11 @@ export interface BacktestResult {
   sim: SimExchange;
 }
 
-const QUOTE = 'USDT';
 /** Lets every promise chain that can run now run: one macrotask turn drains the microtasks. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult> {
-  const feed = await EventFeed.open(opts);
+  const feed = await TapeFeed.open(opts);
   try {
     return await backtestOn(feed, opts);
   } finally {
@@ -63,7 +61,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   }
 }
 
-async function backtestOn(feed: EventFeed, opts: BacktestOptions): Promise<BacktestResult> {
+async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<BacktestResult> {
   const { config } = opts;
   const start = feed.nextAt() < Infinity ? feed.nextAt() : (opts.startAt ?? Date.UTC(2026, 0, 1));
   // A streamed tape's end is known once it is read, and nothing needs it before, except the
@@ -73,22 +71,12 @@ async function backtestOn(feed: EventFeed, opts: BacktestOptions): Promise<Backt
   const stopAt = config.record.path && endOf() === Infinity && opts.tapePath ? ((await lastEventAt(opts.tapePath)) ?? noEvents) : endOf();
   const clock = new ManualClock(start);
   const sim = simFromConfig(config.sim, clock, start);
-  const transport = new SimTransport(sim);
   const calls = new CallTally();
-  const pacer = new VirtualPacer({ limits: endpointLimits(config.venue.limits), safetyMarginMs: config.venue.safetyMarginMs, clock });
-  const app = wire({
-    config,
-    strategies: opts.strategies,
-    clock,
-    log: opts.log,
-    journal: new MemoryJournal(),
-    pacer,
-    transport: () => transport,
-    credentials: { apiKey: sim.apiKey, apiSecret: sim.apiSecret },
-    random: seededRandom(config.sim.seed),
-    onCall: (r) => calls.add(r),
-    tapeMeta: { stopAt },
-  });
+  const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }), strategies: opts.strategies, log: opts.log, onCall: (r) => calls.add(r) });
+  const quote = quoteAsset(sim, opts.strategies);
+  const midOf = (symbol: string) => (sim.symbols.has(symbol) ? sim.top(symbol).mid : undefined);
+  const sample = (at: number): EquitySample =>
+    equitySample(app.engine.positions, startingEquity, at, (market, symbol) => (market === 'spot' ? midOf(symbol) : undefined), (symbol) => sim.contracts.get(symbol)?.multiplier);
 
   const applyDue = async (upTo: number) => {
     for (;;) {
@@ -99,7 +87,7 @@ async function backtestOn(feed: EventFeed, opts: BacktestOptions): Promise<Backt
     opts.onProgress?.(feed.progress());
   };
   await applyDue(start);
-  const startingEquity = accountValue(sim);
+  const startingEquity = accountValue(sim.balances(), quote, midOf);
   const equity: EquitySample[] = [];
   const sampleEveryMs = opts.sampleEveryMs ?? 10_000;
   let nextSample = start;
@@ -127,7 +115,7 @@ async function backtestOn(feed: EventFeed, opts: BacktestOptions): Promise<Backt
       clock.moveTo(at);
       await applyDue(at);
       if (nextSample === at) {
-        if (started) equity.push(sample(app, sim, startingEquity, at));
+        if (started) equity.push(sample(at));
         nextSample += sampleEveryMs;
       }
       continue;
@@ -139,22 +127,22 @@ async function backtestOn(feed: EventFeed, opts: BacktestOptions): Promise<Backt
   await clock.advanceTo(end);
   await settle();
   await applyDue(end);
-  equity.push(sample(app, sim, startingEquity, end));
+  equity.push(sample(end));
   await drive(clock, app.stop());
 
   const input: ReportInput = {
     startedAt: start,
     endedAt: end,
     startingEquity,
-    quoteAsset: QUOTE,
+    quoteAsset: quote,
     fills: [...app.journal.fills()].sort((a, b) => a.time - b.time),
     contractSizes: Object.fromEntries([...sim.contracts.values()].map((c) => [c.symbol, c.multiplier])),
     equity,
     orders: {
-      sent: app.engine.stats.sent,
-      accepted: app.engine.stats.accepted,
-      rejected: app.engine.stats.rejected,
-      unknown: app.engine.stats.unknown,
+      sent: app.engine.pipeline.stats.sent,
+      accepted: app.engine.pipeline.stats.accepted,
+      rejected: app.engine.pipeline.stats.rejected,
+      unknown: app.engine.pipeline.stats.unknown,
       riskRejected: app.engine.stats.riskRejections,
     },
     limiter: calls.usage(endpointLimits(config.venue.limits)),
@@ -168,80 +156,6 @@ async function backtestOn(feed: EventFeed, opts: BacktestOptions): Promise<Backt
     },
   };
   return { report: buildReport(input), input, events: feed.count, app, sim };
-}
-
-/**
- * A tape's market events in time order, pulled a batch (one answer's events) at a time:
- * `fill()` reads on when the batch is used up, `nextAt()` is Infinity once the tape is done.
- */
-class EventFeed {
-  private batch: TapeMarketEvent[] = [];
-  private i = 0;
-  done = false;
-  /** Events taken so far, and the time of the last one. */
-  count = 0;
-  lastAt: number | undefined;
-
-  private constructor(
-    private readonly source: AsyncGenerator<TapeMarketEvent[]>,
-    readonly progress: () => number,
-    /** The last event's time, when known before reading (a tape in memory, a cached one). */
-    readonly knownEnd?: number,
-  ) {}
-
-  static async open(opts: BacktestOptions): Promise<EventFeed> {
-    let feed: EventFeed;
-    if (opts.tapePath) {
-      const source = await openMarketEvents(opts.tapePath, opts.eventCacheDir);
-      feed = new EventFeed(source.batches, source.progress, source.lastAt);
-    } else {
-      const events = opts.tape ? marketEvents(opts.tape.calls) : [];
-      const all = (async function* () {
-        yield events;
-      })();
-      feed = new EventFeed(all, () => (events.length === 0 ? 1 : feed.count / events.length), events.at(-1)?.at);
-    }
-    await feed.fill();
-    return feed;
-  }
-
-  empty(): boolean {
-    return this.i >= this.batch.length && !this.done;
-  }
-
-  async fill(): Promise<void> {
-    while (this.i >= this.batch.length && !this.done) {
-      const next = await this.source.next();
-      if (next.done) this.done = true;
-      else {
-        this.batch = next.value;
-        this.i = 0;
-      }
-    }
-  }
-
-  nextAt(): number {
-    return this.i < this.batch.length ? this.batch[this.i]!.at : Infinity;
-  }
-
-  /** Stops reading: a run that fails half-way closes its file and leaves no half-written cache. */
-  async close(): Promise<void> {
-    await this.source.return(undefined);
-  }
-
-  take(): TapeMarketEvent {
-    const e = this.batch[this.i++]!;
-    this.count++;
-    this.lastAt = e.at;
-    return e;
-  }
-}
-
-/** The time of a tape's last market event: a whole pass over the file. */
-async function lastEventAt(path: string): Promise<number | undefined> {
-  let last: number | undefined;
-  for await (const batch of streamMarketEvents((await openTape(path)).calls)) last = batch[batch.length - 1]!.at;
-  return last;
 }
 
 /**
@@ -265,31 +179,19 @@ export async function runReplay(opts: { config: Config; strategies: readonly Loa
   );
   let failure: unknown;
   const onError = (err: unknown) => (failure ??= err);
-  const app = wire({
-    config,
-    noRecording: true,
-    strategies: opts.strategies,
-    clock,
-    log: opts.log,
-    journal: new MemoryJournal(),
-    pacer: new VirtualPacer({ limits: endpointLimits(config.venue.limits), safetyMarginMs: config.venue.safetyMarginMs, clock }),
-    // A mismatch surfaces inside whichever engine loop made the request, which logs and goes
-    // on; the first one is kept here and fails the replay.
-    transport: (m) => ({
-      send: (request) =>
-        replays
-          .get(m)!
-          .send(request)
-          .catch((err: unknown) => {
-            if (err instanceof TapeMismatchError && clock.now() <= stopAt) onError(err);
-            throw err;
-          }),
-    }),
-    // Placeholders: replay answers from the tape and checks no signature (these strings are
-    // scrubbed from errors like real ones, so they must not be words that appear in paths).
-    credentials: { apiKey: 'replay-placeholder-key-0000', apiSecret: 'replay-placeholder-secret-0000' },
-    random: seededRandom(config.sim.seed),
+  // A mismatch surfaces inside whichever engine loop made the request, which logs and goes on;
+  // the first one is kept here and fails the replay.
+  const transport = (m: Market) => ({
+    send: (request: Parameters<ReplayTransport['send']>[0]) =>
+      replays
+        .get(m)!
+        .send(request)
+        .catch((err: unknown) => {
+          if (err instanceof TapeMismatchError && clock.now() <= stopAt) onError(err);
+          throw err;
+        }),
   });
+  const app = buildApp({ config, profile: replay(config, transport, clock), strategies: opts.strategies, log: opts.log });
   void app.start().catch(onError);
   for (;;) {
     await settle();
@@ -323,13 +225,7 @@ async function drive(clock: ManualClock, done: Promise<unknown>): Promise<void> 
 
 function apply(sim: SimExchange, e: TapeMarketEvent): void {
   try {
-    // What sim.applyMarketEvent does, with the market's fast decimal reading (see
-    // InstrumentMarket.applyEvent); the venue first catches up to now, as for any request.
-    const now = sim.now();
-    sim.catchUp(now);
-    const market = sim.markets.get(e.event.symbol.toUpperCase());
-    if (!market) throw new RangeError(`unknown symbol ${e.event.symbol}`);
-    market.applyEvent(e.event, now);
+    sim.applyMarketEvent(e.event);
   } catch (err) {
     // A symbol the simulator does not list, or a price finer than its tick: the tape and the
     // simulator's instruments disagree, which no strategy result could survive.
@@ -337,33 +233,19 @@ function apply(sim: SimExchange, e: TapeMarketEvent): void {
   }
 }
 
-/** The spot account in the quote asset, every coin at its simulator mid. */
-function accountValue(sim: SimExchange): Decimal {
-  return dec.sum(
-    sim.balances().map((b) => {
-      const total = dec.add(b.free, b.locked);
-      if (b.asset === QUOTE) return total;
-      const symbol = `${b.asset}${QUOTE}`;
-      return sim.symbols.has(symbol) ? dec.mul(total, sim.top(symbol).mid) : ZERO;
-    }),
-  );
-}
-
 /**
- * The strategy's equity: the starting account plus realised and unrealised PnL less fees, from
- * the engine's own position book marked at the simulator's mid. Coins the account merely holds
- * do not move it, so the curve shows the strategy, not the market.
+ * The asset the report counts in: the quote asset the venue lists for the strategies' first
+ * spot symbol (a futures contract's margin coin when they trade none).
  */
-function sample(app: App, sim: SimExchange, startingEquity: Decimal, at: number): EquitySample {
-  let pnl = ZERO;
-  let exposure = ZERO;
-  for (const p of app.engine.positions.snapshot()) {
-    const mark = p.market === 'spot' && sim.symbols.has(p.symbol) ? sim.top(p.symbol).mid : p.avgEntryPrice;
-    pnl = dec.add(pnl, dec.sub(dec.add(p.realizedPnl, app.engine.positions.unrealizedPnl(p.market, p.symbol, mark)), p.fees));
-    const size = p.market === 'futures' ? (sim.contracts.get(p.symbol)?.multiplier ?? ONE) : ONE;
-    exposure = dec.add(exposure, dec.abs(dec.mul(dec.mul(p.quantity, size), mark)));
-  }
-  return { at, equity: dec.add(startingEquity, pnl), exposure };
+function quoteAsset(sim: SimExchange, strategies: readonly LoadedStrategy[]): string {
+  const traded = strategies.flatMap((s) => s.entry.symbols.map((symbol) => ({ market: s.entry.market, symbol: symbol.toUpperCase() })));
+  const spot = traded.find((t) => t.market === 'spot' && sim.symbols.has(t.symbol));
+  if (spot) return sim.symbols.get(spot.symbol)!.quoteAsset;
+  const contract = traded.find((t) => t.market === 'futures' && sim.contracts.has(t.symbol));
+  if (contract) return sim.contracts.get(contract.symbol)!.marginCoin;
+  const listed = [...sim.symbols.values()][0];
+  if (!listed) throw new RangeError('the simulator lists no spot symbol: the report has no asset to count in');
+  return listed.quoteAsset;
 }
 
 /**
@@ -387,12 +269,7 @@ class CallTally {
     const out: Record<string, LimiterUsage> = {};
     for (const [endpoint, { sent: unsorted, waitedMs }] of [...this.by].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const sent = [...unsorted].sort((a, b) => a - b);
-      let peak = 0;
-      for (let i = 0, j = 0; i < sent.length; i++) {
-        while (sent[j]! <= sent[i]! - WINDOW_MS) j++;
-        peak = Math.max(peak, i - j + 1);
-      }
-      out[endpoint] = { requests: sent.length, limit: limits[endpoint] ?? 0, peakInWindow: peak, waitedMs };
+      out[endpoint] = { requests: sent.length, limit: limits[endpoint] ?? 0, peakInWindow: busiestWindow(sent, WINDOW_MS), waitedMs };
     }
     return out;
   }

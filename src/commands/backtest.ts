@@ -1,5 +1,5 @@
 // `sluice backtest` and `sluice replay`: load and check at the door, run on a manual clock,
-// write the report. Everything below the door is runtime/backtest.ts.
+// write the report. Everything below the door is app/backtest.ts.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { systemClock } from '../core/clock.js';
@@ -8,8 +8,8 @@ import { parseConfig, type Config, type LoadedConfig } from '../config/index.js'
 import { Progress, renderHtml, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
 import { openTape, prepareEventCache, readTape, TapeFormatError } from '../tape/index.js';
-import { runBacktest, runReplay } from './backtest.js';
-import { createLogger } from './logger.js';
+import { runBacktest, runReplay } from '../app/backtest.js';
+import { createLogger } from '../app/logger.js';
 import { parseSweep, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
 
 export interface BacktestCommandOptions {

@@ -5,7 +5,7 @@ import { BannedError } from '../core/errors.js';
 import type { Config } from '../config/index.js';
 import type { CallRecord } from '../executor/index.js';
 import type { OpsHealth, OpsSource, OpsStatus } from '../ops/index.js';
-import type { App } from './wire.js';
+import type { App } from './build.js';
 
 /**
  * Transport-level failures in a row (no HTTP answer, or a 5xx) after which the venue counts as
@@ -39,7 +39,7 @@ export class VenueWatch {
 
 export interface DaemonOpsSourceOptions {
   config: Config;
-  /** The app is built after the source's call tap (wire() takes onCall), so it is read late. */
+  /** The app is built after the source's call tap (buildApp takes onCall), so it is read late. */
   app: () => App | undefined;
   watch: VenueWatch;
   now: () => number;

@@ -1,9 +1,9 @@
-// `sluice status`: the journal and the venue side by side. Read-only: it changes nothing in the
+// What `sluice status` shows: the journal and the venue side by side. Read-only: it changes nothing in the
 // journal (no adoption, no baselines, no order updates), so it is safe while the daemon runs.
 import { dec } from '../core/decimal.js';
 import type { Market, Order } from '../core/types.js';
 import { describeDrift } from '../reconciler/drift.js';
-import type { App } from './wire.js';
+import type { App } from './build.js';
 
 export interface StatusReport {
   text: string;
@@ -17,10 +17,10 @@ export interface StatusReport {
 }
 
 export async function statusReport(app: App): Promise<StatusReport> {
-  const { engine, journal } = app;
+  const { engine, journal, readers } = app;
   const symbols = engine.activeSymbols();
-  await engine.loadInstruments();
-  const positions = engine.positionsFromJournal();
+  await engine.load();
+  const positions = engine.positions;
   await engine.reconciler.readHoldings(new Set<Market>(symbols.map((s) => s.market)));
   const drift = engine.reconciler.driftNow(symbols);
 
@@ -38,7 +38,7 @@ export async function statusReport(app: App): Promise<StatusReport> {
   let ordersDisagree = false;
   const ours = journal.orders({ openOnly: true });
   for (const { market, symbol } of symbols) {
-    const page = await engine.readers[market].openOrders(symbol);
+    const page = await readers[market].openOrders(symbol);
     const mine = ours.filter((o) => o.market === market && o.symbol === symbol);
     const venueIds = new Set([...page.items.map((v) => v.orderId), ...page.skipped.flatMap((s) => (s.key ? [s.key] : []))]);
     const known = new Set(mine.map((o) => o.venueOrderId).filter(Boolean));

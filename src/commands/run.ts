@@ -1,42 +1,17 @@
-// `sluice run` and `sluice plan`: load and check everything at the door, then wire and run.
+// `sluice run`: load and check everything at the door, then build the daemon's app and run it
+// until a signal stops it, with the ops endpoint, alerts and the kill-switch controls around it.
 import { existsSync, readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { systemClock } from '../core/clock.js';
-import type { KillSwitchMode, RiskGate } from '../risk/index.js';
-import { ConfigError, JournalError, errorText } from '../core/errors.js';
-import { loadConfig, type LoadedConfig } from '../config/index.js';
-import { MemoryJournal } from '../store/memory.js';
-import { SqliteJournal } from '../store/sqlite.js';
-import { loadStrategies, type LoadedStrategy } from '../strategy/index.js';
-import { Alerts, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
+import { JournalError, errorText } from '../core/errors.js';
 import type { Order } from '../core/types.js';
-import { createLogger } from './logger.js';
-import { createDaemonOpsSource, VenueWatch } from './ops-source.js';
-import { statusReport } from './status.js';
-import { wire, type App } from './wire.js';
-
-interface Prepared {
-  loaded: LoadedConfig;
-  strategies: LoadedStrategy[];
-}
-
-/** Config and plugins, or every problem printed and undefined. */
-async function prepare(configPath: string): Promise<Prepared | undefined> {
-  try {
-    const loaded = await loadConfig(configPath);
-    const strategies = await loadStrategies(loaded.config.strategies, process.cwd());
-    if (strategies.length === 0) {
-      throw new ConfigError([{ path: 'strategies', message: 'no enabled strategy: add one (see strategies/README.md) or set enabled: true' }], configPath);
-    }
-    return { loaded, strategies };
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return undefined;
-    }
-    throw err;
-  }
-}
+import { buildApp, type App, type AppInputs } from '../app/build.js';
+import { createLogger } from '../app/logger.js';
+import { createDaemonOpsSource, VenueWatch } from '../app/ops-source.js';
+import { daemon } from '../app/profiles.js';
+import { Alerts, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
+import type { KillSwitchMode, RiskGate } from '../risk/index.js';
+import { prepare, secretsOf } from './prepare.js';
 
 export async function runCommand(configPath: string): Promise<number> {
   const prepared = await prepare(configPath);
@@ -45,12 +20,12 @@ export async function runCommand(configPath: string): Promise<number> {
   const log = createLogger({
     level: config.log.level,
     pretty: config.log.pretty === 'auto' ? Boolean(process.stdout.isTTY) : config.log.pretty,
-    secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [],
+    secrets: secretsOf(prepared.loaded),
   });
-  const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
+  const secrets = secretsOf(prepared.loaded);
   const now = () => systemClock.now();
 
-  // Ops: metrics, the local endpoint and webhook alerts. The source reads the app late (wire()
+  // Ops: metrics, the local endpoint and webhook alerts. The source reads the app late (the app
   // takes the call tap that feeds it), so the endpoint can answer 503 "starting" from the first moment.
   let app: App | undefined;
   const watch = new VenueWatch();
@@ -58,7 +33,7 @@ export async function runCommand(configPath: string): Promise<number> {
   const metrics = createMetrics(source, { now });
   const alerts = new Alerts({ webhookUrl: config.alerts.webhookUrl, minIntervalMs: config.alerts.minIntervalMs, now, log, secrets });
   let alertedBanUntil = 0;
-  const onCall: Parameters<typeof wire>[0]['onCall'] = (record) => {
+  const onCall: AppInputs['onCall'] = (record) => {
     metrics.onCall(record);
     const ban = watch.observe(record);
     // Every call refused during a ban carries it; one alert per ban (a longer ban is a new one).
@@ -68,7 +43,7 @@ export async function runCommand(configPath: string): Promise<number> {
     }
   };
 
-  // Bind before wire() takes the journal lock: a port in use then stops start-up having touched nothing.
+  // Bind before the app takes the journal lock: a port in use then stops start-up having touched nothing.
   let ops: OpsServer | undefined;
   if (config.http.enabled) {
     try {
@@ -86,7 +61,7 @@ export async function runCommand(configPath: string): Promise<number> {
   };
 
   try {
-    app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, onCall, alert: (kind, message, details) => alerts.send(kind, message, details) });
+    app = buildApp({ config, profile: daemon(config, systemClock), credentials, strategies: prepared.strategies, log, onCall, alert: (kind, message, details) => alerts.send(kind, message, details) });
   } catch (err) {
     // A journal that is locked, corrupt or from a newer sluice: say so and touch nothing.
     if (!(err instanceof JournalError)) throw err;
@@ -213,54 +188,4 @@ function applyKillFile(
     changed(wanted);
   }
   return wanted;
-}
-
-export async function planCommand(configPath: string): Promise<number> {
-  const prepared = await prepare(configPath);
-  if (!prepared) return 1;
-  const { config, credentials } = prepared.loaded;
-  const log = createLogger({ level: 'warn', pretty: false, secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [] });
-  // A throwaway journal: planning must not consume sequences or record intents in the real one.
-  // No tape either: record.path is for the daemon's session, not for a plan.
-  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, journal: new MemoryJournal(), noRecording: true });
-  await app.client.start();
-  const plan = await app.engine.plan();
-  await app.client.close();
-  process.stdout.write(`${plan}\n`);
-  return 0;
-}
-
-/** `sluice status`: journal and venue side by side; exit 1 when positions drift or open orders disagree. */
-export async function statusCommand(configPath: string): Promise<number> {
-  const prepared = await prepare(configPath);
-  if (!prepared) return 1;
-  const { config, credentials } = prepared.loaded;
-  if (config.mode !== 'live') {
-    process.stderr.write('status compares the live journal with the venue; paper runs start a fresh simulator each time, so there is nothing to compare (set mode: live)\n');
-    return 1;
-  }
-  if (!existsSync(config.journal.path)) {
-    process.stderr.write(`no journal at ${config.journal.path}: has the daemon run with this config? (journal.path)\n`);
-    return 1;
-  }
-  const log = createLogger({ level: 'warn', pretty: false, secrets: credentials ? [credentials.apiKey, credentials.apiSecret] : [] });
-  let journal: SqliteJournal;
-  try {
-    // No lock and no write: status must work while the daemon runs, even one of another version.
-    journal = SqliteJournal.open(config.journal.path, { readOnly: true });
-  } catch (err) {
-    if (!(err instanceof JournalError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    return 1;
-  }
-  const app = wire({ config, credentials, strategies: prepared.strategies, clock: systemClock, log, journal, noRecording: true });
-  try {
-    await app.client.start();
-    const { text, drift, ordersDisagree } = await statusReport(app);
-    process.stdout.write(`${text}\n`);
-    return drift || ordersDisagree ? 1 : 0;
-  } finally {
-    await app.client.close();
-    journal.close();
-  }
 }

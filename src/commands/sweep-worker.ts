@@ -2,7 +2,7 @@
 // time, each answered as a table row. The worker stays up between runs (see runSweep).
 import { parentPort } from 'node:worker_threads';
 import { basename } from 'node:path';
-import { backtestOnce } from './backtest-command.js';
+import { backtestOnce } from './backtest.js';
 import { failedRow, type SweepJob, type SweepRow } from './sweep.js';
 
 async function run(job: SweepJob): Promise<SweepRow> {

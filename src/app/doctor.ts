@@ -1,24 +1,24 @@
-// `sluice doctor`: checks what a deployment most often gets wrong, one line each (OK, WARN or
+// The doctor's checks: what a deployment most often gets wrong, one line each (OK, WARN or
 // FAIL, with a fix when not OK): the clock against the venue's, the credentials, rate-limit
 // headroom and the journal. Read-only throughout: the journal is never opened for writing (a
 // damaged one must stay as it is for forensics) and no tape is written.
-import Database from 'better-sqlite3';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { systemClock } from '../core/clock.js';
-import { AuthError, BannedError, ClockSkewError, ConfigError, RateLimitedError, errorText } from '../core/errors.js';
+import { AuthError, BannedError, ClockSkewError, RateLimitedError, errorText } from '../core/errors.js';
 import type { Market } from '../core/types.js';
-import { KEY_VAR, loadConfig, SECRET_VAR, type Config, type Credentials } from '../config/index.js';
+import { KEY_VAR, SECRET_VAR, type Config, type Credentials } from '../config/index.js';
 import { VenueCode } from '../exchange/codes.js';
 import { endpointLimits, WINDOW_MS, type EndpointId } from '../exchange/endpoints.js';
 import type { CallRecord } from '../executor/index.js';
-import { MemoryJournal } from '../store/memory.js';
-import { APPLICATION_ID, openReadOnly, SCHEMA_VERSION } from '../store/sqlite.js';
-import { reconcileInterval } from './engine.js';
-import { createLogger, scrub } from './logger.js';
-import { wire } from './wire.js';
+import { reconcileInterval } from '../reconciler/budget.js';
+import { inspectJournal } from '../store/inspect.js';
+import { SCHEMA_VERSION } from '../store/sqlite.js';
+import { buildApp } from './build.js';
+import { createLogger } from './logger.js';
+import { inspect } from './profiles.js';
 
 export type Verdict = 'OK' | 'WARN' | 'FAIL';
 
@@ -37,28 +37,8 @@ export function formatCheck(c: Check): string {
 /** The venue refuses a timestamp this far ahead of its own clock (exchange-rest-api.md, Timing). */
 const MAX_LEAD_MS = 1000;
 
-/** Runs every check and prints one line each; 1 when any check failed. */
-export async function doctorCommand(configPath: string, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
-  let loaded;
-  try {
-    loaded = await loadConfig(configPath);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    // Missing or unsafe credentials are config problems; name them as the credentials check.
-    for (const p of err.problems) {
-      const name = p.path.startsWith('credentials') ? 'credentials' : 'config';
-      out(formatCheck({ name, verdict: 'FAIL', detail: `${configPath} ${p.path}${p.line ? ` (line ${p.line})` : ''}: ${p.message}`, fix: 'see the message; `sluice validate --config F` lists every problem' }));
-    }
-    return 1;
-  }
-  const { config, credentials } = loaded;
-  const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
-  const checks = await runChecks(config, credentials, configPath);
-  for (const c of checks) out(scrub(formatCheck(c), secrets));
-  return checks.some((c) => c.verdict === 'FAIL') ? 1 : 0;
-}
-
-async function runChecks(config: Config, credentials: Credentials | undefined, configPath: string): Promise<Check[]> {
+/** Every check, in the order they print. */
+export async function runChecks(config: Config, credentials: Credentials | undefined, configPath: string): Promise<Check[]> {
   const now = systemClock.now();
   const venue = config.mode === 'paper' ? 'the built-in simulated exchange' : (config.venue.spotUrl ?? '(no venue.spotUrl)');
   const checks: Check[] = [{ name: 'config', verdict: 'OK', detail: `${configPath}, mode ${config.mode}, venue ${venue}` }];
@@ -66,18 +46,9 @@ async function runChecks(config: Config, credentials: Credentials | undefined, c
   const seen: CallRecord[] = [];
   const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
   const log = createLogger({ level: 'error', pretty: false, secrets, destination: pino.destination(2) });
-  // The same wiring as `run` and `status`, minus what would write: a throwaway journal (the real
-  // one is inspected read-only below), no tape, and one retry so an unreachable venue fails fast.
-  const app = wire({
-    config: { ...config, venue: { ...config.venue, retry: { ...config.venue.retry, retries: Math.min(1, config.venue.retry.retries) } } },
-    credentials,
-    strategies: [],
-    clock: systemClock,
-    log,
-    journal: new MemoryJournal(),
-    noRecording: true,
-    onCall: (r) => seen.push(r),
-  });
+  // The inspect profile: reads only, a throwaway journal (the real one is inspected read-only
+  // below), no tape, and one retry so an unreachable venue fails fast.
+  const app = buildApp({ config, profile: inspect(config, 'memory', { retries: 1 }), credentials, strategies: [], log, onCall: (r) => seen.push(r) });
   const journal = config.mode === 'live' ? journalCheck(resolve(config.journal.path), now) : undefined;
   const bannedUntil = journal?.banUntil ?? 0;
   try {
@@ -194,8 +165,7 @@ export function limitsCheck(config: Config, facts: { now: number; banUntil: numb
   }
   // The interval the engine will use: stretched to keep within reconcile.budgetShare.
   const symbols = Object.values(perMarket).reduce((a, b) => a + b, 0);
-  const reads = (Object.keys(perMarket) as Market[]).flatMap((m) => [limits[`${m}.openOrders`], limits[`${m}.myTrades`]]);
-  const reconcileMs = reconcileInterval(config.engine.reconcileEveryMs, symbols, Math.min(...reads), config.reconcile.budgetShare);
+  const reconcileMs = reconcileInterval(config.engine.reconcileEveryMs, symbols, Object.keys(perMarket) as Market[], (e) => limits[e as EndpointId], config.reconcile.budgetShare);
   if (symbols > 0) notes.push(`reconcile every ${reconcileMs} ms${reconcileMs > config.engine.reconcileEveryMs ? ` (stretched from engine.reconcileEveryMs ${config.engine.reconcileEveryMs} to stay within reconcile.budgetShare)` : ''}`);
 
   if (facts.daemon && Object.keys(facts.daemon).length) {
@@ -225,60 +195,29 @@ async function daemonLimiter(host: string, port: number): Promise<Usage | undefi
 
 // ---------- journal ----------
 
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
-const MOVE_ASIDE = 'stop sluice, move the file aside (keep it for forensics) and start again: sluice rebuilds its state from the venue';
-
-/**
- * Inspects the journal without writing a byte. With a -wal file (a daemon runs, or one was
- * killed) SQLite's own read-only connection reads it consistently beside the writer; without
- * one, a read-only connection would still create -wal and -shm files, so the file's bytes are
- * read into memory and checked there.
- */
+/** The store's own inspection (the rules the daemon opens it by), with the complete integrity check, and who holds its lock. */
 function journalCheck(path: string, now: number): { check: Check; banUntil: number } {
   const name = 'journal';
-  const fail = (detail: string, fix: string) => ({ check: { name, verdict: 'FAIL' as const, detail: `${path}: ${detail}`, fix }, banUntil: 0 });
   const lock = lockHolder(`${path}.lock`);
-  if (!existsSync(path)) {
-    return { check: { name, verdict: 'WARN', detail: `no journal at ${path}`, fix: 'none needed before the first start (the daemon creates it); otherwise journal.path points to the wrong place' }, banUntil: 0 };
+  const seen = inspectJournal(path, SCHEMA_VERSION, { check: 'full' });
+  switch (seen.kind) {
+    case 'missing':
+      return { check: { name, verdict: 'WARN', detail: `no journal at ${path}`, fix: 'none needed before the first start (the daemon creates it); otherwise journal.path points to the wrong place' }, banUntil: 0 };
+    case 'empty':
+      return { check: { name, verdict: 'OK', detail: `${path}: empty (a new journal); ${lock}` }, banUntil: 0 };
+    case 'unusable':
+      return { check: { name, verdict: 'FAIL', detail: `${path}: ${seen.problem}`, fix: seen.fix }, banUntil: 0 };
   }
-  if (statSync(path).size === 0) return { check: { name, verdict: 'OK', detail: `${path}: empty (a new journal); ${lock}` }, banUntil: 0 };
-
-  let db: Database.Database;
-  try {
-    const bytes = readFileSync(path);
-    if (bytes.length < 100 || !bytes.subarray(0, 16).equals(SQLITE_HEADER)) return fail('not a SQLite database (no SQLite header)', MOVE_ASIDE);
-    // Header bytes 18-19 are 2 in WAL mode.
-    if (bytes[18] !== 2 || bytes[19] !== 2) return fail('not in WAL mode (a sluice journal always is)', 'point journal.path at the sluice journal');
-    db = openReadOnly(path);
-  } catch (err) {
-    return fail(`cannot be read (${errorText(err)})`, `${MOVE_ASIDE}; if it is a permissions problem, run the doctor as the daemon's user`);
+  if (!seen.wal) return { check: { name, verdict: 'FAIL', detail: `${path}: not in WAL mode (a sluice journal always is)`, fix: 'point journal.path at the sluice journal' }, banUntil: 0 };
+  const contents = seen.schema === 0 ? 'no tables yet' : `${seen.orders} orders, ${seen.fills} fills`;
+  const ban = seen.banUntil > now ? `, ban until ${new Date(seen.banUntil).toISOString()}` : '';
+  const detail = `${path}: schema ${seen.schema}, integrity ok, WAL, ${contents}${ban}; ${lock}`;
+  if (seen.schema < SCHEMA_VERSION && seen.schema > 0) {
+    return { check: { name, verdict: 'WARN', detail, fix: `the next start migrates it to schema ${SCHEMA_VERSION}: back it up first (see docs/deployment.md)` }, banUntil: seen.banUntil };
   }
-  try {
-    const appId = db.pragma('application_id', { simple: true }) as number;
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (appId !== APPLICATION_ID && !(appId === 0 && version === 0)) return fail(`a SQLite database of another program (application_id ${appId})`, 'point journal.path elsewhere');
-    if (version > SCHEMA_VERSION) return fail(`written by a newer sluice (schema ${version}, this one knows ${SCHEMA_VERSION})`, 'upgrade sluice, or point journal.path elsewhere');
-    const problems = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
-    if (problems.length !== 1 || problems[0] !== 'ok') return fail(`integrity_check failed: ${printable(problems.slice(0, 3).join('; '))}`, MOVE_ASIDE);
-    const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    const banUntil = version === 0 ? 0 : ((db.prepare('SELECT until_ms FROM bans WHERE id = 1').get() as { until_ms: number } | undefined)?.until_ms ?? 0);
-    const contents = version === 0 ? 'no tables yet' : `${count('orders')} orders, ${count('fills')} fills`;
-    const ban = banUntil > now ? `, ban until ${new Date(banUntil).toISOString()}` : '';
-    const detail = `${path}: schema ${version}, integrity ok, WAL, ${contents}${ban}; ${lock}`;
-    if (version < SCHEMA_VERSION && version > 0) {
-      return { check: { name, verdict: 'WARN', detail, fix: `the next start migrates it to schema ${SCHEMA_VERSION}: back it up first (see docs/deployment.md)` }, banUntil };
-    }
-    return { check: { name, verdict: 'OK', detail }, banUntil };
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    const corrupt = typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
-    return fail(`${corrupt ? 'corrupt' : 'cannot be read'} (${printable(errorText(err))})`, MOVE_ASIDE);
-  } finally {
-    db.close();
-  }
+  return { check: { name, verdict: 'OK', detail }, banUntil: seen.banUntil };
 }
 
-/** Who holds the journal lock (see store/lock.ts), in words. */
 function lockHolder(lockPath: string): string {
   let text: string;
   try {
@@ -313,5 +252,4 @@ function symbolsByMarket(config: Config): Partial<Record<Market, number>> {
 }
 
 const fmt = (n: number) => String(Math.round(n * 10) / 10);
-// SQLite may quote damaged bytes back: keep lines printable.
-const printable = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);
+

@@ -1,0 +1,195 @@
+// The one composition root: a profile (profiles.ts) and the config become the parts the
+// engine runs on. Nothing else in sluice constructs an engine, a pipeline or a journal for it.
+import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { BannedError } from '../core/errors.js';
+import type { AccountReader, Journal, Pacer } from '../core/ports.js';
+import type { Market } from '../core/types.js';
+import type { Config } from '../config/index.js';
+import { Engine, type AlertKind } from '../engine/engine.js';
+import { InstrumentCatalog } from '../engine/instruments.js';
+import { MarketDataPoller } from '../engine/market-data.js';
+import { OrderPipeline } from '../engine/pipeline.js';
+import { endpointLimits } from '../exchange/endpoints.js';
+import { accountReaders, DryRunGateway, marketReaders, OrderGateway, type CallRecord, type Credentials } from '../executor/index.js';
+import { BottleneckPacer, VirtualPacer } from '../limiter/index.js';
+import { PositionBook } from '../positions/index.js';
+import { BalanceHolds, RiskGate } from '../risk/index.js';
+import { SimTransport, type SimExchange } from '../sim/index.js';
+import { lockJournal } from '../store/lock.js';
+import { MemoryJournal } from '../store/memory.js';
+import { SequenceAllocator } from '../store/sequences.js';
+import { SqliteJournal } from '../store/sqlite.js';
+import type { LoadedStrategy } from '../strategy/index.js';
+import { RecordingTransport, TapeWriter } from '../tape/index.js';
+import { createExchangeClient, type ExchangeClient } from './client.js';
+import type { Profile } from './profiles.js';
+import { holdWindowsOfLastRun, markRunStarted, markRunStopped } from './run-markers.js';
+
+export interface AppInputs {
+  config: Config;
+  profile: Profile;
+  strategies: readonly LoadedStrategy[];
+  log: Logger;
+  /** The keys for an HTTP venue (from the environment); a simulator and a replay bring their own. */
+  credentials?: Credentials;
+  /** A journal already open, instead of the profile's (tests that restart on one journal). */
+  journal?: Journal;
+  /** Every venue call, for metrics, the doctor and backtest figures. */
+  onCall?: (record: CallRecord) => void;
+  /** Operator notifications (the daemon's webhook). */
+  alert?: (kind: AlertKind, message: string, details: Record<string, unknown>) => void;
+}
+
+export interface App {
+  profile: Profile;
+  engine: Engine;
+  client: ExchangeClient;
+  journal: Journal;
+  /** The simulated exchange, when the profile trades one. */
+  sim?: SimExchange;
+  riskGate: RiskGate;
+  /** The account reads of each market (status compares them with the journal). */
+  readers: Readonly<Record<Market, AccountReader>>;
+  /** What the dry-run gateway was handed (profiles with orders: 'dry-run'). */
+  dryRun?: DryRunGateway;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A tape never overwrites an earlier one: an existing path gets the start time before its extension. */
+export function freeTapePath(path: string, now: number): string {
+  if (!existsSync(path)) return path;
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
+  const m = /^(.*?)(\.jsonl(?:\.gz)?|\.[^./]*)?$/.exec(path)!;
+  return `${m[1]}-${stamp}${m[2] ?? ''}`;
+}
+
+export function buildApp(inputs: AppInputs): App {
+  const { config, profile, log } = inputs;
+  const { clock, venue } = profile;
+  const sim = venue.kind === 'sim' ? venue.sim : undefined;
+  const credentials = venue.kind === 'sim' ? { apiKey: venue.sim.apiKey, apiSecret: venue.sim.apiSecret } : venue.kind === 'transport' ? venue.credentials : inputs.credentials;
+  const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
+  // Recording wraps whichever venue this is (HTTP or the in-process simulator).
+  const tape =
+    profile.record && config.record.path
+      ? new TapeWriter(freeTapePath(config.record.path, clock.now()), { gzip: config.record.gzip, startedAt: clock.now(), meta: { config: config as never, ...profile.tapeMeta }, secrets })
+      : undefined;
+  const limits = endpointLimits(config.venue.limits);
+  const pacer: Pacer =
+    profile.pacer === 'virtual'
+      ? new VirtualPacer({ limits, safetyMarginMs: config.venue.safetyMarginMs, clock })
+      : new BottleneckPacer({ limits, safetyMarginMs: config.venue.safetyMarginMs, clock });
+  const inProcess = sim ? new SimTransport(sim) : undefined;
+  const { lock, journal } = openJournal(inputs.journal ?? profile.journal, config, profile);
+  const journalBan = (untilMs: number) => {
+    // A read-only journal (sluice status beside a daemon) keeps no ban; the daemon's does.
+    if (profile.journal !== 'read-only') journal.setBanUntil(untilMs);
+  };
+  const client = createExchangeClient({
+    wrap: tape ? (market, t) => new RecordingTransport(t, market, tape, clock, secrets) : undefined,
+    onCall: (record) => {
+      // A ban heard on any endpoint (reads too) is journaled: a restart during it waits it out.
+      if (record.error instanceof BannedError) journalBan(record.error.untilMs);
+      inputs.onCall?.(record);
+    },
+    random: profile.random,
+    spotUrl: config.venue.spotUrl ?? undefined,
+    futuresUrl: config.venue.futuresUrl ?? undefined,
+    transport: inProcess ? () => inProcess : venue.kind === 'transport' ? venue.transport : undefined,
+    credentials,
+    clock,
+    pacer,
+    recvWindowMs: config.venue.recvWindowMs,
+    retry: profile.retries === undefined ? config.venue.retry : { ...config.venue.retry, retries: Math.min(profile.retries, config.venue.retry.retries) },
+    clockSyncIntervalMs: config.venue.clockSyncIntervalMs,
+    timeouts: config.venue.timeouts,
+    maxResponseBytes: config.venue.maxResponseBytes,
+  });
+
+  const riskGate = new RiskGate({ ...config.risk, killSwitch: { mode: config.risk.killSwitch.mode } });
+  const holds = new BalanceHolds();
+  const markets = marketReaders(client.executor);
+  const readers = accountReaders(client.executor);
+  // Positions derive from fills only: the engine rebuilds them from the journal once the
+  // catalog knows each symbol's quote asset and contract size.
+  let instruments: InstrumentCatalog | undefined;
+  const positions = new PositionBook({ quoteAssetOf: (market, symbol) => instruments?.get(market, symbol)?.quoteAsset });
+  instruments = new InstrumentCatalog(markets, log, (symbol, multiplier) => positions.setMultiplier('futures', symbol, multiplier));
+  const dryRun = profile.orders === 'dry-run' ? new DryRunGateway() : undefined;
+  const gateway = dryRun ?? new OrderGateway(client.executor);
+  const engine = new Engine({
+    clock,
+    log,
+    journal,
+    pacer,
+    readers,
+    venueClock: client.venueClock,
+    strategies: inputs.strategies,
+    risk: riskGate,
+    holds,
+    positions,
+    instruments,
+    marketData: new MarketDataPoller(markets, log),
+    sequences: new SequenceAllocator(journal),
+    pipeline: (notify, riskInputs) =>
+      new OrderPipeline({ gateway, pacer, clock, log, journal, risk: riskGate, holds, notify, riskInputs, maxQueueMs: config.engine.maxQueueMs }),
+    settings: {
+      marketDataEveryMs: config.engine.marketDataEveryMs,
+      reconcileEveryMs: config.engine.reconcileEveryMs,
+      summaryEveryMs: config.engine.summaryEveryMs,
+      shutdown: config.engine.shutdown,
+      recordMarketData: config.record.path !== null,
+      reconcile: config.reconcile,
+    },
+    alert: inputs.alert,
+  });
+  return {
+    profile,
+    engine,
+    client,
+    journal,
+    sim,
+    riskGate,
+    readers,
+    dryRun,
+    async start() {
+      // A ban survives restarts: never hammer a venue that banned us.
+      const banUntil = journal.banUntil();
+      if (banUntil > clock.now()) {
+        log.warn({ until: new Date(banUntil).toISOString() }, 'the venue banned this key; waiting for the ban to end');
+        pacer.pauseAll(banUntil);
+        await clock.sleep(banUntil - clock.now());
+      }
+      holdWindowsOfLastRun(journal, pacer, clock.now(), config.venue.safetyMarginMs, log);
+      markRunStarted(journal, clock.now());
+      await client.start();
+      await engine.start();
+    },
+    async stop() {
+      await engine.stop();
+      await client.close();
+      await tape?.close();
+      markRunStopped(journal, clock.now());
+      journal.close();
+      lock?.release();
+    },
+  };
+}
+
+/** The profile's journal: live orders are journaled durably (and locked) before they are sent. */
+function openJournal(choice: Profile['journal'] | Journal, config: Config, profile: Profile): { journal: Journal; lock?: { release(): void } } {
+  if (typeof choice !== 'string') return { journal: choice };
+  if (choice === 'memory') return { journal: new MemoryJournal() };
+  // No lock and no write: status must work while the daemon runs, even one of another version.
+  if (choice === 'read-only') return { journal: SqliteJournal.open(config.journal.path, { readOnly: true }) };
+  const lock = lockJournal(config.journal.path);
+  try {
+    const now = () => profile.clock.now();
+    return { lock, journal: SqliteJournal.open(config.journal.path, { now, firstSequence: now }) };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}

@@ -1,0 +1,37 @@
+// `sluice plan`: one round of every strategy against the venue's current state, through a
+// gateway that sends nothing, printed as batches and risk verdicts.
+import type { OrderIntent } from '../core/types.js';
+import { toBatches } from '../batcher/index.js';
+import { buildApp } from '../app/build.js';
+import { createLogger } from '../app/logger.js';
+import { inspect } from '../app/profiles.js';
+import type { RiskRejection } from '../risk/index.js';
+import { prepare, secretsOf } from './prepare.js';
+
+export async function planCommand(configPath: string): Promise<number> {
+  const prepared = await prepare(configPath);
+  if (!prepared) return 1;
+  const { config, credentials } = prepared.loaded;
+  const log = createLogger({ level: 'warn', pretty: false, secrets: secretsOf(prepared.loaded) });
+  // A throwaway journal: planning must not consume sequences or record intents in the real one.
+  const app = buildApp({ config, profile: inspect(config, 'memory'), credentials, strategies: prepared.strategies, log });
+  const rejected: RiskRejection[] = [];
+  app.engine.events.on('rejected', (r) => rejected.push(r));
+  await app.client.start();
+  await app.engine.runOnce();
+  await app.client.close();
+  // Shown as the batcher groups them (up to 10 of one symbol and kind); the dispatcher then
+  // sends each group as one batch request or as singles, whichever the free capacity favours.
+  const intents = app.dryRun!.batches.flatMap((b) => b.items);
+  const batches = toBatches(intents);
+  const lines = [`plan: ${intents.length} intents accepted by risk, ${rejected.length} rejected, ${batches.length} batches (nothing sent)`];
+  for (const b of batches) lines.push(`  batch ${b.market} ${b.symbol} ${b.kind} x${b.items.length}: ${b.items.map(describe).join('; ')}`);
+  for (const r of rejected) lines.push(`  rejected ${describe(r.intent)}: ${r.reason}`);
+  for (const h of app.engine.hosts.filter((x) => !x.enabled)) lines.push(`  disabled ${h.id}: ${h.disabledBy?.message}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+function describe(i: OrderIntent): string {
+  return i.kind === 'place' ? `${i.clientOrderId} ${i.side} ${i.type} ${i.volume} ${i.symbol}${i.price ? ` @ ${i.price}` : ''}` : `cancel ${i.clientOrderId}`;
+}

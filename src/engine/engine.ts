@@ -1,0 +1,380 @@
+// The engine: a scheduler. It runs each strategy on its period and hands what it asks for to
+// risk and the order pipeline, polls market data, runs the reconciler, and stops all of it in
+// order. Live, paper and backtest run this same code; only the parts it is given differ.
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import type { Clock } from '../core/clock.js';
+import { dec, ZERO } from '../core/decimal.js';
+import { errorText } from '../core/errors.js';
+import type { ClientOrderId } from '../core/ids.js';
+import type { AccountReader, Journal, Pacer } from '../core/ports.js';
+import type { CancelIntent, Fill, Market, Order } from '../core/types.js';
+import type { ReconcileConfig } from '../config/index.js';
+import type { PositionBook } from '../positions/index.js';
+import { reconcileInterval } from '../reconciler/budget.js';
+import { driftAlert, type DriftLine } from '../reconciler/drift.js';
+import { Reconciler } from '../reconciler/poller.js';
+import type { BalanceHolds, RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
+import { StrategyHost, type EngineView, type HostOutput, type LoadedStrategy } from '../strategy/index.js';
+import type { SequenceAllocator } from '../store/sequences.js';
+import type { InstrumentCatalog } from './instruments.js';
+import { mergeFeeds, recordingFeeds, type Feed, type MarketDataPoller } from './market-data.js';
+import { pendingOrder, withStatus } from './orders.js';
+import type { OrderPipeline } from './pipeline.js';
+
+export interface EngineSettings {
+  marketDataEveryMs: number;
+  reconcileEveryMs: number;
+  summaryEveryMs: number;
+  shutdown: { queued: 'flush' | 'drop'; cancelOpenOrders: boolean };
+  /** Poll depth, trades and ticker of every active symbol (a recording then holds a market a backtest can replay). */
+  recordMarketData?: boolean;
+  reconcile: ReconcileConfig;
+}
+
+export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled';
+
+/** The parts the engine schedules, built by the composition root. */
+export interface EngineParts {
+  clock: Clock;
+  log: Logger;
+  journal: Journal;
+  pacer: Pacer;
+  readers: Readonly<Record<Market, AccountReader>>;
+  /** Venue clock minus ours, and how far off that estimate may be (venue times are on its clock). */
+  venueClock: { offsetMs(): number; errorMs(): number };
+  strategies: readonly LoadedStrategy[];
+  risk: RiskGate;
+  holds: BalanceHolds;
+  positions: PositionBook;
+  pipeline: (notify: (order: Order) => Promise<void>, riskInputs: (leaving: ReadonlySet<string>) => RiskInputs) => OrderPipeline;
+  instruments: InstrumentCatalog;
+  marketData: MarketDataPoller;
+  sequences: SequenceAllocator;
+  settings: EngineSettings;
+  /** Operator notifications (ban, halt, drift, a disabled plugin); the log has them too. */
+  alert?: (kind: AlertKind, message: string, details: Record<string, unknown>) => void;
+}
+
+/** What the engine announces, for the ops endpoint and for tests that wait on events, not time. */
+export interface EngineEvents {
+  reconciled: [];
+  order: [Order];
+  fill: [Fill];
+  /** An intent risk refused (or that could not be formed), with the rule and the reason. */
+  rejected: [RiskRejection];
+}
+
+/** How long stop() waits for the periodic runs in progress. */
+const STOP_WAITS_FOR_RUNS_MS = 10_000;
+/** At most this many reconcile passes at shutdown, this far apart, while cancels settle. */
+const FINAL_PASSES = 8;
+const FINAL_PASS_GAP_MS = 300;
+
+const key = (market: Market, symbol: string) => `${market}:${symbol}`;
+
+export class Engine {
+  readonly events = new EventEmitter<EngineEvents>();
+  readonly hosts: StrategyHost[];
+  readonly pipeline: OrderPipeline;
+  readonly reconciler: Reconciler;
+  readonly stats = { intents: 0, fills: 0, riskRejections: 0 };
+  /** True once prepare() has reconciled with the venue (health reports ready from then on). */
+  ready = false;
+  private running = false;
+  /** The periodic loops' runs in progress (a tick, a reconcile pass): stop() lets them end first. */
+  private readonly working = new Set<Promise<void>>();
+  private readonly reported = new Set<string>();
+
+  constructor(private readonly parts: EngineParts) {
+    const view = this.view();
+    this.hosts = parts.strategies.map(
+      (s) =>
+        new StrategyHost({ id: s.entry.id, market: s.entry.market, symbols: s.entry.symbols, everyMs: s.entry.everyMs }, s.definition, s.params, {
+          view,
+          now: () => parts.clock.now(),
+          log: pluginLogger(parts.log.child({ strategy: s.entry.id })),
+          nextSequence: () => parts.sequences.next(s.entry.id),
+        }),
+    );
+    for (const h of this.hosts) this.reportIfDisabled(h);
+    this.pipeline = parts.pipeline(
+      (order) => this.notify(order),
+      (leaving) => this.riskInputs(leaving),
+    );
+    this.reconciler = new Reconciler({
+      readers: parts.readers,
+      journal: parts.journal,
+      positions: parts.positions,
+      clock: parts.clock,
+      venueClock: () => ({ offsetMs: parts.venueClock.offsetMs(), errorMs: parts.venueClock.errorMs() }),
+      log: parts.log,
+      instruments: parts.instruments.byKey,
+      settings: parts.settings.reconcile,
+      strategyIds: this.hosts.map((h) => h.id),
+      onOrder: (order) => this.notify(order),
+      onFill: async (fill, order) => this.onFill(fill, order),
+      cancelForeign: (v, market) =>
+        this.pipeline.submit([{ kind: 'cancel', intentId: `foreign:${v.orderId}`, strategyId: 'foreign', market, symbol: v.symbol, clientOrderId: (v.clientOrderId ?? `venue-${v.orderId}`) as ClientOrderId, venueOrderId: v.orderId }]),
+      onDrift: (verdict, lines) => this.onDrift(verdict, lines),
+    });
+  }
+
+  /** Symbols any strategy trades, per market. */
+  activeSymbols(): { market: Market; symbol: string }[] {
+    const seen = new Map<string, { market: Market; symbol: string }>();
+    for (const h of this.hosts) for (const symbol of h.setup.symbols) seen.set(key(h.setup.market, symbol), { market: h.setup.market, symbol });
+    return [...seen.values()];
+  }
+
+  markets(): Set<Market> {
+    return new Set(this.hosts.map((h) => h.setup.market));
+  }
+
+  /** The position book (read it; only fills change it). */
+  get positions(): PositionBook {
+    return this.parts.positions;
+  }
+
+  /** Loads the instruments and rebuilds positions from the journal's fills (once instruments are known, so fees land in the right asset). */
+  async load(): Promise<void> {
+    await this.parts.instruments.load(this.markets(), this.activeSymbols());
+    for (const fill of this.parts.journal.fills()) this.parts.positions.apply(fill);
+  }
+
+  /** Loads, settles what the previous run left in flight, and reconciles with the venue; no strategy has run yet. */
+  async prepare(): Promise<void> {
+    await this.load();
+    // Orders a previous run journaled but never heard back about may be on the venue: unknown,
+    // for the reconciler to settle from what the venue shows. Nothing of this run is in flight yet.
+    for (const o of this.parts.journal.orders({ openOnly: true })) {
+      if (o.status === 'pending') this.parts.journal.updateOrder(withStatus(o, 'unknown', this.parts.clock.now()), 'the previous run stopped before the venue answered');
+    }
+    await this.reconcile({ catchUp: true });
+    this.ready = true;
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    this.pipeline.open = true;
+    await this.prepare();
+    for (const h of this.hosts) await this.handle(h, await h.start());
+    const { settings, pacer, log } = this.parts;
+    for (const h of this.hosts) this.every(h.setup.everyMs, async () => this.handle(h, await h.tick()));
+    this.every(settings.marketDataEveryMs, () => this.pollMarketData());
+    const usage = pacer.usage();
+    const reconcileEveryMs = reconcileInterval(settings.reconcileEveryMs, this.activeSymbols().length, this.markets(), (e) => usage[e]?.limit ?? 1, settings.reconcile.budgetShare);
+    if (reconcileEveryMs > settings.reconcileEveryMs) log.info({ reconcileEveryMs, budgetShare: settings.reconcile.budgetShare }, 'reconcile interval stretched to keep within its share of the request budget');
+    this.every(reconcileEveryMs, () => this.reconcile());
+    // The daemon logs the first summary with its "running" line.
+    this.every(settings.summaryEveryMs, async () => log.info(this.summary(), 'summary'), true);
+  }
+
+  /**
+   * One round of every strategy against the venue's current state (start, a market-data poll,
+   * one tick), until the pipeline has handed all it accepted to the gateway. `sluice plan`
+   * runs it through a gateway that sends nothing.
+   */
+  async runOnce(): Promise<void> {
+    await this.prepare();
+    for (const h of this.hosts) await this.handle(h, await h.start());
+    await this.pollMarketData();
+    for (const h of this.hosts) await this.handle(h, await h.tick());
+    await this.pipeline.handedOff();
+  }
+
+  /** Stops strategies, settles queued intents per config, optionally cancels open orders. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.pipeline.open = false;
+    const { clock, journal, log, settings } = this.parts;
+    // A tick still running ends before its strategy's onStop (or it could place after it), and a
+    // reconcile pass before the last ones. Bounded: a run stuck behind a ban must not hold the
+    // stop. Short sleeps, so no long timer outlives the wait.
+    for (let waited = 0; this.working.size > 0 && waited < STOP_WAITS_FOR_RUNS_MS; waited += 100) {
+      await Promise.race([Promise.all(this.working), clock.sleep(100)]);
+    }
+    for (const h of this.hosts) await this.handle(h, await h.stop());
+    await this.pipeline.dropAll('dropped at shutdown', { heldOnly: settings.shutdown.queued !== 'drop' });
+    await this.pipeline.drain();
+    // Only our strategies' orders: an adopted order belongs to whoever placed it by hand.
+    const ours = new Set(this.hosts.map((h) => h.id));
+    const ourOpen = () => journal.orders({ openOnly: true }).filter((o) => ours.has(o.strategyId));
+    const cancelling = settings.shutdown.cancelOpenOrders;
+    // An order without a venue id yet (its answer lost) gets its cancel once a pass finds it.
+    const cancelOurs = async () => {
+      this.pipeline.submit(ourOpen().map((o): CancelIntent => ({ kind: 'cancel', intentId: `${o.clientOrderId}:shutdown`, strategyId: o.strategyId, market: o.market, symbol: o.symbol, clientOrderId: o.clientOrderId })));
+      await this.pipeline.drain();
+    };
+    if (cancelling) await cancelOurs();
+    // Last passes, so fills of the final seconds and the cancels' outcomes are journaled now
+    // rather than at the next start: a venue settles a cancel a moment after accepting it, and
+    // an order whose answer was lost shows only on a pass. Each reads everything (all open
+    // orders, trades to the end). A venue that cannot answer leaves the rest to the next start.
+    for (let pass = 0; pass < FINAL_PASSES; pass++) {
+      if (pass > 0) await clock.sleep(FINAL_PASS_GAP_MS);
+      try {
+        await this.reconcile({ final: true });
+      } catch (err) {
+        log.warn({ reason: errorText(err) }, 'final reconcile failed; the next start settles it');
+        break;
+      }
+      if (!cancelling || ourOpen().length === 0) break;
+      await cancelOurs();
+    }
+    log.info(this.summary(), 'stopped');
+  }
+
+  summary(): Record<string, unknown> {
+    const { journal, positions: book, pacer } = this.parts;
+    const p = this.pipeline.stats;
+    const positions = book.snapshot().filter((x) => !dec.isZero(x.quantity) || !dec.isZero(x.realizedPnl));
+    const usage = Object.fromEntries(
+      Object.entries(pacer.usage())
+        .filter(([, u]) => u.inWindow > 0 || u.queued > 0)
+        .map(([e, u]) => [e, `${u.inWindow}/${u.limit}${u.queued ? ` +${u.queued} queued` : ''}`]),
+    );
+    return {
+      orders: { sent: p.sent, open: journal.orders({ openOnly: true }).length, rejected: p.rejected, unknown: p.unknown, riskRejected: this.stats.riskRejections },
+      fills: this.stats.fills,
+      // Keyed by market too: a spot and a futures symbol may share a name.
+      positions: Object.fromEntries(positions.map((x) => [key(x.market, x.symbol), x.quantity])),
+      realizedPnl: dec.sum(positions.map((x) => x.realizedPnl)),
+      fees: dec.sum(positions.map((x) => x.fees)),
+      limiter: usage,
+      disabled: this.hosts.filter((h) => !h.enabled).map((h) => h.id),
+    };
+  }
+
+  /** One reconcile pass over every active symbol, then a positions checkpoint. */
+  async reconcile(opts: { final?: boolean; catchUp?: boolean } = {}): Promise<void> {
+    await this.reconciler.pass(this.activeSymbols(), opts);
+    this.parts.journal.savePositions(this.parts.positions.snapshot());
+    this.events.emit('reconciled');
+  }
+
+  /** Polls every feed a running strategy (or the recording) wants, and hands each event to its strategies. */
+  async pollMarketData(): Promise<void> {
+    const wanted: Feed[] = this.hosts.filter((h) => h.enabled).flatMap((h) => h.setup.symbols.flatMap((symbol) => h.subscriptions.map((subscription) => ({ market: h.setup.market, symbol, subscription }))));
+    if (this.parts.settings.recordMarketData) wanted.push(...recordingFeeds(this.activeSymbols()));
+    await this.parts.marketData.poll(mergeFeeds(wanted), async (feed, event) => {
+      for (const h of this.hosts) {
+        if (h.setup.market !== feed.market || !h.setup.symbols.includes(feed.symbol)) continue;
+        if (!h.subscriptions.some((s) => s.kind === feed.subscription.kind)) continue;
+        await this.handle(h, await h.marketData(event));
+      }
+    });
+  }
+
+  /** What risk judges against; `leaving` are orders about to be sent, not counted as resting. */
+  riskInputs(leaving?: ReadonlySet<string>): RiskInputs {
+    const { journal, positions, holds, instruments, marketData } = this.parts;
+    const open = journal.orders({ openOnly: true });
+    return {
+      positions: new Map(positions.snapshot().map((p) => [key(p.market, p.symbol), p.quantity])),
+      openOrders: leaving ? open.filter((o) => !leaving.has(o.clientOrderId)) : open,
+      balances: holds.free(this.reconciler.balances.values(), this.reconciler.balancesAskedAt),
+      lastPrices: marketData.lastPrices,
+      instruments: instruments.byKey,
+    };
+  }
+
+  // ---------- strategy output -> risk -> pipeline ----------
+
+  private async handle(host: StrategyHost, out: HostOutput): Promise<void> {
+    this.reportIfDisabled(host);
+    const { clock, risk, journal, holds, log } = this.parts;
+    const now = clock.now();
+    for (const bad of out.invalid) {
+      this.pipeline.stats.rejected++;
+      log.warn({ strategy: bad.strategyId, clientOrderId: bad.clientOrderId, rule: 'invalid', reason: bad.reason }, 'intent rejected');
+    }
+    if (out.intents.length === 0) return;
+    this.stats.intents += out.intents.length;
+    const { accepted, rejected, holds: held } = risk.check(out.intents, this.riskInputs(), now);
+    holds.add(held);
+    for (const r of rejected) {
+      this.stats.riskRejections++;
+      log.warn({ strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason }, 'intent rejected');
+      this.events.emit('rejected', r);
+    }
+    const refused = rejected.flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now) }] : []));
+    // One commit for the whole output (a tick may place hundreds), still before any is sent.
+    journal.transaction(() => {
+      for (const intent of accepted) if (intent.kind === 'place') journal.recordIntent(intent, pendingOrder(intent, now));
+      for (const { intent, order } of refused) journal.recordIntent(intent, order);
+    });
+    this.pipeline.submit(accepted);
+    // Rejections are reported to their strategy after the accepted intents are queued.
+    for (const { order } of refused) await this.notify(order);
+  }
+
+  /** A drift switches drift's mode on beside the operator's (the stricter holds, see RiskGate); its end switches it off. */
+  private onDrift(verdict: 'act' | 'clear', lines: readonly DriftLine[]): void {
+    const { risk, log, settings } = this.parts;
+    const before = risk.killSwitch();
+    risk.setDriftMode(verdict === 'act' ? settings.reconcile.drift.action : undefined);
+    const mode = risk.killSwitch();
+    if (verdict === 'act') {
+      const message = driftAlert(lines, mode);
+      log.error({ alert: 'drift', killSwitch: mode, drift: lines }, message);
+      this.parts.alert?.('drift', message, { drift: lines, killSwitch: mode });
+    } else if (mode !== before) log.warn({ killSwitch: mode }, 'position drift resolved; kill switch restored');
+  }
+
+  private async onFill(fill: Fill, order: Order | undefined): Promise<void> {
+    this.stats.fills++;
+    this.events.emit('fill', fill);
+    const host = order && this.hosts.find((h) => h.id === order.strategyId);
+    if (host) await this.handle(host, await host.fill(fill));
+  }
+
+  private async notify(order: Order): Promise<void> {
+    this.pipeline.orderChanged(order);
+    this.events.emit('order', order);
+    const host = this.hosts.find((h) => h.id === order.strategyId);
+    if (host) await this.handle(host, await host.orderUpdate(order));
+  }
+
+  private view(): EngineView {
+    const { positions, journal, instruments, marketData } = this.parts;
+    return {
+      position: (market, symbol) => positions.position(market, symbol),
+      openOrders: (strategyId, symbol) => journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
+      balance: (asset) => this.reconciler.balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
+      lastPrice: (market, symbol) => marketData.lastPrice(market, symbol),
+      instrument: (market, symbol) => instruments.get(market, symbol),
+    };
+  }
+
+  /** Runs `fn` now and every `periodMs` after it ends, until stop(); `later` skips the first run. */
+  private every(periodMs: number, fn: () => Promise<void>, later = false): void {
+    const { clock, log } = this.parts;
+    void (async () => {
+      if (later) await clock.sleep(periodMs);
+      while (this.running) {
+        const work = fn().catch((err: unknown) => log.error({ err: errorText(err) }, 'engine loop failed; continuing'));
+        this.working.add(work);
+        await work;
+        this.working.delete(work);
+        if (!this.running) break;
+        await clock.sleep(periodMs);
+      }
+    })();
+  }
+
+  private reportIfDisabled(h: StrategyHost): void {
+    if (h.enabled || this.reported.has(h.id)) return;
+    this.reported.add(h.id);
+    this.parts.log.error({ strategy: h.id, reason: h.disabledBy?.message }, 'strategy disabled');
+  }
+}
+
+function pluginLogger(log: Logger) {
+  return {
+    debug: (msg: string, fields?: Record<string, unknown>) => log.debug(fields ?? {}, msg),
+    info: (msg: string, fields?: Record<string, unknown>) => log.info(fields ?? {}, msg),
+    warn: (msg: string, fields?: Record<string, unknown>) => log.warn(fields ?? {}, msg),
+    error: (msg: string, fields?: Record<string, unknown>) => log.error(fields ?? {}, msg),
+  };
+}

@@ -1,0 +1,375 @@
+// The order pipeline: accepted intents wait in one queue until the limiter has room, leave as
+// batches the dispatcher plans, and their answers become order states in the journal. Intents
+// that waited too long are dropped, not sent stale; cancels of orders without a venue id yet
+// wait for it; a replacement that must follow the order it replaces waits for that one to end.
+import type { Clock } from '../core/clock.js';
+import { BannedError } from '../core/errors.js';
+import type { ClientOrderId } from '../core/ids.js';
+import type { Log } from '../core/log.js';
+import type { Journal, Pacer } from '../core/ports.js';
+import { FINAL_STATUSES, type Batch, type CancelIntent, type Order, type OrderIntent, type PlaceIntent } from '../core/types.js';
+import { ORDER_ENDPOINTS, type CancelResult, type PlaceResult } from '../executor/index.js';
+import { groupKey, planRound, VENUE_BATCH_MAX } from '../batcher/index.js';
+import type { BalanceHolds, RiskGate, RiskInputs } from '../risk/index.js';
+import { pendingOrder, withStatus } from './orders.js';
+
+/** Sends batches and says, per intent, what the venue did (executor/gateway.ts is the one that talks to it). */
+export interface Gateway {
+  place(batch: Batch<PlaceIntent>): Promise<PlaceResult[]>;
+  cancel(batch: Batch<CancelIntent>): Promise<CancelResult[]>;
+}
+
+export interface PipelineStats {
+  sent: number;
+  accepted: number;
+  rejected: number;
+  unknown: number;
+  /** Intents dropped unsent after maxQueueMs. */
+  expired: number;
+  /** ms from an intent's arrival to its request leaving, per sent intent (for latency figures). */
+  intentToWire: number[];
+}
+
+export interface PipelineDeps {
+  gateway: Gateway;
+  pacer: Pacer;
+  clock: Clock;
+  log: Log;
+  journal: Journal;
+  risk: Pick<RiskGate, 'atSend' | 'killSwitch'>;
+  holds: BalanceHolds;
+  /** What risk judges against; `leaving` are orders about to be sent, not counted as resting. */
+  riskInputs(leaving: ReadonlySet<string>): RiskInputs;
+  /** An order changed: the engine tells its strategy (after the pipeline's own bookkeeping). */
+  notify(order: Order): Promise<void>;
+  /** An intent unsent after this long is dropped rather than sent stale. */
+  maxQueueMs: number;
+  /** How long a backlog waits before the dispatcher looks at capacity again. */
+  dispatchRetryMs?: number;
+}
+
+/** An intent waiting for capacity; `group` is its batcher group (market, symbol, kind). */
+interface Queued {
+  intent: OrderIntent;
+  at: number;
+  group: string;
+}
+
+const queued = (intent: OrderIntent, at: number): Queued => ({ intent, at, group: groupKey(intent) });
+
+/** The first `most` of each group, in queue order, and the rest. */
+function headOfGroups(queue: readonly Queued[], most: number): { head: Queued[]; tail: Queued[] } {
+  if (most <= 0) return { head: [], tail: [...queue] };
+  const taken = new Map<string, number>();
+  const head: Queued[] = [];
+  const tail: Queued[] = [];
+  for (const q of queue) {
+    const n = taken.get(q.group) ?? 0;
+    if (n < most) {
+      taken.set(q.group, n + 1);
+      head.push(q);
+    } else tail.push(q);
+  }
+  return { head, tail };
+}
+
+export class OrderPipeline {
+  readonly stats: PipelineStats = { sent: 0, accepted: 0, rejected: 0, unknown: 0, expired: 0, intentToWire: [] };
+  private queue: Queued[] = [];
+  /** Cancels asked for orders without a venue id yet (in flight, or whose answer was lost): sent once the id is known. */
+  private readonly cancelWanted = new Set<string>();
+  /** Places that wait for the order they replace to end (a futures close: the venue holds its volume until then). */
+  private readonly held = new Map<string, PlaceIntent[]>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private dispatching = false;
+  /** While open, a backlog left by one dispatch round starts the next. */
+  open = false;
+
+  constructor(private readonly deps: PipelineDeps) {}
+
+  /** Accepted intents (places already journaled `pending`): they go out as capacity allows. */
+  submit(intents: readonly OrderIntent[]): void {
+    const at = this.deps.clock.now();
+    const withdrawn: PlaceIntent[] = [];
+    for (const intent of intents) {
+      if (intent.kind === 'place') {
+        if (intent.after !== undefined) this.hold(intent as PlaceIntent & { after: ClientOrderId });
+        else this.queue.push(queued(intent, at));
+        continue;
+      }
+      const target = this.deps.journal.order(intent.clientOrderId);
+      // Already ended, or already being cancelled (a second cancel earns -1145): nothing to send.
+      if (target && (FINAL_STATUSES.has(target.status) || target.status === 'pending_cancel')) continue;
+      const waiting = this.queue.find((q) => q.intent.kind === 'place' && q.intent.clientOrderId === intent.clientOrderId);
+      if (waiting) {
+        // Never sent: withdrawing it is the cancel.
+        this.queue = this.queue.filter((q) => q !== waiting);
+        withdrawn.push(waiting.intent as PlaceIntent);
+        continue;
+      }
+      const venueOrderId = intent.venueOrderId ?? target?.venueOrderId;
+      if (venueOrderId) this.queue.push(queued({ ...intent, venueOrderId }, at));
+      else if (target) {
+        this.cancelWanted.add(intent.clientOrderId);
+        this.deps.log.info({ clientOrderId: intent.clientOrderId, status: target.status }, 'cancel waits for the venue id of its order (in flight, or its answer was lost)');
+      } else this.deps.log.warn({ clientOrderId: intent.clientOrderId }, 'cancel skipped: no such order');
+    }
+    if (withdrawn.length > 0) void this.drop(withdrawn, 'cancelled before it was sent');
+    this.kick();
+  }
+
+  /**
+   * An order changed (an answer, a fill, a reconcile): a cancel waiting for its venue id goes
+   * out, and a replacement waiting for it to end is sent (or dropped, if it filled).
+   */
+  orderChanged(order: Order): void {
+    const id = order.clientOrderId;
+    const ended = FINAL_STATUSES.has(order.status);
+    if (this.cancelWanted.has(id) && (ended || order.status === 'pending_cancel' || order.venueOrderId)) {
+      this.cancelWanted.delete(id);
+      if (!ended && order.status !== 'pending_cancel') {
+        this.submit([{ kind: 'cancel', intentId: `${id}:cancel`, strategyId: order.strategyId, market: order.market, symbol: order.symbol, clientOrderId: order.clientOrderId, venueOrderId: order.venueOrderId }]);
+      }
+    }
+    const held = this.held.get(id);
+    if (held && ended) {
+      this.held.delete(id);
+      this.release(id, order.status, held);
+    }
+  }
+
+  /** Drops what is queued (and held) unsent: their orders end `canceled` with `reason`. */
+  async dropAll(reason: string, opts: { heldOnly?: boolean } = {}): Promise<void> {
+    const held = [...this.held.values()].flat();
+    this.held.clear();
+    await this.drop(held, 'not sent: the daemon stopped before the order it replaces ended');
+    if (opts.heldOnly) return;
+    const dropped = this.queue;
+    this.queue = [];
+    await this.drop(
+      dropped.map((q) => q.intent),
+      reason,
+    );
+  }
+
+  /** Waits until nothing is queued or in flight. */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.inFlight.size > 0 || this.dispatching) {
+      if (this.inFlight.size > 0) await Promise.race(this.inFlight);
+      else await this.deps.clock.sleep(this.deps.dispatchRetryMs ?? 25);
+      this.kick();
+    }
+  }
+
+  /** Waits until everything queued has been handed to the gateway (answers may still be out). */
+  async handedOff(): Promise<void> {
+    while (this.queue.length > 0 || this.dispatching) {
+      await this.deps.clock.sleep(this.deps.dispatchRetryMs ?? 25);
+      this.kick();
+    }
+  }
+
+  /** A place that waits for the order it replaces to end; sent (or dropped, if that filled) when it has. */
+  private hold(intent: PlaceIntent & { after: ClientOrderId }): void {
+    const target = this.deps.journal.order(intent.after);
+    if (!target || FINAL_STATUSES.has(target.status)) {
+      this.release(intent.after, target?.status, [intent]);
+      return;
+    }
+    this.held.set(intent.after, [...(this.held.get(intent.after) ?? []), intent]);
+  }
+
+  private release(after: string, status: Order['status'] | undefined, intents: PlaceIntent[]): void {
+    if (status === 'filled') void this.drop(intents, `not sent: the order it replaces (${after}) filled`);
+    else this.submit(intents.map((i) => ({ ...i, after: undefined })));
+  }
+
+  /** Intents that will never be sent: their orders are final (one commit) and their strategies hear so. */
+  private async drop(intents: readonly OrderIntent[], reason: string | ((intent: PlaceIntent) => string)): Promise<void> {
+    if (intents.length === 0) return;
+    const now = this.deps.clock.now();
+    const dropped = this.deps.journal.transaction(() =>
+      intents.flatMap((intent) => {
+        if (intent.kind !== 'place') return [];
+        this.deps.holds.release(intent.clientOrderId);
+        const order = this.deps.journal.order(intent.clientOrderId);
+        if (!order || FINAL_STATUSES.has(order.status)) return [];
+        const next = withStatus(order, 'canceled', now);
+        this.deps.journal.updateOrder(next, typeof reason === 'string' ? reason : reason(intent));
+        return [next];
+      }),
+    );
+    for (const order of dropped) await this.deps.notify(order);
+  }
+
+  /** Drops intents that waited longer than maxQueueMs: the venue's limits are full, and a stale order is worse than none. */
+  private async expire(): Promise<void> {
+    const { clock, maxQueueMs, log } = this.deps;
+    const now = clock.now();
+    // Runs every dispatch round: look before building anything.
+    if (!this.queue.some((q) => now - q.at > maxQueueMs)) return;
+    const expired = this.queue.filter((q) => now - q.at > maxQueueMs);
+    this.queue = this.queue.filter((q) => now - q.at <= maxQueueMs);
+    this.stats.expired += expired.length;
+    log.warn({ dropped: expired.length, maxQueueMs }, 'intents not sent in time were dropped (engine.maxQueueMs): the venue limits are full');
+    await this.drop(
+      expired.map((q) => q.intent),
+      `not sent within ${maxQueueMs} ms (engine.maxQueueMs)`,
+    );
+  }
+
+  // ---------- dispatch ----------
+
+  private kick(): void {
+    if (this.dispatching || this.queue.length === 0) return;
+    this.dispatching = true;
+    void this.dispatchLoop().finally(() => {
+      this.dispatching = false;
+      if (this.queue.length > 0 && this.open) this.kick();
+    });
+  }
+
+  private async dispatchLoop(): Promise<void> {
+    const { pacer, clock } = this.deps;
+    while (this.queue.length > 0) {
+      await this.expire();
+      const usage = pacer.usage();
+      const free = (e: string) => {
+        const u = usage[e];
+        return u ? Math.max(0, u.limit - u.inWindow - u.queued) : 0;
+      };
+      // A round sends at most what the free order slots carry, so the plan only needs that many
+      // of each group's oldest intents (it sends a prefix of each group): a backlog of hundreds
+      // is not re-batched every time one slot comes back.
+      const { head, tail } = headOfGroups(this.queue, ORDER_ENDPOINTS.reduce((n, e) => n + free(e), 0) * VENUE_BATCH_MAX);
+      const arrivedAt = new Map(head.map((q) => [q.intent.intentId, q.at]));
+      let send: Batch[] = [];
+      if (head.length > 0) {
+        const plan = planRound(head.map((q) => q.intent), free);
+        send = plan.send;
+        this.queue = [...plan.wait.map((intent) => queued(intent, arrivedAt.get(intent.intentId) ?? clock.now())), ...tail];
+      }
+      for (const batch of send) this.track(this.send(batch, arrivedAt));
+      if (send.length === 0) {
+        if (pacer.pausedUntil() > clock.now()) {
+          const dropped = this.queue;
+          this.queue = [];
+          await this.drop(
+            dropped.map((q) => q.intent),
+            'not sent: trading is paused by a venue ban',
+          );
+          return;
+        }
+        await this.capacity();
+      }
+    }
+  }
+
+  /** Waits until the pacer gives a slot back, at most dispatchRetryMs. */
+  private capacity(): Promise<void> {
+    return Promise.race([this.deps.pacer.released(), this.deps.clock.sleep(this.deps.dispatchRetryMs ?? 25)]);
+  }
+
+  private track(p: Promise<void>): void {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  private async send(planned: Batch, arrivedAt: Map<string, number>): Promise<void> {
+    const { risk, log, gateway, clock } = this.deps;
+    let batch = planned;
+    try {
+      // The kill switch as it is now, not as it was when the intents were accepted (judged only
+      // when it is on: the inputs cost a look at every open order).
+      if (batch.kind === 'place' && risk.killSwitch() !== 'off') {
+        const places = batch.items as readonly PlaceIntent[];
+        const { allowed, refused } = risk.atSend(places, this.deps.riskInputs(new Set(places.map((i) => i.clientOrderId))));
+        if (refused.length > 0) {
+          const why = new Map(refused.map((r) => [r.intent, r.reason]));
+          log.warn({ dropped: refused.length, killSwitch: risk.killSwitch() }, 'queued orders not sent: the kill switch changed since they were accepted');
+          await this.drop(
+            refused.map((r) => r.intent as PlaceIntent),
+            (i) => `not sent: ${why.get(i) ?? 'kill switch'}`,
+          );
+        }
+        if (allowed.length === 0) return;
+        batch = { ...batch, items: allowed };
+      }
+      this.stats.sent += batch.items.length;
+      const sentAt = clock.now();
+      for (const i of batch.items) this.stats.intentToWire.push(sentAt - (arrivedAt.get(i.intentId) ?? sentAt));
+      if (batch.kind === 'place') await this.placed(await gateway.place(batch as Batch<PlaceIntent>));
+      else await this.cancelled(await gateway.cancel(batch as Batch<CancelIntent>));
+    } catch (err) {
+      log.error({ err }, 'dispatch failed');
+    }
+  }
+
+  /** A batch's answers: journaled in one commit, then acted on and reported one by one. */
+  private async placed(results: readonly PlaceResult[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const orders = this.deps.journal.transaction(() => results.map((r) => this.journalPlaced(r, now)));
+    for (const [k, { intent, outcome }] of results.entries()) {
+      if (outcome.kind === 'unknown') {
+        this.deps.log.warn({ clientOrderId: intent.clientOrderId, reason: outcome.error.message }, 'order outcome unknown: the reconciler will settle it');
+      } else if (outcome.kind === 'rejected' || outcome.kind === 'not_sent') {
+        this.deps.log.warn({ clientOrderId: intent.clientOrderId, outcome: outcome.kind, reason: outcome.error.message }, 'order not placed');
+      }
+      await this.deps.notify(orders[k]!);
+    }
+  }
+
+  /** The order as the venue's answer leaves it, journaled; synchronous, so answers can share a commit. */
+  private journalPlaced({ intent, outcome }: PlaceResult, now: number): Order {
+    const { journal, holds } = this.deps;
+    // Refused orders lock nothing; the others are in the balances of the next account read.
+    if (outcome.kind === 'rejected' || outcome.kind === 'not_sent') holds.release(intent.clientOrderId);
+    else holds.answered(intent.clientOrderId, now);
+    const order = journal.order(intent.clientOrderId) ?? pendingOrder(intent, now);
+    let next: Order;
+    switch (outcome.kind) {
+      case 'accepted':
+        this.stats.accepted++;
+        next = withStatus(order, outcome.status === 'pending' ? 'open' : outcome.status, now, outcome.venueOrderId);
+        journal.updateOrder(next, 'acknowledged');
+        break;
+      case 'unknown':
+        this.stats.unknown++;
+        next = withStatus(order, 'unknown', now);
+        journal.updateOrder(next, outcome.error.message);
+        break;
+      case 'rejected':
+      case 'not_sent':
+        this.stats.rejected++;
+        next = withStatus(order, 'rejected', now);
+        journal.updateOrder(next, outcome.error.message);
+        if (outcome.error instanceof BannedError) journal.setBanUntil(outcome.error.untilMs);
+        break;
+    }
+    return next;
+  }
+
+  /**
+   * A cancel the venue took (or answered as already ended) leaves the order pending_cancel until
+   * the reconciler sees how it ended: it can still fill meanwhile, and is never cancelled twice.
+   */
+  private async cancelled(results: readonly CancelResult[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const { journal, log } = this.deps;
+    const changed = journal.transaction(() =>
+      results.flatMap(({ intent, outcome }) => {
+        if (outcome.kind !== 'accepted' && outcome.kind !== 'gone') {
+          log.warn({ clientOrderId: intent.clientOrderId, outcome: outcome.kind, reason: outcome.error.message }, 'cancel not confirmed');
+          if (outcome.error instanceof BannedError) journal.setBanUntil(outcome.error.untilMs);
+          return [];
+        }
+        const order = journal.order(intent.clientOrderId);
+        if (!order || FINAL_STATUSES.has(order.status) || order.status === 'pending_cancel') return [];
+        const next = withStatus(order, 'pending_cancel', now);
+        journal.updateOrder(next, outcome.kind === 'accepted' ? 'cancel accepted' : 'cancel answered: already ended, or unknown to the venue');
+        return [next];
+      }),
+    );
+    for (const order of changed) await this.deps.notify(order);
+  }
+}

@@ -1,0 +1,39 @@
+// Balance that accepted spot places hold until the venue's balances show it: queued, in flight,
+// or answered after the last account read. Risk counts it as spent, so a burst of places cannot
+// promise the same coins twice between two account reads.
+import { dec, ZERO, type Decimal } from '../core/decimal.js';
+import type { Balance } from '../core/types.js';
+import type { BalanceHold } from './types.js';
+
+export class BalanceHolds {
+  private readonly holds = new Map<string, { asset: string; amount: Decimal; answeredAt?: number }>();
+
+  /** What accepted places hold (risk's verdict says). */
+  add(holds: readonly BalanceHold[]): void {
+    for (const h of holds) this.holds.set(h.clientOrderId, { asset: h.asset, amount: h.amount });
+  }
+
+  /** The venue answered (placed, or outcome unknown): an account read sent after `at` shows it either way. */
+  answered(clientOrderId: string, at: number): void {
+    const h = this.holds.get(clientOrderId);
+    if (h) h.answeredAt = at;
+  }
+
+  /** Refused, or never sent: it holds nothing. */
+  release(clientOrderId: string): void {
+    this.holds.delete(clientOrderId);
+  }
+
+  /**
+   * Free balances as the last account read (sent at `askedAt`) gave them, less what holds it
+   * may not show yet. Holds that read already shows are forgotten.
+   */
+  free(balances: Iterable<Balance>, askedAt: number): Map<string, Decimal> {
+    const free = new Map([...balances].map((b) => [b.asset, b.free]));
+    for (const [id, h] of this.holds) {
+      if (h.answeredAt !== undefined && h.answeredAt < askedAt) this.holds.delete(id);
+      else free.set(h.asset, dec.sub(free.get(h.asset) ?? ZERO, h.amount));
+    }
+    return free;
+  }
+}
