@@ -19,10 +19,11 @@ import { InstrumentMarket, OTHERS, type MarketFill } from './market.js';
 import { queryParams, recvWindow, type Params } from './params.js';
 import { resolveProfile, type VenueProfile } from './profile.js';
 import { stream } from './random.js';
-import { EXTRA_ROUTES, ROUTES, WRITES, type Call } from './routes.js';
-import { SpotEngine, type SpotOrder, type UserTrade } from './spot.js';
+import { EXTRA_ROUTES, ROUTES, WRITES } from './routes.js';
+import type { Call, VenueView } from './venue.js';
+import { SpotEngine, type SpotOrder } from './spot.js';
 import { TradeLog } from './trades.js';
-import { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble } from './types.js';
+import { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble, type UserTrade } from './types.js';
 import { toUnits } from './units.js';
 
 export { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble } from './types.js';
@@ -37,7 +38,7 @@ export const USER = 'user';
 const MAX_CATCH_UP_STEPS = 200_000;
 const ARRIVALS_KEPT = 200_000;
 
-export class SimExchange {
+export class SimExchange implements VenueView {
   readonly apiKey: string;
   readonly apiSecret: string;
   readonly clock: Clock;

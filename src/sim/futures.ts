@@ -8,7 +8,7 @@ import { VenueCode } from '../exchange/codes.js';
 import { reject } from './errors.js';
 import type { ContractSpec } from './instruments.js';
 import { OTHERS, type InstrumentMarket, type MarketFill } from './market.js';
-import { clientKey, FINAL, stillOpen, type Fees, type UserTrade, type VenueStatus } from './spot.js';
+import { clientKey, FINAL, stillOpen, type Fees, type UserTrade, type VenueStatus } from './types.js';
 import { fromUnits, toUnits } from './units.js';
 
 export interface FuturesOrderInput {

@@ -2,17 +2,16 @@
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import { VenueCode } from '../exchange/codes.js';
 import { malformed, missing, reject } from './errors.js';
-import type { SimExchange } from './exchange.js';
 import type { FuturesOrder } from './futures.js';
 import { decimalOut } from './json.js';
 import { clientId, decimal, integer, orderId, orderType, pageRequest, required, side, text, type Params } from './params.js';
-import type { Call, Route } from './routes.js';
+import type { Call, Route, VenueView } from './venue.js';
 import { fromUnits } from './units.js';
 
 /** The futures API family limits client order ids to fewer than 32 characters. */
 const CLIENT_ID_MAX = 31;
 
-function contractOf(ex: SimExchange, p: Params, needed = true): string | undefined {
+function contractOf(ex: VenueView, p: Params, needed = true): string | undefined {
   const name = needed ? required(p, 'contractName') : text(p, 'contractName');
   if (name === undefined) return undefined;
   const upper = name.toUpperCase();
@@ -26,7 +25,7 @@ function status(o: FuturesOrder): string {
 }
 
 /** A query-order answer, or an openOrders item (`listed`: the profile may leave the client id out). */
-function orderJson(ex: SimExchange, o: FuturesOrder, listed = false) {
+function orderJson(ex: VenueView, o: FuturesOrder, listed = false) {
   const spec = ex.contracts.get(o.contract)!;
   const executedQty = fromUnits(o.executedLots, 0);
   const n = (d: string) => decimalOut(ex.profile.decimalsAsNumbers, d);
@@ -52,7 +51,7 @@ function orderJson(ex: SimExchange, o: FuturesOrder, listed = false) {
   return out;
 }
 
-function target(ex: SimExchange, c: Call, contract: string): FuturesOrder {
+function target(ex: VenueView, c: Call, contract: string): FuturesOrder {
   const p = c.params;
   const id = p.orderId !== undefined && p.orderId !== '' ? orderId(p.orderId, 'orderId') : undefined;
   if (id === undefined && !ex.profile.lookupByClientOrderId) missing('orderId');

@@ -3,11 +3,10 @@
 import { dec } from '../core/decimal.js';
 import { VenueCode } from '../exchange/codes.js';
 import { reject } from './errors.js';
-import type { SimExchange } from './exchange.js';
 import { contractJson, symbolJson } from './instruments.js';
 import type { InstrumentMarket } from './market.js';
 import { integer, required, text, type Params } from './params.js';
-import type { Call, Route } from './routes.js';
+import type { Call, Route, VenueView } from './venue.js';
 import { fromUnits } from './units.js';
 
 const INTERVALS: Readonly<Record<string, number | 'month'>> = {
@@ -23,13 +22,13 @@ const INTERVALS: Readonly<Record<string, number | 'month'>> = {
   '1month': 'month',
 };
 
-function spotMarket(ex: SimExchange, p: Params): InstrumentMarket {
+function spotMarket(ex: VenueView, p: Params): InstrumentMarket {
   const symbol = required(p, 'symbol').toUpperCase();
   if (!ex.symbols.has(symbol)) reject(VenueCode.BAD_SYMBOL, 'Invalid symbol.');
   return ex.markets.get(symbol)!;
 }
 
-function contractMarket(ex: SimExchange, p: Params): InstrumentMarket {
+function contractMarket(ex: VenueView, p: Params): InstrumentMarket {
   const name = required(p, 'contractName').toUpperCase();
   if (!ex.contracts.has(name)) reject(VenueCode.BAD_SYMBOL, 'Invalid contract name.');
   return ex.markets.get(name)!;
@@ -89,7 +88,7 @@ function klines(m: InstrumentMarket, p: Params) {
   }));
 }
 
-const time = (_ex: SimExchange, c: Call) => ({ timezone: 'UTC', serverTime: c.clockNow });
+const time = (_ex: VenueView, c: Call) => ({ timezone: 'UTC', serverTime: c.clockNow });
 
 export const PUBLIC_ROUTES: Readonly<Record<string, Route>> = {
   'spot.ping': () => ({}),

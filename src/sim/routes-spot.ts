@@ -2,24 +2,23 @@
 import { dec, type Decimal } from '../core/decimal.js';
 import { VenueCode } from '../exchange/codes.js';
 import { malformed, missing, reject, SimError } from './errors.js';
-import type { SimExchange } from './exchange.js';
 import { decimalOut, JsonNumber } from './json.js';
 import { clientId, decimal, integer, orderId, orderType, pageRequest, required, side, type Params } from './params.js';
-import type { Call, Route } from './routes.js';
+import type { Call, Route, VenueView } from './venue.js';
 import { avgPrice, type SpotOrder, type SpotOrderInput } from './spot.js';
 import { fromUnits } from './units.js';
 
 const MAX_BATCH = 10;
 const CLIENT_ID_MAX = 64;
 
-function symbolOf(ex: SimExchange, p: Params): string {
+function symbolOf(ex: VenueView, p: Params): string {
   const symbol = required(p, 'symbol').toUpperCase();
   if (!ex.symbols.has(symbol)) reject(VenueCode.BAD_SYMBOL, 'Invalid symbol.');
   return symbol;
 }
 
 /** Reads one order (the create body, or a batch item whose type is named `batchType`). */
-function orderInput(ex: SimExchange, symbol: string, p: Params, typeField: 'type' | 'batchType'): SpotOrderInput {
+function orderInput(ex: VenueView, symbol: string, p: Params, typeField: 'type' | 'batchType'): SpotOrderInput {
   const s = side(p);
   const type = orderType(p, typeField in p || typeField === 'type' ? typeField : 'type');
   const volume = decimal(p, 'volume') ?? missing('volume');
@@ -31,12 +30,12 @@ function orderInput(ex: SimExchange, symbol: string, p: Params, typeField: 'type
   return input;
 }
 
-function qty(ex: SimExchange, o: SpotOrder): Decimal {
+function qty(ex: VenueView, o: SpotOrder): Decimal {
   return fromUnits(o.executedLots, ex.symbols.get(o.symbol)!.quantityPrecision);
 }
 
 /** A query-order answer, or an openOrders item (`listed`: the profile may leave the client id out). */
-function orderJson(ex: SimExchange, o: SpotOrder, listed = false) {
+function orderJson(ex: VenueView, o: SpotOrder, listed = false) {
   const spec = ex.symbols.get(o.symbol)!;
   const executedQty = qty(ex, o);
   const n = (d: string) => decimalOut(ex.profile.decimalsAsNumbers, d);
@@ -59,7 +58,7 @@ function orderJson(ex: SimExchange, o: SpotOrder, listed = false) {
   return out;
 }
 
-function ack(ex: SimExchange, o: SpotOrder) {
+function ack(ex: VenueView, o: SpotOrder) {
   // The GB/KB live form: a bare number id (beyond 2^53, written from its digits) and status 0 while new.
   const live = ex.profile.spotOrderAck === 'live';
   return {
@@ -77,14 +76,14 @@ function ack(ex: SimExchange, o: SpotOrder) {
   };
 }
 
-function place(ex: SimExchange, c: Call, input: SpotOrderInput): SpotOrder {
+function place(ex: VenueView, c: Call, input: SpotOrderInput): SpotOrder {
   const o = ex.spot.place(c.account, input, c.now);
   ex.logOrder({ orderId: o.orderId, clientOrderId: o.clientOrderId, market: 'spot', symbol: o.symbol, side: o.side, type: o.type, price: o.price, volume: o.volume, at: c.now });
   return o;
 }
 
 /** The order a query or cancel names by orderId or by client order id. */
-function target(ex: SimExchange, c: Call, symbol: string): SpotOrder {
+function target(ex: VenueView, c: Call, symbol: string): SpotOrder {
   const p = c.params;
   const id = p.orderId !== undefined && p.orderId !== '' ? orderId(p.orderId, 'orderId') : undefined;
   if (id === undefined && !ex.profile.lookupByClientOrderId) missing('orderId');
@@ -93,7 +92,7 @@ function target(ex: SimExchange, c: Call, symbol: string): SpotOrder {
   return ex.spot.find(c.account, symbol, id, cid) ?? reject(VenueCode.NO_SUCH_ORDER, 'Order does not exist.');
 }
 
-function cancel(ex: SimExchange, o: SpotOrder, now: number): void {
+function cancel(ex: VenueView, o: SpotOrder, now: number): void {
   if (o.status === 'PENDING_CANCEL') return;
   ex.spot.requestCancel(o, now);
   ex.schedule(now + ex.cancelSettleMs, (at) => ex.spot.settleCancel(o, at));

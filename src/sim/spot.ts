@@ -9,8 +9,7 @@ import type { SymbolSpec } from './instruments.js';
 import type { Ledger } from './ledger.js';
 import { OTHERS, type InstrumentMarket, type MarketFill } from './market.js';
 import { fromUnits, toUnits, toUnitsBig } from './units.js';
-
-export type VenueStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'PENDING_CANCEL' | 'REJECTED';
+import { clientKey, FINAL, stillOpen, type Fees, type UserTrade, type VenueStatus } from './types.js';
 
 export interface SpotOrderInput {
   symbol: string;
@@ -43,55 +42,6 @@ export interface SpotOrder {
   createdAt: number;
   updatedAt: number;
 }
-
-export interface UserTrade {
-  id: string;
-  market: 'spot' | 'futures';
-  symbol: string;
-  account: string;
-  orderId: string;
-  side: Side;
-  takerSide: Side;
-  price: Decimal;
-  qty: Decimal;
-  /** price * qty (times the multiplier for futures). */
-  quote: Decimal;
-  fee: Decimal;
-  feeCoin: string;
-  isMaker: boolean;
-  bidId: string;
-  askId: string;
-  /** Accounts of the buyer and the seller (OTHERS for the other participants). */
-  bidUser: string;
-  askUser: string;
-  isSelf: boolean;
-  at: number;
-  /** When myTrades starts showing it (later than `at` under the late-fill fault). */
-  visibleAt: number;
-}
-
-export interface Fees {
-  maker: Decimal;
-  taker: Decimal;
-}
-
-export const FINAL: ReadonlySet<VenueStatus> = new Set(['FILLED', 'CANCELED', 'REJECTED']);
-
-/**
- * The orders of `live` (every order placed, in placement order) that are still open and match;
- * orders found final leave the set, so a poll costs the open orders, not every order ever placed.
- */
-export function stillOpen<T extends { status: VenueStatus }>(live: Set<T>, match: (o: T) => boolean): T[] {
-  const out: T[] = [];
-  for (const o of live) {
-    if (FINAL.has(o.status)) live.delete(o);
-    else if (match(o)) out.push(o);
-  }
-  return out;
-}
-
-/** Client order ids are not unique on the venue: the latest order of an account with one, per symbol. */
-export const clientKey = (account: string, symbol: string, clientOrderId: string) => `${account}\u0000${symbol}\u0000${clientOrderId}`;
 
 const DECIMAL_TEXT = /^\d+(\.\d+)?$/;
 

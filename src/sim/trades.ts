@@ -2,7 +2,7 @@
 // the page (plus fills not yet visible), not every fill ever made. Trade ids come from one
 // rising counter and fills are recorded as they happen, so each list is already in id order
 // (a self-trade records the same id twice, buyer first).
-import type { UserTrade } from './spot.js';
+import type { UserTrade } from './types.js';
 
 export interface PageRequest {
   /** Most items on the page. */

@@ -115,3 +115,56 @@ export type RecordedMarketEvent =
   | { type: 'book'; symbol: string; bids: ReadonlyArray<readonly [string, string]>; asks: ReadonlyArray<readonly [string, string]> }
   | { type: 'trade'; symbol: string; price: string; qty: string; side: Side }
   | { type: 'ticker'; symbol: string; last: string };
+
+// ---------- what spot and futures share ----------
+
+export type VenueStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'PENDING_CANCEL' | 'REJECTED';
+
+export interface UserTrade {
+  id: string;
+  market: 'spot' | 'futures';
+  symbol: string;
+  account: string;
+  orderId: string;
+  side: Side;
+  takerSide: Side;
+  price: Decimal;
+  qty: Decimal;
+  /** price * qty (times the multiplier for futures). */
+  quote: Decimal;
+  fee: Decimal;
+  feeCoin: string;
+  isMaker: boolean;
+  bidId: string;
+  askId: string;
+  /** Accounts of the buyer and the seller (OTHERS for the other participants). */
+  bidUser: string;
+  askUser: string;
+  isSelf: boolean;
+  at: number;
+  /** When myTrades starts showing it (later than `at` under the late-fill fault). */
+  visibleAt: number;
+}
+
+export interface Fees {
+  maker: Decimal;
+  taker: Decimal;
+}
+
+export const FINAL: ReadonlySet<VenueStatus> = new Set(['FILLED', 'CANCELED', 'REJECTED']);
+
+/**
+ * The orders of `live` (every order placed, in placement order) that are still open and match;
+ * orders found final leave the set, so a poll costs the open orders, not every order ever placed.
+ */
+export function stillOpen<T extends { status: VenueStatus }>(live: Set<T>, match: (o: T) => boolean): T[] {
+  const out: T[] = [];
+  for (const o of live) {
+    if (FINAL.has(o.status)) live.delete(o);
+    else if (match(o)) out.push(o);
+  }
+  return out;
+}
+
+/** Client order ids are not unique on the venue: the latest order of an account with one, per symbol. */
+export const clientKey = (account: string, symbol: string, clientOrderId: string) => `${account}\u0000${symbol}\u0000${clientOrderId}`;

@@ -8,7 +8,7 @@ import { ManualClock } from '../../../src/core/clock.js';
 import { d, dec, ZERO, type Decimal } from '../../../src/core/decimal.js';
 import { SimError } from '../../../src/sim/errors.js';
 import { SimExchange, USER } from '../../../src/sim/exchange.js';
-import { FINAL } from '../../../src/sim/spot.js';
+import { FINAL } from '../../../src/sim/types.js';
 import { fromUnits } from '../../../src/sim/units.js';
 
 const ACCOUNTS = [USER, 'bob'] as const;

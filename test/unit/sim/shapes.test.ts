@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import { AFTER_ACT_ANSWERS, Faults, NO_FAULTS } from '../../../src/sim/faults.js';
 import { decimalOut, JsonNumber, writeJson } from '../../../src/sim/json.js';
-import type { UserTrade } from '../../../src/sim/spot.js';
+import type { UserTrade } from '../../../src/sim/types.js';
 import { byId, TradeLog } from '../../../src/sim/trades.js';
 
 describe('writeJson', () => {
