@@ -14,6 +14,7 @@ import { endpointLimits } from '../exchange/endpoints.js';
 import { accountReaders, DryRunGateway, marketReaders, OrderGateway, type CallRecord, type Credentials } from '../executor/index.js';
 import { BottleneckPacer, VirtualPacer } from '../limiter/index.js';
 import { PositionBook } from '../positions/index.js';
+import { Reconciler } from '../reconciler/poller.js';
 import { BalanceHolds, RiskGate } from '../risk/index.js';
 import { SimTransport, type SimExchange } from '../sim/index.js';
 import { lockJournal } from '../store/lock.js';
@@ -124,8 +125,6 @@ export function buildApp(inputs: AppInputs): App {
     log,
     journal,
     pacer,
-    readers,
-    venueClock: client.venueClock,
     strategies: inputs.strategies,
     risk: riskGate,
     holds,
@@ -135,6 +134,18 @@ export function buildApp(inputs: AppInputs): App {
     sequences: new SequenceAllocator(journal),
     pipeline: (notify, riskInputs) =>
       new OrderPipeline({ gateway, pacer, clock, log, journal, risk: riskGate, holds, notify, riskInputs, maxQueueMs: config.engine.maxQueueMs }),
+    reconciler: (hooks) =>
+      new Reconciler({
+        ...hooks,
+        readers,
+        journal,
+        positions,
+        clock,
+        venueClock: () => ({ offsetMs: client.venueClock.offsetMs(), errorMs: client.venueClock.errorMs() }),
+        log,
+        instruments: instruments.byKey,
+        settings: config.reconcile,
+      }),
     settings: {
       marketDataEveryMs: config.engine.marketDataEveryMs,
       reconcileEveryMs: config.engine.reconcileEveryMs,

@@ -4,23 +4,26 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
-import { dec, ZERO } from '../core/decimal.js';
+import { ZERO } from '../core/decimal.js';
 import { errorText } from '../core/errors.js';
 import type { ClientOrderId } from '../core/ids.js';
-import type { AccountReader, Journal, Pacer } from '../core/ports.js';
-import type { CancelIntent, Fill, Market, Order } from '../core/types.js';
+import type { Journal, Pacer } from '../core/ports.js';
+import type { Fill, Market, Order } from '../core/types.js';
 import type { ReconcileConfig } from '../config/index.js';
 import type { PositionBook } from '../positions/index.js';
 import { reconcileInterval } from '../reconciler/budget.js';
 import { driftAlert, type DriftLine } from '../reconciler/drift.js';
-import { Reconciler } from '../reconciler/poller.js';
+import type { Reconciler, ReconcilerHooks } from '../reconciler/poller.js';
 import type { BalanceHolds, RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
-import { StrategyHost, type EngineView, type HostOutput, type LoadedStrategy } from '../strategy/index.js';
+import type { HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
 import type { SequenceAllocator } from '../store/sequences.js';
 import type { InstrumentCatalog } from './instruments.js';
 import { mergeFeeds, recordingFeeds, type Feed, type MarketDataPoller } from './market-data.js';
 import { pendingOrder, withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
+import { settleAtStop } from './stop.js';
+import { strategyHosts } from './strategies.js';
+import { summarize } from './summary.js';
 
 export interface EngineSettings {
   marketDataEveryMs: number;
@@ -40,14 +43,14 @@ export interface EngineParts {
   log: Logger;
   journal: Journal;
   pacer: Pacer;
-  readers: Readonly<Record<Market, AccountReader>>;
-  /** Venue clock minus ours, and how far off that estimate may be (venue times are on its clock). */
-  venueClock: { offsetMs(): number; errorMs(): number };
   strategies: readonly LoadedStrategy[];
   risk: RiskGate;
   holds: BalanceHolds;
   positions: PositionBook;
+  /** The order pipeline, told how to report an order change and what risk judges against. */
   pipeline: (notify: (order: Order) => Promise<void>, riskInputs: (leaving: ReadonlySet<string>) => RiskInputs) => OrderPipeline;
+  /** The reconciler, given the engine's hooks (what it learns goes to strategies and risk). */
+  reconciler: (hooks: ReconcilerHooks) => Reconciler;
   instruments: InstrumentCatalog;
   marketData: MarketDataPoller;
   sequences: SequenceAllocator;
@@ -67,9 +70,6 @@ export interface EngineEvents {
 
 /** How long stop() waits for the periodic runs in progress. */
 const STOP_WAITS_FOR_RUNS_MS = 10_000;
-/** At most this many reconcile passes at shutdown, this far apart, while cancels settle. */
-const FINAL_PASSES = 8;
-const FINAL_PASS_GAP_MS = 300;
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
@@ -87,30 +87,19 @@ export class Engine {
   private readonly reported = new Set<string>();
 
   constructor(private readonly parts: EngineParts) {
-    const view = this.view();
-    this.hosts = parts.strategies.map(
-      (s) =>
-        new StrategyHost({ id: s.entry.id, market: s.entry.market, symbols: s.entry.symbols, everyMs: s.entry.everyMs }, s.definition, s.params, {
-          view,
-          now: () => parts.clock.now(),
-          log: pluginLogger(parts.log.child({ strategy: s.entry.id })),
-          nextSequence: () => parts.sequences.next(s.entry.id),
-        }),
-    );
+    this.hosts = strategyHosts(parts, {
+      position: (market, symbol) => parts.positions.position(market, symbol),
+      openOrders: (strategyId, symbol) => parts.journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
+      balance: (asset) => this.reconciler.balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
+      lastPrice: (market, symbol) => parts.marketData.lastPrice(market, symbol),
+      instrument: (market, symbol) => parts.instruments.get(market, symbol),
+    });
     for (const h of this.hosts) this.reportIfDisabled(h);
     this.pipeline = parts.pipeline(
       (order) => this.notify(order),
       (leaving) => this.riskInputs(leaving),
     );
-    this.reconciler = new Reconciler({
-      readers: parts.readers,
-      journal: parts.journal,
-      positions: parts.positions,
-      clock: parts.clock,
-      venueClock: () => ({ offsetMs: parts.venueClock.offsetMs(), errorMs: parts.venueClock.errorMs() }),
-      log: parts.log,
-      instruments: parts.instruments.byKey,
-      settings: parts.settings.reconcile,
+    this.reconciler = parts.reconciler({
       strategyIds: this.hosts.map((h) => h.id),
       onOrder: (order) => this.notify(order),
       onFill: async (fill, order) => this.onFill(fill, order),
@@ -198,52 +187,21 @@ export class Engine {
     await this.pipeline.dropAll('dropped at shutdown', { heldOnly: settings.shutdown.queued !== 'drop' });
     await this.pipeline.drain();
     // Only our strategies' orders: an adopted order belongs to whoever placed it by hand.
-    const ours = new Set(this.hosts.map((h) => h.id));
-    const ourOpen = () => journal.orders({ openOnly: true }).filter((o) => ours.has(o.strategyId));
-    const cancelling = settings.shutdown.cancelOpenOrders;
-    // An order without a venue id yet (its answer lost) gets its cancel once a pass finds it.
-    const cancelOurs = async () => {
-      this.pipeline.submit(ourOpen().map((o): CancelIntent => ({ kind: 'cancel', intentId: `${o.clientOrderId}:shutdown`, strategyId: o.strategyId, market: o.market, symbol: o.symbol, clientOrderId: o.clientOrderId })));
-      await this.pipeline.drain();
-    };
-    if (cancelling) await cancelOurs();
-    // Last passes, so fills of the final seconds and the cancels' outcomes are journaled now
-    // rather than at the next start: a venue settles a cancel a moment after accepting it, and
-    // an order whose answer was lost shows only on a pass. Each reads everything (all open
-    // orders, trades to the end). A venue that cannot answer leaves the rest to the next start.
-    for (let pass = 0; pass < FINAL_PASSES; pass++) {
-      if (pass > 0) await clock.sleep(FINAL_PASS_GAP_MS);
-      try {
-        await this.reconcile({ final: true });
-      } catch (err) {
-        log.warn({ reason: errorText(err) }, 'final reconcile failed; the next start settles it');
-        break;
-      }
-      if (!cancelling || ourOpen().length === 0) break;
-      await cancelOurs();
-    }
+    await settleAtStop({
+      journal,
+      clock,
+      log,
+      pipeline: this.pipeline,
+      ours: new Set(this.hosts.map((h) => h.id)),
+      cancel: settings.shutdown.cancelOpenOrders,
+      reconcile: () => this.reconcile({ final: true }),
+    });
     log.info(this.summary(), 'stopped');
   }
 
   summary(): Record<string, unknown> {
-    const { journal, positions: book, pacer } = this.parts;
-    const p = this.pipeline.stats;
-    const positions = book.snapshot().filter((x) => !dec.isZero(x.quantity) || !dec.isZero(x.realizedPnl));
-    const usage = Object.fromEntries(
-      Object.entries(pacer.usage())
-        .filter(([, u]) => u.inWindow > 0 || u.queued > 0)
-        .map(([e, u]) => [e, `${u.inWindow}/${u.limit}${u.queued ? ` +${u.queued} queued` : ''}`]),
-    );
-    return {
-      orders: { sent: p.sent, open: journal.orders({ openOnly: true }).length, rejected: p.rejected, unknown: p.unknown, riskRejected: this.stats.riskRejections },
-      fills: this.stats.fills,
-      // Keyed by market too: a spot and a futures symbol may share a name.
-      positions: Object.fromEntries(positions.map((x) => [key(x.market, x.symbol), x.quantity])),
-      realizedPnl: dec.sum(positions.map((x) => x.realizedPnl)),
-      fees: dec.sum(positions.map((x) => x.fees)),
-      limiter: usage,
-      disabled: this.hosts.filter((h) => !h.enabled).map((h) => h.id),
-    };
+    const { journal, positions, pacer } = this.parts;
+    return summarize({ journal, positions, pacer, pipeline: this.pipeline.stats, engine: this.stats, disabled: this.hosts.filter((h) => !h.enabled).map((h) => h.id) });
   }
 
   /** One reconcile pass over every active symbol, then a positions checkpoint. */
@@ -336,17 +294,6 @@ export class Engine {
     if (host) await this.handle(host, await host.orderUpdate(order));
   }
 
-  private view(): EngineView {
-    const { positions, journal, instruments, marketData } = this.parts;
-    return {
-      position: (market, symbol) => positions.position(market, symbol),
-      openOrders: (strategyId, symbol) => journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
-      balance: (asset) => this.reconciler.balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
-      lastPrice: (market, symbol) => marketData.lastPrice(market, symbol),
-      instrument: (market, symbol) => instruments.get(market, symbol),
-    };
-  }
-
   /** Runs `fn` now and every `periodMs` after it ends, until stop(); `later` skips the first run. */
   private every(periodMs: number, fn: () => Promise<void>, later = false): void {
     const { clock, log } = this.parts;
@@ -370,11 +317,3 @@ export class Engine {
   }
 }
 
-function pluginLogger(log: Logger) {
-  return {
-    debug: (msg: string, fields?: Record<string, unknown>) => log.debug(fields ?? {}, msg),
-    info: (msg: string, fields?: Record<string, unknown>) => log.info(fields ?? {}, msg),
-    warn: (msg: string, fields?: Record<string, unknown>) => log.warn(fields ?? {}, msg),
-    error: (msg: string, fields?: Record<string, unknown>) => log.error(fields ?? {}, msg),
-  };
-}

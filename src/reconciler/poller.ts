@@ -60,6 +60,10 @@ export interface ReconcilerDeps {
   log: Log;
   instruments: ReadonlyMap<string, SymbolInfo>;
   settings: ReconcileSettings;
+}
+
+/** Where what the reconciler learns goes (the engine's side). */
+export interface ReconcilerHooks {
   /** Ids of the running strategies: an adopted order with one of their client-id tags is theirs. */
   strategyIds: readonly string[];
   onOrder(order: Order): Promise<void>;
@@ -114,7 +118,7 @@ export class Reconciler {
   private readonly cancelAsked = new Map<string, number>();
   private readonly reported = new BoundedSet(REPORTED_KEPT);
 
-  constructor(private readonly deps: ReconcilerDeps) {
+  constructor(private readonly deps: ReconcilerDeps & ReconcilerHooks) {
     this.drift = new DriftJudge({
       journal: deps.journal,
       positions: deps.positions,
