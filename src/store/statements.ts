@@ -1,0 +1,215 @@
+// The journal's prepared statements and transactions, and the mapping between its rows and
+// sluice's types. Decimals stay TEXT, venue ids TEXT, times INTEGER epoch ms.
+import type Database from 'better-sqlite3';
+import type { Decimal } from '../core/decimal.js';
+import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
+import type { Market, Order, OrderIntent, OrderStatus, OrderType, Position, Side } from '../core/types.js';
+import { ORDER_QUERIES } from './schema.js';
+
+export interface OrderRow {
+  client_order_id: string;
+  intent: number;
+  venue_order_id: string | null;
+  strategy: string;
+  market: string;
+  symbol: string;
+  side: string;
+  type: string;
+  volume: string;
+  price: string | null;
+  executed_volume: string;
+  avg_price: string | null;
+  status: string;
+  updated_at: number;
+  created_at: number | null;
+  open: string | null;
+  position_type: number | null;
+}
+
+export interface EventRow {
+  client_order_id: string;
+  at: number;
+  status: string;
+  reason: string | null;
+}
+
+export interface FillRow {
+  market: string;
+  symbol: string;
+  trade_id: string;
+  venue_order_id: string;
+  side: string;
+  price: string;
+  volume: string;
+  fee: string;
+  fee_asset: string;
+  is_maker: number;
+  time: number;
+}
+
+export interface PositionRow {
+  market: string;
+  symbol: string;
+  quantity: string;
+  avg_entry_price: string;
+  realized_pnl: string;
+  fees: string;
+}
+
+export function prepareStatements(db: Database.Database) {
+  return {
+    nextSequence: db.prepare<[string, number], { n: number }>(
+      `INSERT INTO sequences (strategy, next) VALUES (?, ? + 1)
+       ON CONFLICT (strategy) DO UPDATE SET next = next + 1
+       RETURNING next - 1 AS n`,
+    ),
+    insertIntent: db.prepare(
+      `INSERT INTO intents (intent_id, kind, strategy, client_order_id, body, journaled_at)
+       VALUES (@intentId, @kind, @strategy, @clientOrderId, @body, @journaledAt)`,
+    ),
+    insertOrder: db.prepare(
+      `INSERT INTO orders (client_order_id, intent, venue_order_id, strategy, market, symbol, side, type,
+                           volume, price, executed_volume, avg_price, status, updated_at, created_at, open, position_type)
+       VALUES (@clientOrderId, @intent, @venueOrderId, @strategy, @market, @symbol, @side, @type,
+               @volume, @price, @executedVolume, @avgPrice, @status, @updatedAt, @createdAt, @open, @positionType)`,
+    ),
+    updateOrder: db.prepare(
+      `UPDATE orders SET venue_order_id = @venueOrderId, strategy = @strategy, market = @market, symbol = @symbol,
+                         side = @side, type = @type, volume = @volume, price = @price,
+                         executed_volume = @executedVolume, avg_price = @avgPrice, status = @status,
+                         updated_at = @updatedAt, created_at = @createdAt, open = @open, position_type = @positionType
+       WHERE client_order_id = @clientOrderId`,
+    ),
+    insertEvent: db.prepare(
+      `INSERT INTO order_events (client_order_id, at, status, reason, venue_order_id, executed_volume)
+       VALUES (@clientOrderId, @at, @status, @reason, @venueOrderId, @executedVolume)`,
+    ),
+    order: db.prepare<[string], OrderRow>(`SELECT * FROM orders WHERE client_order_id = ?`),
+    ordersAll: db.prepare<[], OrderRow>(ORDER_QUERIES.all),
+    ordersOpen: db.prepare<[], OrderRow>(ORDER_QUERIES.open),
+    ordersStrategy: db.prepare<[string], OrderRow>(ORDER_QUERIES.strategy),
+    ordersOpenStrategy: db.prepare<[string], OrderRow>(ORDER_QUERIES.openStrategy),
+    ordersByVenueId: db.prepare<[string], OrderRow>(ORDER_QUERIES.byVenueId),
+    history: db.prepare<[string], EventRow>(`SELECT client_order_id, at, status, reason FROM order_events WHERE client_order_id = ? ORDER BY id`),
+    intent: db.prepare<[string], { body: string }>(`SELECT body FROM intents WHERE client_order_id = ? ORDER BY id`),
+    insertFill: db.prepare(
+      `INSERT OR IGNORE INTO fills (market, symbol, trade_id, venue_order_id, side, price, volume, fee, fee_asset, is_maker, time, recorded_at)
+       VALUES (@market, @symbol, @tradeId, @venueOrderId, @side, @price, @volume, @fee, @feeAsset, @isMaker, @time, @recordedAt)`,
+    ),
+    fills: db.prepare<[], FillRow>(`SELECT * FROM fills ORDER BY id`),
+    positions: db.prepare<[], PositionRow>(`SELECT * FROM positions ORDER BY ordinal`),
+    clearPositions: db.prepare(`DELETE FROM positions`),
+    insertPosition: db.prepare(
+      `INSERT INTO positions (ordinal, market, symbol, quantity, avg_entry_price, realized_pnl, fees, saved_at)
+       VALUES (@ordinal, @market, @symbol, @quantity, @avgEntryPrice, @realizedPnl, @fees, @savedAt)`,
+    ),
+    cursor: db.prepare<[string], { value: string }>(`SELECT value FROM cursors WHERE key = ?`),
+    setCursor: db.prepare(
+      `INSERT INTO cursors (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    ),
+    banUntil: db.prepare<[], { until_ms: number }>(`SELECT until_ms FROM bans WHERE id = 1`),
+    setBanUntil: db.prepare(
+      `INSERT INTO bans (id, until_ms, updated_at) VALUES (1, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET until_ms = max(until_ms, excluded.until_ms), updated_at = excluded.updated_at`,
+    ),
+  };
+}
+export type Statements = ReturnType<typeof prepareStatements>;
+
+export function prepareTransactions(db: Database.Database, stmt: Statements) {
+  return {
+    recordIntent: db.transaction((intent: OrderIntent, order: Order, at: number) => {
+      if (stmt.order.get(order.clientOrderId)) throw new Error(`client order id ${order.clientOrderId} was journaled before`);
+      const { lastInsertRowid } = stmt.insertIntent.run({
+        intentId: intent.intentId,
+        kind: intent.kind,
+        strategy: intent.strategyId,
+        clientOrderId: intent.clientOrderId,
+        body: JSON.stringify(intent),
+        journaledAt: at,
+      });
+      stmt.insertOrder.run({ ...orderParams(order), intent: lastInsertRowid });
+      stmt.insertEvent.run(eventParams(order, 'intent'));
+    }),
+    updateOrder: db.transaction((order: Order, reason: string | undefined) => {
+      if (stmt.updateOrder.run(orderParams(order)).changes === 0) throw new Error(`unknown order ${order.clientOrderId}`);
+      stmt.insertEvent.run(eventParams(order, reason));
+    }),
+    savePositions: db.transaction((positions: readonly Position[], at: number) => {
+      stmt.clearPositions.run();
+      positions.forEach((p, ordinal) =>
+        stmt.insertPosition.run({
+          ordinal,
+          market: p.market,
+          symbol: p.symbol,
+          quantity: p.quantity,
+          avgEntryPrice: p.avgEntryPrice,
+          realizedPnl: p.realizedPnl,
+          fees: p.fees,
+          savedAt: at,
+        }),
+      );
+    }),
+  };
+}
+export type Transactions = ReturnType<typeof prepareTransactions>;
+
+export function checkTime(ms: number, field: string): void {
+  if (!Number.isSafeInteger(ms)) throw new RangeError(`${field} must be an integer number of epoch milliseconds (got ${ms})`);
+}
+
+export function orderParams(o: Order) {
+  return {
+    clientOrderId: o.clientOrderId,
+    venueOrderId: o.venueOrderId ?? null,
+    strategy: o.strategyId,
+    market: o.market,
+    symbol: o.symbol,
+    side: o.side,
+    type: o.type,
+    volume: o.volume,
+    price: o.price ?? null,
+    executedVolume: o.executedVolume,
+    avgPrice: o.avgPrice ?? null,
+    status: o.status,
+    updatedAt: o.updatedAt,
+    createdAt: o.createdAt,
+    open: o.open ?? null,
+    positionType: o.positionType ?? null,
+  };
+}
+
+export function eventParams(o: Order, reason: string | undefined) {
+  return {
+    clientOrderId: o.clientOrderId,
+    at: o.updatedAt,
+    status: o.status,
+    reason: reason ?? null,
+    venueOrderId: o.venueOrderId ?? null,
+    executedVolume: o.executedVolume,
+  };
+}
+
+export function toOrder(r: OrderRow): Order {
+  const o: Order = {
+    clientOrderId: r.client_order_id as ClientOrderId,
+    strategyId: r.strategy,
+    market: r.market as Market,
+    symbol: r.symbol,
+    side: r.side as Side,
+    type: r.type as OrderType,
+    volume: r.volume as Decimal,
+    executedVolume: r.executed_volume as Decimal,
+    status: r.status as OrderStatus,
+    // Orders journaled before schema 2 whose intent row is gone cannot exist; updated_at is a safe floor.
+    createdAt: r.created_at ?? r.updated_at,
+    updatedAt: r.updated_at,
+  };
+  if (r.open === 'OPEN' || r.open === 'CLOSE') o.open = r.open;
+  if (r.position_type === 1 || r.position_type === 2) o.positionType = r.position_type;
+  if (r.venue_order_id !== null) o.venueOrderId = r.venue_order_id as VenueOrderId;
+  if (r.price !== null) o.price = r.price as Decimal;
+  if (r.avg_price !== null) o.avgPrice = r.avg_price as Decimal;
+  return o;
+}
