@@ -1,11 +1,4 @@
-export {
-  BottleneckPacer,
-  VirtualPacer,
-  PacerStoppedError,
-  DEFAULT_WINDOW_MS,
-  DEFAULT_SAFETY_MARGIN_MS,
-  type PacerOptions,
-  type BottleneckPacerOptions,
-  type VirtualPacerOptions,
-} from './pacers.js';
-export { RollingWindow } from './window.js';
+export { PacerStoppedError, DEFAULT_WINDOW_MS, DEFAULT_SAFETY_MARGIN_MS, type PacerOptions, type BottleneckPacerOptions, type VirtualPacerOptions } from './pacer-base.js';
+export { BottleneckPacer } from './bottleneck-pacer.js';
+export { VirtualPacer } from './virtual-pacer.js';
+export { RollingWindow, busiestWindow } from './window.js';
