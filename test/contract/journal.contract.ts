@@ -2,6 +2,7 @@
 // run only when the implementation can be reopened (`reopen`); elsewhere they are skipped.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { fill as aFill } from '../fixtures/builders.js';
 import { d, type Decimal } from '../../src/core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../../src/core/ids.js';
 import type { Journal } from '../../src/core/ports.js';
@@ -52,21 +53,9 @@ export function pendingOrder(intent: PlaceIntent, at: number): Order {
   return o;
 }
 
+/** The shared fill builder with values that must survive a round trip: an id beyond 2^53, a fee of 8 decimals. */
 export function fill(tradeId: string, over: Partial<Fill> = {}): Fill {
-  return {
-    tradeId,
-    market: 'spot',
-    symbol: 'BTCUSDT',
-    venueOrderId: '9007199254740993123' as VenueOrderId,
-    side: 'BUY',
-    price: d('64000.5'),
-    volume: d('0.005'),
-    fee: d('0.00000123'),
-    feeAsset: 'BTC',
-    isMaker: true,
-    time: 1_700_000_000_123,
-    ...over,
-  };
+  return aFill('BUY', '0.005', '64000.5', { tradeId, venueOrderId: '9007199254740993123' as VenueOrderId, fee: d('0.00000123'), feeAsset: 'BTC', time: 1_700_000_000_123, ...over });
 }
 
 const T0 = 1_700_000_000_000;

@@ -2,6 +2,7 @@
 // Assertions are about counts and order within windows, never about how fast something ran:
 // the only time bounds are lower bounds the venue itself enforces (a window, a pause).
 import { describe, expect, it } from 'vitest';
+import { deferred } from '../fixtures/app.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { Pacer } from '../../src/core/ports.js';
 
@@ -24,12 +25,6 @@ export const LIMIT = 5;
 /** Most starts in any window [t, t + windowMs) that opens at a start, checked pair by pair. */
 export function maxStartsInAnyWindow(starts: readonly number[], windowMs: number): number {
   return Math.max(0, ...starts.map((t) => starts.filter((s) => s >= t && s < t + windowMs).length));
-}
-
-function deferred<T = void>() {
-  let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 export function pacerContract(name: string, make: (setup: PacerSetup) => PacerHarness): void {

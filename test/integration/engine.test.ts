@@ -9,9 +9,9 @@ import type { Fill, Order } from '../../src/core/types.js';
 import { parseConfig } from '../../src/config/index.js';
 import { startSimServer } from '../../src/sim/index.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
-import type { LoadedStrategy, StrategyEntry } from '../../src/strategy/index.js';
 import { createLogger } from '../../src/app/logger.js';
 import { buildApp, type App } from '../../src/app/build.js';
+import { deferred, liveApp, type InlineStrategy } from '../fixtures/app.js';
 import { daemon } from '../../src/app/profiles.js';
 
 type Started = Awaited<ReturnType<typeof startSimServer>>;
@@ -26,45 +26,13 @@ afterEach(async () => {
   sim = undefined;
 });
 
-function deferred<T>() {
-  let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-function entry(id: string): StrategyEntry {
-  return { id, use: `inline:${id}`, enabled: true, market: 'spot', symbols: ['BTCUSDT'], everyMs: 100, params: {} };
-}
-
-async function start(strategies: LoadedStrategy[], riskYaml = '') {
+async function start(strategies: InlineStrategy[]) {
   sim = await startSimServer({ port: 0, seed: 7 });
   dir = mkdtempSync(join(tmpdir(), 'sluice-e2e-'));
-  const yaml = `
-mode: live
-venue:
-  spotUrl: \${SIM_URL}
-engine:
-  marketDataEveryMs: 100
-  reconcileEveryMs: 100
-  summaryEveryMs: 60000
-journal:
-  path: ${join(dir, 'journal.db')}
-risk:
-  maxOrdersPerSecond: 100
-${riskYaml}
-`;
-  const { config, credentials } = await parseConfig(yaml, { env: { SIM_URL: sim.url, SLUICE_API_KEY: sim.apiKey, SLUICE_API_SECRET: sim.apiSecret } });
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk, _e, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  const log = createLogger({ level: 'info', pretty: false, secrets: [sim.apiKey, sim.apiSecret], destination });
-  app = buildApp({ config, profile: daemon(config), credentials, strategies, log });
+  const started = await liveApp(sim, join(dir, 'journal.db'), strategies, { risk: { maxOrdersPerSecond: 100 } });
+  app = started.app;
   await app.start();
-  return { app, sim, lines };
+  return { app, sim, lines: started.tap.lines };
 }
 
 describe('engine over HTTP against the simulator', () => {
@@ -113,8 +81,8 @@ describe('engine over HTTP against the simulator', () => {
       }),
     });
     const { app, sim, lines } = await start([
-      { entry: entry('taker'), definition: taker, params: {} },
-      { entry: entry('crasher'), definition: crasher, params: {} },
+      { id: 'taker', definition: taker, symbols: ['BTCUSDT'], everyMs: 100 },
+      { id: 'crasher', definition: crasher, symbols: ['BTCUSDT'], everyMs: 100 },
     ]);
     await filled.promise;
     const rejectedOrder = await rejected.promise;

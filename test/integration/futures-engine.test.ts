@@ -10,7 +10,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { d, dec, type Decimal } from '../../src/core/decimal.js';
 import { parseClientOrderId } from '../../src/core/ids.js';
 import type { Market, Order } from '../../src/core/types.js';
-import { parseConfig } from '../../src/config/index.js';
 import { PositionBook } from '../../src/positions/index.js';
 import { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, startSimServer, USER, type SimServer, type SimServerOptions } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
@@ -18,8 +17,8 @@ import { defineStrategy, z, type OrderRequest, type StrategyContext, type Strate
 import { createLogger } from '../../src/app/logger.js';
 import { statusReport } from '../../src/app/status.js';
 import { buildApp, type App } from '../../src/app/build.js';
-import { daemon, inspect } from '../../src/app/profiles.js';
-import { LogTap } from '../fixtures/log-tap.js';
+import { liveApp, untilReconciled } from '../fixtures/app.js';
+import { inspect } from '../../src/app/profiles.js';
 
 const SEED = 5;
 const BTC_PERP = 'E-BTC-USDT';
@@ -53,39 +52,14 @@ interface Plugin {
 async function startApp(opts: { spot: SimServer; futures?: SimServer; plugins: Plugin[]; yaml?: string }) {
   dir ??= mkdtempSync(join(tmpdir(), 'sluice-futures-'));
   const journalPath = join(dir, 'journal.db');
-  const yaml = `
-mode: live
-venue:
-  spotUrl: ${opts.spot.url}
-  futuresUrl: ${(opts.futures ?? opts.spot).url}
-engine:
-  marketDataEveryMs: 100
-  reconcileEveryMs: 100
-  summaryEveryMs: 60000
-journal:
-  path: ${journalPath}
-${opts.yaml ?? ''}
-strategies:
-${opts.plugins.map((p) => `  - { id: ${p.id}, use: inline, market: ${p.market}, symbols: [${p.symbols.join(', ')}], everyMs: 100 }`).join('\n')}
-`;
-  const { config, credentials } = await parseConfig(yaml, { env: { SLUICE_API_KEY: opts.spot.apiKey, SLUICE_API_SECRET: opts.spot.apiSecret } });
-  const tap = new LogTap();
-  const log = createLogger({ level: 'info', pretty: false, secrets: [opts.spot.apiKey, opts.spot.apiSecret], destination: tap.stream });
-  const strategies = opts.plugins.map((p, i) => ({
-    entry: config.strategies[i]!,
-    definition: defineStrategy({ apiVersion: 1, name: p.id, params: z.object({}), create: p.create }),
-    params: {},
-  }));
-  const app = buildApp({ config, profile: daemon(config), credentials, strategies, log });
+  const venue = { ...opts.spot, futuresUrl: (opts.futures ?? opts.spot).url };
+  const inline = opts.plugins.map((p) => ({ id: p.id, market: p.market, symbols: p.symbols, everyMs: 100, definition: defineStrategy({ apiVersion: 1, name: p.id, params: z.object({}), create: p.create }) }));
+  const { app, tap, config, credentials, strategies } = await liveApp(venue, journalPath, inline, opts.yaml ?? '');
   apps.push(app);
   await app.start();
   return { app, tap, config, credentials, journalPath, strategies };
 }
 
-/** Re-checks a condition after each reconcile pass of the daemon (no timers). */
-async function waitUntil(condition: () => boolean, app: App): Promise<void> {
-  while (!condition()) await new Promise<void>((resolve) => app.engine.events.once('reconciled', resolve));
-}
 
 /** Waits for `n` more reconcile passes: after the second, an account read made after now has been checked for drift. */
 async function passes(app: App, n: number): Promise<void> {
@@ -254,7 +228,7 @@ describe('futures position drift', () => {
     // It applies to futures orders: a new open is refused before it reaches the venue.
     const price = dec.truncate(sim.exchange.top(BTC_PERP).bid!, 1);
     wanted.push({ symbol: BTC_PERP, side: 'BUY', type: 'LIMIT', price, volume: '1', open: 'OPEN' });
-    await waitUntil(() => rejected.length === 1, app);
+    await untilReconciled(app, () => rejected.length === 1);
     expect(JSON.parse(await tap.waitFor(/"rule":"kill_switch"/)).reason).toBe(refusal);
     expect(sim.exchange.orderLog()).toEqual([]);
 
@@ -314,7 +288,7 @@ describe('spot and futures on the same symbol name', () => {
       yaml: HIGH_NOTIONAL,
     });
     const live = (m: Market) => app.engine.positions.position(m, 'BTCUSDT');
-    await waitUntil(() => dec.eq(live('spot').quantity, d('0.01')) && dec.eq(live('futures').quantity, d('-7')), app);
+    await untilReconciled(app, () => dec.eq(live('spot').quantity, d('0.01')) && dec.eq(live('futures').quantity, d('-7')));
 
     // Each venue saw only its own market.
     expect(spot.exchange.orderLog().map((o) => [o.market, o.symbol, o.side, o.volume])).toEqual([['spot', 'BTCUSDT', 'BUY', '0.01']]);
@@ -407,7 +381,7 @@ describe('risk on futures', () => {
       (p) => [buy('3', dec.add(p, d('0.1'))), { symbol: BTC_PERP, side: 'SELL', type: 'MARKET', volume: '2', open: 'CLOSE' }],
     );
     const { app, tap } = await startApp({ spot: sim, plugins: [s.plugin], yaml: `risk: { maxPosition: { ${BTC_PERP}: "5" }, maxNotionalPerOrder: "1000000", maxNotionalPerMinute: "10000000" }` });
-    await waitUntil(() => s.rejected.length === 1 && dec.eq(app.engine.positions.position('futures', BTC_PERP).quantity, d('1')), app);
+    await untilReconciled(app, () => s.rejected.length === 1 && dec.eq(app.engine.positions.position('futures', BTC_PERP).quantity, d('1')));
 
     const line = JSON.parse(await tap.waitFor(/"rule":"max_position"/)) as { reason: string; clientOrderId: string };
     expect(line.reason).toBe(`max_position: position 3 + open buys 0 + this 3 = 6 ${BTC_PERP}, above the 5 limit`);
@@ -428,7 +402,7 @@ describe('risk on futures', () => {
     const sim = await venue();
     const s = stepper((p) => [buy('3', p), buy('4', dec.add(p, d('0.1')))]);
     const { app, tap } = await startApp({ spot: sim, plugins: [s.plugin], yaml: 'risk: { maxNotionalPerOrder: "100", maxNotionalPerMinute: "10000000" }' });
-    await waitUntil(() => s.final.size === 2, app);
+    await untilReconciled(app, () => s.final.size === 2);
     // 3 contracts of 0.001 BTC near 30000 are about 91 USDT; 4 are about 121.
     expect([...s.final.values()].map((o) => [o.volume, o.status]).sort()).toEqual([
       ['3', 'filled'],

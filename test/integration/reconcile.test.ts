@@ -15,8 +15,8 @@ import { defineStrategy, z } from '../../src/strategy/api.js';
 import { createExchangeClient, type ExchangeClient } from '../../src/app/client.js';
 import { createLogger } from '../../src/app/logger.js';
 import { buildApp, type App } from '../../src/app/build.js';
-import { daemon, inspect } from '../../src/app/profiles.js';
-import { LogTap } from '../fixtures/log-tap.js';
+import { liveApp, untilReconciled } from '../fixtures/app.js';
+import { inspect } from '../../src/app/profiles.js';
 
 type Started = Awaited<ReturnType<typeof startSimServer>>;
 let sim: Started | undefined;
@@ -47,23 +47,7 @@ async function setUp(profile: 'strict' | 'lenient' = 'strict') {
 }
 
 async function startApp(extraYaml: string, journalPath = join(dir!, 'journal.db')) {
-  const yaml = `
-mode: live
-venue:
-  spotUrl: \${SIM_URL}
-engine:
-  reconcileEveryMs: 100
-  summaryEveryMs: 60000
-journal:
-  path: ${journalPath}
-${extraYaml}
-strategies:
-  - { id: idle, use: inline, symbols: [BTCUSDT], everyMs: 1000 }
-`;
-  const { config, credentials } = await parseConfig(yaml, { env: { SIM_URL: sim!.url, SLUICE_API_KEY: sim!.apiKey, SLUICE_API_SECRET: sim!.apiSecret } });
-  const tap = new LogTap();
-  const log = createLogger({ level: 'info', pretty: false, secrets: [sim!.apiKey, sim!.apiSecret], destination: tap.stream });
-  const app = buildApp({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: idle, params: {} }], profile: daemon(config), log });
+  const { app, tap } = await liveApp(sim!, journalPath, [{ id: 'idle', definition: idle, symbols: ['BTCUSDT'], everyMs: 1000 }], extraYaml);
   apps.push(app);
   await app.start();
   return { app, tap };
@@ -91,7 +75,7 @@ describe('orders on the venue that the journal does not know', () => {
     // Someone offers at its price: the adopted order's fill reaches positions, so the venue's BTC
     // balance and our fills still agree.
     sim!.exchange.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [], asks: [[price, '1']] });
-    await waitUntil(() => app.journal.fills().length === 1, app);
+    await untilReconciled(app, () => app.journal.fills().length === 1);
     expect(app.engine.summary().positions).toMatchObject({ 'spot:BTCUSDT': '0.01' });
     await app.engine.reconciler.readHoldings(new Set(['spot']));
     expect(app.engine.reconciler.driftNow(app.engine.activeSymbols()).map((l) => [l.name, l.difference])).toEqual([['BTC', '0']]);
@@ -102,7 +86,7 @@ describe('orders on the venue that the journal does not know', () => {
     const { orderId } = await handOrder();
     const { app, tap } = await startApp('reconcile: { foreignOrders: cancel }');
     await tap.waitFor(/sluice did not place: cancelling it/);
-    await waitUntil(() => !sim!.exchange.openOrders().spot.some((o) => o.orderId === orderId), app);
+    await untilReconciled(app, () => !sim!.exchange.openOrders().spot.some((o) => o.orderId === orderId));
     expect(app.journal.ordersByVenueId(orderId)).toHaveLength(0);
   });
 
@@ -221,7 +205,3 @@ describe('journal lock', () => {
   });
 });
 
-/** Re-checks a condition after each reconcile pass of the daemon (no timers). */
-async function waitUntil(condition: () => boolean, app: App): Promise<void> {
-  while (!condition()) await new Promise<void>((resolve) => app.engine.events.once('reconciled', resolve));
-}

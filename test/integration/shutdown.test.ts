@@ -4,18 +4,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { d, dec } from '../../src/core/decimal.js';
 import type { Order } from '../../src/core/types.js';
-import { parseConfig } from '../../src/config/index.js';
 import { startSimServer } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
 import { createExchangeClient, type ExchangeClient } from '../../src/app/client.js';
-import { createLogger } from '../../src/app/logger.js';
-import { buildApp, type App } from '../../src/app/build.js';
-import { daemon } from '../../src/app/profiles.js';
-import { LogTap } from '../fixtures/log-tap.js';
+import type { App } from '../../src/app/build.js';
+import { liveApp, merge, type Tree } from '../fixtures/app.js';
 
 type Started = Awaited<ReturnType<typeof startSimServer>>;
 let sim: Started | undefined;
@@ -68,27 +66,14 @@ async function start(strategy: ReturnType<typeof burst>, engineYaml: string, ven
   // Cancels settle at the next request (or catchUp), so "none open" needs no waiting.
   sim ??= await startSimServer({ port: 0, seed: 21, cancelSettleMs: 0 });
   dir = mkdtempSync(join(tmpdir(), 'sluice-shutdown-'));
-  const yaml = `
-mode: live
-venue:
-  spotUrl: \${SIM_URL}
-  limits: ${venueLimits}
-engine:
-  marketDataEveryMs: 100
-  reconcileEveryMs: 1000
-  summaryEveryMs: 60000
-${engineYaml.split('\n').map((l) => `  ${l}`).join('\n')}
-journal:
-  path: ${join(dir, 'journal.db')}
-strategies:
-  - { id: burst, use: inline, symbols: [BTCUSDT], everyMs: 100 }
-`;
-  const { config, credentials } = await parseConfig(yaml, { env: { SIM_URL: sim.url, SLUICE_API_KEY: sim.apiKey, SLUICE_API_SECRET: sim.apiSecret } });
-  const tap = new LogTap();
-  const log = createLogger({ level: 'info', pretty: false, secrets: [sim.apiKey, sim.apiSecret], destination: tap.stream });
-  app = buildApp({ config, credentials, strategies: [{ entry: config.strategies[0]!, definition: strategy.definition, params: {} }], profile: daemon(config), log });
+  const engine = merge({ reconcileEveryMs: 1000 }, (parse(engineYaml) as Tree | null) ?? {});
+  const started = await liveApp(sim, join(dir, 'journal.db'), [{ id: 'burst', definition: strategy.definition, symbols: ['BTCUSDT'], everyMs: 100 }], {
+    venue: { limits: parse(venueLimits) as Tree },
+    engine,
+  });
+  app = started.app;
   await app.start();
-  return { app, sim, tap };
+  return { app, sim, tap: started.tap };
 }
 
 /** Stops the daemon (which closes its journal) and opens the journal again, as on disk. */

@@ -7,7 +7,7 @@ import { d } from '../../src/core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../../src/core/ids.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
 import { defineStrategy, z, type StrategyContext } from '../../src/strategy/api.js';
-import { liveApp, passes, strictRig, untilReconciled, type StrictRig } from '../fixtures/strict-venue.js';
+import { rigApp, passes, strictRig, untilReconciled, type StrictRig } from '../fixtures/strict-venue.js';
 
 let rig: StrictRig | undefined;
 afterEach(async () => {
@@ -45,7 +45,7 @@ describe('an order whose answer was lost', () => {
     rig = await strictRig();
     freeze(rig);
     let id: ClientOrderId | undefined;
-    const { app, tap } = await liveApp(rig, [{ id: 'lost', definition: scripted((ctx) => ((id = ctx.place({ symbol: SYMBOL, side: 'BUY', type: 'LIMIT', price: '29995', volume: '0.002' })), true)), symbols: [SYMBOL] }]);
+    const { app, tap } = await rigApp(rig, [{ id: 'lost', definition: scripted((ctx) => ((id = ctx.place({ symbol: SYMBOL, side: 'BUY', type: 'LIMIT', price: '29995', volume: '0.002' })), true)), symbols: [SYMBOL] }]);
     rig.sim.exchange.setFaults({ lostResponseRate: 1 });
     await app.start();
     await tap.waitFor(/order outcome unknown/);
@@ -67,7 +67,7 @@ describe('an order whose answer was lost', () => {
     freeze(rig);
     let armed = false;
     let id: ClientOrderId | undefined;
-    const { app, tap } = await liveApp(
+    const { app, tap } = await rigApp(
       rig,
       [{ id: 'lost', definition: scripted((ctx) => (armed ? ((id = ctx.place({ symbol: SYMBOL, side: 'BUY', type: 'LIMIT', price: '29995', volume: '0.002' })), true) : false)), symbols: [SYMBOL] }],
       { reconcile: { unknownTimeoutMs: 1000 } },
@@ -94,7 +94,7 @@ describe('answers after which the venue may have acted', () => {
     rig = await strictRig();
     freeze(rig);
     const ids: ClientOrderId[] = [];
-    const { app } = await liveApp(rig, [
+    const { app } = await rigApp(rig, [
       {
         id: 'acted',
         definition: scripted((ctx, tick) => {
@@ -138,7 +138,7 @@ describe('cancels are not lost', () => {
         };
       },
     });
-    const { app, tap } = await liveApp(rig, [{ id: 'cancel', definition: canceller, symbols: [SYMBOL] }]);
+    const { app, tap } = await rigApp(rig, [{ id: 'cancel', definition: canceller, symbols: [SYMBOL] }]);
     rig.sim.exchange.setFaults({ lostResponseRate: 1 });
     await app.start();
     await tap.waitFor(/cancel waits for the venue id of its order/);
@@ -151,7 +151,7 @@ describe('cancels are not lost', () => {
     rig = await strictRig();
     freeze(rig);
     let id: ClientOrderId | undefined;
-    const { app, tap } = await liveApp(rig, [{ id: 'stop', definition: scripted((ctx) => ((id = ctx.place({ symbol: SYMBOL, side: 'BUY', type: 'LIMIT', price: '29995', volume: '0.002' })), true)), symbols: [SYMBOL] }]);
+    const { app, tap } = await rigApp(rig, [{ id: 'stop', definition: scripted((ctx) => ((id = ctx.place({ symbol: SYMBOL, side: 'BUY', type: 'LIMIT', price: '29995', volume: '0.002' })), true)), symbols: [SYMBOL] }]);
     rig.sim.exchange.setFaults({ lostResponseRate: 1 });
     await app.start();
     await tap.waitFor(/order outcome unknown/);
@@ -170,7 +170,7 @@ describe('cancels are not lost', () => {
   it('an order the venue no longer knows (-2013) is settled, queried once, and blocks nothing behind it', async () => {
     rig = await strictRig();
     freeze(rig);
-    const { app } = await liveApp(rig, [{ id: 'purged', definition: scripted((ctx) => (ctx.place({ symbol: SYMBOL, side: 'BUY', type: 'LIMIT', price: '29995', volume: '0.002' }), true)), symbols: [SYMBOL] }]);
+    const { app } = await rigApp(rig, [{ id: 'purged', definition: scripted((ctx) => (ctx.place({ symbol: SYMBOL, side: 'BUY', type: 'LIMIT', price: '29995', volume: '0.002' }), true)), symbols: [SYMBOL] }]);
     // A previous run's order the venue has purged since it ended.
     const gone = 'slpurged-zz' as ClientOrderId;
     const intent = { kind: 'place' as const, intentId: 'i', strategyId: 'purged', clientOrderId: gone, market: 'spot' as const, symbol: SYMBOL, side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.001'), price: d('29000') };
@@ -189,7 +189,7 @@ describe('cancels are not lost', () => {
     rig = await strictRig({ cancelSettleMs: 60_000 });
     freeze(rig);
     let id: ClientOrderId | undefined;
-    const { app } = await liveApp(rig, [
+    const { app } = await rigApp(rig, [
       {
         id: 'twice',
         definition: scripted((ctx, tick) => {
@@ -220,7 +220,7 @@ describe('replace()', () => {
     freeze(rig, contract);
     let closeId: ClientOrderId | undefined;
     let replacement: ClientOrderId | undefined;
-    const { app } = await liveApp(rig, [
+    const { app } = await rigApp(rig, [
       {
         id: 'closer',
         market: 'futures',

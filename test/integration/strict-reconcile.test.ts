@@ -8,7 +8,7 @@ import { statusReport } from '../../src/app/status.js';
 import { createExchangeClient } from '../../src/app/client.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
-import { liveApp, passes, strictRig, untilReconciled, type StrictRig } from '../fixtures/strict-venue.js';
+import { rigApp, passes, strictRig, untilReconciled, type StrictRig } from '../fixtures/strict-venue.js';
 
 let rig: StrictRig | undefined;
 afterEach(async () => {
@@ -42,12 +42,12 @@ function resting(n: number) {
   });
 }
 
-const ourOpen = (r: StrictRig, app: Awaited<ReturnType<typeof liveApp>>['app']) => app.journal.orders({ openOnly: true }).filter((o) => o.strategyId === 'rest');
+const ourOpen = (r: StrictRig, app: Awaited<ReturnType<typeof rigApp>>['app']) => app.journal.orders({ openOnly: true }).filter((o) => o.strategyId === 'rest');
 
 describe('open orders beyond the default page of 100', () => {
   it('reads them in one page (limit 1000): none of 150 resting orders looks closed, so none is queried', async () => {
     rig = await strictRig();
-    const { app } = await liveApp(rig, [{ id: 'rest', definition: resting(150), symbols: [SYMBOL] }]);
+    const { app } = await rigApp(rig, [{ id: 'rest', definition: resting(150), symbols: [SYMBOL] }]);
     await app.start();
     await untilReconciled(app, () => ourOpen(rig!, app).filter((o) => o.venueOrderId).length === 150);
     await passes(app, 5);
@@ -58,7 +58,7 @@ describe('open orders beyond the default page of 100', () => {
 
   it('a clean stop leaves journal and venue agreeing, settled from cancel answers, open orders and trades, not a query per order', async () => {
     rig = await strictRig();
-    const { app } = await liveApp(rig, [{ id: 'rest', definition: resting(150), symbols: [SYMBOL] }]);
+    const { app } = await rigApp(rig, [{ id: 'rest', definition: resting(150), symbols: [SYMBOL] }]);
     await app.start();
     await untilReconciled(app, () => ourOpen(rig!, app).filter((o) => o.venueOrderId).length === 150);
     const before = rig.sim.exchange.arrivals().length;
@@ -79,7 +79,7 @@ describe('open orders beyond the default page of 100', () => {
 
   it('sluice status says when open orders disagree (journal only, venue only), not only on position drift', async () => {
     rig = await strictRig();
-    const { app } = await liveApp(rig, [{ id: 'rest', definition: resting(0), symbols: [SYMBOL] }]);
+    const { app } = await rigApp(rig, [{ id: 'rest', definition: resting(0), symbols: [SYMBOL] }]);
     // The journal holds an open order the venue never had.
     const intent = { kind: 'place' as const, intentId: 'i', strategyId: 'rest', clientOrderId: 'slrest-zz' as ClientOrderId, market: 'spot' as const, symbol: SYMBOL, side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.001'), price: d('20000') };
     app.journal.recordIntent(intent, { ...intent, executedVolume: d('0'), status: 'open', venueOrderId: '424242' as VenueOrderId, createdAt: 1, updatedAt: 1 });
@@ -112,7 +112,7 @@ describe('self-trades', () => {
         };
       },
     });
-    const { app } = await liveApp(rig, [{ id: 'cross', definition: cross, symbols: [SYMBOL] }], { reconcile: { drift: { graceMs: 0 } } });
+    const { app } = await rigApp(rig, [{ id: 'cross', definition: cross, symbols: [SYMBOL] }], { reconcile: { drift: { graceMs: 0 } } });
     await app.start();
     await untilReconciled(app, () => app.journal.fills().length >= 2);
     await passes(app, 3);
@@ -149,7 +149,7 @@ describe('futures trade pages capped at 100', () => {
         };
       },
     });
-    const { app } = await liveApp(rig, [{ id: 'bid', definition: bid, symbols: [contract], market: 'futures' }], { risk: { maxNotionalPerOrder: '100000000' } });
+    const { app } = await rigApp(rig, [{ id: 'bid', definition: bid, symbols: [contract], market: 'futures' }], { risk: { maxNotionalPerOrder: '100000000' } });
     await app.start();
     await untilReconciled(app, () => app.journal.orders().some((o) => o.venueOrderId));
     // 250 trades of 1 contract each against our bid, all between two passes.
@@ -175,7 +175,7 @@ describe('odd items are read one by one', () => {
           : body,
     });
     freeze(rig);
-    const { app, tap } = await liveApp(rig, [{ id: 'rest', definition: resting(1), symbols: [SYMBOL] }]);
+    const { app, tap } = await rigApp(rig, [{ id: 'rest', definition: resting(1), symbols: [SYMBOL] }]);
     await app.start();
     await untilReconciled(app, () => app.journal.orders().some((o) => o.venueOrderId));
     const order = app.journal.orders()[0]!;
@@ -216,7 +216,7 @@ describe('odd items are read one by one', () => {
         };
       },
     });
-    const { app, tap } = await liveApp(rig, [{ id: 'taker', definition: taker, symbols: [contract], market: 'futures' }], { reconcile: { drift: { graceMs: 0 } } });
+    const { app, tap } = await rigApp(rig, [{ id: 'taker', definition: taker, symbols: [contract], market: 'futures' }], { reconcile: { drift: { graceMs: 0 } } });
     await app.start();
     await untilReconciled(app, () => app.journal.fills().length === 1);
     await tap.waitFor(/drift of E-BTC-USDT not checked/);
@@ -258,7 +258,7 @@ describe('drift compares like with like', () => {
       },
     });
     freeze(rig);
-    const { app, tap } = await liveApp(rig, [{ id: 'bigbid', definition: bigBid, symbols: [SYMBOL] }], { reconcile: { drift: { graceMs: 0 } } });
+    const { app, tap } = await rigApp(rig, [{ id: 'bigbid', definition: bigBid, symbols: [SYMBOL] }], { reconcile: { drift: { graceMs: 0 } } });
     await app.start();
     await untilReconciled(app, () => app.journal.orders().some((o) => o.venueOrderId));
     filling = true;
@@ -272,7 +272,7 @@ describe('drift compares like with like', () => {
   it('a real drift (a trade of the account no order of ours explains) is still caught', async () => {
     rig = await strictRig();
     freeze(rig);
-    const { app, tap } = await liveApp(rig, [{ id: 'bigbid', definition: bigBid, symbols: [SYMBOL] }], { reconcile: { drift: { graceMs: 0 } } });
+    const { app, tap } = await rigApp(rig, [{ id: 'bigbid', definition: bigBid, symbols: [SYMBOL] }], { reconcile: { drift: { graceMs: 0 } } });
     await app.start();
     await untilReconciled(app, () => app.journal.orders().some((o) => o.venueOrderId) && app.engine.reconciler.lastDrift.length > 0);
     // The account's owner buys by hand at market: the BTC balance moves, no fill of ours explains it.

@@ -12,7 +12,7 @@ import { createExchangeClient } from '../../src/app/client.js';
 import type { Arrival } from '../../src/sim/index.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
 import { childEnv, DaemonProcess } from '../fixtures/daemon-process.js';
-import { liveApp, passes, strictRig, untilReconciled, type StrictRig } from '../fixtures/strict-venue.js';
+import { rigApp, passes, strictRig, untilReconciled, type StrictRig } from '../fixtures/strict-venue.js';
 
 let rig: StrictRig | undefined;
 let daemon: DaemonProcess | undefined;
@@ -62,7 +62,7 @@ describe('the kill switch', () => {
     rig = await strictRig();
     freeze(rig);
     // Room for 5 single orders and 2 batches per 2 s: most of the 100 wait in the queue.
-    const { app } = await liveApp(rig, [{ id: 'burst', definition: burst(100), symbols: [SYMBOL] }], { venue: { limits: { 'spot.order': 5, 'spot.batchOrders': 2 } }, engine: { maxQueueMs: 60000 } });
+    const { app } = await rigApp(rig, [{ id: 'burst', definition: burst(100), symbols: [SYMBOL] }], { venue: { limits: { 'spot.order': 5, 'spot.batchOrders': 2 } }, engine: { maxQueueMs: 60000 } });
     await app.start();
     await untilReconciled(app, () => rig!.sim.exchange.orderLog().length > 0);
     app.riskGate.setKillSwitch('halted');
@@ -80,7 +80,7 @@ describe('the kill switch', () => {
   it('drift and the operator compose: the stricter holds, so toggling SIGUSR2 off again does not lift drift\'s reduce-only', async () => {
     rig = await strictRig();
     freeze(rig);
-    const { app, tap } = await liveApp(rig, [{ id: 'burst', definition: burst(1), symbols: [SYMBOL] }], { reconcile: { drift: { graceMs: 0 } } });
+    const { app, tap } = await rigApp(rig, [{ id: 'burst', definition: burst(1), symbols: [SYMBOL] }], { reconcile: { drift: { graceMs: 0 } } });
     await app.start();
     await untilReconciled(app, () => app.engine.reconciler.lastDrift.length > 0);
     const hand = createExchangeClient({ spotUrl: rig.sim.url, credentials: { apiKey: rig.sim.apiKey, apiSecret: rig.sim.apiSecret } });
@@ -101,7 +101,7 @@ describe('bans', () => {
     const start = Date.now();
     rig = await strictRig({ troubles: [{ kind: 'ban', from: start + 1500, until: start + 600_000 }] });
     const idle = defineStrategy({ apiVersion: 1, name: 'idle', params: z.object({}), create: () => ({}) });
-    const { app } = await liveApp(rig, [{ id: 'idle', definition: idle, symbols: [SYMBOL] }]);
+    const { app } = await rigApp(rig, [{ id: 'idle', definition: idle, symbols: [SYMBOL] }]);
     await app.start();
     await untilReconciled(app, () => rig!.sim.exchange.arrivals().some((a) => a.status === 418));
     expect(rig.sim.exchange.arrivals().filter((a) => a.status === 418).every((a) => !['spot.order', 'spot.batchOrders', 'spot.cancel', 'spot.batchCancel'].includes(a.endpoint))).toBe(true);
@@ -137,7 +137,7 @@ log: { level: info, pretty: false }
     await last.close();
     const restartAt = rig.sim.exchange.now();
     const idle = defineStrategy({ apiVersion: 1, name: 'idle', params: z.object({}), create: () => ({}) });
-    const { app } = await liveApp(rig, [{ id: 'idle', definition: idle, symbols: [SYMBOL] }]);
+    const { app } = await rigApp(rig, [{ id: 'idle', definition: idle, symbols: [SYMBOL] }]);
     await app.start();
     await passes(app, 3);
     const since = rig.sim.exchange.arrivals().filter((a) => a.at >= restartAt);

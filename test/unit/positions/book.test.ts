@@ -1,24 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { d, dec, DecimalFormatError } from '../../../src/core/decimal.js';
-import type { VenueOrderId } from '../../../src/core/ids.js';
-import type { Fill, Side } from '../../../src/core/types.js';
 import { PositionBook } from '../../../src/positions/index.js';
+import { fill } from '../../fixtures/builders.js';
 
-let n = 0;
-const fill = (side: Side, volume: string, price: string, over: Partial<Fill> = {}): Fill => ({
-  tradeId: String(++n),
-  market: 'spot',
-  symbol: 'BTCUSDT',
-  venueOrderId: '1' as VenueOrderId,
-  side,
-  price: d(price),
-  volume: d(volume),
-  fee: d('0'),
-  feeAsset: 'USDT',
-  isMaker: true,
-  time: 0,
-  ...over,
-});
 
 const line = (b: PositionBook) => b.entry('spot', 'BTCUSDT');
 

@@ -1,30 +1,12 @@
 // Small hand-checkable inputs shared by the report tests.
 import { d } from '../../../src/core/decimal.js';
-import type { VenueOrderId } from '../../../src/core/ids.js';
-import type { Fill, Side } from '../../../src/core/types.js';
+import { fill, T0 } from '../../fixtures/builders.js';
 import type { EquitySample, ReportInput } from '../../../src/report/index.js';
 
-export const T0 = Date.UTC(2024, 0, 1);
+export { T0 };
 export const DAY = 86_400_000;
 
-let tradeSeq = 0;
-export function fill(side: Side, volume: string, price: string, over: Partial<Fill> = {}): Fill {
-  tradeSeq++;
-  return {
-    tradeId: String(tradeSeq),
-    market: 'spot',
-    symbol: 'BTCUSDT',
-    venueOrderId: '1' as VenueOrderId,
-    side,
-    price: d(price),
-    volume: d(volume),
-    fee: d('0'),
-    feeAsset: 'USDT',
-    isMaker: true,
-    time: T0 + tradeSeq * 1000,
-    ...over,
-  };
-}
+export { fill };
 
 export const sample = (at: number, equity: string, exposure = '0'): EquitySample => ({ at, equity: d(equity), exposure: d(exposure) });
 
