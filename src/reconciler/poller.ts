@@ -13,10 +13,11 @@ import type { VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { AccountReader, Journal, OpenOrdersPage } from '../core/ports.js';
-import { fillKey, FINAL_STATUSES, type Balance, type Fill, type Market, type Order } from '../core/types.js';
+import { FINAL_STATUSES, type Balance, type Fill, type Market, type Order } from '../core/types.js';
 import type { SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
 import { nextCursor } from './cursor.js';
-import { describeDrift, type DriftLine } from './drift.js';
+import type { DriftLine } from './drift.js';
+import { BoundedSet, REPORTED_KEPT } from './bounded-set.js';
 import { DriftJudge, type DriftSettings, type PositionsView } from './drift-judge.js';
 import { OrderLookups } from './lookups.js';
 import { afterFills, ownOrderId, toFill } from './fills.js';
@@ -384,24 +385,5 @@ export class Reconciler {
     if (this.reported.has(key)) return;
     this.reported.add(key);
     report();
-  }
-}
-
-export { describeDrift, fillKey };
-
-
-/** Keys reported once (odd items, foreign trades): the oldest are forgotten beyond this many. */
-const REPORTED_KEPT = 10_000;
-
-/** A set that forgets its oldest entries beyond `max`: remembering forever would grow without end. */
-class BoundedSet {
-  private readonly keys = new Set<string>();
-  constructor(private readonly max: number) {}
-  has(k: string): boolean {
-    return this.keys.has(k);
-  }
-  add(k: string): void {
-    this.keys.add(k);
-    if (this.keys.size > this.max) this.keys.delete(this.keys.values().next().value!);
   }
 }
