@@ -1,0 +1,106 @@
+// HttpTransport against the simulator's HTTP server on 127.0.0.1 (port 0): the shared contract,
+// then what only a transport with sockets does (refused connections, deadlines, size caps).
+import { afterEach, describe, expect, it } from 'vitest';
+import { TransportFailure } from '../../src/core/ports.js';
+import { HttpTransport, ResponseTooLargeError } from '../../src/exchange/transport/http.js';
+import { startSimServer, type SimServer } from '../../src/sim/index.js';
+import { get, newVenue, orderBody, placeOrder, signed, transportContract } from './transport.contract.js';
+
+async function serve(): Promise<SimServer> {
+  return startSimServer({ exchange: newVenue(), port: 0 });
+}
+
+transportContract('HttpTransport over HTTP to the simulator', async () => {
+  const server = await serve();
+  const transport = new HttpTransport({ baseUrl: server.url });
+  return {
+    transport,
+    venue: server.exchange,
+    clock: server.exchange.clock,
+    cleanup: async () => {
+      await transport.close();
+      await server.close();
+    },
+  };
+});
+
+describe('HttpTransport specifics', () => {
+  const open: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    for (const o of open.splice(0).reverse()) await o.close();
+  });
+  const use = <T extends { close(): Promise<void> }>(o: T): T => (open.push(o), o);
+
+  it('a refused connection is a TransportFailure that was never delivered', async () => {
+    const gone = await serve();
+    const url = gone.url;
+    await gone.close();
+    const http = use(new HttpTransport({ baseUrl: url }));
+    const err = await http.send(get('/sapi/v1/time')).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportFailure);
+    expect((err as TransportFailure).maybeDelivered).toBe(false);
+    expect((err as Error).message).toMatch(/ECONNREFUSED/);
+  });
+
+  it('a venue that never answers is a TransportFailure after the whole-request deadline, maybe delivered', async () => {
+    const server = use(await serve());
+    // The venue sleeps on its manual clock before reading the request; nobody moves that clock.
+    server.exchange.setFaults({ latencyMs: { min: 60_000, max: 60_000 } });
+    const http = use(new HttpTransport({ baseUrl: server.url, totalTimeoutMs: 100 }));
+    const err = await http.send(placeOrder({ venue: server.exchange, clock: server.exchange.clock }, 'c-hang')).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportFailure);
+    expect((err as TransportFailure).maybeDelivered).toBe(true);
+    expect((err as Error).message).toMatch(/^no complete answer within 100 ms/);
+  });
+
+  // Skipped: src/exchange/transport/http.ts crashes the process here. When the declared
+  // Content-Length is over the cap and the whole body has already arrived, it calls
+  // res.body.destroy() on a body nobody listens to; undici then emits RequestAbortedError as an
+  // unhandled 'error' event (exit code 1). The assertions below pass before that happens.
+  // Enable once the transport swallows that error (e.g. destroy with a listener attached).
+  it.skip('an answer over the size cap is refused as ResponseTooLargeError, keeping its status and headers', async () => {
+    const server = use(await serve());
+    const http = use(new HttpTransport({ baseUrl: server.url, maxResponseBytes: 64 }));
+    const err = await http.send(get('/sapi/v1/symbols')).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect(err).toBeInstanceOf(TransportFailure);
+    const tooLarge = err as ResponseTooLargeError;
+    expect([tooLarge.maybeDelivered, tooLarge.status, tooLarge.maxBytes, tooLarge.headers['content-type']]).toEqual([true, 200, 64, 'application/json']);
+    expect(Number(tooLarge.headers['content-length'])).toBeGreaterThan(64);
+    // A small answer on the same transport still comes through.
+    expect((await http.send(get('/sapi/v1/ping'))).body).toBe('{}');
+  });
+
+  it('hands back every response header, lower-case, with a content-length that is the body bytes', async () => {
+    const server = use(await serve());
+    const http = use(new HttpTransport({ baseUrl: server.url }));
+    const res = await http.send(get('/sapi/v1/depth', 'symbol=BTCUSDT&limit=2'));
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.body)));
+    expect(res.headers['date']).toBeTypeOf('string');
+  });
+
+  // Known defect, kept executable: it.fails passes while the bug is there. HttpTransport adds its
+  // default as `{ 'content-type': 'application/json', ...req.headers }`, a case-sensitive merge,
+  // so a caller's `Content-Type: text/plain` goes on the wire as a second Content-Type header
+  // after the default; the venue reads the first and places the order. SimTransport keeps the
+  // caller's header (transport-sim.test.ts). When fixed, make this an it() and move it to the contract.
+  it.fails("keeps the caller's content type whatever the letter case of its name", async () => {
+    const server = use(await serve());
+    const http = use(new HttpTransport({ baseUrl: server.url }));
+    const venue = server.exchange;
+    const typed = signed({ venue, clock: venue.clock }, 'POST', '/sapi/v1/order', { body: orderBody('c-text'), headers: { 'Content-Type': 'text/plain' } });
+    const res = await http.send(typed);
+    expect([res.status, JSON.parse(res.body).code]).toEqual([400, -1017]);
+    expect(venue.orderLog()).toHaveLength(0);
+  });
+
+  it('sends requests under the path of its base URL', async () => {
+    const server = use(await serve());
+    const http = use(new HttpTransport({ baseUrl: `${server.url}/gateway/` }));
+    const res = await http.send(get('/sapi/v1/time', 'a=1'));
+    expect(res.status).toBe(404);
+    expect(res.body).toBe('{"code":-1020,"msg":"Unknown route GET /gateway/sapi/v1/time."}');
+  });
+});
