@@ -53,12 +53,9 @@ describe('HttpTransport specifics', () => {
     expect((err as Error).message).toMatch(/^no complete answer within 100 ms/);
   });
 
-  // Skipped: src/exchange/transport/http.ts crashes the process here. When the declared
-  // Content-Length is over the cap and the whole body has already arrived, it calls
-  // res.body.destroy() on a body nobody listens to; undici then emits RequestAbortedError as an
-  // unhandled 'error' event (exit code 1). The assertions below pass before that happens.
-  // Enable once the transport swallows that error (e.g. destroy with a listener attached).
-  it.skip('an answer over the size cap is refused as ResponseTooLargeError, keeping its status and headers', async () => {
+  // The whole body has arrived when the declared length is refused: the abandoned body's abort
+  // error must not reach the process (it once crashed it).
+  it('an answer over the size cap is refused as ResponseTooLargeError, keeping its status and headers', async () => {
     const server = use(await serve());
     const http = use(new HttpTransport({ baseUrl: server.url, maxResponseBytes: 64 }));
     const err = await http.send(get('/sapi/v1/symbols')).then(() => undefined, (e: unknown) => e);
@@ -81,12 +78,9 @@ describe('HttpTransport specifics', () => {
     expect(res.headers['date']).toBeTypeOf('string');
   });
 
-  // Known defect, kept executable: it.fails passes while the bug is there. HttpTransport adds its
-  // default as `{ 'content-type': 'application/json', ...req.headers }`, a case-sensitive merge,
-  // so a caller's `Content-Type: text/plain` goes on the wire as a second Content-Type header
-  // after the default; the venue reads the first and places the order. SimTransport keeps the
-  // caller's header (transport-sim.test.ts). When fixed, make this an it() and move it to the contract.
-  it.fails("keeps the caller's content type whatever the letter case of its name", async () => {
+  // Header names are case-insensitive: a caller's `Content-Type` replaces the default rather than
+  // going out as a second header the venue might read first.
+  it("keeps the caller's content type whatever the letter case of its name", async () => {
     const server = use(await serve());
     const http = use(new HttpTransport({ baseUrl: server.url }));
     const venue = server.exchange;

@@ -46,12 +46,16 @@ export class HttpTransport implements Transport {
     const path = `${this.basePath}${req.path}${req.query ? `?${req.query}` : ''}`;
     const deadline = AbortSignal.timeout(this.totalTimeoutMs);
     const late = `no complete answer within ${this.totalTimeoutMs} ms`;
+    // Header names are case-insensitive: the caller's Content-Type replaces the default, never
+    // goes out beside it as a second one.
+    const sent: Record<string, string> = { 'content-type': 'application/json' };
+    for (const [k, v] of Object.entries(req.headers ?? {})) sent[k.toLowerCase()] = v;
     let res;
     try {
       res = await this.pool.request({
         method: req.method,
         path,
-        headers: { 'content-type': 'application/json', ...req.headers },
+        headers: sent,
         body: req.method === 'POST' ? req.body : undefined,
         signal: deadline,
       });
@@ -63,6 +67,9 @@ export class HttpTransport implements Transport {
     // A declared length over the cap is refused before a byte of the body is read.
     const declared = Number(headers['content-length']);
     if (Number.isFinite(declared) && declared > this.maxResponseBytes) {
+      // Abandoned on purpose: the abort error undici then emits has no other listener and
+      // would otherwise take the process down.
+      res.body.on('error', () => undefined);
       res.body.destroy();
       throw new ResponseTooLargeError(this.maxResponseBytes, res.statusCode, headers);
     }
