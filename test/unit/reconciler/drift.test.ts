@@ -66,3 +66,22 @@ describe('DriftWatch', () => {
     expect(watch.observe(beyond)).toBe('act');
   });
 });
+
+// Appended with the engine split: the operator's alert text for a judged drift.
+import { driftAlert } from '../../../src/reconciler/drift.js';
+
+describe('driftAlert', () => {
+  it('names every line given and what trading does until the drift is resolved', () => {
+    const spot = driftOf({ ...base, ours: d('0.01'), venue: d('1.99'), baseline: d('2') });
+    const futures = driftOf({ market: 'futures', name: 'E-BTC-USDT', symbols: ['E-BTC-USDT'], ours: d('3'), venue: d('5'), baseline: d('0'), tolerance: d('0') });
+    expect(driftAlert([spot, futures], 'reduce_only')).toBe(
+      'position drift: BTC balance on the venue is 1.99, our fills explain 2.01 (difference -0.02, tolerance 0.001); ' +
+        'E-BTC-USDT position on the venue is 5, our fills explain 3 (difference 2, tolerance 0); trading is reduce_only until it is resolved',
+    );
+  });
+
+  it('says the mode in force, one line alone', () => {
+    const line = driftOf({ ...base, ours: d('0'), venue: d('2.5'), baseline: d('2') });
+    expect(driftAlert([line], 'halted')).toBe('position drift: BTC balance on the venue is 2.5, our fills explain 2 (difference 0.5, tolerance 0.001); trading is halted until it is resolved');
+  });
+});

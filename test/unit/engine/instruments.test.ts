@@ -1,0 +1,104 @@
+// InstrumentCatalog against hand-written readers, with the log kept in memory.
+import { describe, expect, it } from 'vitest';
+import { d, type Decimal } from '../../../src/core/decimal.js';
+import type { SymbolInfo } from '../../../src/core/market.js';
+import type { MarketReader } from '../../../src/core/ports.js';
+import type { Market } from '../../../src/core/types.js';
+import type { Listing } from '../../../src/core/venue.js';
+import { InstrumentCatalog } from '../../../src/engine/instruments.js';
+import { BTCUSDT, EBTC, MemoryLog } from '../../fixtures/engine-parts.js';
+
+const ETHUSDT: SymbolInfo = { ...BTCUSDT, symbol: 'ETHUSDT', baseAsset: 'ETH' };
+const EETH: SymbolInfo = { ...EBTC, symbol: 'E-ETH-USDT', baseAsset: 'E-ETH-USDT', multiplier: d('0.01') };
+
+/** A reader whose only answer is its listing; the rest is never asked by the catalog. */
+function listingReader(market: Market, listing: Listing<SymbolInfo> | Error, asked: Market[]): MarketReader {
+  const never = () => Promise.reject(new Error('not asked by the catalog'));
+  return {
+    market,
+    instruments: () => {
+      asked.push(market);
+      return listing instanceof Error ? Promise.reject(listing) : Promise.resolve(listing);
+    },
+    ticker: never,
+    depth: never,
+    trades: never,
+    klines: never,
+  };
+}
+
+function rig(spot: Listing<SymbolInfo> | Error, futures: Listing<SymbolInfo> | Error, contractSize?: (symbol: string, multiplier: Decimal) => void) {
+  const asked: Market[] = [];
+  const log = new MemoryLog();
+  const sizes: Array<[string, string]> = [];
+  const catalog = new InstrumentCatalog({ spot: listingReader('spot', spot, asked), futures: listingReader('futures', futures, asked) }, log, contractSize ?? ((symbol, m) => void sizes.push([symbol, m])));
+  return { catalog, log, asked, sizes };
+}
+
+describe('InstrumentCatalog', () => {
+  it('loads the listings of the markets traded, keyed by market and symbol', async () => {
+    const r = rig({ items: [BTCUSDT, ETHUSDT], skipped: [] }, { items: [EBTC], skipped: [] });
+    await r.catalog.load(new Set<Market>(['spot']), [{ market: 'spot', symbol: 'BTCUSDT' }]);
+    expect(r.asked).toEqual(['spot']);
+    expect([...r.catalog.byKey.keys()]).toEqual(['spot:BTCUSDT', 'spot:ETHUSDT']);
+    expect(r.catalog.get('spot', 'ETHUSDT')).toEqual(ETHUSDT);
+    expect(r.catalog.get('futures', 'BTCUSDT')).toBeUndefined();
+    expect(r.log.lines).toEqual([]);
+  });
+
+  it('tells each futures contract size to the callback, and nothing for spot symbols', async () => {
+    const r = rig({ items: [BTCUSDT], skipped: [] }, { items: [EBTC, EETH], skipped: [] });
+    await r.catalog.load(new Set<Market>(['spot', 'futures']), []);
+    expect(r.asked).toEqual(['spot', 'futures']);
+    expect(r.sizes).toEqual([
+      ['E-BTC-USDT', '0.001'],
+      ['E-ETH-USDT', '0.01'],
+    ]);
+    expect(r.catalog.get('futures', 'E-ETH-USDT')?.multiplier).toBe('0.01');
+  });
+
+  it('leaves out an unreadable item with a warning, and loads the rest', async () => {
+    const r = rig({ items: [BTCUSDT], skipped: [{ path: 'body.symbols[1]', problem: 'pricePrecision must be a whole number', key: 'DOGEUSDT' }] }, { items: [], skipped: [] });
+    await r.catalog.load(new Set<Market>(['spot']), []);
+    expect([...r.catalog.byKey.keys()]).toEqual(['spot:BTCUSDT']);
+    expect(r.log.lines).toEqual([
+      { level: 'warn', fields: { market: 'spot', symbol: 'DOGEUSDT', problem: 'pricePrecision must be a whole number' }, msg: 'an instrument the venue listed could not be read; it is left out' },
+    ]);
+  });
+
+  it('a contract-size callback that throws is logged, and loading goes on', async () => {
+    const told: string[] = [];
+    const r = rig({ items: [], skipped: [] }, { items: [EBTC, EETH], skipped: [] }, (symbol) => {
+      told.push(symbol);
+      if (symbol === 'E-BTC-USDT') throw new Error('contract size 0.001 differs from 0.01 used by journaled fills');
+    });
+    await r.catalog.load(new Set<Market>(['futures']), [{ market: 'futures', symbol: 'E-ETH-USDT' }]);
+    expect(told).toEqual(['E-BTC-USDT', 'E-ETH-USDT']);
+    expect([...r.catalog.byKey.keys()]).toEqual(['futures:E-BTC-USDT', 'futures:E-ETH-USDT']);
+    expect(r.log.lines).toEqual([
+      { level: 'warn', fields: { symbol: 'E-BTC-USDT', reason: 'contract size 0.001 differs from 0.01 used by journaled fills' }, msg: 'contract size not taken; its PnL is counted per contract' },
+    ]);
+  });
+
+  it('warns for each traded symbol the venue does not list in its market', async () => {
+    const r = rig({ items: [BTCUSDT], skipped: [] }, { items: [EBTC], skipped: [] });
+    await r.catalog.load(new Set<Market>(['spot', 'futures']), [
+      { market: 'spot', symbol: 'BTCUSDT' },
+      { market: 'spot', symbol: 'SOLUSDT' },
+      // Listed, but on the other market.
+      { market: 'futures', symbol: 'BTCUSDT' },
+      { market: 'futures', symbol: 'E-BTC-USDT' },
+    ]);
+    expect(r.log.lines).toEqual([
+      { level: 'warn', fields: { market: 'spot', symbol: 'SOLUSDT' }, msg: 'the venue does not list this symbol; its orders will be rejected' },
+      { level: 'warn', fields: { market: 'futures', symbol: 'BTCUSDT' }, msg: 'the venue does not list this symbol; its orders will be rejected' },
+    ]);
+  });
+
+  it('a listing that cannot be read at all fails the load', async () => {
+    const r = rig({ items: [BTCUSDT], skipped: [] }, new Error('futures.contracts: 503'));
+    await expect(r.catalog.load(new Set<Market>(['spot', 'futures']), [])).rejects.toThrow('futures.contracts: 503');
+    // What was read before stays.
+    expect([...r.catalog.byKey.keys()]).toEqual(['spot:BTCUSDT']);
+  });
+});

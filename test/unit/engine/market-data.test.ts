@@ -1,0 +1,200 @@
+// MarketDataPoller, mergeFeeds and recordingFeeds against a hand-written MarketReader.
+import { describe, expect, it } from 'vitest';
+import { d } from '../../../src/core/decimal.js';
+import type { Depth, Kline, KlineInterval, PublicTrade, Ticker } from '../../../src/core/market.js';
+import type { MarketReader } from '../../../src/core/ports.js';
+import type { Market } from '../../../src/core/types.js';
+import { feedKey, MarketDataPoller, mergeFeeds, recordingFeeds, type Feed } from '../../../src/engine/market-data.js';
+import type { MarketEvent } from '../../../src/strategy/api.js';
+import { MemoryLog } from '../../fixtures/engine-parts.js';
+
+const ticker = (last: string): Ticker => ({ high: d('0'), low: d('0'), last: d(last), vol: d('0'), buy: d('0'), sell: d('0'), rose: d('0'), time: 0 });
+const trade = (price: string, time: number): PublicTrade => ({ price: d(price), qty: d('1'), time, side: 'BUY' });
+const kline = (close: string, openTime: number): Kline => ({ openTime, open: d('1'), high: d('1'), low: d('1'), close: d(close), vol: d('1') });
+const depth = (bid: string, ask: string): Depth => ({ time: 0, bids: [[d(bid), d('1')]], asks: [[d(ask), d('1')]] });
+
+type Answer<T> = T | Error;
+
+/** A reader answering from tables keyed by symbol; every call is recorded as text. */
+class TableReader implements MarketReader {
+  readonly calls: string[] = [];
+  tickers = new Map<string, Answer<Ticker>>();
+  depths = new Map<string, Answer<Depth>>();
+  tradeLists = new Map<string, Answer<PublicTrade[]>>();
+  klineLists = new Map<string, Answer<Kline[]>>();
+
+  constructor(readonly market: Market) {}
+
+  instruments(): Promise<never> {
+    return Promise.reject(new Error('not asked here'));
+  }
+  ticker(symbol: string): Promise<Ticker> {
+    this.calls.push(`ticker ${symbol}`);
+    return this.answer(this.tickers, symbol);
+  }
+  depth(symbol: string, limit?: number): Promise<Depth> {
+    this.calls.push(`depth ${symbol} ${limit}`);
+    return this.answer(this.depths, symbol);
+  }
+  trades(symbol: string, limit?: number): Promise<PublicTrade[]> {
+    this.calls.push(`trades ${symbol} ${limit}`);
+    return this.answer(this.tradeLists, symbol);
+  }
+  klines(symbol: string, interval: KlineInterval, limit?: number): Promise<Kline[]> {
+    this.calls.push(`klines ${symbol} ${interval} ${limit}`);
+    return this.answer(this.klineLists, symbol);
+  }
+  private answer<T>(table: Map<string, Answer<T>>, symbol: string): Promise<T> {
+    const a = table.get(symbol);
+    if (a === undefined) return Promise.reject(new Error(`no answer for ${symbol}`));
+    return a instanceof Error ? Promise.reject(a) : Promise.resolve(a);
+  }
+}
+
+function rig() {
+  const spot = new TableReader('spot');
+  const futures = new TableReader('futures');
+  const log = new MemoryLog();
+  const poller = new MarketDataPoller({ spot, futures }, log);
+  const delivered: Array<[string, MarketEvent]> = [];
+  const poll = (feeds: Feed[]) => poller.poll(feeds, async (feed, event) => void delivered.push([feedKey(feed), event]));
+  return { spot, futures, log, poller, delivered, poll };
+}
+
+const feed = (symbol: string, subscription: Feed['subscription'], market: Market = 'spot'): Feed => ({ market, symbol, subscription });
+
+describe('MarketDataPoller: last prices', () => {
+  it('a ticker gives its last price', async () => {
+    const r = rig();
+    r.spot.tickers.set('BTCUSDT', ticker('20000.5'));
+    await r.poll([feed('BTCUSDT', { kind: 'ticker' })]);
+    expect(r.poller.lastPrice('spot', 'BTCUSDT')).toBe('20000.5');
+    expect(r.delivered).toEqual([['spot:BTCUSDT:ticker:', { kind: 'ticker', symbol: 'BTCUSDT', ticker: ticker('20000.5') }]]);
+  });
+
+  it('trades give the price of the latest by time, whatever order they come in', async () => {
+    const r = rig();
+    r.spot.tradeLists.set('BTCUSDT', [trade('101', 2), trade('103', 3), trade('100', 1)]);
+    await r.poll([feed('BTCUSDT', { kind: 'trades', limit: 50 })]);
+    expect(r.poller.lastPrice('spot', 'BTCUSDT')).toBe('103');
+    expect(r.spot.calls).toEqual(['trades BTCUSDT 50']);
+  });
+
+  it('klines give the close of the latest candle by open time', async () => {
+    const r = rig();
+    r.spot.klineLists.set('BTCUSDT', [kline('7', 120_000), kline('9', 60_000)]);
+    await r.poll([feed('BTCUSDT', { kind: 'klines', interval: '1min', limit: 2 })]);
+    expect(r.poller.lastPrice('spot', 'BTCUSDT')).toBe('7');
+    expect(r.spot.calls).toEqual(['klines BTCUSDT 1min 2']);
+  });
+
+  it('depth gives the mid only while no other price is known, and never overrides one', async () => {
+    const r = rig();
+    r.spot.depths.set('BTCUSDT', depth('99.99', '100.02'));
+    await r.poll([feed('BTCUSDT', { kind: 'depth', limit: 5 })]);
+    expect(r.poller.lastPrice('spot', 'BTCUSDT')).toBe('100.005');
+
+    r.spot.tickers.set('BTCUSDT', ticker('101'));
+    r.spot.depths.set('BTCUSDT', depth('200', '202'));
+    await r.poll([feed('BTCUSDT', { kind: 'ticker' }), feed('BTCUSDT', { kind: 'depth', limit: 5 })]);
+    expect(r.poller.lastPrice('spot', 'BTCUSDT')).toBe('101');
+  });
+
+  it('empty trades, empty klines and a one-sided book leave the price as it was', async () => {
+    const r = rig();
+    r.spot.tickers.set('BTCUSDT', ticker('50'));
+    r.spot.tradeLists.set('BTCUSDT', []);
+    r.spot.klineLists.set('BTCUSDT', []);
+    r.spot.depths.set('ETHUSDT', { time: 0, bids: [[d('1'), d('1')]], asks: [] });
+    await r.poll([feed('BTCUSDT', { kind: 'ticker' }), feed('BTCUSDT', { kind: 'trades' }), feed('BTCUSDT', { kind: 'klines', interval: '5min' }), feed('ETHUSDT', { kind: 'depth' })]);
+    expect([...r.poller.lastPrices]).toEqual([['spot:BTCUSDT', '50']]);
+    // Each event is still handed on.
+    expect(r.delivered.map(([k]) => k)).toEqual(['spot:BTCUSDT:ticker:', 'spot:BTCUSDT:trades:', 'spot:BTCUSDT:klines:5min', 'spot:ETHUSDT:depth:']);
+  });
+
+  it('keeps prices per market: a futures feed reads the futures reader', async () => {
+    const r = rig();
+    r.spot.tickers.set('BTC', ticker('1'));
+    r.futures.tickers.set('BTC', ticker('2'));
+    await r.poll([feed('BTC', { kind: 'ticker' }, 'futures'), feed('BTC', { kind: 'ticker' })]);
+    expect(r.poller.lastPrice('futures', 'BTC')).toBe('2');
+    expect(r.poller.lastPrice('spot', 'BTC')).toBe('1');
+    expect(r.futures.calls).toEqual(['ticker BTC']);
+    expect(r.spot.calls).toEqual(['ticker BTC']);
+    expect(r.poller.lastPrice('spot', 'ETHUSDT')).toBeUndefined();
+  });
+});
+
+describe('MarketDataPoller: a failing feed', () => {
+  it('is logged and skipped; the feeds after it are polled and delivered in order', async () => {
+    const r = rig();
+    r.spot.tickers.set('BTCUSDT', new Error('spot.ticker: 503 service unavailable'));
+    r.spot.tickers.set('ETHUSDT', ticker('3000'));
+    r.spot.tradeLists.set('BTCUSDT', [trade('20001', 5)]);
+    await r.poll([feed('BTCUSDT', { kind: 'ticker' }), feed('ETHUSDT', { kind: 'ticker' }), feed('BTCUSDT', { kind: 'trades', limit: 10 }), feed('XRPUSDT', { kind: 'depth', limit: 5 })]);
+
+    expect(r.spot.calls).toEqual(['ticker BTCUSDT', 'ticker ETHUSDT', 'trades BTCUSDT 10', 'depth XRPUSDT 5']);
+    expect(r.delivered.map(([k]) => k)).toEqual(['spot:ETHUSDT:ticker:', 'spot:BTCUSDT:trades:']);
+    expect(Object.fromEntries(r.poller.lastPrices)).toEqual({ 'spot:ETHUSDT': '3000', 'spot:BTCUSDT': '20001' });
+    expect(r.log.lines).toEqual([
+      { level: 'warn', fields: { err: 'spot.ticker: 503 service unavailable', symbol: 'BTCUSDT', kind: 'ticker' }, msg: 'market data poll failed' },
+      { level: 'warn', fields: { err: 'no answer for XRPUSDT', symbol: 'XRPUSDT', kind: 'depth' }, msg: 'market data poll failed' },
+    ]);
+  });
+
+  it('a reader that throws a non-Error is logged by its text', async () => {
+    const r = rig();
+    r.spot.ticker = () => Promise.reject('venue went away');
+    await r.poll([feed('BTCUSDT', { kind: 'ticker' })]);
+    expect(r.log.lines.map((l) => l.fields)).toEqual([{ err: 'venue went away', symbol: 'BTCUSDT', kind: 'ticker' }]);
+    expect(r.delivered).toEqual([]);
+  });
+});
+
+describe('mergeFeeds', () => {
+  it('keeps one feed per market, symbol, kind (and kline interval), with the largest limit asked, in first-seen order', () => {
+    const merged = mergeFeeds([
+      feed('BTCUSDT', { kind: 'depth', limit: 5 }),
+      feed('BTCUSDT', { kind: 'ticker' }),
+      feed('BTCUSDT', { kind: 'depth', limit: 20 }),
+      feed('BTCUSDT', { kind: 'klines', interval: '1min', limit: 10 }),
+      feed('BTCUSDT', { kind: 'klines', interval: '5min' }),
+      feed('BTCUSDT', { kind: 'klines', interval: '1min', limit: 3 }),
+      feed('BTCUSDT', { kind: 'ticker' }),
+      feed('BTCUSDT', { kind: 'depth', limit: 10 }),
+      feed('BTCUSDT', { kind: 'ticker' }, 'futures'),
+      feed('ETHUSDT', { kind: 'trades', limit: 7 }),
+    ]);
+    expect(merged).toEqual([
+      feed('BTCUSDT', { kind: 'depth', limit: 20 }),
+      feed('BTCUSDT', { kind: 'ticker' }),
+      feed('BTCUSDT', { kind: 'klines', interval: '1min', limit: 10 }),
+      feed('BTCUSDT', { kind: 'klines', interval: '5min' }),
+      feed('BTCUSDT', { kind: 'ticker' }, 'futures'),
+      feed('ETHUSDT', { kind: 'trades', limit: 7 }),
+    ]);
+  });
+
+  it('names feeds by market, symbol, kind and interval', () => {
+    expect(feedKey(feed('BTCUSDT', { kind: 'klines', interval: '4h', limit: 1 }, 'futures'))).toBe('futures:BTCUSDT:klines:4h');
+    expect(feedKey(feed('BTCUSDT', { kind: 'depth', limit: 1 }))).toBe('spot:BTCUSDT:depth:');
+  });
+});
+
+describe('recordingFeeds', () => {
+  it('asks depth 20, trades 100 and the ticker of a spot symbol; depth and ticker of a futures contract (no public trades there)', () => {
+    expect(
+      recordingFeeds([
+        { market: 'spot', symbol: 'BTCUSDT' },
+        { market: 'futures', symbol: 'E-BTC-USDT' },
+      ]),
+    ).toEqual([
+      feed('BTCUSDT', { kind: 'depth', limit: 20 }),
+      feed('BTCUSDT', { kind: 'trades', limit: 100 }),
+      feed('BTCUSDT', { kind: 'ticker' }),
+      feed('E-BTC-USDT', { kind: 'depth', limit: 20 }, 'futures'),
+      feed('E-BTC-USDT', { kind: 'ticker' }, 'futures'),
+    ]);
+    expect(recordingFeeds([])).toEqual([]);
+  });
+});
