@@ -21,18 +21,17 @@ function feedKey(f: Feed): string {
   return `${f.market}:${f.symbol}:${s.kind}:${s.kind === 'klines' ? s.interval : ''}`;
 }
 
-/** Merges subscriptions: one feed per key, with the largest `limit` anyone asked for. */
+/** Depth, trades and klines without a `limit` get the venue's default page of 100 (exchange-api-notes.md). */
+const VENUE_DEFAULT_PAGE = 100;
+
+const asked = (s: MarketSubscription) => ('limit' in s && s.limit !== undefined ? s.limit : VENUE_DEFAULT_PAGE);
+
+/** Merges subscriptions: one feed per key, with the largest page anyone asked for (no limit means the venue's default). */
 export function mergeFeeds(feeds: readonly Feed[]): Feed[] {
   const byKey = new Map<string, Feed>();
   for (const f of feeds) {
     const prev = byKey.get(feedKey(f));
-    if (!prev) {
-      byKey.set(feedKey(f), f);
-      continue;
-    }
-    const a = 'limit' in prev.subscription ? (prev.subscription.limit ?? 0) : 0;
-    const b = 'limit' in f.subscription ? (f.subscription.limit ?? 0) : 0;
-    if (b > a) byKey.set(feedKey(f), f);
+    if (!prev || asked(f.subscription) > asked(prev.subscription)) byKey.set(feedKey(f), f);
   }
   return [...byKey.values()];
 }

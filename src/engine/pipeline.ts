@@ -78,6 +78,8 @@ export class OrderPipeline {
   private queue: Queued[] = [];
   /** Cancels asked for orders without a venue id yet (in flight, or whose answer was lost): sent once the id is known. */
   private readonly cancelWanted = new Set<string>();
+  /** Orders with a cancel queued or awaiting its answer: one at a time (a second earns -1145). */
+  private readonly cancelling = new Set<string>();
   /** Places that wait for the order they replace to end (a futures close: the venue holds its volume until then). */
   private readonly held = new Map<string, PlaceIntent[]>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -100,6 +102,7 @@ export class OrderPipeline {
       const target = this.deps.journal.order(intent.clientOrderId);
       // Already ended, or already being cancelled (a second cancel earns -1145): nothing to send.
       if (target && (FINAL_STATUSES.has(target.status) || target.status === 'pending_cancel')) continue;
+      if (this.cancelling.has(intent.clientOrderId)) continue;
       const waiting = this.queue.find((q) => q.intent.kind === 'place' && q.intent.clientOrderId === intent.clientOrderId);
       if (waiting) {
         // Never sent: withdrawing it is the cancel.
@@ -108,7 +111,10 @@ export class OrderPipeline {
         continue;
       }
       const venueOrderId = intent.venueOrderId ?? target?.venueOrderId;
-      if (venueOrderId) this.queue.push(queued({ ...intent, venueOrderId }, at));
+      if (venueOrderId) {
+        this.cancelling.add(intent.clientOrderId);
+        this.queue.push(queued({ ...intent, venueOrderId }, at));
+      }
       else if (target) {
         this.cancelWanted.add(intent.clientOrderId);
         this.deps.log.info({ clientOrderId: intent.clientOrderId, status: target.status }, 'cancel waits for the venue id of its order (in flight, or its answer was lost)');
@@ -190,7 +196,10 @@ export class OrderPipeline {
     const now = this.deps.clock.now();
     const dropped = this.deps.journal.transaction(() =>
       intents.flatMap((intent) => {
-        if (intent.kind !== 'place') return [];
+        if (intent.kind !== 'place') {
+          this.cancelling.delete(intent.clientOrderId);
+          return [];
+        }
         this.deps.holds.release(intent.clientOrderId);
         const order = this.deps.journal.order(intent.clientOrderId);
         if (!order || FINAL_STATUSES.has(order.status)) return [];
@@ -302,6 +311,9 @@ export class OrderPipeline {
       else await this.cancelled(await gateway.cancel(batch as Batch<CancelIntent>));
     } catch (err) {
       log.error({ err }, 'dispatch failed');
+    } finally {
+      // Answered (or failed): whatever the order is now decides whether another cancel may go.
+      if (batch.kind === 'cancel') for (const i of batch.items) this.cancelling.delete(i.clientOrderId);
     }
   }
 

@@ -175,6 +175,12 @@ describe('mergeFeeds', () => {
     ]);
   });
 
+  it('no limit asks for the venue default page of 100: it beats a smaller limit and loses to a larger one', () => {
+    expect(mergeFeeds([feed('BTCUSDT', { kind: 'depth' }), feed('BTCUSDT', { kind: 'depth', limit: 5 })])).toEqual([feed('BTCUSDT', { kind: 'depth' })]);
+    expect(mergeFeeds([feed('BTCUSDT', { kind: 'trades', limit: 5 }), feed('BTCUSDT', { kind: 'trades' })])).toEqual([feed('BTCUSDT', { kind: 'trades' })]);
+    expect(mergeFeeds([feed('BTCUSDT', { kind: 'trades' }), feed('BTCUSDT', { kind: 'trades', limit: 500 })])).toEqual([feed('BTCUSDT', { kind: 'trades', limit: 500 })]);
+  });
+
   it('names feeds by market, symbol, kind and interval', () => {
     expect(feedKey(feed('BTCUSDT', { kind: 'klines', interval: '4h', limit: 1 }, 'futures'))).toBe('futures:BTCUSDT:klines:4h');
     expect(feedKey(feed('BTCUSDT', { kind: 'depth', limit: 1 }))).toBe('spot:BTCUSDT:depth:');

@@ -296,6 +296,24 @@ describe('OrderPipeline: cancels', () => {
     expect(rig.pipeline.stats.sent).toBe(2);
   });
 
+  it('two cancels of one order before any answer: one goes out (a second would earn -1145)', async () => {
+    const rig = pipelineRig({ free: { 'spot.order': 1, 'spot.cancel': 2, 'spot.batchCancel': 5 } });
+    await openOrder(rig);
+    rig.gateway.hold = true;
+    rig.accept([cancelOf('a')]);
+    rig.accept([cancelOf('a')]);
+    await settle();
+    const cancels = rig.gateway.handed.filter((h) => h.batch.kind === 'cancel').map((h) => h.batch.items.map((i) => i.clientOrderId));
+    expect(cancels).toEqual([['a']]);
+    // While the first is unanswered a third is refused too; once answered, the order's status decides.
+    rig.accept([cancelOf('a')]);
+    await settle();
+    expect(rig.gateway.handed.filter((h) => h.batch.kind === 'cancel')).toHaveLength(1);
+    rig.gateway.answerHeld();
+    await settle();
+    expect(rig.order('a').status).toBe('pending_cancel');
+  });
+
   it('a cancel answered gone leaves it pending_cancel too, for the reconciler to see how it ended', async () => {
     const rig = pipelineRig({ free: { 'spot.order': 1, 'spot.cancel': 1 } });
     await openOrder(rig);
