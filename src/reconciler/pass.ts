@@ -68,7 +68,7 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   });
   const unknowns = current.filter((o) => o.status === 'unknown' && !o.venueOrderId);
   const pending = current.filter((o) => o.status === 'pending');
-  const local = (c: Candidate): Candidate => (c.time === undefined ? c : { ...c, time: c.time - input.offsetMs });
+  const local = (c: Candidate): Candidate => ({ ...c, time: c.time === undefined ? undefined : c.time - input.offsetMs, placedAt: c.placedAt === undefined ? undefined : c.placedAt - input.offsetMs });
   const openIds = new Set(open.unclaimed.map((v) => v.orderId));
   const candidates = [...open.unclaimed.map(openCandidate), ...tradeCandidates(unclaimedTrades).filter((c) => !openIds.has(c.venueOrderId))].map(local);
   const matches = matchUnknown(unknowns, candidates, pending, input.slackMs);

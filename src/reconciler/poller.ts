@@ -206,7 +206,7 @@ export class Reconciler {
         current: cursor,
         ours: (t) => byVenueId(ownOrderId(t)!) !== undefined,
         // Whether an order awaiting its answer (in flight, or lost) could own the trade.
-        awaited: (t) => waiting.length > 0 && tradeCandidates([t]).some((c) => waiting.some((o) => couldBe(o, { ...c, time: c.time === undefined ? undefined : c.time - offsetMs }, slack))),
+        awaited: (t) => waiting.length > 0 && tradeCandidates([t]).some((c) => waiting.some((o) => couldBe(o, { ...c, time: c.time === undefined ? undefined : c.time - offsetMs, placedAt: c.placedAt === undefined ? undefined : c.placedAt - offsetMs }, slack))),
         visibleBefore: this.venueNow() - this.deps.settings.drift.graceMs,
       });
 

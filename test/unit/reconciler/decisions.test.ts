@@ -120,10 +120,17 @@ describe('lost answers matched to the venue', () => {
     ]);
   });
 
-  it('a venue order older than the order by more than the slack is never it', () => {
-    const u = order(1, { status: 'unknown', createdAt: 100_000 });
+  it('a venue order older than the order, or taken later than it became unknown, by more than the slack is never it', () => {
+    const u = order(1, { status: 'unknown', createdAt: 100_000, updatedAt: 100_500 });
     expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_000 - 2001 })), 2000)).toBe(false);
     expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_000 - 1999 })), 2000)).toBe(true);
+    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_500 + 2000 })), 2000)).toBe(true);
+    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_500 + 2001 })), 2000)).toBe(false);
+    // A taker trade marks when the order arrived; a maker trade only that it had arrived before.
+    const [taker] = tradeCandidates([trade(1, { price: d('99'), isMaker: false, time: 100_500 + 2001 })]);
+    const [maker] = tradeCandidates([trade(2, { price: d('100'), isMaker: true, time: 900_000 })]);
+    expect(couldBe(u, taker!, 2000)).toBe(false);
+    expect(couldBe(u, maker!, 2000)).toBe(true);
   });
 
   it('is given up only once both a complete open-orders read and a trades read to the end came after the timeout', () => {
