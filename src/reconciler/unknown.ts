@@ -103,30 +103,38 @@ export interface Match {
 }
 
 /**
- * Pairs unknown orders with candidates. Open candidates come first (they are the whole order),
- * then trades candidates, oldest first; candidates a pending order could be are held back. Each
- * candidate goes to the compatible unknown that fits it best: the closest fit, then one whose
- * intent was journaled before the candidate appeared, the latest such (our orders leave in the
- * order they were journaled, so an intent journaled after a venue order appeared, or long before
- * it, is the less likely owner: say one a killed run never sent).
+ * Pairs unknown orders with candidates, as many pairs as the candidates allow: a maximum
+ * matching, so an unknown never takes a candidate another could own when that leaves one it
+ * alone could own unclaimed (its fill would count nowhere). A limit order's maker trades fit
+ * only its own price while a taker trade fits every limit at or beyond it, so the least
+ * flexible candidates choose first, and a later one may move an earlier choice along to
+ * another that fits. Among the unknowns that fit a candidate, the likeliest goes first (see
+ * fitsBetter). Candidates a pending order could be are held back.
  */
 export function matchUnknown(unknowns: readonly Order[], candidates: readonly Candidate[], pending: readonly Order[], slackMs: number): Match[] {
   const free = candidates
     .filter((c) => !pending.some((p) => couldBe(p, c, slackMs)))
     .sort((a, b) => (a.source === b.source ? (a.time ?? 0) - (b.time ?? 0) || compareIds(a.venueOrderId, b.venueOrderId) : a.source === 'open' ? -1 : 1));
-  const left = new Set(unknowns);
-  const matches: Match[] = [];
-  for (const c of free) {
-    let best: Order | undefined;
-    for (const order of left) {
-      if (!couldBe(order, c, slackMs)) continue;
-      if (!best || fitsBetter(order, best, c)) best = order;
+  const fits = free.map((c) => unknowns.filter((o) => couldBe(o, c, slackMs)).sort((a, b) => (fitsBetter(a, b, c) ? -1 : fitsBetter(b, a, c) ? 1 : 0)));
+  const ownerOf = new Map<Order, number>();
+  // Kuhn's augmenting paths: give candidate `ci` an unknown, moving others along if they can.
+  const assign = (ci: number, tried: Set<Order>): boolean => {
+    for (const o of fits[ci]!) {
+      if (tried.has(o)) continue;
+      tried.add(o);
+      const held = ownerOf.get(o);
+      if (held === undefined || assign(held, tried)) {
+        ownerOf.set(o, ci);
+        return true;
+      }
     }
-    if (!best) continue;
-    left.delete(best);
-    matches.push({ order: best, candidate: c });
-  }
-  return matches.sort((a, b) => a.order.createdAt - b.order.createdAt || (a.order.clientOrderId < b.order.clientOrderId ? -1 : 1));
+    return false;
+  };
+  const leastFlexibleFirst = free.map((_, i) => i).sort((a, b) => fits[a]!.length - fits[b]!.length || a - b);
+  for (const ci of leastFlexibleFirst) if (fits[ci]!.length > 0) assign(ci, new Set());
+  return [...ownerOf]
+    .map(([order, ci]) => ({ order, candidate: free[ci]! }))
+    .sort((a, b) => a.order.createdAt - b.order.createdAt || (a.order.clientOrderId < b.order.clientOrderId ? -1 : 1));
 }
 
 /** Whether `a` is a likelier owner of `c` than `b` (both compatible). */

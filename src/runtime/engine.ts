@@ -110,7 +110,7 @@ function headOfGroups(queue: readonly Queued[], most: number): { head: Queued[];
 
 /** How long stop() waits for the periodic runs in progress. */
 const STOP_WAITS_FOR_RUNS_MS = 10_000;
-/** At most this many reconcile passes at shutdown, this far apart, while cancels settle. */
+/** Reconcile passes at shutdown are this far apart (FINAL_PASSES of them is the slack on the stop's bound). */
 const FINAL_PASSES = 8;
 const FINAL_PASS_GAP_MS = 300;
 
@@ -341,11 +341,23 @@ export class Engine {
       await this.drain();
     };
     if (cancelling) await cancelOurs();
-    // Last passes, so fills of the final seconds and the cancels' outcomes are journaled now
-    // rather than at the next start: a venue settles a cancel a moment after accepting it, and
-    // an order whose answer was lost shows only on a pass. Each reads everything (all open
-    // orders, trades to the end). A venue that cannot answer leaves the rest to the next start.
-    for (let pass = 0; pass < FINAL_PASSES; pass++) {
+    // Last passes, so the journal agrees with the venue when the daemon exits rather than at the
+    // next start: a venue settles a cancel a moment after accepting it, an order whose answer
+    // was lost shows (or is given up, reconcile.unknownTimeoutMs) only on a pass, and fills may
+    // show up to reconcile.drift.graceMs after the venue booked them. So they go on until no
+    // order of ours is unsettled (nor open, when cancelling) and, when cancelling, until the
+    // grace has passed since then: every fill of the orders that ended is journaled. Each pass
+    // reads everything (all open orders, trades to the end). Bounded; a venue that cannot answer
+    // leaves the rest to the next start.
+    const { graceMs } = this.deps.settings.reconcile.drift;
+    const startedAt = this.deps.clock.now();
+    // A lost answer may take reconcile.unknownTimeoutMs to settle; a cancel the venue accepted, a moment.
+    const deadline = () => startedAt + (ourOpen().some((o) => o.status === 'unknown' || o.status === 'pending') ? this.deps.settings.reconcile.unknownTimeoutMs : 0) + graceMs + FINAL_PASSES * FINAL_PASS_GAP_MS;
+    // Resting orders may stay when not cancelling; any other open status is still to settle.
+    const resting = (o: Order) => !cancelling && (o.status === 'open' || o.status === 'partially_filled');
+    const unsettled = () => ourOpen().some((o) => !resting(o));
+    let settledAt: number | undefined;
+    for (let pass = 0; ; pass++) {
       if (pass > 0) await this.deps.clock.sleep(FINAL_PASS_GAP_MS);
       try {
         await this.reconcile({ final: true });
@@ -353,8 +365,16 @@ export class Engine {
         this.deps.log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'final reconcile failed; the next start settles it');
         break;
       }
-      if (!cancelling || ourOpen().length === 0) break;
-      await cancelOurs();
+      const now = this.deps.clock.now();
+      if (unsettled()) settledAt = undefined;
+      else settledAt ??= now;
+      const done = settledAt !== undefined && (!cancelling || now >= settledAt + graceMs);
+      if (done) break;
+      if (now >= deadline()) {
+        this.deps.log.warn({ unsettled: ourOpen().filter((o) => !resting(o)).length }, 'stopping with orders still unsettled; the next start settles them');
+        break;
+      }
+      if (cancelling && ourOpen().length > 0) await cancelOurs();
     }
     this.deps.log.info(this.summary(), 'stopped');
   }
@@ -440,6 +460,7 @@ export class Engine {
       const venueOrderId = intent.venueOrderId ?? target?.venueOrderId;
       if (venueOrderId) this.queue.push(queued({ ...intent, venueOrderId }, at));
       else if (target) {
+        if (this.cancelWanted.has(intent.clientOrderId)) continue;
         this.cancelWanted.add(intent.clientOrderId);
         this.deps.log.info({ clientOrderId: intent.clientOrderId, status: target.status }, 'cancel waits for the venue id of its order (in flight, or its answer was lost)');
       } else this.deps.log.warn({ clientOrderId: intent.clientOrderId }, 'cancel skipped: no such order');

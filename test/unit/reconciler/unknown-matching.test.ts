@@ -86,4 +86,29 @@ describe('lost answers matched to the venue', () => {
     // given up as never placed) and A's own fill with no order (a trade that counts nowhere).
     expect(got).toEqual(['slsoak-a -> 150695552440355576', 'slsoak-b -> 150695552440355001']);
   });
+
+  it('gives each venue order an owner when one fits several: a maker trade fits only its own price, a taker trade every limit beyond it', () => {
+    // The soak (seed 20251313): M rested at 29985.89 and was filled there as maker; T, a
+    // marketable buy with a limit far through the book, took at 29980. M fits both trades, T only
+    // the taker one. Serving M first (it is older) with the taker trade left M's own trade to nobody.
+    const m = unknown('slsoak-m', 1000, 1100, '29985.89', 'BUY');
+    const t = unknown('slsoak-t', 1200, 1300, '30100.00', 'BUY');
+    const buy = (tradeId: string, bidId: string, price: string, time: number, isMaker: boolean): VenueTrade => ({
+      tradeId,
+      symbol: 'BTCUSDT',
+      bidId: bidId as VenueOrderId,
+      askId: '141000000000000009' as VenueOrderId,
+      price: d(price),
+      qty: d('0.001'),
+      time,
+      isBuyer: true,
+      isMaker,
+      fee: d('0.000001'),
+      feeCoin: 'BTC',
+    });
+    const taker = buy('900', '150695552839300001', '29980.00', 1250, false);
+    const maker = buy('901', '150695552839300002', '29985.89', 1400, true);
+    const got = matchUnknown([m, t], tradeCandidates([taker, maker]), [], SLACK_MS).map((x) => `${x.order.clientOrderId} -> ${x.candidate.venueOrderId}`);
+    expect(got).toEqual(['slsoak-m -> 150695552839300002', 'slsoak-t -> 150695552839300001']);
+  });
 });
