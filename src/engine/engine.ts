@@ -194,6 +194,8 @@ export class Engine {
       pipeline: this.pipeline,
       ours: new Set(this.hosts.map((h) => h.id)),
       cancel: settings.shutdown.cancelOpenOrders,
+      unknownTimeoutMs: settings.reconcile.unknownTimeoutMs,
+      graceMs: settings.reconcile.drift.graceMs,
       reconcile: () => this.reconcile({ final: true }),
     });
     log.info(this.summary(), 'stopped');

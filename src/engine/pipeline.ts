@@ -116,6 +116,7 @@ export class OrderPipeline {
         this.queue.push(queued({ ...intent, venueOrderId }, at));
       }
       else if (target) {
+        if (this.cancelWanted.has(intent.clientOrderId)) continue;
         this.cancelWanted.add(intent.clientOrderId);
         this.deps.log.info({ clientOrderId: intent.clientOrderId, status: target.status }, 'cancel waits for the venue id of its order (in flight, or its answer was lost)');
       } else this.deps.log.warn({ clientOrderId: intent.clientOrderId }, 'cancel skipped: no such order');

@@ -1,14 +1,14 @@
 // The end of a stop, after strategies have stopped and the queue is settled: cancel our open
-// orders when the config says so, and reconcile a last few times so the final fills and the
-// cancels' outcomes are journaled now rather than at the next start.
+// orders when the config says so, and reconcile until the journal agrees with the venue, so the
+// daemon exits with its journal settled rather than leaving that to the next start.
 import type { Clock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
-import type { CancelIntent } from '../core/types.js';
+import type { CancelIntent, Order } from '../core/types.js';
 import type { OrderPipeline } from './pipeline.js';
 
-/** At most this many reconcile passes at shutdown, this far apart, while cancels settle. */
+/** Reconcile passes at shutdown are this far apart (FINAL_PASSES of them is the slack on the stop's bound). */
 export const FINAL_PASSES = 8;
 const FINAL_PASS_GAP_MS = 300;
 
@@ -21,29 +21,53 @@ export interface StopSettlement {
   ours: ReadonlySet<string>;
   /** engine.shutdown.cancelOpenOrders. */
   cancel: boolean;
+  /** reconcile.unknownTimeoutMs: how long a lost answer may take to settle. */
+  unknownTimeoutMs: number;
+  /** reconcile.drift.graceMs: how late the venue may show a fill. */
+  graceMs: number;
   /** One pass reading everything (all open orders, trades to the end). */
   reconcile(): Promise<void>;
 }
 
-export async function settleAtStop({ journal, clock, log, pipeline, ours, cancel, reconcile }: StopSettlement): Promise<void> {
+/**
+ * A venue settles a cancel a moment after accepting it, an order whose answer was lost shows (or
+ * is given up) only on a pass, and fills may show up to graceMs after the venue booked them. So
+ * passes go on until no order of ours is unsettled (nor open, when cancelling) and, when
+ * cancelling, for the grace after that, so every fill of the orders that ended is journaled.
+ * Bounded by unknownTimeoutMs while a lost answer is open, else by the grace; a venue that cannot
+ * answer leaves the rest to the next start.
+ */
+export async function settleAtStop(s: StopSettlement): Promise<void> {
+  const { journal, clock, log, pipeline, ours, cancel, graceMs } = s;
   const ourOpen = () => journal.orders({ openOnly: true }).filter((o) => ours.has(o.strategyId));
   // An order without a venue id yet (its answer lost) gets its cancel once a pass finds it.
   const cancelOurs = async () => {
     pipeline.submit(ourOpen().map((o): CancelIntent => ({ kind: 'cancel', intentId: `${o.clientOrderId}:shutdown`, strategyId: o.strategyId, market: o.market, symbol: o.symbol, clientOrderId: o.clientOrderId })));
     await pipeline.drain();
   };
+  // Resting orders may stay when not cancelling; any other open status is still to settle.
+  const resting = (o: Order) => !cancel && (o.status === 'open' || o.status === 'partially_filled');
+  const unsettled = () => ourOpen().filter((o) => !resting(o));
+  const startedAt = clock.now();
+  const deadline = () => startedAt + (ourOpen().some((o) => o.status === 'unknown' || o.status === 'pending') ? s.unknownTimeoutMs : 0) + graceMs + FINAL_PASSES * FINAL_PASS_GAP_MS;
   if (cancel) await cancelOurs();
-  // A venue settles a cancel a moment after accepting it, and an order whose answer was lost
-  // shows only on a pass. A venue that cannot answer leaves the rest to the next start.
-  for (let pass = 0; pass < FINAL_PASSES; pass++) {
+  let settledAt: number | undefined;
+  for (let pass = 0; ; pass++) {
     if (pass > 0) await clock.sleep(FINAL_PASS_GAP_MS);
     try {
-      await reconcile();
+      await s.reconcile();
     } catch (err) {
       log.warn({ reason: errorText(err) }, 'final reconcile failed; the next start settles it');
-      break;
+      return;
     }
-    if (!cancel || ourOpen().length === 0) break;
-    await cancelOurs();
+    const now = clock.now();
+    if (unsettled().length > 0) settledAt = undefined;
+    else settledAt ??= now;
+    if (settledAt !== undefined && (!cancel || now >= settledAt + graceMs)) return;
+    if (now >= deadline()) {
+      log.warn({ unsettled: unsettled().length }, 'stopping with orders still unsettled; the next start settles them');
+      return;
+    }
+    if (cancel && ourOpen().length > 0) await cancelOurs();
   }
 }

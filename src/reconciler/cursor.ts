@@ -27,11 +27,14 @@ export interface CursorInput {
 
 /** The new cursor, or undefined when it does not move forward. */
 export function nextCursor(input: CursorInput): string | undefined {
+  const sorted = [...input.trades].sort((a, b) => compareIds(a.tradeId, b.tradeId));
+  // A trade id holds the cursor back when any of its items does: a self-trade lists one id
+  // twice (once per side), and the cursor may not reach it while either side is still to learn.
+  const held = new Set(sorted.filter((t) => t.time >= input.visibleBefore || (!input.ours(t) && input.awaited(t))).map((t) => t.tradeId));
   let cursor = input.current;
-  for (const t of [...input.trades].sort((a, b) => compareIds(a.tradeId, b.tradeId))) {
+  for (const t of sorted) {
     if (cursor !== undefined && compareIds(t.tradeId, cursor) <= 0) continue;
-    if (t.time >= input.visibleBefore) break;
-    if (!input.ours(t) && input.awaited(t)) break;
+    if (held.has(t.tradeId)) break;
     cursor = t.tradeId;
   }
   return cursor !== undefined && (input.current === undefined || compareIds(cursor, input.current) > 0) ? cursor : undefined;

@@ -1,7 +1,9 @@
 // Order look-ups, one order each and each on its own (a failure is logged and retried next
 // pass, never stops the others): the final state of an order that left the book without enough
-// evidence of how, and unknown orders by client order id where the venue takes that.
+// evidence of how, unknown orders by client order id where the venue takes that, and the client
+// order id of a venue order nobody claims, where the venue's order query names it.
 import type { Clock } from '../core/clock.js';
+import type { VenueOrderId } from '../core/ids.js';
 import { dec, type Decimal } from '../core/decimal.js';
 import { OrderRejectedError, UnknownOrderError, errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
@@ -23,9 +25,15 @@ export interface LookupDeps {
   filled(market: Market, symbol: string, venueOrderId: string): Decimal;
 }
 
+/** Answers naming no client order id, with none naming one, after which the venue is taken not to name them. */
+const UNNAMED_PROOF = 10;
+
 export class OrderLookups {
   /** Unknown orders a client-id lookup said the venue does not have, before that lookup was proven. */
   private readonly inconclusive = new Set<string>();
+  /** Per market, symbol and venue order id: the client order id its query named (null: none). */
+  private readonly names = new Map<string, string | null>();
+  private readonly unnamedAnswers: Record<Market, number> = { spot: 0, futures: 0 };
 
   constructor(private readonly deps: LookupDeps) {}
 
@@ -80,6 +88,45 @@ export class OrderLookups {
     }
   }
 
+  /**
+   * Asks the venue which client order id each of these orders carries (the contract's lookup by
+   * order id; the notes show `clientOrderId` in its answer), at most `most` of them. What it
+   * names binds a lost answer exactly; see pass.ts.
+   */
+  async identify(market: Market, symbol: string, ids: readonly VenueOrderId[], most: number): Promise<void> {
+    for (const id of ids.slice(0, most)) {
+      let name: string | null;
+      try {
+        name = (await this.deps.readers[market].order(symbol, id)).clientOrderId ?? null;
+      } catch (err) {
+        if (!(err instanceof UnknownOrderError)) {
+          this.deps.log.warn({ err: errorText(err), market, symbol, venueOrderId: id }, 'order query failed; will retry');
+          continue;
+        }
+        name = null;
+      }
+      this.names.set(nameKey(market, symbol, id), name);
+      if (name !== null) this.namesIds(market, 'yes');
+      else if (++this.unnamedAnswers[market] >= UNNAMED_PROOF && this.namesIds(market) === undefined) this.namesIds(market, 'no');
+    }
+  }
+
+  /** The client order id the venue named for an order: a string, null for none, undefined when not asked. */
+  nameOf(market: Market, symbol: string, id: VenueOrderId | string): string | null | undefined {
+    return this.names.get(nameKey(market, symbol, id));
+  }
+
+  /** Forgets the names of orders no longer unclaimed (claimed, or gone). */
+  keepNames(market: Market, symbol: string, ids: ReadonlySet<string>): void {
+    const prefix = nameKey(market, symbol, '');
+    for (const k of this.names.keys()) if (k.startsWith(prefix) && !ids.has(k.slice(prefix.length))) this.names.delete(k);
+  }
+
+  /** Whether the venue's order query names client order ids: 'no' once proven otherwise (remembered in the journal). */
+  namesIds(market: Market, set?: 'yes' | 'no'): 'yes' | 'no' | undefined {
+    return this.remembered(`venue:${market}:queryNamesClientId`, set);
+  }
+
   /** An unknown order was found on the venue: one its client-id lookup had denied proves that lookup unreliable. */
   found(market: Market, clientOrderId: string): void {
     if (this.inconclusive.delete(clientOrderId)) this.support(market, 'no');
@@ -87,12 +134,17 @@ export class OrderLookups {
 
   /** Whether the venue looks orders up by client order id: 'yes', 'no', or not known yet. Remembered in the journal. */
   private support(market: Market, set?: 'yes' | 'no'): 'yes' | 'no' | undefined {
-    const key = `venue:${market}:clientIdLookup`;
+    return this.remembered(`venue:${market}:clientIdLookup`, set);
+  }
+
+  private remembered(key: string, set?: 'yes' | 'no'): 'yes' | 'no' | undefined {
     if (set && this.deps.journal.cursor(key) !== set) this.deps.journal.setCursor(key, set);
     const v = this.deps.journal.cursor(key);
     return v === 'yes' || v === 'no' ? v : undefined;
   }
 }
+
+const nameKey = (market: Market, symbol: string, id: string) => `${market}:${symbol}:${id}`;
 
 /** The fields a query or settlement decides; the rest stays as the journal has it. */
 function pick(o: Order): Pick<Order, 'status' | 'executedVolume' | 'avgPrice' | 'venueOrderId' | 'updatedAt'> {

@@ -9,7 +9,7 @@ import type { VenueOrder, VenueTrade } from '../core/venue.js';
 import { ownOrderId } from './fills.js';
 import { adoptedOrder, foreignAction } from './foreign.js';
 import { readOpenOrders, type OpenOrdersResult, type OrderChange } from './open-orders.js';
-import { couldBe, matchUnknown, openCandidate, tradeCandidates, unknownsToGiveUp, type Candidate, type Coverage } from './unknown.js';
+import { couldBe, matchUnknown, openCandidate, tradeCandidates, unknownsToGiveUp, type Candidate, type Coverage, type Match } from './unknown.js';
 
 export interface SymbolInput {
   market: Market;
@@ -33,6 +33,10 @@ export interface SymbolInput {
   strategyIds: readonly string[];
   /** When we last asked to cancel a foreign order. */
   cancelAskedAt(venueOrderId: string): number | undefined;
+  /** The client order id the venue's order query named for a venue order: a string, null for none, undefined when not asked yet. */
+  nameOf(venueOrderId: string): string | null | undefined;
+  /** Whether a venue order a lost answer could be waits to be named before it is matched (false once the venue is known not to name them). */
+  waitForNames: boolean;
 }
 
 export interface SymbolDecision {
@@ -51,6 +55,10 @@ export interface SymbolDecision {
   foreignTrades: VenueTrade[];
   /** The order of ours a venue order id belongs to, with this pass's decisions applied. */
   claimant(id: string): Order | undefined;
+  /** Venue orders nobody claims that a lost answer could be, not named yet: ask the venue, oldest first. */
+  toIdentify: VenueOrderId[];
+  /** Venue ids of the orders nobody claimed this pass. */
+  unclaimedIds: ReadonlySet<string>;
 }
 
 export function decideSymbol(input: SymbolInput): SymbolDecision {
@@ -59,7 +67,8 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   const open = readOpenOrders({ ours: input.ours, page, byVenueId: input.byVenueId, byClientId: input.byClientId, now });
   for (const c of open.changes) changes.set(c);
 
-  // Orders whose answer was lost, matched to what nobody claims (see unknown.ts).
+  // Orders whose answer was lost, matched to what nobody claims: exactly where the venue's order
+  // query named the order's client order id, else by what it looks like (see unknown.ts).
   const current = input.ours.map((o) => changes.get(o));
   const claimedNow = new Set(open.changes.flatMap((c) => (c.order.venueOrderId ? [c.order.venueOrderId] : [])));
   const unclaimedTrades = trades.filter((t) => {
@@ -68,19 +77,45 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   });
   const unknowns = current.filter((o) => o.status === 'unknown' && !o.venueOrderId);
   const pending = current.filter((o) => o.status === 'pending');
-  const local = (c: Candidate): Candidate => (c.time === undefined ? c : { ...c, time: c.time - input.offsetMs });
+  const local = (c: Candidate): Candidate => ({ ...c, time: c.time === undefined ? undefined : c.time - input.offsetMs, placedAt: c.placedAt === undefined ? undefined : c.placedAt - input.offsetMs });
   const openIds = new Set(open.unclaimed.map((v) => v.orderId));
   const candidates = [...open.unclaimed.map(openCandidate), ...tradeCandidates(unclaimedTrades).filter((c) => !openIds.has(c.venueOrderId))].map(local);
-  const matches = matchUnknown(unknowns, candidates, pending, input.slackMs);
+  const named: Match[] = [];
+  const unnamed: Candidate[] = [];
+  const held: Candidate[] = [];
+  for (const c of candidates) {
+    const name = input.nameOf(c.venueOrderId);
+    if (typeof name === 'string') {
+      // Ours awaiting its answer, or one we gave up too early: the venue says so. Anything else
+      // named (a pending order's, which its answer will bind, or not ours at all) is not matched.
+      const order = unknowns.find((u) => u.clientOrderId === name) ?? givenUp(input.byClientId(name));
+      if (order) named.push({ order, candidate: c });
+    } else if (name === undefined && input.waitForNames && unknowns.some((u) => couldBe(u, c, input.slackMs))) held.push(c);
+    else unnamed.push(c);
+  }
+  const namedOrders = new Set(named.map((m) => m.order));
+  const matches = [
+    ...named,
+    ...matchUnknown(
+      unknowns.filter((u) => !namedOrders.has(u)),
+      unnamed,
+      pending,
+      input.slackMs,
+    ),
+  ];
   for (const { order, candidate } of matches) {
     const listed = open.unclaimed.find((v) => v.orderId === candidate.venueOrderId);
     const status = listed ? (listed.status === 'open' && dec.isPositive(listed.executedQty) ? 'partially_filled' : listed.status) : 'open';
     const executedVolume = dec.max(order.executedVolume, listed?.executedQty ?? ZERO);
-    changes.set({ order: { ...order, venueOrderId: candidate.venueOrderId, status, executedVolume, updatedAt: now }, reason: `found on the venue by its side, price, volume and time (${candidate.source})` });
+    const how = namedOrders.has(order) ? (order.status === 'rejected' ? 'the venue named it after it was given up as never placed' : 'the venue named its client order id') : 'by its side, price, volume and time';
+    changes.set({ order: { ...order, venueOrderId: candidate.venueOrderId, status, executedVolume, updatedAt: now }, reason: `found on the venue: ${how} (${candidate.source})` });
   }
   const matchedIds = new Set(matches.map((m) => m.candidate.venueOrderId));
   const stillAwaiting = [...pending, ...unknowns.filter((u) => !matches.some((m) => m.order === u))];
-  const mayBeOurs = (c: Candidate) => stillAwaiting.some((o) => couldBe(o, c, input.slackMs));
+  const mayBeOurs = (c: Candidate) => {
+    const name = input.nameOf(c.venueOrderId);
+    return typeof name === 'string' ? stillAwaiting.some((o) => o.clientOrderId === name) : stillAwaiting.some((o) => couldBe(o, c, input.slackMs));
+  };
 
   // Open orders none of ours can be: foreign.
   const adoptions: SymbolDecision['adoptions'] = [];
@@ -100,10 +135,19 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   const foreignTrades = unclaimed.filter((t) => !awaited.includes(t));
 
   const unknownTimeoutMs = input.unknownTimeoutMs;
-  for (const o of unknownsToGiveUp(stillAwaiting.filter((x) => x.status === 'unknown'), input.coverage, now, unknownTimeoutMs)) {
+  // An unknown a venue order still to be named could be waits for the name.
+  const givingUp = stillAwaiting.filter((x) => x.status === 'unknown' && !held.some((c) => couldBe(x, c, input.slackMs)));
+  for (const o of unknownsToGiveUp(givingUp, input.coverage, now, unknownTimeoutMs)) {
     changes.set({ order: { ...o, status: 'rejected', updatedAt: now }, reason: `not found on the venue within ${unknownTimeoutMs} ms of its lost answer: it was never placed (not sent again)` });
   }
-  return { changes, open, adoptions, cancels, found: matches.map((m) => m.order), awaited, foreignTrades, claimant };
+  const toIdentify = [...held].sort((a, b) => (a.time ?? 0) - (b.time ?? 0)).map((c) => c.venueOrderId);
+  const unclaimedIds = new Set(candidates.filter((c) => !matchedIds.has(c.venueOrderId)).map((c) => c.venueOrderId as string));
+  return { changes, open, adoptions, cancels, found: matches.map((m) => m.order), awaited, foreignTrades, claimant, toIdentify, unclaimedIds };
+}
+
+/** An order we gave up as never placed (no venue id), which the venue has after all. */
+function givenUp(o: Order | undefined): Order | undefined {
+  return o && o.status === 'rejected' && !o.venueOrderId ? o : undefined;
 }
 
 /** An order's changes within one pass: the latest version of each, and the reasons in order. */

@@ -28,6 +28,8 @@ import { couldBe, tradeCandidates, type Coverage } from './unknown.js';
 
 /** Order look-ups (20 per 2 s on the venue) per symbol and pass: queries never crowd out the other reads. */
 const QUERIES_PER_PASS = 4;
+/** Venue orders a lost answer could be, asked for their client order id per symbol and pass. */
+const IDENTIFY_PER_PASS = 8;
 /** Every this many passes, the latest trades page is read too: a safety net for a fill later than graceMs. */
 const FULL_SCAN_EVERY = 5;
 /** Trade pages per symbol and pass; start-up and the last pass read on until the venue has no more. */
@@ -104,6 +106,7 @@ interface PassResult {
   fills: { fill: Fill; order: Order | undefined }[];
   changed: Order[];
   toQuery: Order[];
+  toIdentify: VenueOrderId[];
 }
 
 export class Reconciler {
@@ -212,7 +215,7 @@ export class Reconciler {
         current: cursor,
         ours: (t) => byVenueId(ownOrderId(t)!) !== undefined,
         // Whether an order awaiting its answer (in flight, or lost) could own the trade.
-        awaited: (t) => waiting.length > 0 && tradeCandidates([t]).some((c) => waiting.some((o) => couldBe(o, { ...c, time: c.time === undefined ? undefined : c.time - offsetMs }, slack))),
+        awaited: (t) => waiting.length > 0 && tradeCandidates([t]).some((c) => waiting.some((o) => couldBe(o, { ...c, time: c.time === undefined ? undefined : c.time - offsetMs, placedAt: c.placedAt === undefined ? undefined : c.placedAt - offsetMs }, slack))),
         visibleBefore: this.venueNow() - this.deps.settings.drift.graceMs,
       });
 
@@ -222,6 +225,7 @@ export class Reconciler {
     for (const order of result.changed) await this.deps.onOrder(order);
     for (const { fill, order } of result.fills) await this.deps.onFill(fill, order);
 
+    await this.lookups.identify(market, symbol, result.toIdentify, IDENTIFY_PER_PASS);
     await this.lookups.unknowns(market, symbol, QUERIES_PER_PASS);
     for (const o of result.toQuery.slice(0, QUERIES_PER_PASS)) await this.lookups.query(o);
   }
@@ -248,7 +252,10 @@ export class Reconciler {
       unknownTimeoutMs: this.deps.settings.unknownTimeoutMs,
       strategyIds: this.deps.strategyIds,
       cancelAskedAt: (id) => this.cancelAsked.get(id),
+      nameOf: (id) => this.lookups.nameOf(market, symbol, id),
+      waitForNames: this.lookups.namesIds(market) !== 'no',
     });
+    this.lookups.keepNames(market, symbol, d.unclaimedIds);
     const { changes, open, adoptions } = d;
     for (const o of d.found) this.lookups.found(market, o.clientOrderId);
     for (const v of d.cancels) {
@@ -303,7 +310,7 @@ export class Reconciler {
         toQuery.push(...open.unseen.map((o) => changes.get(o)).filter((o) => o.status === 'pending_cancel'));
         // The cursor moves in the commit of the fills it passes, never ahead of them.
         if (cursor !== undefined) journal.setCursor(`trades:${market}:${symbol}`, cursor);
-        return { fills, changed: changes.changed(), toQuery };
+        return { fills, changed: changes.changed(), toQuery, toIdentify: d.toIdentify };
       });
     } catch (err) {
       this.filledByOrder = undefined; // it counted fills the failed commit did not keep

@@ -4,7 +4,8 @@
 //
 // A venue order that no journal order claims, open or only seen in our trades, is a candidate.
 // An unknown order matches a candidate with the same side and type, the same limit price, a
-// volume that fits, and a venue time no earlier than the intent was journaled (less a clock
+// volume that fits, a venue time no earlier than the intent was journaled and, where the venue
+// says when it took the order, no later than the order became unknown (both within a clock
 // slack). Orders still in flight (`pending`) get their answer soon: a candidate one of them
 // could be is left alone until they have it, so an unknown never takes a sibling's order.
 // Identical unknowns are interchangeable; the oldest takes the oldest candidate.
@@ -33,11 +34,17 @@ export interface Candidate {
   takerPrices: Decimal[];
   /** Venue time of the order or its first trade, when known. */
   time?: number;
+  /**
+   * When the venue took the order, when that is known: an open order says; an order traded
+   * as taker arrived at its first taker trade (only an arriving order takes liquidity). A
+   * resting order's maker trades say only that it arrived before them.
+   */
+  placedAt?: number;
   source: 'open' | 'trades';
 }
 
 export function openCandidate(v: VenueOrder): Candidate {
-  return { venueOrderId: v.orderId, side: v.side, type: v.type, price: v.price, volume: v.origQty, filled: v.executedQty, quote: ZERO, makerPrices: [], takerPrices: [], time: v.time, source: 'open' };
+  return { venueOrderId: v.orderId, side: v.side, type: v.type, price: v.price, volume: v.origQty, filled: v.executedQty, quote: ZERO, makerPrices: [], takerPrices: [], time: v.time, placedAt: v.time, source: 'open' };
 }
 
 /** Unclaimed trades grouped by our side's venue order: one candidate per order. */
@@ -51,6 +58,7 @@ export function tradeCandidates(trades: readonly VenueTrade[]): Candidate[] {
     c.quote = dec.add(c.quote, dec.mul(t.qty, t.price));
     (t.isMaker ? c.makerPrices : c.takerPrices).push(t.price);
     c.time = Math.min(c.time ?? t.time, t.time);
+    if (!t.isMaker) c.placedAt = Math.min(c.placedAt ?? t.time, t.time);
     byOrder.set(id, c);
   }
   return [...byOrder.values()];
@@ -61,6 +69,10 @@ export function couldBe(order: Order, c: Candidate, slackMs: number): boolean {
   if (order.side !== c.side) return false;
   if (c.type !== undefined && c.type !== order.type) return false;
   if (c.time !== undefined && c.time < order.createdAt - slackMs) return false;
+  // Its request was signed before the order became unknown (the error came back, or the
+  // process that could send it died), and a venue refuses a request that arrives later than
+  // its recvWindow: an order the venue took well after that is not this one.
+  if (c.placedAt !== undefined && c.placedAt > order.updatedAt + slackMs) return false;
   if (quoteSized(order)) {
     // A market buy's volume is the quote amount to spend; what it bought can only cost less.
     return dec.lte(c.volume ?? c.quote, order.volume);
@@ -91,28 +103,51 @@ export interface Match {
 }
 
 /**
- * Pairs unknown orders with candidates. Open candidates come first (they are the whole order);
- * a trades candidate is used only for an order the open list cannot explain. Candidates a
- * pending order could be are held back.
+ * Pairs unknown orders with candidates, as many pairs as the candidates allow: a maximum
+ * matching, so an unknown never takes a candidate another could own when that leaves one it
+ * alone could own unclaimed (its fill would count nowhere). A limit order's maker trades fit
+ * only its own price while a taker trade fits every limit at or beyond it, so the least
+ * flexible candidates choose first, and a later one may move an earlier choice along to
+ * another that fits. Among the unknowns that fit a candidate, the likeliest goes first (see
+ * fitsBetter). Candidates a pending order could be are held back.
  */
 export function matchUnknown(unknowns: readonly Order[], candidates: readonly Candidate[], pending: readonly Order[], slackMs: number): Match[] {
   const free = candidates
     .filter((c) => !pending.some((p) => couldBe(p, c, slackMs)))
     .sort((a, b) => (a.source === b.source ? (a.time ?? 0) - (b.time ?? 0) || compareIds(a.venueOrderId, b.venueOrderId) : a.source === 'open' ? -1 : 1));
-  const taken = new Set<string>();
-  const matches: Match[] = [];
-  for (const order of [...unknowns].sort((a, b) => a.createdAt - b.createdAt)) {
-    let best: Candidate | undefined;
-    for (const c of free) {
-      if (taken.has(c.venueOrderId) || !couldBe(order, c, slackMs)) continue;
-      // The closest fit; among equals, the oldest (the list's order).
-      if (!best || dec.lt(distance(order, c), distance(order, best))) best = c;
+  const fits = free.map((c) => unknowns.filter((o) => couldBe(o, c, slackMs)).sort((a, b) => (fitsBetter(a, b, c) ? -1 : fitsBetter(b, a, c) ? 1 : 0)));
+  const ownerOf = new Map<Order, number>();
+  // Kuhn's augmenting paths: give candidate `ci` an unknown, moving others along if they can.
+  const assign = (ci: number, tried: Set<Order>): boolean => {
+    for (const o of fits[ci]!) {
+      if (tried.has(o)) continue;
+      tried.add(o);
+      const held = ownerOf.get(o);
+      if (held === undefined || assign(held, tried)) {
+        ownerOf.set(o, ci);
+        return true;
+      }
     }
-    if (!best) continue;
-    taken.add(best.venueOrderId);
-    matches.push({ order, candidate: best });
-  }
-  return matches;
+    return false;
+  };
+  const leastFlexibleFirst = free.map((_, i) => i).sort((a, b) => fits[a]!.length - fits[b]!.length || a - b);
+  for (const ci of leastFlexibleFirst) if (fits[ci]!.length > 0) assign(ci, new Set());
+  return [...ownerOf]
+    .map(([order, ci]) => ({ order, candidate: free[ci]! }))
+    .sort((a, b) => a.order.createdAt - b.order.createdAt || (a.order.clientOrderId < b.order.clientOrderId ? -1 : 1));
+}
+
+/** Whether `a` is a likelier owner of `c` than `b` (both compatible). */
+function fitsBetter(a: Order, b: Order, c: Candidate): boolean {
+  const da = distance(a, c);
+  const db = distance(b, c);
+  if (!dec.eq(da, db)) return dec.lt(da, db);
+  const at = c.placedAt ?? c.time;
+  if (at === undefined) return a.createdAt < b.createdAt;
+  const aBefore = a.createdAt <= at;
+  const bBefore = b.createdAt <= at;
+  if (aBefore !== bBefore) return aBefore;
+  return aBefore ? a.createdAt > b.createdAt : a.createdAt < b.createdAt;
 }
 
 /** What the poller knows about how recently it saw the whole symbol. */

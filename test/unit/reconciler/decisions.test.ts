@@ -120,10 +120,17 @@ describe('lost answers matched to the venue', () => {
     ]);
   });
 
-  it('a venue order older than the order by more than the slack is never it', () => {
-    const u = order(1, { status: 'unknown', createdAt: 100_000 });
+  it('a venue order older than the order, or taken later than it became unknown, by more than the slack is never it', () => {
+    const u = order(1, { status: 'unknown', createdAt: 100_000, updatedAt: 100_500 });
     expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_000 - 2001 })), 2000)).toBe(false);
     expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_000 - 1999 })), 2000)).toBe(true);
+    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_500 + 2000 })), 2000)).toBe(true);
+    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_500 + 2001 })), 2000)).toBe(false);
+    // A taker trade marks when the order arrived; a maker trade only that it had arrived before.
+    const [taker] = tradeCandidates([trade(1, { price: d('99'), isMaker: false, time: 100_500 + 2001 })]);
+    const [maker] = tradeCandidates([trade(2, { price: d('100'), isMaker: true, time: 900_000 })]);
+    expect(couldBe(u, taker!, 2000)).toBe(false);
+    expect(couldBe(u, maker!, 2000)).toBe(true);
   });
 
   it('is given up only once both a complete open-orders read and a trades read to the end came after the timeout', () => {
@@ -209,6 +216,8 @@ describe('one symbol, decided', () => {
     strategyIds: ['t'],
     cancelAskedAt: () => undefined,
     byClientId: () => undefined,
+    nameOf: () => null,
+    waitForNames: false,
   };
 
   it('both sides of a self-trade are claimed, each by its own order', () => {
@@ -238,5 +247,46 @@ describe('one symbol, decided', () => {
     expect(r.changes.list).toEqual([]);
     expect(r.adoptions).toEqual([]);
     expect(r.awaited.map((t) => t.tradeId)).toEqual(['3']);
+  });
+
+  describe('where the venue names the client order id of a venue order', () => {
+    // Two lost answers that look the same: by looks alone the older takes the older order.
+    const older = order(1, { status: 'unknown', createdAt: 1000 });
+    const newer = order(2, { status: 'unknown', createdAt: 1100 });
+    const page = { items: [venueOrder(5, { time: 1200 }), venueOrder(6, { time: 1300 })], skipped: [], complete: true };
+    const bound = (r: ReturnType<typeof decideSymbol>) => r.changes.list.map((c) => [c.order.clientOrderId, c.order.venueOrderId, c.order.status]);
+
+    it('a named order binds exactly, whatever its looks say', () => {
+      const names = new Map<string, string>([[vid(5), 'slt-2'], [vid(6), 'slt-1']]);
+      const r = decideSymbol({ ...base, ours: [older, newer], page, trades: [], byVenueId: () => undefined, nameOf: (id) => names.get(id), waitForNames: true });
+      expect(bound(r)).toEqual([['slt-2', vid(5), 'open'], ['slt-1', vid(6), 'open']]);
+      expect(r.toIdentify).toEqual([]);
+      const byLooks = decideSymbol({ ...base, ours: [older, newer], page, trades: [], byVenueId: () => undefined });
+      expect(bound(byLooks)).toEqual([['slt-1', vid(5), 'open'], ['slt-2', vid(6), 'open']]);
+    });
+
+    it('an order not named yet is asked for, and neither matched, adopted nor given up meanwhile', () => {
+      const late = { completeOpenAt: 99_000, caughtUpAt: 99_000 };
+      const r = decideSymbol({ ...base, now: 99_000, coverage: late, ours: [older], page: { ...page, items: [venueOrder(5, { time: 1200 })] }, trades: [], byVenueId: () => undefined, nameOf: () => undefined, waitForNames: true });
+      expect(r.toIdentify).toEqual([vid(5)]);
+      expect(r.changes.list).toEqual([]);
+      expect(r.adoptions).toEqual([]);
+    });
+
+    it('an order named for someone else is foreign even when a lost answer looks like it; the lost answer is given up in time', () => {
+      const late = { completeOpenAt: 99_000, caughtUpAt: 99_000 };
+      const r = decideSymbol({ ...base, now: 99_000, coverage: late, ours: [older], page: { ...page, items: [venueOrder(5, { time: 1200 })] }, trades: [], byVenueId: () => undefined, nameOf: () => 'web-ui-7', waitForNames: true });
+      expect(r.adoptions.map((a) => a.order.venueOrderId)).toEqual([vid(5)]);
+      expect(bound(r)).toEqual([['slt-1', undefined, 'rejected']]);
+    });
+
+    it('an order given up as never placed that the venue names after all is bound again: its fills count', () => {
+      const gaveUp = order(1, { status: 'rejected', createdAt: 1000 });
+      const t = trade(3, { bidId: vid(5), time: 1250 });
+      const r = decideSymbol({ ...base, ours: [], page: { items: [], skipped: [], complete: true }, trades: [t], byVenueId: () => undefined, byClientId: (id) => (id === 'slt-1' ? gaveUp : undefined), nameOf: () => 'slt-1', waitForNames: true });
+      expect(bound(r)).toEqual([['slt-1', vid(5), 'open']]);
+      expect(r.claimant(vid(5))?.clientOrderId).toBe('slt-1');
+      expect(r.foreignTrades).toEqual([]);
+    });
   });
 });
