@@ -37,6 +37,8 @@ export interface SymbolInput {
   nameOf(venueOrderId: string): string | null | undefined;
   /** Whether a venue order a lost answer could be waits to be named before it is matched (false once the venue is known not to name them). */
   waitForNames: boolean;
+  /** How many venue orders the poller asks to name per pass. */
+  namesPerPass: number;
 }
 
 export interface SymbolDecision {
@@ -82,7 +84,7 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   const candidates = [...open.unclaimed.map(openCandidate), ...tradeCandidates(unclaimedTrades).filter((c) => !openIds.has(c.venueOrderId))].map(local);
   const named: Match[] = [];
   const unnamed: Candidate[] = [];
-  const held: Candidate[] = [];
+  const unasked: Candidate[] = [];
   for (const c of candidates) {
     const name = input.nameOf(c.venueOrderId);
     if (typeof name === 'string') {
@@ -90,9 +92,14 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
       // named (a pending order's, which its answer will bind, or not ours at all) is not matched.
       const order = unknowns.find((u) => u.clientOrderId === name) ?? givenUp(input.byClientId(name));
       if (order) named.push({ order, candidate: c });
-    } else if (name === undefined && input.waitForNames && unknowns.some((u) => couldBe(u, c, input.slackMs))) held.push(c);
+    } else if (name === undefined && input.waitForNames && unknowns.some((u) => couldBe(u, c, input.slackMs))) unasked.push(c);
     else unnamed.push(c);
   }
+  // Unasked orders wait a pass for their names while this pass's queries can ask them all; more
+  // (a storm of lost answers outruns the query budget) are matched by looks at once, for a
+  // backlog would hold the trade cursor and every fill behind it.
+  const held = unasked.length <= input.namesPerPass ? unasked : [];
+  if (held.length === 0) unnamed.push(...unasked);
   const namedOrders = new Set(named.map((m) => m.order));
   const matches = [
     ...named,

@@ -218,6 +218,7 @@ describe('one symbol, decided', () => {
     byClientId: () => undefined,
     nameOf: () => null,
     waitForNames: false,
+    namesPerPass: 8,
   };
 
   it('both sides of a self-trade are claimed, each by its own order', () => {
@@ -271,6 +272,12 @@ describe('one symbol, decided', () => {
       expect(r.toIdentify).toEqual([vid(5)]);
       expect(r.changes.list).toEqual([]);
       expect(r.adoptions).toEqual([]);
+    });
+
+    it('more unasked orders than a pass can ask are matched by looks at once', () => {
+      const r = decideSymbol({ ...base, ours: [older, newer], page, trades: [], byVenueId: () => undefined, nameOf: () => undefined, waitForNames: true, namesPerPass: 1 });
+      expect(r.toIdentify).toEqual([]);
+      expect(bound(r)).toEqual([['slt-1', vid(5), 'open'], ['slt-2', vid(6), 'open']]);
     });
 
     it('an order named for someone else is foreign even when a lost answer looks like it; the lost answer is given up in time', () => {
