@@ -88,10 +88,13 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   for (const c of candidates) {
     const name = input.nameOf(c.venueOrderId);
     if (typeof name === 'string') {
-      // Ours awaiting its answer, or one we gave up too early: the venue says so. Anything else
-      // named (a pending order's, which its answer will bind, or not ours at all) is not matched.
+      // Ours awaiting its answer, or one we gave up too early: the venue says so. One named for
+      // an order already bound by looks to another venue order was swapped with an identical
+      // one: it goes to whoever is left by looks. Anything else named (a pending order's, which
+      // its answer will bind, or not ours at all) is not matched.
       const order = unknowns.find((u) => u.clientOrderId === name) ?? givenUp(input.byClientId(name));
       if (order) named.push({ order, candidate: c });
+      else if (swapped(input.byClientId(name), c)) unnamed.push(c);
     } else if (name === undefined && input.waitForNames && unknowns.some((u) => couldBe(u, c, input.slackMs))) unasked.push(c);
     else unnamed.push(c);
   }
@@ -119,9 +122,10 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   }
   const matchedIds = new Set(matches.map((m) => m.candidate.venueOrderId));
   const stillAwaiting = [...pending, ...unknowns.filter((u) => !matches.some((m) => m.order === u))];
+  const byLooks = new Set(unnamed.map((c) => c.venueOrderId));
   const mayBeOurs = (c: Candidate) => {
     const name = input.nameOf(c.venueOrderId);
-    return typeof name === 'string' ? stillAwaiting.some((o) => o.clientOrderId === name) : stillAwaiting.some((o) => couldBe(o, c, input.slackMs));
+    return typeof name === 'string' && !byLooks.has(c.venueOrderId) ? stillAwaiting.some((o) => o.clientOrderId === name) : stillAwaiting.some((o) => couldBe(o, c, input.slackMs));
   };
 
   // Open orders none of ours can be: foreign.
@@ -150,6 +154,11 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   const toIdentify = [...held].sort((a, b) => (a.time ?? 0) - (b.time ?? 0)).map((c) => c.venueOrderId);
   const unclaimedIds = new Set(candidates.filter((c) => !matchedIds.has(c.venueOrderId)).map((c) => c.venueOrderId as string));
   return { changes, open, adoptions, cancels, found: matches.map((m) => m.order), awaited, foreignTrades, claimant, toIdentify, unclaimedIds };
+}
+
+/** Whether the order a venue order is named for was bound by looks to another venue order. */
+function swapped(o: Order | undefined, c: Candidate): boolean {
+  return o !== undefined && o.venueOrderId !== undefined && o.venueOrderId !== c.venueOrderId;
 }
 
 /** An order we gave up as never placed (no venue id), which the venue has after all. */

@@ -287,6 +287,14 @@ describe('one symbol, decided', () => {
       expect(bound(r)).toEqual([['slt-1', undefined, 'rejected']]);
     });
 
+    it('an order named for one already bound by looks to its identical twin goes by looks to the twin\'s lost answer', () => {
+      // slt-1 took venue 6 by looks before venue 5 showed; venue 5 is slt-1's, so venue 6 was slt-2's.
+      const boundByLooks = order(1, { status: 'open', venueOrderId: vid(6), createdAt: 1000 });
+      const r = decideSymbol({ ...base, ours: [boundByLooks, newer], page: { ...page, items: [venueOrder(5, { time: 1200 })] }, trades: [], byVenueId: (id) => (id === vid(6) ? boundByLooks : undefined), byClientId: (id) => (id === 'slt-1' ? boundByLooks : undefined), nameOf: (id) => (id === vid(5) ? 'slt-1' : undefined), waitForNames: true });
+      expect(bound(r)).toEqual([['slt-2', vid(5), 'open']]);
+      expect(r.adoptions).toEqual([]);
+    });
+
     it('an order given up as never placed that the venue names after all is bound again: its fills count', () => {
       const gaveUp = order(1, { status: 'rejected', createdAt: 1000 });
       const t = trade(3, { bidId: vid(5), time: 1250 });
