@@ -39,6 +39,8 @@ export interface SymbolInput {
   waitForNames: boolean;
   /** How many venue orders the poller asks to name per pass. */
   namesPerPass: number;
+  /** Local time before which every trade is shown (now less drift.graceMs): a later one may still have siblings to come. */
+  shownBefore: number;
 }
 
 export interface SymbolDecision {
@@ -103,16 +105,26 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   // backlog would hold the trade cursor and every fill behind it.
   const held = unasked.length <= input.namesPerPass ? unasked : [];
   if (held.length === 0) unnamed.push(...unasked);
+  // A taker trade fits every limit at or beyond its price: while trades of that moment may still
+  // show (drift.graceMs), one that lost answers of different prices or volumes could own waits,
+  // so a sibling that fits only one of them (a maker trade at its price) can claim it first.
+  // In rounds: each round's matches may leave a waiting one with a single kind of owner.
   const namedOrders = new Set(named.map((m) => m.order));
-  const matches = [
-    ...named,
-    ...matchUnknown(
-      unknowns.filter((u) => !namedOrders.has(u)),
-      unnamed,
-      pending,
-      input.slackMs,
-    ),
-  ];
+  let young = unnamed.filter((c) => c.source === 'trades' && (c.time ?? 0) >= input.shownBefore);
+  let left = unknowns.filter((u) => !namedOrders.has(u));
+  let pool = unnamed.filter((c) => !young.includes(c));
+  const matches = [...named];
+  for (;;) {
+    const clear = young.filter((c) => !ambiguous(left.filter((u) => couldBe(u, c, input.slackMs))));
+    young = young.filter((c) => !clear.includes(c));
+    pool.push(...clear);
+    if (pool.length === 0) break;
+    const round = matchUnknown(left, pool, pending, input.slackMs);
+    matches.push(...round);
+    left = left.filter((u) => !round.some((m) => m.order === u));
+    pool = [];
+  }
+  const waiting = [...held, ...young];
   for (const { order, candidate } of matches) {
     const listed = open.unclaimed.find((v) => v.orderId === candidate.venueOrderId);
     const status = listed ? (listed.status === 'open' && dec.isPositive(listed.executedQty) ? 'partially_filled' : listed.status) : 'open';
@@ -146,14 +158,19 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   const foreignTrades = unclaimed.filter((t) => !awaited.includes(t));
 
   const unknownTimeoutMs = input.unknownTimeoutMs;
-  // An unknown a venue order still to be named could be waits for the name.
-  const givingUp = stillAwaiting.filter((x) => x.status === 'unknown' && !held.some((c) => couldBe(x, c, input.slackMs)));
+  // An unknown a venue order still waiting (to be named, or for its siblings) could be waits too.
+  const givingUp = stillAwaiting.filter((x) => x.status === 'unknown' && !waiting.some((c) => couldBe(x, c, input.slackMs)));
   for (const o of unknownsToGiveUp(givingUp, input.coverage, now, unknownTimeoutMs)) {
     changes.set({ order: { ...o, status: 'rejected', updatedAt: now }, reason: `not found on the venue within ${unknownTimeoutMs} ms of its lost answer: it was never placed (not sent again)` });
   }
   const toIdentify = [...held].sort((a, b) => (a.time ?? 0) - (b.time ?? 0)).map((c) => c.venueOrderId);
   const unclaimedIds = new Set(candidates.filter((c) => !matchedIds.has(c.venueOrderId)).map((c) => c.venueOrderId as string));
   return { changes, open, adoptions, cancels, found: matches.map((m) => m.order), awaited, foreignTrades, claimant, toIdentify, unclaimedIds };
+}
+
+/** Whether lost answers differ in what they would accept (type, price or volume). */
+function ambiguous(orders: readonly Order[]): boolean {
+  return new Set(orders.map((o) => `${o.type} ${o.price ?? ''} ${o.volume}`)).size > 1;
 }
 
 /** Whether the order a venue order is named for was bound by looks to another venue order. */

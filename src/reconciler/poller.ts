@@ -249,6 +249,7 @@ export class Reconciler {
       nameOf: (id) => this.lookups.nameOf(market, symbol, id),
       waitForNames: this.lookups.namesIds(market) !== 'no',
       namesPerPass: IDENTIFY_PER_PASS,
+      shownBefore: now - this.deps.settings.drift.graceMs,
     });
     this.lookups.keepNames(market, symbol, d.unclaimedIds);
     const { changes, open, adoptions } = d;

@@ -219,6 +219,7 @@ describe('one symbol, decided', () => {
     nameOf: () => null,
     waitForNames: false,
     namesPerPass: 8,
+    shownBefore: 0,
   };
 
   it('both sides of a self-trade are claimed, each by its own order', () => {
@@ -248,6 +249,23 @@ describe('one symbol, decided', () => {
     expect(r.changes.list).toEqual([]);
     expect(r.adoptions).toEqual([]);
     expect(r.awaited.map((t) => t.tradeId)).toEqual(['3']);
+  });
+
+  it('a taker trade two lost answers of different prices could own waits for the grace, so a maker trade that fits only one can claim it', () => {
+    // A passive buy at 29990 and a marketable one at 30010: a taker trade at 29990 fits both.
+    const passive = order(1, { status: 'unknown', createdAt: 1000, price: d('29990') });
+    const marketable = order(2, { status: 'unknown', createdAt: 1000, price: d('30010') });
+    const taker = trade(3, { bidId: vid(5), price: d('29990'), isMaker: false, time: 1200 });
+    const maker = trade(4, { bidId: vid(6), price: d('29990'), isMaker: true, time: 1100 });
+    const none = { items: [], skipped: [], complete: true };
+    const early = decideSymbol({ ...base, shownBefore: 1000, ours: [passive, marketable], page: none, trades: [taker], byVenueId: () => undefined });
+    expect(early.changes.list).toEqual([]);
+    expect(early.awaited.map((t) => t.tradeId)).toEqual(['3']);
+    const later = decideSymbol({ ...base, shownBefore: 1000, ours: [passive, marketable], page: none, trades: [taker, maker], byVenueId: () => undefined });
+    expect(later.changes.list.map((c) => [c.order.clientOrderId, c.order.venueOrderId])).toEqual([['slt-1', vid(6)], ['slt-2', vid(5)]]);
+    // After the grace it is matched alone (and the maker one, should it come, is not lost: see matchUnknown).
+    const alone = decideSymbol({ ...base, shownBefore: 2000, ours: [passive, marketable], page: none, trades: [taker], byVenueId: () => undefined });
+    expect(alone.changes.list).toHaveLength(1);
   });
 
   describe('where the venue names the client order id of a venue order', () => {
