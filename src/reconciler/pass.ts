@@ -37,6 +37,10 @@ export interface SymbolInput {
   nameOf(venueOrderId: string): string | null | undefined;
   /** Whether a venue order a lost answer could be waits to be named before it is matched (false once the venue is known not to name them). */
   waitForNames: boolean;
+  /** How many venue orders the poller asks to name per pass. */
+  namesPerPass: number;
+  /** Local time before which every trade is shown (now less drift.graceMs): a later one may still have siblings to come. */
+  shownBefore: number;
 }
 
 export interface SymbolDecision {
@@ -82,27 +86,45 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   const candidates = [...open.unclaimed.map(openCandidate), ...tradeCandidates(unclaimedTrades).filter((c) => !openIds.has(c.venueOrderId))].map(local);
   const named: Match[] = [];
   const unnamed: Candidate[] = [];
-  const held: Candidate[] = [];
+  const unasked: Candidate[] = [];
   for (const c of candidates) {
     const name = input.nameOf(c.venueOrderId);
     if (typeof name === 'string') {
-      // Ours awaiting its answer, or one we gave up too early: the venue says so. Anything else
-      // named (a pending order's, which its answer will bind, or not ours at all) is not matched.
+      // Ours awaiting its answer, or one we gave up too early: the venue says so. One named for
+      // an order already bound by looks to another venue order was swapped with an identical
+      // one: it goes to whoever is left by looks. Anything else named (a pending order's, which
+      // its answer will bind, or not ours at all) is not matched.
       const order = unknowns.find((u) => u.clientOrderId === name) ?? givenUp(input.byClientId(name));
       if (order) named.push({ order, candidate: c });
-    } else if (name === undefined && input.waitForNames && unknowns.some((u) => couldBe(u, c, input.slackMs))) held.push(c);
+      else if (swapped(input.byClientId(name), c)) unnamed.push(c);
+    } else if (name === undefined && input.waitForNames && unknowns.some((u) => couldBe(u, c, input.slackMs))) unasked.push(c);
     else unnamed.push(c);
   }
+  // Unasked orders wait a pass for their names while this pass's queries can ask them all; more
+  // (a storm of lost answers outruns the query budget) are matched by looks at once, for a
+  // backlog would hold the trade cursor and every fill behind it.
+  const held = unasked.length <= input.namesPerPass ? unasked : [];
+  if (held.length === 0) unnamed.push(...unasked);
+  // A taker trade fits every limit at or beyond its price: while trades of that moment may still
+  // show (drift.graceMs), one that lost answers of different prices or volumes could own waits,
+  // so a sibling that fits only one of them (a maker trade at its price) can claim it first.
+  // In rounds: each round's matches may leave a waiting one with a single kind of owner.
   const namedOrders = new Set(named.map((m) => m.order));
-  const matches = [
-    ...named,
-    ...matchUnknown(
-      unknowns.filter((u) => !namedOrders.has(u)),
-      unnamed,
-      pending,
-      input.slackMs,
-    ),
-  ];
+  let young = unnamed.filter((c) => c.source === 'trades' && (c.time ?? 0) >= input.shownBefore);
+  let left = unknowns.filter((u) => !namedOrders.has(u));
+  let pool = unnamed.filter((c) => !young.includes(c));
+  const matches = [...named];
+  for (;;) {
+    const clear = young.filter((c) => !ambiguous(left.filter((u) => couldBe(u, c, input.slackMs))));
+    young = young.filter((c) => !clear.includes(c));
+    pool.push(...clear);
+    if (pool.length === 0) break;
+    const round = matchUnknown(left, pool, pending, input.slackMs);
+    matches.push(...round);
+    left = left.filter((u) => !round.some((m) => m.order === u));
+    pool = [];
+  }
+  const waiting = [...held, ...young];
   for (const { order, candidate } of matches) {
     const listed = open.unclaimed.find((v) => v.orderId === candidate.venueOrderId);
     const status = listed ? (listed.status === 'open' && dec.isPositive(listed.executedQty) ? 'partially_filled' : listed.status) : 'open';
@@ -112,9 +134,10 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   }
   const matchedIds = new Set(matches.map((m) => m.candidate.venueOrderId));
   const stillAwaiting = [...pending, ...unknowns.filter((u) => !matches.some((m) => m.order === u))];
+  const byLooks = new Set(unnamed.map((c) => c.venueOrderId));
   const mayBeOurs = (c: Candidate) => {
     const name = input.nameOf(c.venueOrderId);
-    return typeof name === 'string' ? stillAwaiting.some((o) => o.clientOrderId === name) : stillAwaiting.some((o) => couldBe(o, c, input.slackMs));
+    return typeof name === 'string' && !byLooks.has(c.venueOrderId) ? stillAwaiting.some((o) => o.clientOrderId === name) : stillAwaiting.some((o) => couldBe(o, c, input.slackMs));
   };
 
   // Open orders none of ours can be: foreign.
@@ -135,14 +158,24 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   const foreignTrades = unclaimed.filter((t) => !awaited.includes(t));
 
   const unknownTimeoutMs = input.unknownTimeoutMs;
-  // An unknown a venue order still to be named could be waits for the name.
-  const givingUp = stillAwaiting.filter((x) => x.status === 'unknown' && !held.some((c) => couldBe(x, c, input.slackMs)));
+  // An unknown a venue order still waiting (to be named, or for its siblings) could be waits too.
+  const givingUp = stillAwaiting.filter((x) => x.status === 'unknown' && !waiting.some((c) => couldBe(x, c, input.slackMs)));
   for (const o of unknownsToGiveUp(givingUp, input.coverage, now, unknownTimeoutMs)) {
     changes.set({ order: { ...o, status: 'rejected', updatedAt: now }, reason: `not found on the venue within ${unknownTimeoutMs} ms of its lost answer: it was never placed (not sent again)` });
   }
   const toIdentify = [...held].sort((a, b) => (a.time ?? 0) - (b.time ?? 0)).map((c) => c.venueOrderId);
   const unclaimedIds = new Set(candidates.filter((c) => !matchedIds.has(c.venueOrderId)).map((c) => c.venueOrderId as string));
   return { changes, open, adoptions, cancels, found: matches.map((m) => m.order), awaited, foreignTrades, claimant, toIdentify, unclaimedIds };
+}
+
+/** Whether lost answers differ in what they would accept (type, price or volume). */
+function ambiguous(orders: readonly Order[]): boolean {
+  return new Set(orders.map((o) => `${o.type} ${o.price ?? ''} ${o.volume}`)).size > 1;
+}
+
+/** Whether the order a venue order is named for was bound by looks to another venue order. */
+function swapped(o: Order | undefined, c: Candidate): boolean {
+  return o !== undefined && o.venueOrderId !== undefined && o.venueOrderId !== c.venueOrderId;
 }
 
 /** An order we gave up as never placed (no venue id), which the venue has after all. */

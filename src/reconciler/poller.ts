@@ -28,8 +28,8 @@ import { couldBe, tradeCandidates, type Coverage } from './unknown.js';
 
 /** Order look-ups (20 per 2 s on the venue) per symbol and pass: queries never crowd out the other reads. */
 const QUERIES_PER_PASS = 4;
-/** Venue orders a lost answer could be, asked for their client order id per symbol and pass. */
-const IDENTIFY_PER_PASS = 8;
+/** Venue orders a lost answer could be, asked for their client order id per symbol and pass: a lost batch (10). */
+const IDENTIFY_PER_PASS = 10;
 /** Every this many passes, the latest trades page is read too: a safety net for a fill later than graceMs. */
 const FULL_SCAN_EVERY = 5;
 /** Trade pages per symbol and pass; start-up and the last pass read on until the venue has no more. */
@@ -254,6 +254,8 @@ export class Reconciler {
       cancelAskedAt: (id) => this.cancelAsked.get(id),
       nameOf: (id) => this.lookups.nameOf(market, symbol, id),
       waitForNames: this.lookups.namesIds(market) !== 'no',
+      namesPerPass: IDENTIFY_PER_PASS,
+      shownBefore: now - this.deps.settings.drift.graceMs,
     });
     this.lookups.keepNames(market, symbol, d.unclaimedIds);
     const { changes, open, adoptions } = d;

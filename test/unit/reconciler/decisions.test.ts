@@ -218,6 +218,8 @@ describe('one symbol, decided', () => {
     byClientId: () => undefined,
     nameOf: () => null,
     waitForNames: false,
+    namesPerPass: 8,
+    shownBefore: 0,
   };
 
   it('both sides of a self-trade are claimed, each by its own order', () => {
@@ -249,6 +251,23 @@ describe('one symbol, decided', () => {
     expect(r.awaited.map((t) => t.tradeId)).toEqual(['3']);
   });
 
+  it('a taker trade two lost answers of different prices could own waits for the grace, so a maker trade that fits only one can claim it', () => {
+    // A passive buy at 29990 and a marketable one at 30010: a taker trade at 29990 fits both.
+    const passive = order(1, { status: 'unknown', createdAt: 1000, price: d('29990') });
+    const marketable = order(2, { status: 'unknown', createdAt: 1000, price: d('30010') });
+    const taker = trade(3, { bidId: vid(5), price: d('29990'), isMaker: false, time: 1200 });
+    const maker = trade(4, { bidId: vid(6), price: d('29990'), isMaker: true, time: 1100 });
+    const none = { items: [], skipped: [], complete: true };
+    const early = decideSymbol({ ...base, shownBefore: 1000, ours: [passive, marketable], page: none, trades: [taker], byVenueId: () => undefined });
+    expect(early.changes.list).toEqual([]);
+    expect(early.awaited.map((t) => t.tradeId)).toEqual(['3']);
+    const later = decideSymbol({ ...base, shownBefore: 1000, ours: [passive, marketable], page: none, trades: [taker, maker], byVenueId: () => undefined });
+    expect(later.changes.list.map((c) => [c.order.clientOrderId, c.order.venueOrderId])).toEqual([['slt-1', vid(6)], ['slt-2', vid(5)]]);
+    // After the grace it is matched alone (and the maker one, should it come, is not lost: see matchUnknown).
+    const alone = decideSymbol({ ...base, shownBefore: 2000, ours: [passive, marketable], page: none, trades: [taker], byVenueId: () => undefined });
+    expect(alone.changes.list).toHaveLength(1);
+  });
+
   describe('where the venue names the client order id of a venue order', () => {
     // Two lost answers that look the same: by looks alone the older takes the older order.
     const older = order(1, { status: 'unknown', createdAt: 1000 });
@@ -273,11 +292,25 @@ describe('one symbol, decided', () => {
       expect(r.adoptions).toEqual([]);
     });
 
+    it('more unasked orders than a pass can ask are matched by looks at once', () => {
+      const r = decideSymbol({ ...base, ours: [older, newer], page, trades: [], byVenueId: () => undefined, nameOf: () => undefined, waitForNames: true, namesPerPass: 1 });
+      expect(r.toIdentify).toEqual([]);
+      expect(bound(r)).toEqual([['slt-1', vid(5), 'open'], ['slt-2', vid(6), 'open']]);
+    });
+
     it('an order named for someone else is foreign even when a lost answer looks like it; the lost answer is given up in time', () => {
       const late = { completeOpenAt: 99_000, caughtUpAt: 99_000 };
       const r = decideSymbol({ ...base, now: 99_000, coverage: late, ours: [older], page: { ...page, items: [venueOrder(5, { time: 1200 })] }, trades: [], byVenueId: () => undefined, nameOf: () => 'web-ui-7', waitForNames: true });
       expect(r.adoptions.map((a) => a.order.venueOrderId)).toEqual([vid(5)]);
       expect(bound(r)).toEqual([['slt-1', undefined, 'rejected']]);
+    });
+
+    it('an order named for one already bound by looks to its identical twin goes by looks to the twin\'s lost answer', () => {
+      // slt-1 took venue 6 by looks before venue 5 showed; venue 5 is slt-1's, so venue 6 was slt-2's.
+      const boundByLooks = order(1, { status: 'open', venueOrderId: vid(6), createdAt: 1000 });
+      const r = decideSymbol({ ...base, ours: [boundByLooks, newer], page: { ...page, items: [venueOrder(5, { time: 1200 })] }, trades: [], byVenueId: (id) => (id === vid(6) ? boundByLooks : undefined), byClientId: (id) => (id === 'slt-1' ? boundByLooks : undefined), nameOf: (id) => (id === vid(5) ? 'slt-1' : undefined), waitForNames: true });
+      expect(bound(r)).toEqual([['slt-2', vid(5), 'open']]);
+      expect(r.adoptions).toEqual([]);
     });
 
     it('an order given up as never placed that the venue names after all is bound again: its fills count', () => {
