@@ -5,21 +5,22 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import { ZERO } from '../core/decimal.js';
-import { errorText } from '../core/errors.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Journal, Pacer } from '../core/ports.js';
 import type { Fill, Market, Order } from '../core/types.js';
 import type { ReconcileConfig } from '../config/index.js';
 import type { PositionBook } from '../positions/index.js';
 import { reconcileInterval } from '../reconciler/budget.js';
-import { driftAlert, type DriftLine } from '../reconciler/drift.js';
 import type { Reconciler, ReconcilerHooks } from '../reconciler/poller.js';
 import type { BalanceHolds, RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
 import type { HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
 import type { SequenceAllocator } from '../store/sequences.js';
 import type { InstrumentCatalog } from './instruments.js';
 import { mergeFeeds, recordingFeeds, type Feed, type MarketDataPoller } from './market-data.js';
-import { pendingOrder, withStatus } from './orders.js';
+import { applyDrift } from './drift-mode.js';
+import { admit } from './intake.js';
+import { Loops } from './loops.js';
+import { withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
 import { settleAtStop } from './stop.js';
 import { strategyHosts } from './strategies.js';
@@ -68,9 +69,6 @@ export interface EngineEvents {
   rejected: [RiskRejection];
 }
 
-/** How long stop() waits for the periodic runs in progress. */
-const STOP_WAITS_FOR_RUNS_MS = 10_000;
-
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
 export class Engine {
@@ -81,12 +79,11 @@ export class Engine {
   readonly stats = { intents: 0, fills: 0, riskRejections: 0 };
   /** True once prepare() has reconciled with the venue (health reports ready from then on). */
   ready = false;
-  private running = false;
-  /** The periodic loops' runs in progress (a tick, a reconcile pass): stop() lets them end first. */
-  private readonly working = new Set<Promise<void>>();
+  private readonly loops: Loops;
   private readonly reported = new Set<string>();
 
   constructor(private readonly parts: EngineParts) {
+    this.loops = new Loops(parts.clock, parts.log);
     this.hosts = strategyHosts(parts, {
       position: (market, symbol) => parts.positions.position(market, symbol),
       openOrders: (strategyId, symbol) => parts.journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
@@ -105,7 +102,7 @@ export class Engine {
       onFill: async (fill, order) => this.onFill(fill, order),
       cancelForeign: (v, market) =>
         this.pipeline.submit([{ kind: 'cancel', intentId: `foreign:${v.orderId}`, strategyId: 'foreign', market, symbol: v.symbol, clientOrderId: (v.clientOrderId ?? `venue-${v.orderId}`) as ClientOrderId, venueOrderId: v.orderId }]),
-      onDrift: (verdict, lines) => this.onDrift(verdict, lines),
+      onDrift: (verdict, lines) => applyDrift({ ...parts, action: parts.settings.reconcile.drift.action }, verdict, lines),
     });
   }
 
@@ -144,19 +141,19 @@ export class Engine {
   }
 
   async start(): Promise<void> {
-    this.running = true;
+    this.loops.start();
     this.pipeline.open = true;
     await this.prepare();
     for (const h of this.hosts) await this.handle(h, await h.start());
     const { settings, pacer, log } = this.parts;
-    for (const h of this.hosts) this.every(h.setup.everyMs, async () => this.handle(h, await h.tick()));
-    this.every(settings.marketDataEveryMs, () => this.pollMarketData());
+    for (const h of this.hosts) this.loops.every(h.setup.everyMs, async () => this.handle(h, await h.tick()));
+    this.loops.every(settings.marketDataEveryMs, () => this.pollMarketData());
     const usage = pacer.usage();
     const reconcileEveryMs = reconcileInterval(settings.reconcileEveryMs, this.activeSymbols().length, this.markets(), (e) => usage[e]?.limit ?? 1, settings.reconcile.budgetShare);
     if (reconcileEveryMs > settings.reconcileEveryMs) log.info({ reconcileEveryMs, budgetShare: settings.reconcile.budgetShare }, 'reconcile interval stretched to keep within its share of the request budget');
-    this.every(reconcileEveryMs, () => this.reconcile());
+    this.loops.every(reconcileEveryMs, () => this.reconcile());
     // The daemon logs the first summary with its "running" line.
-    this.every(settings.summaryEveryMs, async () => log.info(this.summary(), 'summary'), true);
+    this.loops.every(settings.summaryEveryMs, async () => log.info(this.summary(), 'summary'), true);
   }
 
   /**
@@ -174,15 +171,11 @@ export class Engine {
 
   /** Stops strategies, settles queued intents per config, optionally cancels open orders. */
   async stop(): Promise<void> {
-    this.running = false;
     this.pipeline.open = false;
     const { clock, journal, log, settings } = this.parts;
     // A tick still running ends before its strategy's onStop (or it could place after it), and a
-    // reconcile pass before the last ones. Bounded: a run stuck behind a ban must not hold the
-    // stop. Short sleeps, so no long timer outlives the wait.
-    for (let waited = 0; this.working.size > 0 && waited < STOP_WAITS_FOR_RUNS_MS; waited += 100) {
-      await Promise.race([Promise.all(this.working), clock.sleep(100)]);
-    }
+    // reconcile pass before the last ones.
+    await this.loops.stop();
     for (const h of this.hosts) await this.handle(h, await h.stop());
     await this.pipeline.dropAll('dropped at shutdown', { heldOnly: settings.shutdown.queued !== 'drop' });
     await this.pipeline.drain();
@@ -243,43 +236,8 @@ export class Engine {
 
   private async handle(host: StrategyHost, out: HostOutput): Promise<void> {
     this.reportIfDisabled(host);
-    const { clock, risk, journal, holds, log } = this.parts;
-    const now = clock.now();
-    for (const bad of out.invalid) {
-      this.pipeline.stats.rejected++;
-      log.warn({ strategy: bad.strategyId, clientOrderId: bad.clientOrderId, rule: 'invalid', reason: bad.reason }, 'intent rejected');
-    }
-    if (out.intents.length === 0) return;
-    this.stats.intents += out.intents.length;
-    const { accepted, rejected, holds: held } = risk.check(out.intents, this.riskInputs(), now);
-    holds.add(held);
-    for (const r of rejected) {
-      this.stats.riskRejections++;
-      log.warn({ strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason }, 'intent rejected');
-      this.events.emit('rejected', r);
-    }
-    const refused = rejected.flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now) }] : []));
-    // One commit for the whole output (a tick may place hundreds), still before any is sent.
-    journal.transaction(() => {
-      for (const intent of accepted) if (intent.kind === 'place') journal.recordIntent(intent, pendingOrder(intent, now));
-      for (const { intent, order } of refused) journal.recordIntent(intent, order);
-    });
-    this.pipeline.submit(accepted);
-    // Rejections are reported to their strategy after the accepted intents are queued.
-    for (const { order } of refused) await this.notify(order);
-  }
-
-  /** A drift switches drift's mode on beside the operator's (the stricter holds, see RiskGate); its end switches it off. */
-  private onDrift(verdict: 'act' | 'clear', lines: readonly DriftLine[]): void {
-    const { risk, log, settings } = this.parts;
-    const before = risk.killSwitch();
-    risk.setDriftMode(verdict === 'act' ? settings.reconcile.drift.action : undefined);
-    const mode = risk.killSwitch();
-    if (verdict === 'act') {
-      const message = driftAlert(lines, mode);
-      log.error({ alert: 'drift', killSwitch: mode, drift: lines }, message);
-      this.parts.alert?.('drift', message, { drift: lines, killSwitch: mode });
-    } else if (mode !== before) log.warn({ killSwitch: mode }, 'position drift resolved; kill switch restored');
+    const refused = admit({ ...this.parts, pipeline: this.pipeline, riskInputs: () => this.riskInputs(), onRejected: (r) => this.events.emit('rejected', r), stats: this.stats }, out);
+    for (const order of refused) await this.notify(order);
   }
 
   private async onFill(fill: Fill, order: Order | undefined): Promise<void> {
@@ -294,22 +252,6 @@ export class Engine {
     this.events.emit('order', order);
     const host = this.hosts.find((h) => h.id === order.strategyId);
     if (host) await this.handle(host, await host.orderUpdate(order));
-  }
-
-  /** Runs `fn` now and every `periodMs` after it ends, until stop(); `later` skips the first run. */
-  private every(periodMs: number, fn: () => Promise<void>, later = false): void {
-    const { clock, log } = this.parts;
-    void (async () => {
-      if (later) await clock.sleep(periodMs);
-      while (this.running) {
-        const work = fn().catch((err: unknown) => log.error({ err: errorText(err) }, 'engine loop failed; continuing'));
-        this.working.add(work);
-        await work;
-        this.working.delete(work);
-        if (!this.running) break;
-        await clock.sleep(periodMs);
-      }
-    })();
   }
 
   private reportIfDisabled(h: StrategyHost): void {

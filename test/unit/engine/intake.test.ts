@@ -1,0 +1,44 @@
+// admit(): a strategy's output to the journal and the order pipeline, on the real MemoryJournal,
+// RiskGate and BalanceHolds (the pipeline rig's), on a manual clock.
+import { describe, expect, it } from 'vitest';
+import { d } from '../../../src/core/decimal.js';
+import type { RiskRejection } from '../../../src/risk/index.js';
+import { admit } from '../../../src/engine/intake.js';
+import { BTCUSDT, cid, pipelineRig, placeOf, settle } from '../../fixtures/engine-parts.js';
+
+function intake(rig: ReturnType<typeof pipelineRig>) {
+  const refusedByRisk: RiskRejection[] = [];
+  const stats = { intents: 0, riskRejections: 0 };
+  const riskInputs = () => ({ positions: new Map(), openOrders: rig.journal.orders({ openOnly: true }), balances: rig.holds.free([{ asset: 'USDT', free: d('100000'), locked: d('0') }], 0), lastPrices: new Map([['spot:BTCUSDT', d('20000')]]), instruments: new Map([['spot:BTCUSDT', BTCUSDT]]) });
+  const parts = { clock: rig.clock, log: rig.log, journal: rig.journal, risk: rig.risk, holds: rig.holds, pipeline: rig.pipeline, riskInputs, onRejected: (r: RiskRejection) => refusedByRisk.push(r), stats };
+  return { parts, refusedByRisk, stats };
+}
+
+describe('admit: strategy output to journal and pipeline', () => {
+  it('journals the accepted pending and the refused rejected in one go, queues only the accepted, and counts each kind', async () => {
+    const rig = pipelineRig({ free: { 'spot.order': 5 } });
+    const { parts, refusedByRisk, stats } = intake(rig);
+    // 100 BTC at 20000 is 2,000,000 USDT: over the rig's 1,000,000 per order.
+    const refused = admit(parts, {
+      intents: [placeOf('ok'), placeOf('big', { volume: d('100') })],
+      invalid: [{ strategyId: 't', clientOrderId: cid('bad'), reason: 'volume must be positive' }],
+    });
+    expect(refused.map((o) => [o.clientOrderId, o.status])).toEqual([['big', 'rejected']]);
+    expect(refusedByRisk.map((r) => [r.intent.clientOrderId, r.rule])).toEqual([['big', 'max_notional_per_order']]);
+    expect([rig.order('ok').status, rig.order('big').status]).toEqual(['pending', 'rejected']);
+    expect(rig.journal.order('bad')).toBeUndefined();
+    expect(stats).toEqual({ intents: 2, riskRejections: 1 });
+    expect(rig.pipeline.stats.rejected).toBe(1);
+    expect(rig.log.withMsg('intent rejected').map((l) => l.fields.rule)).toEqual(['invalid', 'max_notional_per_order']);
+    await settle();
+    expect(rig.gateway.handed.flatMap((h) => h.batch.items.map((i) => i.clientOrderId))).toEqual(['ok']);
+  });
+
+  it('an output with nothing to place touches neither risk nor the journal', () => {
+    const rig = pipelineRig();
+    const { parts, stats } = intake(rig);
+    expect(admit(parts, { intents: [], invalid: [] })).toEqual([]);
+    expect(stats).toEqual({ intents: 0, riskRejections: 0 });
+    expect(rig.journal.orders({})).toEqual([]);
+  });
+});
