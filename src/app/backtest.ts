@@ -145,7 +145,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
       unknown: app.engine.pipeline.stats.unknown,
       riskRejected: app.engine.stats.riskRejections,
     },
-    limiter: calls.usage(endpointLimits(config.venue.limits)),
+    limiter: calls.usage(endpointLimits(config.venue.limits, config.venue.limitShare)),
     strategies: opts.strategies.map((s) => s.entry.id),
     ...(opts.tapeName ? { tape: opts.tapeName } : {}),
     config: {

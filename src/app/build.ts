@@ -77,7 +77,7 @@ export function buildApp(inputs: AppInputs): App {
     profile.record && config.record.path
       ? new TapeWriter(freeTapePath(config.record.path, clock.now()), { gzip: config.record.gzip, startedAt: clock.now(), meta: { config: config as never, ...profile.tapeMeta }, secrets })
       : undefined;
-  const limits = endpointLimits(config.venue.limits);
+  const limits = endpointLimits(config.venue.limits, config.venue.limitShare);
   const pacer: Pacer =
     profile.pacer === 'virtual'
       ? new VirtualPacer({ limits, safetyMarginMs: config.venue.safetyMarginMs, clock })

@@ -136,8 +136,9 @@ type Usage = Record<string, { inWindow: number; limit: number; queued: number }>
  */
 export function limitsCheck(config: Config, facts: { now: number; banUntil: number; seen: readonly CallRecord[]; daemon?: Usage }): Check {
   const name = 'limits';
-  const limits = endpointLimits(config.venue.limits);
+  const limits = endpointLimits(config.venue.limits, config.venue.limitShare);
   const notes: string[] = [];
+  if (config.venue.limitShare < 1) notes.push(`venue.limitShare ${config.venue.limitShare}: this daemon takes that share of every limit (other daemons on this key take the rest)`);
   const venueOwn = endpointLimits();
   const lowered = Object.entries(config.venue.limits).map(([id, n]) => `${id} to ${n} (venue ${venueOwn[id as EndpointId]})`);
   if (lowered.length) notes.push(`venue.limits lowers ${lowered.join(', ')}`);

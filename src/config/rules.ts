@@ -2,7 +2,7 @@
 // span fields, and the endpoint table. They read the YAML value as written (before defaults),
 // defensively, so they run even when the schema found problems elsewhere.
 import { isContainer } from './schema.js';
-import { ENDPOINT_IDS, ENDPOINTS, type EndpointId } from '../exchange/endpoints.js';
+import { ENDPOINT_IDS, ENDPOINTS, sharedLimit, type EndpointId } from '../exchange/endpoints.js';
 import type { Path } from './yaml.js';
 
 export interface RawProblem {
@@ -127,6 +127,19 @@ export function crossFieldProblems(raw: unknown): RawProblem[] {
           message: `must be at most ${endpoint.limitPer2s}, the venue's own limit for ${id} per 2 s: an override may only lower it`,
         });
       }
+    }
+  }
+
+  const share = get(raw, 'venue', 'limitShare');
+  if (typeof share === 'number' && share > 0 && share <= 1) {
+    const overrides = isObj(limits) ? limits : {};
+    const starved = ENDPOINT_IDS.filter((id) => {
+      const limit = overrides[id];
+      return sharedLimit(typeof limit === 'number' ? limit : ENDPOINTS[id].limitPer2s, share) < 1;
+    });
+    if (starved.length > 0) {
+      const smallest = Math.min(...starved.map((id) => (typeof overrides[id] === 'number' ? (overrides[id] as number) : ENDPOINTS[id].limitPer2s)));
+      problems.push({ path: ['venue', 'limitShare'], message: `leaves ${starved.join(', ')} less than 1 request per 2 s: raise it to at least ${Math.ceil((1 / smallest) * 1000) / 1000}, or run fewer daemons on this key` });
     }
   }
 

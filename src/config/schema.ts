@@ -169,6 +169,12 @@ export const configSchema = z.strictObject(
       timeouts: section({ connectMs: int(100).default(5000), headersMs: int(100).default(10000), bodyMs: int(100).default(10000), totalMs: int(100).default(20000) }),
       maxResponseBytes: int(1024).default(4 * 1024 * 1024),
       retry: section({ retries: int(0, 10).default(4), baseDelayMs: int(1).default(200), maxDelayMs: int(1).default(5000) }),
+      // Several daemons on one API key share the venue's limits (they are per key): each takes
+      // this share of every endpoint's budget, rounded down, so shares summing to 1 never exceed them.
+      limitShare: z
+        .number({ error: expected('a number above 0 and at most 1, e.g. 0.5 for one of two daemons on one key', unquote) })
+        .refine((n) => n > 0 && n <= 1, { error: 'must be above 0 and at most 1 (this daemon\'s share of the key\'s limits, e.g. 0.5 for one of two daemons)' })
+        .default(1),
       // Endpoint ids and each endpoint's ceiling are checked in rules.ts, with the list of valid ids.
       limits: z
         .record(z.string(), int(1), { error: expected('a mapping of endpoint id to requests per 2 s, e.g. { spot.order: 80 }') })

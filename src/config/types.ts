@@ -22,6 +22,8 @@ export interface VenueConfig {
   readonly maxResponseBytes: number;
   readonly retry: { readonly retries: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
   /** Requests per 2 s per endpoint, only for overridden endpoints; each is <= the endpoint's own limit. */
+  /** This daemon's share (0 to 1) of every endpoint's per-key limit: several daemons on one key. */
+  readonly limitShare: number;
   readonly limits: Readonly<Partial<Record<EndpointId, number>>>;
 }
 

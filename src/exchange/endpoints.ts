@@ -81,6 +81,14 @@ export function endpointFor(method: string, path: string): Endpoint | undefined 
 }
 
 /** Limit per 2 s window for every endpoint, with config overrides applied. */
-export function endpointLimits(overrides: Partial<Record<EndpointId, number>> = {}): Record<EndpointId, number> {
-  return Object.fromEntries(ENDPOINT_IDS.map((id) => [id, overrides[id] ?? ENDPOINTS[id].limitPer2s])) as Record<EndpointId, number>;
+export function endpointLimits(overrides: Partial<Record<EndpointId, number>> = {}, share = 1): Record<EndpointId, number> {
+  return Object.fromEntries(ENDPOINT_IDS.map((id) => [id, sharedLimit(overrides[id] ?? ENDPOINTS[id].limitPer2s, share)])) as Record<EndpointId, number>;
+}
+
+/**
+ * This daemon's share of a per-key limit, rounded down (the tiny epsilon keeps 100 x 0.29 at 29,
+ * not 28.999...), so daemons whose shares sum to 1 never exceed the limit together.
+ */
+export function sharedLimit(limit: number, share: number): number {
+  return Math.floor(limit * share + 1e-9);
 }

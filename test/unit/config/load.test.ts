@@ -7,6 +7,7 @@ import { inspect } from 'node:util';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/core/errors.js';
+import { ENDPOINT_IDS, ENDPOINTS, endpointLimits } from '../../../src/exchange/endpoints.js';
 import { DEFAULTS, loadConfig, parseConfig, validateCommand, type LoadedConfig } from '../../../src/config/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -152,6 +153,29 @@ risk: { maxPosition: { btcusdt: "0.50" }, maxNotionalPerOrder: "2500.00" }
   it('leaves strategy params free-form (the plugin validates them), including key names like token', async () => {
     const { config } = await parseConfig('strategies: [{ id: g1, use: a.ts, symbols: [BTCUSDT], params: { token: BTC, anything: [1, { b: 2 }] } }]', { env: {} });
     expect(config.strategies[0]?.params).toEqual({ token: 'BTC', anything: [1, { b: 2 }] });
+  });
+
+  it('venue.limitShare takes that share of every endpoint limit, rounded down: shares summing to 1 never exceed a limit together', async () => {
+    const { config } = await parseConfig('venue: { limitShare: 0.5, limits: { spot.order: 80 } }', { env: {} });
+    const half = endpointLimits(config.venue.limits, config.venue.limitShare);
+    expect([half['spot.order'], half['spot.batchOrders'], half['spot.queryOrder']]).toEqual([40, 25, 10]);
+    for (const split of [[0.5, 0.5], [0.3, 0.7], [0.29, 0.71], [0.2, 0.3, 0.5], [1 / 3, 1 / 3, 1 / 3]]) {
+      for (const id of ENDPOINT_IDS) {
+        const together = split.reduce((sum, share) => sum + endpointLimits({}, share)[id], 0);
+        expect(together, `${id} split ${split.join('+')}`).toBeLessThanOrEqual(ENDPOINTS[id].limitPer2s);
+        expect(together, `${id} split ${split.join('+')}`).toBeGreaterThanOrEqual(ENDPOINTS[id].limitPer2s - split.length);
+      }
+    }
+  });
+
+  it('venue.limitShare out of range, or too small to leave an endpoint one request, is named with the fix', async () => {
+    for (const bad of ['0', '1.5', '-0.2']) {
+      const err = await problemsOf(`venue: { limitShare: ${bad} }`);
+      expect(err.problems.map((p) => [p.path, p.message])).toEqual([['venue.limitShare', expect.stringContaining('must be above 0 and at most 1')]]);
+    }
+    const err = await problemsOf('venue: { limitShare: 0.01 }');
+    expect(err.problems[0]!.path).toBe('venue.limitShare');
+    expect(err.problems[0]!.message).toMatch(/spot\.queryOrder.*less than 1 request per 2 s: raise it to at least 0\.05/);
   });
 
   it('accepts an override below the endpoint limit', async () => {
