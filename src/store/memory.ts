@@ -6,7 +6,7 @@ export class MemoryJournal implements Journal {
   private readonly sequences = new Map<string, number>();
   private readonly orderMap = new Map<string, Order>();
   // Indexes, so a long backtest's look-ups cost the open orders, not every order ever placed.
-  private readonly openIds = new Set<string>();
+  private openIds = new Set<string>();
   private readonly byVenueId = new Map<string, string[]>();
   private readonly events = new Map<string, OrderEvent[]>();
   private readonly fillMap = new Map<string, Fill>();
@@ -50,7 +50,13 @@ export class MemoryJournal implements Journal {
 
   private index(order: Order, before: Order | undefined): void {
     if (FINAL_STATUSES.has(order.status)) this.openIds.delete(order.clientOrderId);
-    else this.openIds.add(order.clientOrderId);
+    else if (!this.openIds.has(order.clientOrderId)) {
+      this.openIds.add(order.clientOrderId);
+      // Open orders are listed in intent order, like the SQLite journal's. One that opens again
+      // (a lost answer given up, then found on the venue) goes back to its place: rare, so the
+      // set is rebuilt then rather than kept sorted always.
+      if (before && FINAL_STATUSES.has(before.status)) this.openIds = new Set([...this.orderMap.keys()].filter((id) => this.openIds.has(id)));
+    }
     if (order.venueOrderId && order.venueOrderId !== before?.venueOrderId) {
       const ids = this.byVenueId.get(order.venueOrderId) ?? [];
       if (!ids.includes(order.clientOrderId)) ids.push(order.clientOrderId);
