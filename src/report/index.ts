@@ -1,7 +1,10 @@
-// The backtest report: figures as stable JSON, the same as a self-contained HTML page, and a
-// terminal progress bar for long runs.
+// The backtest and sweep reports: figures as stable JSON, the same as a self-contained HTML page, and
+// progress bars for long runs.
 export { buildReport } from './build.js';
 export { escapeHtml, MAX_CHART_POINTS, MAX_TRADE_ROWS, renderHtml } from './html.js';
 export { Progress, type ProgressOptions, type ProgressStream } from './progress.js';
 export type { EndpointUsage, EquitySample, JsonValue, LimiterUsage, OrderCounts, Report, ReportInput, SymbolSummary } from './types.js';
 export { accountValue, equitySample } from './valuation.js';
+export { buildSweepReport, heatMap, NOT_RUN, runFigures, sortEntries, varyingAxes, type HeatMap, type RunFigures, type RunOutcome, type SortKey, type SweepAxisSpec, type SweepEntry, type SweepReport, type SweepRunSpec, type SweepSpec } from './sweep.js';
+export { renderSweepHtml } from './sweep-html.js';
+export { clockText, etaMs, SweepProgress, sweepProgressLine, type SweepCounts } from './sweep-progress.js';

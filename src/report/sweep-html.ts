@@ -1,0 +1,88 @@
+// The sweep report as one self-contained page, like the backtest's: no scripts, fonts or
+// external styles, so it opens from disk anywhere. Sorting needs no script either: the table is
+// rendered once per order (run, PnL, drawdown, Sharpe, fills) and radio buttons show one of
+// them through CSS. Every text passes through escapeHtml (parameter values come from users).
+import { dec } from '../core/decimal.js';
+import { escapeHtml } from './html.js';
+import { heatMap, sortEntries, type HeatMap, type SortKey, type SweepEntry, type SweepReport } from './sweep.js';
+
+const ORDERS: readonly { key: SortKey; label: string }[] = [
+  { key: 'run', label: 'run order' },
+  { key: 'pnl', label: 'PnL (highest first)' },
+  { key: 'drawdown', label: 'max drawdown (smallest first)' },
+  { key: 'sharpe', label: 'Sharpe (highest first)' },
+  { key: 'fills', label: 'fills (most first)' },
+];
+
+const STYLE = `
+body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.3em;margin:0 0 .3em}h2{font-size:1.05em;margin:1.2em 0 .3em}
+table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.failed,td.cancelled{color:#a00}.note{color:#888}
+.sorted{display:none}.sort label{margin-right:1em;cursor:pointer}
+${ORDERS.map((o) => `#by-${o.key}:checked~.tables .sorted-${o.key}`).join(',')}{display:table}
+${ORDERS.map((o) => `#by-${o.key}:checked~.sort label[for=by-${o.key}]`).join(',')}{font-weight:bold}
+.heat td{text-align:center;min-width:6em}
+`;
+
+export function renderSweepHtml(report: SweepReport): string {
+  const s = report.sweep;
+  const title = `sluice sweep ${s.id}`;
+  const source = s.tape !== null ? `tape ${s.tape}` : `the simulator's own market for ${(s.durationMs ?? 0) / 60_000} min`;
+  const map = heatMap(report);
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${STYLE}</style>`,
+    '</head><body>',
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<p>${escapeHtml(`${s.config} over ${source}: ${s.runs} runs, ${s.ok} ok, ${s.failed} failed, ${s.cancelled} cancelled`)}</p>`,
+    `<p>${s.axes.map((a) => `<code>${escapeHtml(a.key)}</code> = ${a.values.map(escapeHtml).join(', ')}`).join('<br>')}</p>`,
+    ...(map ? ['<h2>PnL heat map</h2>', heatTable(map)] : []),
+    '<h2>Runs</h2>',
+    ...ORDERS.map((o, i) => `<input type="radio" name="order" id="by-${o.key}"${i === 0 ? ' checked' : ''} hidden>`),
+    `<p class="sort">sort by: ${ORDERS.map((o) => `<label for="by-${o.key}">${escapeHtml(o.label)}</label>`).join(' ')}</p>`,
+    '<div class="tables">',
+    ...ORDERS.map((o) => runsTable(report, o.key)),
+    '</div>',
+    '</body></html>',
+    '',
+  ].join('\n');
+}
+
+const num = (v: number | null, places: number, suffix = '') => (v === null ? '-' : `${v.toFixed(places)}${suffix}`);
+
+function runsTable(report: SweepReport, key: SortKey): string {
+  const axes = report.sweep.axes;
+  const head = ['#', ...axes.map((a) => a.key), 'PnL', 'PnL %', 'max drawdown', 'drawdown %', 'Sharpe', 'fills', 'win rate', 'fees', 'orders sent', 'status'];
+  const rows = sortEntries(report.runs, key).map((e) => {
+    const params = axes.map((a) => `<td>${escapeHtml(e.params[a.key] ?? '')}</td>`).join('');
+    const lead = `<td class="num">${e.index}</td>${params}`;
+    if (e.status !== 'ok') return `<tr>${lead}<td colspan="9"></td><td class="${e.status}">${e.status}: ${escapeHtml(e.reason)}</td></tr>`;
+    const f = e.figures;
+    const cells = [f.pnl ?? '-', num(f.pnlPct, 4, '%'), f.maxDrawdown ?? '-', num(f.maxDrawdownPct, 4, '%'), num(f.sharpe, 2), String(f.fills), f.winRate === null ? '-' : `${(f.winRate * 100).toFixed(1)}%`, f.fees, String(f.ordersSent)];
+    return `<tr>${lead}${cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('')}<td>ok</td></tr>`;
+  });
+  return `<table class="sorted sorted-${key}">\n<tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
+}
+
+/** Green for a gain, red for a loss, deeper with size (relative to the largest of the sweep); grey where the run failed. */
+function heatTable(map: HeatMap): string {
+  const pnls = map.cells.flat().flatMap((e) => (e?.status === 'ok' && e.figures.pnl !== null ? [dec.toNumberForDisplay(e.figures.pnl)] : []));
+  const scale = Math.max(0, ...pnls.map(Math.abs));
+  const cell = (e: SweepEntry | undefined) => {
+    if (!e) return '<td class="note">-</td>';
+    if (e.status !== 'ok') return `<td style="background:#ddd" title="${escapeHtml(e.reason)}">${e.status}</td>`;
+    if (e.figures.pnl === null) return '<td class="note">no PnL</td>';
+    const v = dec.toNumberForDisplay(e.figures.pnl);
+    const depth = scale === 0 ? 0 : Math.abs(v) / scale;
+    const fade = Math.round(255 - 155 * depth);
+    const colour = v >= 0 ? `rgb(${fade},255,${fade})` : `rgb(255,${fade},${fade})`;
+    return `<td style="background:${colour}" title="run ${e.index}">${escapeHtml(e.figures.pnl)}</td>`;
+  };
+  const head = `<tr><th>${escapeHtml(map.rows.key)} \\ ${escapeHtml(map.columns.key)}</th>${map.columns.values.map((v) => `<th>${escapeHtml(v)}</th>`).join('')}</tr>`;
+  const rows = map.rows.values.map((rv, i) => `<tr><th>${escapeHtml(rv)}</th>${map.cells[i]!.map(cell).join('')}</tr>`);
+  return `<table class="heat">\n${head}\n${rows.join('\n')}\n</table>`;
+}
