@@ -15,6 +15,7 @@ import { accountReaders, DryRunGateway, marketReaders, OrderGateway, type CallRe
 import { BottleneckPacer, VirtualPacer } from '../limiter/index.js';
 import { PositionBook } from '../positions/index.js';
 import { Reconciler } from '../reconciler/poller.js';
+import { MatchingClock } from '../reconciler/matching-clock.js';
 import { BalanceHolds, RiskGate } from '../risk/index.js';
 import { SimTransport, type SimExchange } from '../sim/index.js';
 import { lockJournal } from '../store/lock.js';
@@ -120,6 +121,7 @@ export function buildApp(inputs: AppInputs): App {
   instruments = new InstrumentCatalog(markets, log, (symbol, multiplier) => positions.setMultiplier('futures', symbol, multiplier));
   const dryRun = profile.orders === 'dry-run' ? new DryRunGateway() : undefined;
   const gateway = dryRun ?? new OrderGateway(client.executor);
+  const matchingClock = new MatchingClock();
   const engine = new Engine({
     clock,
     log,
@@ -133,7 +135,19 @@ export function buildApp(inputs: AppInputs): App {
     marketData: new MarketDataPoller(markets, log),
     sequences: new SequenceAllocator(journal),
     pipeline: (notify, riskInputs) =>
-      new OrderPipeline({ gateway, pacer, clock, log, journal, risk: riskGate, holds, notify, riskInputs, maxQueueMs: config.engine.maxQueueMs }),
+      new OrderPipeline({
+        gateway,
+        pacer,
+        clock,
+        log,
+        journal,
+        risk: riskGate,
+        holds,
+        notify,
+        riskInputs,
+        maxQueueMs: config.engine.maxQueueMs,
+        placedBetween: (id, from, to) => matchingClock.placed(id, from, to),
+      }),
     reconciler: (hooks) =>
       new Reconciler({
         ...hooks,
@@ -142,6 +156,8 @@ export function buildApp(inputs: AppInputs): App {
         positions,
         clock,
         venueClock: () => ({ offsetMs: client.venueClock.offsetMs(), errorMs: client.venueClock.errorMs() }),
+        matchingClock,
+        recvWindowMs: config.venue.recvWindowMs,
         log,
         instruments: instruments.byKey,
         settings: config.reconcile,

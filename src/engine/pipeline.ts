@@ -4,7 +4,7 @@
 // wait for it; a replacement that must follow the order it replaces waits for that one to end.
 import type { Clock } from '../core/clock.js';
 import { BannedError } from '../core/errors.js';
-import type { ClientOrderId } from '../core/ids.js';
+import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { Journal, Pacer } from '../core/ports.js';
 import { FINAL_STATUSES, type Batch, type CancelIntent, type Order, type OrderIntent, type PlaceIntent } from '../core/types.js';
@@ -44,6 +44,8 @@ export interface PipelineDeps {
   notify(order: Order): Promise<void>;
   /** An intent unsent after this long is dropped rather than sent stale. */
   maxQueueMs: number;
+  /** The venue acknowledged an order, so it took it between `from` and `to` (our clock): the reconciler learns the venue's stamps from it. */
+  placedBetween?(venueOrderId: VenueOrderId, from: number, to: number): void;
   /** How long a backlog waits before the dispatcher looks at capacity again. */
   dispatchRetryMs?: number;
 }
@@ -308,7 +310,7 @@ export class OrderPipeline {
       this.stats.sent += batch.items.length;
       const sentAt = clock.now();
       for (const i of batch.items) this.stats.intentToWire.push(sentAt - (arrivedAt.get(i.intentId) ?? sentAt));
-      if (batch.kind === 'place') await this.placed(await gateway.place(batch as Batch<PlaceIntent>));
+      if (batch.kind === 'place') await this.placed(await gateway.place(batch as Batch<PlaceIntent>), sentAt);
       else await this.cancelled(await gateway.cancel(batch as Batch<CancelIntent>));
     } catch (err) {
       log.error({ err }, 'dispatch failed');
@@ -319,8 +321,9 @@ export class OrderPipeline {
   }
 
   /** A batch's answers: journaled in one commit, then acted on and reported one by one. */
-  private async placed(results: readonly PlaceResult[]): Promise<void> {
+  private async placed(results: readonly PlaceResult[], sentAt: number): Promise<void> {
     const now = this.deps.clock.now();
+    for (const { outcome } of results) if (outcome.kind === 'accepted') this.deps.placedBetween?.(outcome.venueOrderId, sentAt, now);
     const orders = this.deps.journal.transaction(() => results.map((r) => this.journalPlaced(r, now)));
     for (const [k, { intent, outcome }] of results.entries()) {
       if (outcome.kind === 'unknown') {

@@ -9,7 +9,7 @@ import type { VenueOrder, VenueTrade } from '../core/venue.js';
 import { ownOrderId } from './fills.js';
 import { adoptedOrder, foreignAction } from './foreign.js';
 import { readOpenOrders, type OpenOrdersResult, type OrderChange } from './open-orders.js';
-import { couldBe, matchUnknown, openCandidate, tradeCandidates, unknownsToGiveUp, type Candidate, type Coverage, type Match } from './unknown.js';
+import { couldBe, matchUnknown, openCandidate, tradeCandidates, unknownsToGiveUp, type Candidate, type Coverage, type Match, type Slack } from './unknown.js';
 
 export interface SymbolInput {
   market: Market;
@@ -26,7 +26,7 @@ export interface SymbolInput {
   /** Venue clock minus ours: venue times become ours by taking it off. */
   offsetMs: number;
   /** How far a venue time may sit from ours when judging whether something can be ours. */
-  slackMs: number;
+  slack: Slack;
   coverage: Coverage;
   foreignOrders: 'adopt' | 'cancel';
   unknownTimeoutMs: number;
@@ -97,7 +97,7 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
       const order = unknowns.find((u) => u.clientOrderId === name) ?? givenUp(input.byClientId(name));
       if (order) named.push({ order, candidate: c });
       else if (swapped(input.byClientId(name), c)) unnamed.push(c);
-    } else if (name === undefined && input.waitForNames && unknowns.some((u) => couldBe(u, c, input.slackMs))) unasked.push(c);
+    } else if (name === undefined && input.waitForNames && unknowns.some((u) => couldBe(u, c, input.slack))) unasked.push(c);
     else unnamed.push(c);
   }
   // Unasked orders wait a pass for their names while this pass's queries can ask them all; more
@@ -115,11 +115,11 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   let pool = unnamed.filter((c) => !young.includes(c));
   const matches = [...named];
   for (;;) {
-    const clear = young.filter((c) => !ambiguous(left.filter((u) => couldBe(u, c, input.slackMs))));
+    const clear = young.filter((c) => !ambiguous(left.filter((u) => couldBe(u, c, input.slack))));
     young = young.filter((c) => !clear.includes(c));
     pool.push(...clear);
     if (pool.length === 0) break;
-    const round = matchUnknown(left, pool, pending, input.slackMs);
+    const round = matchUnknown(left, pool, pending, input.slack);
     matches.push(...round);
     left = left.filter((u) => !round.some((m) => m.order === u));
     pool = [];
@@ -137,7 +137,7 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   const byLooks = new Set(unnamed.map((c) => c.venueOrderId));
   const mayBeOurs = (c: Candidate) => {
     const name = input.nameOf(c.venueOrderId);
-    return typeof name === 'string' && !byLooks.has(c.venueOrderId) ? stillAwaiting.some((o) => o.clientOrderId === name) : stillAwaiting.some((o) => couldBe(o, c, input.slackMs));
+    return typeof name === 'string' && !byLooks.has(c.venueOrderId) ? stillAwaiting.some((o) => o.clientOrderId === name) : stillAwaiting.some((o) => couldBe(o, c, input.slack));
   };
 
   // Open orders none of ours can be: foreign.
@@ -159,7 +159,7 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
 
   const unknownTimeoutMs = input.unknownTimeoutMs;
   // An unknown a venue order still waiting (to be named, or for its siblings) could be waits too.
-  const givingUp = stillAwaiting.filter((x) => x.status === 'unknown' && !waiting.some((c) => couldBe(x, c, input.slackMs)));
+  const givingUp = stillAwaiting.filter((x) => x.status === 'unknown' && !waiting.some((c) => couldBe(x, c, input.slack)));
   for (const o of unknownsToGiveUp(givingUp, input.coverage, now, unknownTimeoutMs)) {
     changes.set({ order: { ...o, status: 'rejected', updatedAt: now }, reason: `not found on the venue within ${unknownTimeoutMs} ms of its lost answer: it was never placed (not sent again)` });
   }

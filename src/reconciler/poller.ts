@@ -24,7 +24,8 @@ import { afterFills, ownOrderId, toFill } from './fills.js';
 import { decideSymbol } from './pass.js';
 import { settleAbsent } from './settle.js';
 import { readTrades } from './trade-reads.js';
-import { couldBe, tradeCandidates, type Coverage } from './unknown.js';
+import { couldBe, tradeCandidates, type Coverage, type Slack } from './unknown.js';
+import type { ClockEstimate, MatchingClock } from './matching-clock.js';
 
 /** Order look-ups (20 per 2 s on the venue) per symbol and pass: queries never crowd out the other reads. */
 const QUERIES_PER_PASS = 4;
@@ -36,13 +37,14 @@ const FULL_SCAN_EVERY = 5;
 const PAGES_PER_PASS = 5;
 const CATCH_UP_PAGES = 50;
 /**
- * Beyond our estimate of the venue clock's error, how far a venue time may sit from ours when
- * deciding whether a venue order or trade can be one of ours awaiting its answer. Generous: a
- * venue's order and trade times need not follow the clock it reports (the time endpoint may
- * jump while its matching engine does not), and too tight a bound loses a fill, while too
- * loose a one only risks taking an order placed by hand in the same half minute for ours.
+ * Until our own orders have measured the clock the venue stamps them with (matching-clock.ts),
+ * how far beyond the time endpoint's error a venue time may sit from ours when deciding whether
+ * a venue order or trade can be one of ours awaiting its answer. Generous: the time endpoint
+ * may jump while the matching engine does not, and too tight a bound loses a fill.
  */
-const CLOCK_SLACK_MS = 30_000;
+const UNMEASURED_SLACK_MS = 30_000;
+/** Beyond a measured error: the measure is up to two minutes old, and stamps may be rounded. */
+const MEASURED_MARGIN_MS = 250;
 
 /** What the reconciler needs of the config (config's ReconcileConfig is one). */
 export interface ReconcileSettings {
@@ -58,8 +60,12 @@ export interface ReconcilerDeps {
   journal: Journal;
   positions: PositionsView;
   clock: Clock;
-  /** Venue clock minus ours, and how far off that estimate may be (ms): venue times are on its clock. */
-  venueClock(): { offsetMs: number; errorMs: number };
+  /** The time endpoint's clock minus ours, and how far off that estimate may be (ms). */
+  venueClock(): ClockEstimate;
+  /** The clock the venue stamps orders and trades with, as our orders measure it (the pipeline tells it when orders were placed). */
+  matchingClock: MatchingClock;
+  /** A signed request stays valid this long after its timestamp: the venue may act on one that late. */
+  recvWindowMs: number;
   log: Log;
   instruments: ReadonlyMap<string, SymbolInfo>;
   settings: ReconcileSettings;
@@ -129,7 +135,7 @@ export class Reconciler {
       instruments: deps.instruments,
       settings: deps.settings.drift,
       clock: deps.clock,
-      venueOffsetMs: () => deps.venueClock().offsetMs,
+      venueOffsetMs: () => this.venueTimes().offsetMs,
       log: deps.log,
       onDrift: deps.onDrift,
     });
@@ -160,7 +166,7 @@ export class Reconciler {
       try {
         const holdings = await this.deps.readers[market].holdings();
         const answeredAt = this.deps.clock.now();
-        const { offsetMs, errorMs } = this.deps.venueClock();
+        const { offsetMs, errorMs } = this.venueTimes();
         this.drift.record(market, holdings, sentAt + offsetMs - errorMs, answeredAt + offsetMs + errorMs, answeredAt);
         if (market === 'spot') {
           this.balances = new Map(holdings.balances.map((b) => [b.asset, b]));
@@ -205,9 +211,9 @@ export class Reconciler {
       if (!known.has(id)) known.set(id, this.byVenueId(market, symbol, id));
       return known.get(id);
     };
+    this.learnStamps(page.items, trades);
     const waiting = ours.filter((o) => !o.venueOrderId && (o.status === 'pending' || o.status === 'unknown'));
-    const offsetMs = this.deps.venueClock().offsetMs;
-    const slack = this.slackMs();
+    const { offsetMs, slack } = this.venueTimes();
     const nextCursorValue =
       reads.start ??
       nextCursor({
@@ -245,8 +251,8 @@ export class Reconciler {
       trades,
       byVenueId,
       byClientId: (id) => this.byClientId(market, symbol, id),
-      offsetMs: this.deps.venueClock().offsetMs,
-      slackMs: this.slackMs(),
+      offsetMs: this.venueTimes().offsetMs,
+      slack: this.venueTimes().slack,
       coverage,
       foreignOrders: this.deps.settings.foreignOrders,
       unknownTimeoutMs: this.deps.settings.unknownTimeoutMs,
@@ -374,11 +380,32 @@ export class Reconciler {
   // ---------- plumbing ----------
 
   private venueNow(): number {
-    return this.deps.clock.now() + this.deps.venueClock().offsetMs;
+    return this.deps.clock.now() + this.venueTimes().offsetMs;
   }
 
-  private slackMs(): number {
-    return this.deps.venueClock().errorMs + CLOCK_SLACK_MS;
+  /**
+   * Our orders' and trades' venue times against ours: measured from our own orders where they
+   * have been, else the time endpoint's offset with a generous slack.
+   */
+  private venueTimes(): ClockEstimate & { slack: Slack } {
+    const measured = this.deps.matchingClock.estimate(this.deps.clock.now());
+    if (measured) {
+      const earlyMs = measured.errorMs + MEASURED_MARGIN_MS;
+      return { ...measured, slack: { earlyMs, lateMs: earlyMs + this.deps.recvWindowMs } };
+    }
+    const reported = this.deps.venueClock();
+    const slackMs = reported.errorMs + UNMEASURED_SLACK_MS;
+    return { ...reported, slack: { earlyMs: slackMs, lateMs: slackMs } };
+  }
+
+  /** Venue stamps of orders we placed: when an open order was taken, and a taker trade (an arriving order trades on arrival). */
+  private learnStamps(open: readonly VenueOrder[], trades: readonly VenueTrade[]): void {
+    const now = this.deps.clock.now();
+    for (const o of open) if (o.time !== undefined) this.deps.matchingClock.stamped(o.orderId, o.time, now);
+    for (const t of trades) {
+      const id = ownOrderId(t);
+      if (id && !t.isMaker) this.deps.matchingClock.stamped(id, t.time, now);
+    }
   }
 
   private reportSkipped(market: Market, symbol: string, what: string, skipped: readonly SkippedItem[]): void {

@@ -64,15 +64,25 @@ export function tradeCandidates(trades: readonly VenueTrade[]): Candidate[] {
   return [...byOrder.values()];
 }
 
-/** Whether `c` may be `order` on the venue. `slackMs` covers the gap between our clock and the venue's. */
-export function couldBe(order: Order, c: Candidate, slackMs: number): boolean {
+/**
+ * How far a venue time, made ours, may sit from ours when judging whether it can be an order
+ * awaiting its answer: before its intent was journaled (the clocks' error), and after its answer
+ * was lost (that error, plus how late the venue may still act on a request it received).
+ */
+export interface Slack {
+  earlyMs: number;
+  lateMs: number;
+}
+
+/** Whether `c` may be `order` on the venue. */
+export function couldBe(order: Order, c: Candidate, slack: Slack): boolean {
   if (order.side !== c.side) return false;
   if (c.type !== undefined && c.type !== order.type) return false;
-  if (c.time !== undefined && c.time < order.createdAt - slackMs) return false;
+  if (c.time !== undefined && c.time < order.createdAt - slack.earlyMs) return false;
   // Its request was signed before the order became unknown (the error came back, or the
   // process that could send it died), and a venue refuses a request that arrives later than
   // its recvWindow: an order the venue took well after that is not this one.
-  if (c.placedAt !== undefined && c.placedAt > order.updatedAt + slackMs) return false;
+  if (c.placedAt !== undefined && c.placedAt > order.updatedAt + slack.lateMs) return false;
   if (quoteSized(order)) {
     // A market buy's volume is the quote amount to spend; what it bought can only cost less.
     return dec.lte(c.volume ?? c.quote, order.volume);
@@ -111,11 +121,11 @@ export interface Match {
  * another that fits. Among the unknowns that fit a candidate, the likeliest goes first (see
  * fitsBetter). Candidates a pending order could be are held back.
  */
-export function matchUnknown(unknowns: readonly Order[], candidates: readonly Candidate[], pending: readonly Order[], slackMs: number): Match[] {
+export function matchUnknown(unknowns: readonly Order[], candidates: readonly Candidate[], pending: readonly Order[], slack: Slack): Match[] {
   const free = candidates
-    .filter((c) => !pending.some((p) => couldBe(p, c, slackMs)))
+    .filter((c) => !pending.some((p) => couldBe(p, c, slack)))
     .sort((a, b) => (a.source === b.source ? (a.time ?? 0) - (b.time ?? 0) || compareIds(a.venueOrderId, b.venueOrderId) : a.source === 'open' ? -1 : 1));
-  const fits = free.map((c) => unknowns.filter((o) => couldBe(o, c, slackMs)).sort((a, b) => (fitsBetter(a, b, c) ? -1 : fitsBetter(b, a, c) ? 1 : 0)));
+  const fits = free.map((c) => unknowns.filter((o) => couldBe(o, c, slack)).sort((a, b) => (fitsBetter(a, b, c) ? -1 : fitsBetter(b, a, c) ? 1 : 0)));
   const ownerOf = new Map<Order, number>();
   // Kuhn's augmenting paths: give candidate `ci` an unknown, moving others along if they can.
   const assign = (ci: number, tried: Set<Order>): boolean => {

@@ -14,6 +14,7 @@ import { settleAbsent, settlePurged } from '../../../src/reconciler/settle.js';
 import { decideSymbol } from '../../../src/reconciler/pass.js';
 import { couldBe, matchUnknown, openCandidate, tradeCandidates, unknownsToGiveUp } from '../../../src/reconciler/unknown.js';
 
+const SLACK = { earlyMs: 2000, lateMs: 2000 };
 const vid = (n: number) => String(1_000_000_000_000_000_000n + BigInt(n)) as VenueOrderId;
 
 function order(i: number, over: Partial<Order> = {}): Order {
@@ -87,16 +88,16 @@ describe('lost answers matched to the venue', () => {
         const unknowns = unknownSpecs.map((s, i) => order(i, { status: 'unknown', side: s.side, price: d(String(s.price)), volume: d(`0.00${s.volume}`), createdAt: s.createdAt }));
         const pending = pendingSpecs.map((s, i) => order(100 + i, { status: 'pending', side: s.side, price: d(String(s.price)), volume: d(`0.00${s.volume}`), createdAt: s.createdAt }));
         const candidates = venueSpecs.map((s, i) => openCandidate(venueOrder(i, { side: s.side, price: d(String(s.price)), origQty: d(`0.00${s.volume}`), time: s.createdAt + 10 })));
-        const matches = matchUnknown(unknowns, candidates, pending, 2000);
+        const matches = matchUnknown(unknowns, candidates, pending, SLACK);
         expect(new Set(matches.map((m) => m.order.clientOrderId)).size).toBe(matches.length);
         expect(new Set(matches.map((m) => m.candidate.venueOrderId)).size).toBe(matches.length);
         for (const m of matches) {
-          expect(couldBe(m.order, m.candidate, 2000)).toBe(true);
-          expect(pending.some((p) => couldBe(p, m.candidate, 2000))).toBe(false);
+          expect(couldBe(m.order, m.candidate, SLACK)).toBe(true);
+          expect(pending.some((p) => couldBe(p, m.candidate, SLACK))).toBe(false);
         }
         // Nothing an unknown could be is left unmatched while that unknown is unmatched.
-        const free = candidates.filter((c) => !matches.some((m) => m.candidate === c) && !pending.some((p) => couldBe(p, c, 2000)));
-        for (const u of unknowns.filter((x) => !matches.some((m) => m.order === x))) expect(free.some((c) => couldBe(u, c, 2000))).toBe(false);
+        const free = candidates.filter((c) => !matches.some((m) => m.candidate === c) && !pending.some((p) => couldBe(p, c, SLACK)));
+        for (const u of unknowns.filter((x) => !matches.some((m) => m.order === x))) expect(free.some((c) => couldBe(u, c, SLACK))).toBe(false);
       }),
     );
   });
@@ -106,31 +107,32 @@ describe('lost answers matched to the venue', () => {
     const [maker] = tradeCandidates([trade(1, { price: d('99.99'), isMaker: true })]);
     const [taker] = tradeCandidates([trade(2, { price: d('99.99'), isMaker: false })]);
     const [worse] = tradeCandidates([trade(3, { price: d('100.01'), isMaker: false })]);
-    expect(couldBe(buy, maker!, 2000)).toBe(false);
-    expect(couldBe(buy, taker!, 2000)).toBe(true);
-    expect(couldBe(buy, worse!, 2000)).toBe(false);
+    expect(couldBe(buy, maker!, SLACK)).toBe(false);
+    expect(couldBe(buy, taker!, SLACK)).toBe(true);
+    expect(couldBe(buy, worse!, SLACK)).toBe(false);
     // Two unknowns a cent apart, each with its maker trade: each gets its own.
     const a = order(1, { status: 'unknown', price: d('100'), volume: d('0.001') });
     const b = order(2, { status: 'unknown', price: d('100.01'), volume: d('0.001'), createdAt: 1001 });
     const cs = tradeCandidates([trade(7, { price: d('100.01'), time: 3000 }), trade(8, { price: d('100'), time: 3001 })]);
-    const m = matchUnknown([a, b], cs, [], 2000).map((x) => [x.order.clientOrderId, x.candidate.venueOrderId]);
+    const m = matchUnknown([a, b], cs, [], SLACK).map((x) => [x.order.clientOrderId, x.candidate.venueOrderId]);
     expect(m).toEqual([
       ['slt-1', vid(8)],
       ['slt-2', vid(7)],
     ]);
   });
 
-  it('a venue order older than the order, or taken later than it became unknown, by more than the slack is never it', () => {
+  it('a venue order older than the order by more than the early slack, or taken later than it became unknown by more than the late slack, is never it', () => {
     const u = order(1, { status: 'unknown', createdAt: 100_000, updatedAt: 100_500 });
-    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_000 - 2001 })), 2000)).toBe(false);
-    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_000 - 1999 })), 2000)).toBe(true);
-    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_500 + 2000 })), 2000)).toBe(true);
-    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_500 + 2001 })), 2000)).toBe(false);
+    const slack = { earlyMs: 200, lateMs: 5200 };
+    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_000 - 201 })), slack)).toBe(false);
+    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_000 - 199 })), slack)).toBe(true);
+    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_500 + 5200 })), slack)).toBe(true);
+    expect(couldBe(u, openCandidate(venueOrder(1, { time: 100_500 + 5201 })), slack)).toBe(false);
     // A taker trade marks when the order arrived; a maker trade only that it had arrived before.
-    const [taker] = tradeCandidates([trade(1, { price: d('99'), isMaker: false, time: 100_500 + 2001 })]);
+    const [taker] = tradeCandidates([trade(1, { price: d('99'), isMaker: false, time: 100_500 + 5201 })]);
     const [maker] = tradeCandidates([trade(2, { price: d('100'), isMaker: true, time: 900_000 })]);
-    expect(couldBe(u, taker!, 2000)).toBe(false);
-    expect(couldBe(u, maker!, 2000)).toBe(true);
+    expect(couldBe(u, taker!, slack)).toBe(false);
+    expect(couldBe(u, maker!, slack)).toBe(true);
   });
 
   it('is given up only once both a complete open-orders read and a trades read to the end came after the timeout', () => {
@@ -209,7 +211,7 @@ describe('one symbol, decided', () => {
     symbol: 'BTCUSDT',
     now: 5000,
     offsetMs: 0,
-    slackMs: 2000,
+    slack: SLACK,
     coverage: { completeOpenAt: 5000, caughtUpAt: 5000 },
     foreignOrders: 'adopt' as const,
     unknownTimeoutMs: 30_000,

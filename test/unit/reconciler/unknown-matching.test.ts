@@ -11,7 +11,7 @@ import type { Order } from '../../../src/core/types.js';
 import type { VenueTrade } from '../../../src/core/venue.js';
 import { matchUnknown, tradeCandidates } from '../../../src/reconciler/unknown.js';
 
-const SLACK_MS = 1000;
+const SLACK = { earlyMs: 1000, lateMs: 1000 };
 
 function unknown(id: string, createdAt: number, unknownAt: number, price: string, side: Order['side'] = 'SELL'): Order {
   return {
@@ -50,7 +50,7 @@ describe('lost answers matched to the venue', () => {
       fee: d('0.06'),
       feeCoin: 'USDT',
     };
-    const matches = matchUnknown([interrupted, lost], tradeCandidates([trade]), [], SLACK_MS);
+    const matches = matchUnknown([interrupted, lost], tradeCandidates([trade]), [], SLACK);
     const got = matches.map((m) => `${m.order.clientOrderId} -> ${m.candidate.venueOrderId}`);
     expect(got, 'the venue order placed at t=20200 went to an intent whose sender died at t=3000').toEqual(['slsoak-lost -> 150695552651384533']);
   });
@@ -78,9 +78,9 @@ describe('lost answers matched to the venue', () => {
     const ofB = fill('165964666063533599', '150695552440355001', '29985.10', 1250, false);
     const ofA = fill('165964666063534376', '150695552440355576', '29993.87', 1150, true);
     // A pass before A's fill shows, then one after it.
-    const first = matchUnknown([a, b], tradeCandidates([ofB]), [], SLACK_MS);
+    const first = matchUnknown([a, b], tradeCandidates([ofB]), [], SLACK);
     const left = [a, b].filter((o) => !first.some((m) => m.order === o));
-    const second = matchUnknown(left, tradeCandidates([ofA]), [], SLACK_MS);
+    const second = matchUnknown(left, tradeCandidates([ofA]), [], SLACK);
     const got = [...first, ...second].map((m) => `${m.order.clientOrderId} -> ${m.candidate.venueOrderId}`).sort();
     // Each trade must end with an order that can own it; here B is left with nothing (it will be
     // given up as never placed) and A's own fill with no order (a trade that counts nowhere).
@@ -108,7 +108,7 @@ describe('lost answers matched to the venue', () => {
     });
     const taker = buy('900', '150695552839300001', '29980.00', 1250, false);
     const maker = buy('901', '150695552839300002', '29985.89', 1400, true);
-    const got = matchUnknown([m, t], tradeCandidates([taker, maker]), [], SLACK_MS).map((x) => `${x.order.clientOrderId} -> ${x.candidate.venueOrderId}`);
+    const got = matchUnknown([m, t], tradeCandidates([taker, maker]), [], SLACK).map((x) => `${x.order.clientOrderId} -> ${x.candidate.venueOrderId}`);
     expect(got).toEqual(['slsoak-m -> 150695552839300002', 'slsoak-t -> 150695552839300001']);
   });
 });
