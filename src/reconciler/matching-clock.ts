@@ -17,7 +17,7 @@ export interface ClockEstimate {
   errorMs: number;
 }
 
-interface Sample {
+export interface Sample {
   /** The offset lies within [lo, hi]. */
   lo: number;
   hi: number;
@@ -52,14 +52,30 @@ export class MatchingClock {
 
   /** The offset as recent samples bound it, or undefined without a fresh one. */
   estimate(now: number): ClockEstimate | undefined {
+    const b = this.bounds(now);
+    return b && { offsetMs: (b.lo + b.hi) / 2, errorMs: (b.hi - b.lo) / 2 };
+  }
+
+  /**
+   * The bounds as of `now`, to keep in the journal: a restart's first passes settle the lost
+   * answers of the run that died, stamped on the same venue clock, before it has new samples.
+   */
+  snapshot(now: number): Sample | undefined {
+    const b = this.bounds(now);
+    return b && { ...b, at: now };
+  }
+
+  /** A snapshot taken by an earlier run; used like a sample while fresh. */
+  restore(s: Sample): void {
+    this.samples.unshift(s);
+  }
+
+  private bounds(now: number): { lo: number; hi: number } | undefined {
     const fresh = this.samples.filter((s) => s.at >= now - FRESH_MS);
     if (fresh.length === 0) return undefined;
-    let lo = Math.max(...fresh.map((s) => s.lo));
-    let hi = Math.min(...fresh.map((s) => s.hi));
-    if (lo > hi) {
-      lo = Math.min(...fresh.map((s) => s.lo));
-      hi = Math.max(...fresh.map((s) => s.hi));
-    }
-    return { offsetMs: (lo + hi) / 2, errorMs: (hi - lo) / 2 };
+    const lo = Math.max(...fresh.map((s) => s.lo));
+    const hi = Math.min(...fresh.map((s) => s.hi));
+    if (lo <= hi) return { lo, hi };
+    return { lo: Math.min(...fresh.map((s) => s.lo)), hi: Math.max(...fresh.map((s) => s.hi)) };
   }
 }

@@ -24,8 +24,9 @@ import { afterFills, ownOrderId, toFill } from './fills.js';
 import { decideSymbol } from './pass.js';
 import { settleAbsent } from './settle.js';
 import { readTrades } from './trade-reads.js';
-import { couldBe, tradeCandidates, type Coverage, type Slack } from './unknown.js';
+import { couldBe, tradeCandidates, type Coverage } from './unknown.js';
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
+import { VenueTimes } from './venue-times.js';
 
 /** Order look-ups (20 per 2 s on the venue) per symbol and pass: queries never crowd out the other reads. */
 const QUERIES_PER_PASS = 4;
@@ -36,15 +37,6 @@ const FULL_SCAN_EVERY = 5;
 /** Trade pages per symbol and pass; start-up and the last pass read on until the venue has no more. */
 const PAGES_PER_PASS = 5;
 const CATCH_UP_PAGES = 50;
-/**
- * Until our own orders have measured the clock the venue stamps them with (matching-clock.ts),
- * how far beyond the time endpoint's error a venue time may sit from ours when deciding whether
- * a venue order or trade can be one of ours awaiting its answer. Generous: the time endpoint
- * may jump while the matching engine does not, and too tight a bound loses a fill.
- */
-const UNMEASURED_SLACK_MS = 30_000;
-/** Beyond a measured error: the measure is up to two minutes old, and stamps may be rounded. */
-const MEASURED_MARGIN_MS = 250;
 
 /** What the reconciler needs of the config (config's ReconcileConfig is one). */
 export interface ReconcileSettings {
@@ -127,15 +119,17 @@ export class Reconciler {
   private filledByOrder: Map<string, Decimal> | undefined;
   private readonly cancelAsked = new Map<string, number>();
   private readonly reported = new BoundedSet(REPORTED_KEPT);
+  private readonly times: VenueTimes;
 
   constructor(private readonly deps: ReconcilerDeps & ReconcilerHooks) {
+    this.times = new VenueTimes(deps);
     this.drift = new DriftJudge({
       journal: deps.journal,
       positions: deps.positions,
       instruments: deps.instruments,
       settings: deps.settings.drift,
       clock: deps.clock,
-      venueOffsetMs: () => this.venueTimes().offsetMs,
+      venueOffsetMs: () => this.times.current().offsetMs,
       log: deps.log,
       onDrift: deps.onDrift,
     });
@@ -157,6 +151,7 @@ export class Reconciler {
       }
     }
     this.drift.judge(symbols, (market, symbol) => this.coverage.get(keyOf(market, symbol))?.caughtUpAt ?? Number.NEGATIVE_INFINITY);
+    this.times.keep();
   }
 
   /** Reads holdings; a failed read keeps the last ones (logged). */
@@ -166,7 +161,7 @@ export class Reconciler {
       try {
         const holdings = await this.deps.readers[market].holdings();
         const answeredAt = this.deps.clock.now();
-        const { offsetMs, errorMs } = this.venueTimes();
+        const { offsetMs, errorMs } = this.times.current();
         this.drift.record(market, holdings, sentAt + offsetMs - errorMs, answeredAt + offsetMs + errorMs, answeredAt);
         if (market === 'spot') {
           this.balances = new Map(holdings.balances.map((b) => [b.asset, b]));
@@ -211,9 +206,9 @@ export class Reconciler {
       if (!known.has(id)) known.set(id, this.byVenueId(market, symbol, id));
       return known.get(id);
     };
-    this.learnStamps(page.items, trades);
+    this.times.learn(page.items, trades);
     const waiting = ours.filter((o) => !o.venueOrderId && (o.status === 'pending' || o.status === 'unknown'));
-    const { offsetMs, slack } = this.venueTimes();
+    const { offsetMs, slack } = this.times.current();
     const nextCursorValue =
       reads.start ??
       nextCursor({
@@ -251,8 +246,8 @@ export class Reconciler {
       trades,
       byVenueId,
       byClientId: (id) => this.byClientId(market, symbol, id),
-      offsetMs: this.venueTimes().offsetMs,
-      slack: this.venueTimes().slack,
+      offsetMs: this.times.current().offsetMs,
+      slack: this.times.current().slack,
       coverage,
       foreignOrders: this.deps.settings.foreignOrders,
       unknownTimeoutMs: this.deps.settings.unknownTimeoutMs,
@@ -380,32 +375,7 @@ export class Reconciler {
   // ---------- plumbing ----------
 
   private venueNow(): number {
-    return this.deps.clock.now() + this.venueTimes().offsetMs;
-  }
-
-  /**
-   * Our orders' and trades' venue times against ours: measured from our own orders where they
-   * have been, else the time endpoint's offset with a generous slack.
-   */
-  private venueTimes(): ClockEstimate & { slack: Slack } {
-    const measured = this.deps.matchingClock.estimate(this.deps.clock.now());
-    if (measured) {
-      const earlyMs = measured.errorMs + MEASURED_MARGIN_MS;
-      return { ...measured, slack: { earlyMs, lateMs: earlyMs + this.deps.recvWindowMs } };
-    }
-    const reported = this.deps.venueClock();
-    const slackMs = reported.errorMs + UNMEASURED_SLACK_MS;
-    return { ...reported, slack: { earlyMs: slackMs, lateMs: slackMs } };
-  }
-
-  /** Venue stamps of orders we placed: when an open order was taken, and a taker trade (an arriving order trades on arrival). */
-  private learnStamps(open: readonly VenueOrder[], trades: readonly VenueTrade[]): void {
-    const now = this.deps.clock.now();
-    for (const o of open) if (o.time !== undefined) this.deps.matchingClock.stamped(o.orderId, o.time, now);
-    for (const t of trades) {
-      const id = ownOrderId(t);
-      if (id && !t.isMaker) this.deps.matchingClock.stamped(id, t.time, now);
-    }
+    return this.deps.clock.now() + this.times.current().offsetMs;
   }
 
   private reportSkipped(market: Market, symbol: string, what: string, skipped: readonly SkippedItem[]): void {
@@ -423,3 +393,4 @@ export class Reconciler {
     report();
   }
 }
+

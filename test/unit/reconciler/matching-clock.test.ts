@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { VenueOrderId } from '../../../src/core/ids.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import { d } from '../../../src/core/decimal.js';
+import type { VenueOrder } from '../../../src/core/venue.js';
 import { MatchingClock } from '../../../src/reconciler/matching-clock.js';
+import { VenueTimes } from '../../../src/reconciler/venue-times.js';
+import { MemoryJournal } from '../../../src/store/memory.js';
 
 const id = (n: number) => String(1_000_000_000_000n + BigInt(n)) as VenueOrderId;
 
@@ -60,5 +65,41 @@ describe('MatchingClock', () => {
         },
       ),
     );
+  });
+});
+
+describe('VenueTimes', () => {
+  const setup = (journal = new MemoryJournal(), clock = new ManualClock(1_000_000)) => {
+    const matchingClock = new MatchingClock();
+    const times = new VenueTimes({ clock, journal, venueClock: () => ({ offsetMs: 500, errorMs: 10 }), matchingClock, recvWindowMs: 5000 });
+    return { journal, clock, matchingClock, times };
+  };
+  const openOrder = (orderId: VenueOrderId, time: number): VenueOrder => ({ orderId, symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: d('100'), origQty: d('1'), executedQty: d('0'), status: 'open', venueStatus: 'NEW', time });
+
+  it('uses the time endpoint with 30 s of slack until an order of ours is measured, then the measure with recvWindow for lateness', () => {
+    const { clock, matchingClock, times } = setup();
+    expect(times.current()).toEqual({ offsetMs: 500, errorMs: 10, slack: { earlyMs: 30_010, lateMs: 30_010 } });
+    matchingClock.placed(id(1), 999_000, 999_040);
+    times.learn([openOrder(id(1), 1_002_020)], []); // stamped 3000 ms ahead, within [2980, 3020]
+    expect(times.current()).toEqual({ offsetMs: 3000, errorMs: 20, slack: { earlyMs: 270, lateMs: 5270 } });
+    // A taker trade stamps its order too; a maker trade does not (a resting order trades later).
+    matchingClock.placed(id(2), 1_000_000, 1_000_010);
+    clock.advance(1000);
+    times.learn([], [{ tradeId: '1', symbol: 'BTCUSDT', orderId: id(2), price: d('100'), qty: d('1'), time: 1_003_005, isBuyer: true, isMaker: true, fee: d('0'), feeCoin: 'BTC' }]);
+    expect(times.current().errorMs).toBe(20);
+    times.learn([], [{ tradeId: '2', symbol: 'BTCUSDT', orderId: id(2), price: d('100'), qty: d('1'), time: 1_003_005, isBuyer: true, isMaker: false, fee: d('0'), feeCoin: 'BTC' }]);
+    expect(times.current()).toMatchObject({ offsetMs: 3000, errorMs: 5 }); // [2995, 3005]
+  });
+
+  it('keeps the measure in the journal for the next run, which uses it while it is fresh', () => {
+    const journal = new MemoryJournal();
+    const first = setup(journal);
+    first.matchingClock.placed(id(1), 999_000, 999_040);
+    first.times.learn([openOrder(id(1), 1_002_020)], []);
+    first.times.keep();
+    const restarted = setup(journal, new ManualClock(1_030_000));
+    expect(restarted.times.current()).toMatchObject({ offsetMs: 3000, errorMs: 20 });
+    const late = setup(journal, new ManualClock(1_000_000 + 121_000));
+    expect(late.times.current()).toMatchObject({ offsetMs: 500 });
   });
 });
