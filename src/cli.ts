@@ -86,6 +86,53 @@ program
   });
 
 program
+  .command('sweep')
+  .description('run a backtest per combination of --sweep values, on local worker threads or, with --queue, on `sluice worker`s through Redis; writes report.json and report.html')
+  .option('-c, --config <file>', 'base YAML config of every run')
+  .option('-t, --tape <file>', 'recorded tape whose market data drives the simulator (sent to workers by content hash)')
+  .option('-d, --duration <minutes>', "without a tape: minutes of the simulator's own market", integer('--duration'))
+  .option('-s, --sweep <key=a,b,c>', 'a dotted config path and its values (repeat for a grid)', (v: string, all: string[] = []) => [...all, v])
+  .option('-o, --out <dir>', 'report directory (default backtest/reports/sweep-<id>)')
+  .option('-q, --queue <url>', 'redis://HOST:PORT: submit the sweep to the queue instead of running it here')
+  .option('--attach <id>', 'with --queue: watch a sweep submitted earlier and write its report')
+  .option('--cancel <id>', 'with --queue: cancel a sweep (runs not started are removed, running ones stopped)')
+  .option('--detach', 'with --queue: submit and return without watching (re-attach later)')
+  .option('--concurrency <n>', 'without --queue: backtests at once on this machine (default one per core)', integer('--concurrency'))
+  .option('--cache-dir <dir>', "where the tape's decoded market events are kept (default $XDG_CACHE_HOME/sluice/events or ~/.cache/sluice/events)")
+  .option('--no-cache', 'decode the tape on every run and write no cache')
+  .action(async (opts: { config?: string; tape?: string; duration?: number; sweep?: string[]; out?: string; queue?: string; attach?: string; cancel?: string; detach?: boolean; concurrency?: number; cache: boolean; cacheDir?: string }) => {
+    const { sweepCommand } = await import('./commands/sweep-command.js');
+    const { defaultEventCacheDir } = await import('./tape/index.js');
+    process.exit(
+      await sweepCommand({
+        config: opts.config,
+        tape: opts.tape,
+        durationMs: opts.duration === undefined ? undefined : opts.duration * 60_000,
+        sweep: opts.sweep,
+        out: opts.out,
+        queue: opts.queue,
+        attach: opts.attach,
+        cancel: opts.cancel,
+        detach: opts.detach,
+        concurrency: opts.concurrency,
+        eventCacheDir: opts.cache ? (opts.cacheDir ?? defaultEventCacheDir()) : undefined,
+      }),
+    );
+  });
+
+program
+  .command('worker')
+  .description('run the backtests of distributed sweeps from the queue (start as many as you like, on any machine that reaches Redis)')
+  .requiredOption('-q, --queue <url>', 'redis://HOST:PORT of the queue')
+  .option('--concurrency <n>', 'backtests at once on this machine (default one per core)', integer('--concurrency'))
+  .option('--cache-dir <dir>', 'where fetched tapes (DIR/tapes) and their decoded events (DIR/events) are kept (default $XDG_CACHE_HOME/sluice or ~/.cache/sluice)')
+  .option('--lock-ms <ms>', "how long a run's lock lasts without renewal: a killed worker's runs go back to the queue within about twice this", integer('--lock-ms'), 30_000)
+  .action(async (opts: { queue: string; concurrency?: number; cacheDir?: string; lockMs: number }) => {
+    const { workerCommand } = await import('./commands/worker.js');
+    process.exit(await workerCommand(opts));
+  });
+
+program
   .command('replay')
   .description('re-run a recorded session on a manual clock and fail with a diff at the first request that differs')
   .requiredOption('-t, --tape <file>', 'tape recorded by sluice (record.path)')

@@ -22,26 +22,35 @@ export interface BacktestCommandOptions {
   eventCacheDir?: string;
 }
 
-/** Config text and its checked form; problems are printed and undefined returned. */
-async function loadText(configText: string, source: string): Promise<LoadedConfig | undefined> {
+const printRefusal = (message: string) => void process.stderr.write(`${message}\n`);
+
+/** Config text and its checked form; problems go to `refused` and undefined is returned. */
+async function loadText(configText: string, source: string, refused: (message: string) => void): Promise<LoadedConfig | undefined> {
   try {
     // Backtests trade the simulator only: credentials are never read.
     return await parseConfig(configText, { source, env: { ...process.env, SLUICE_API_KEY: undefined, SLUICE_API_SECRET: undefined } });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`${err.message}\n`);
+    refused(err.message);
     return undefined;
   }
 }
 
-/** One backtest in this thread, the tape streamed from its file: the report, or an exception for the caller to print. */
-export async function backtestOnce(job: { configText: string; source: string; cwd: string; tapePath?: string; tapeName?: string; durationMs?: number; eventCacheDir?: string }, progress: boolean): Promise<{ report: Report; input: ReportInput } | undefined> {
+/**
+ * One backtest in this thread, the tape streamed from its file: the report, or an exception for
+ * the caller to print. A config refused at the door is told to `refused` (stderr by default).
+ */
+export async function backtestOnce(
+  job: { configText: string; source: string; cwd: string; tapePath?: string; tapeName?: string; durationMs?: number; eventCacheDir?: string },
+  progress: boolean,
+  refused: (message: string) => void = printRefusal,
+): Promise<{ report: Report; input: ReportInput } | undefined> {
   const { configText, source, cwd, tapePath } = job;
-  const loaded = await loadText(configText, source);
+  const loaded = await loadText(configText, source, refused);
   if (!loaded) return undefined;
   const strategies = await loadStrategies(loaded.config.strategies, cwd);
   if (strategies.length === 0) {
-    process.stderr.write(`${source}: no enabled strategy to backtest\n`);
+    refused(`${source}: no enabled strategy to backtest`);
     return undefined;
   }
   const log = createLogger({ level: 'error', pretty: false, secrets: [] });

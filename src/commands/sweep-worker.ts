@@ -1,29 +1,25 @@
-// Sweep runs on a worker thread: backtests of the configs the main thread sends, one at a
-// time, each answered as a table row. The worker stays up between runs (see runSweep).
+// A sweep's worker thread: backtests of the configs the main thread sends, one at a time, each
+// answered with its outcome (figures, or the reason it failed). The thread stays up between
+// runs (see ThreadPool).
 import { parentPort } from 'node:worker_threads';
 import { basename } from 'node:path';
+import { runFigures, type RunOutcome } from '../report/index.js';
 import { backtestOnce } from './backtest.js';
-import { failedRow, type SweepJob, type SweepRow } from './sweep.js';
+import type { SweepJob, ThreadAnswer } from './sweep-pool.js';
 
-async function run(job: SweepJob): Promise<SweepRow> {
+async function run(job: SweepJob): Promise<RunOutcome> {
+  let refusal: string | undefined;
   try {
-    const result = await backtestOnce({ ...job, source: job.label, tapeName: job.tapePath ? basename(job.tapePath) : undefined }, false);
-    if (!result) return failedRow(job.label, 'the config was refused (see above)');
-    return {
-      label: job.label,
-      pnl: result.report.pnl.total ?? '-',
-      fees: result.report.pnl.fees,
-      fills: result.report.trades.fills,
-      winRate: result.report.winRate.value,
-      maxDrawdown: result.report.maxDrawdown.amount ?? '-',
-      sharpe: result.report.sharpe.value,
-      ordersSent: result.report.orders.sent,
-    };
+    const tapeName = job.tapeName ?? (job.tapePath ? basename(job.tapePath) : undefined);
+    const result = await backtestOnce({ ...job, source: job.label, tapeName }, false, (message) => (refusal = message));
+    if (!result) return { status: 'failed', reason: refusal ?? 'the config was refused' };
+    return { status: 'ok', figures: runFigures(result.report) };
   } catch (err) {
-    return failedRow(job.label, (err as Error).message);
+    return { status: 'failed', reason: err instanceof Error ? err.message : String(err) };
   }
 }
 
 parentPort!.on('message', (job: SweepJob) => {
-  void run(job).then((row) => parentPort!.postMessage(row));
+  const started = performance.now();
+  void run(job).then((outcome) => parentPort!.postMessage({ outcome, ranMs: performance.now() - started } satisfies ThreadAnswer));
 });

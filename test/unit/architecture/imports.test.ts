@@ -28,8 +28,11 @@ const ALLOWED: Record<string, string[]> = {
   engine: ['core', 'config', 'strategy', 'risk', 'batcher', 'positions', 'reconciler', 'executor', 'store/sequences'],
   // The composition root: every part, never a command.
   app: ['core', 'config', 'strategy', 'risk', 'batcher', 'positions', 'reconciler', 'limiter', 'exchange', 'executor', 'sim', 'store', 'tape', 'ops', 'report', 'engine'],
-  // Commands build through the root; beside it only what they load, print or serve.
-  commands: ['app', 'core', 'config', 'strategy', 'risk', 'batcher', 'report', 'tape', 'ops', 'sim/server'],
+  // Distributed sweeps on BullMQ and Redis: a part like tape, knowing nothing of backtests.
+  queue: ['core'],
+  // Commands build through the root; beside it only what they load, print or serve, and the
+  // queue that sweeps and workers talk through.
+  commands: ['app', 'core', 'config', 'strategy', 'risk', 'batcher', 'report', 'tape', 'ops', 'sim/server', 'queue'],
 };
 
 // Packages each folder may use; node: built-ins are allowed everywhere.
@@ -42,6 +45,7 @@ const PACKAGES: Record<string, string[]> = {
   executor: ['p-retry'],
   store: ['better-sqlite3'],
   ops: ['prom-client', 'undici'],
+  queue: ['bullmq', 'ioredis'],
   engine: ['pino'],
   app: ['pino'],
   commands: ['pino', 'yaml'],

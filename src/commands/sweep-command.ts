@@ -1,0 +1,63 @@
+// `sluice sweep`: every combination of `--sweep key=a,b,c` as its own backtest, on local worker
+// threads, or with `--queue redis://...` through BullMQ to `sluice worker`s on any machine that
+// reaches Redis (sweep-queue.ts). Either way the same sweep report goes to --out.
+import { availableParallelism } from 'node:os';
+import { systemClock } from '../core/clock.js';
+import { buildSweepReport, SweepProgress, type RunOutcome } from '../report/index.js';
+import { prepareEventCache, TapeFormatError } from '../tape/index.js';
+import { ThreadPool } from './sweep-pool.js';
+import { newSweepId, prepareSweep, writeSweepReport, type SweepCommandOptions } from './sweep-setup.js';
+
+export type { SweepCommandOptions } from './sweep-setup.js';
+
+export async function sweepCommand(opts: SweepCommandOptions): Promise<number> {
+  if (opts.queue !== undefined || opts.attach !== undefined || opts.cancel !== undefined) {
+    const { queueSweepCommand } = await import('./sweep-queue.js');
+    return queueSweepCommand(opts);
+  }
+  return localSweep(opts);
+}
+
+/** The sweep on this machine's worker threads: no Redis. */
+async function localSweep(opts: SweepCommandOptions): Promise<number> {
+  const prepared = await prepareSweep(opts, newSweepId());
+  if (!prepared) return 1;
+  const { spec, runs } = prepared;
+  const outcomes = new Map<number, RunOutcome>();
+  const progress = new SweepProgress(process.stderr, spec.id, systemClock.now);
+  const counts = { done: 0, failed: 0, total: runs.length };
+  const finished = (index: number, outcome: RunOutcome) => {
+    outcomes.set(index, outcome);
+    counts.done++;
+    if (outcome.status !== 'ok') counts.failed++;
+    progress.update(counts);
+  };
+  progress.update(counts);
+  let broken: string | undefined;
+  if (opts.tape && opts.eventCacheDir) {
+    // The tape is decoded once, here; every thread then reads the cached events. A tape broken
+    // past its header fails every run with the reason, as it would on the queue.
+    try {
+      await prepareEventCache(opts.tape, opts.eventCacheDir);
+    } catch (err) {
+      if (!(err instanceof TapeFormatError)) throw err;
+      broken = err.message;
+    }
+  }
+  if (broken !== undefined) runs.forEach((_, i) => finished(i, { status: 'failed', reason: broken }));
+  else {
+    const pool = new ThreadPool(Math.max(1, Math.min(opts.concurrency ?? availableParallelism(), runs.length)));
+    try {
+      await Promise.all(
+        runs.map(async (run, index) => {
+          const { outcome } = await pool.run({ configText: run.configText, label: run.label, tapePath: opts.tape, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() });
+          finished(index, outcome);
+        }),
+      );
+    } finally {
+      await pool.close();
+    }
+  }
+  progress.finish();
+  return writeSweepReport(buildSweepReport(spec, outcomes), opts.out);
+}

@@ -1,0 +1,101 @@
+// Worker threads that run backtests, for local sweeps and for `sluice worker`. A thread takes
+// one run after another: starting one (tsx, the whole module graph) costs about a second, as
+// much as a short backtest. A thread that dies fails its run and is replaced; a run whose
+// signal aborts has its thread terminated (a backtest cannot be interrupted from outside).
+import { Worker } from 'node:worker_threads';
+import type { RunOutcome } from '../report/index.js';
+
+export interface SweepJob {
+  configText: string;
+  label: string;
+  tapePath?: string;
+  /** The tape's name in the report (the file name of tapePath when absent). */
+  tapeName?: string;
+  durationMs?: number;
+  eventCacheDir?: string;
+  cwd: string;
+}
+
+/** What a thread answers: the outcome, and how long the backtest itself took (ms, measured in the thread). */
+export interface ThreadAnswer {
+  outcome: RunOutcome;
+  ranMs: number;
+}
+
+const SCRIPT = new URL('./sweep-worker.mjs', import.meta.url);
+
+export class ThreadPool {
+  private readonly idle: Worker[] = [];
+  private readonly waiters: (() => void)[] = [];
+  private readonly busy = new Set<Worker>();
+  private live = 0;
+  private closed = false;
+
+  constructor(readonly size: number) {
+    if (!Number.isInteger(size) || size < 1) throw new RangeError(`a thread pool needs at least one thread, not ${size}`);
+  }
+
+  /** Runs the job on a free thread, waiting for one when all are busy. */
+  async run(job: SweepJob, signal?: AbortSignal): Promise<ThreadAnswer> {
+    if (signal?.aborted) return { outcome: { status: 'cancelled', reason: 'cancelled before it started' }, ranMs: 0 };
+    const worker = await this.acquire();
+    this.busy.add(worker);
+    let alive = false;
+    try {
+      const answer = await runOn(worker, job, signal);
+      alive = answer.alive;
+      return answer.answer;
+    } finally {
+      this.busy.delete(worker);
+      this.release(worker, alive);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.idle.splice(0), ...this.busy];
+    this.busy.clear();
+    await Promise.all(all.map((w) => w.terminate()));
+  }
+
+  private async acquire(): Promise<Worker> {
+    for (;;) {
+      if (this.closed) throw new Error('the thread pool is closed');
+      const ready = this.idle.pop();
+      if (ready) return ready;
+      if (this.live < this.size) {
+        this.live++;
+        return new Worker(SCRIPT);
+      }
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  private release(worker: Worker, alive: boolean): void {
+    if (alive && !this.closed) this.idle.push(worker);
+    else {
+      this.live--;
+      void worker.terminate();
+    }
+    this.waiters.shift()?.();
+  }
+}
+
+function runOn(worker: Worker, job: SweepJob, signal: AbortSignal | undefined): Promise<{ answer: ThreadAnswer; alive: boolean }> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const done = (answer: ThreadAnswer, alive: boolean) => {
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      signal?.removeEventListener('abort', onAbort);
+      resolve({ answer, alive });
+    };
+    const failed = (reason: string): ThreadAnswer => ({ outcome: { status: 'failed', reason }, ranMs: performance.now() - started });
+    const onMessage = (answer: ThreadAnswer) => done(answer, true);
+    const onError = (err: Error) => done(failed(`the worker thread failed: ${err.message}`), false);
+    const onExit = (code: number) => done(failed(`the worker thread exited with code ${code}`), false);
+    const onAbort = () => done({ outcome: { status: 'cancelled', reason: 'cancelled while running' }, ranMs: performance.now() - started }, false);
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    worker.postMessage(job);
+  });
+}

@@ -1,0 +1,160 @@
+// `sluice sweep --queue redis://...`: submits the sweep as one BullMQ flow, watches it with a
+// progress line and ETA on stderr, and writes the report once the parent has gathered every
+// run. `--attach ID` watches a sweep submitted earlier (its submitter may have died: the sweep
+// lives in Redis); `--cancel ID` cancels one.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { systemClock } from '../core/clock.js';
+import { ConfigError } from '../core/errors.js';
+import { buildSweepReport, SweepProgress, type RunOutcome, type SweepSpec } from '../report/index.js';
+import {
+  cancelSweep,
+  checkServer,
+  connect,
+  MAX_STALLED,
+  parseQueueUrl,
+  submitSweep,
+  SweepNotFoundError,
+  uploadTape,
+  watchSweep,
+  type GatheredSweep,
+  type PluginRef,
+  type QueueAddress,
+  type RunJobData,
+  type SweepJobData,
+} from '../queue/index.js';
+import { checkSweepId, fail, newSweepId, prepareSweep, writeSweepReport, type SweepCommandOptions } from './sweep-setup.js';
+
+/** The plugins a run's config loads, each with the sha256 of the file here (null where there is none). */
+export function pluginRefs(configText: string, cwd: string): PluginRef[] {
+  const strategies = (parse(configText) as { strategies?: { use?: unknown }[] } | null)?.strategies;
+  const uses = [...new Set((Array.isArray(strategies) ? strategies : []).map((s) => s?.use).filter((u): u is string => typeof u === 'string'))];
+  return uses.map((use) => {
+    const file = isAbsolute(use) ? use : resolve(cwd, use);
+    return { use, sha256: existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : null };
+  });
+}
+
+/** BullMQ's reason for a run it gave up on, said as what happened. */
+export function lostReason(reason: string): string {
+  return /stalled more than allowable limit/.test(reason)
+    ? `the worker running it stopped ${MAX_STALLED + 1} times (killed, or out of memory); the queue gave up on it (${reason})`
+    : `the queue gave up on it: ${reason}`;
+}
+
+export function outcomesOf(gathered: GatheredSweep<RunOutcome>): Map<number, RunOutcome> {
+  const outcomes = new Map<number, RunOutcome>();
+  for (const r of gathered.results) outcomes.set(r.index, r.outcome);
+  for (const l of gathered.lost) outcomes.set(l.index, { status: 'failed', reason: lostReason(l.reason) });
+  return outcomes;
+}
+
+function specOf(data: SweepJobData): SweepSpec {
+  return { id: data.sweepId, config: data.config, tape: data.tape?.name ?? null, durationMs: data.durationMs, axes: data.axes, runs: data.runs };
+}
+
+export async function queueSweepCommand(opts: SweepCommandOptions): Promise<number> {
+  if (opts.queue === undefined) return fail(`--${opts.attach !== undefined ? 'attach' : 'cancel'} needs --queue redis://HOST:PORT (where the sweep was submitted)`);
+  let address: QueueAddress;
+  try {
+    address = parseQueueUrl(opts.queue);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return fail(err.message);
+  }
+  const id = opts.cancel ?? opts.attach;
+  if (id !== undefined) {
+    const bad = checkSweepId(id);
+    if (bad) return fail(`${opts.cancel !== undefined ? '--cancel' : '--attach'}: ${bad}`);
+  }
+  try {
+    const server = await checkServer(address);
+    if (server.evictionPolicy !== null && server.evictionPolicy !== 'noeviction') {
+      process.stderr.write(`warning: Redis at ${address.display} evicts keys under memory pressure (maxmemory-policy ${server.evictionPolicy}): a sweep's jobs could vanish; set maxmemory-policy noeviction\n`);
+    }
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  try {
+    if (opts.cancel !== undefined) return await cancel(address, opts.cancel);
+    if (opts.attach !== undefined) return await watch(address, opts.attach, opts);
+    const submitted = await submit(address, opts);
+    if (submitted === undefined) return 1;
+    return opts.detach ? 0 : await watch(address, submitted, opts);
+  } catch (err) {
+    if (err instanceof SweepNotFoundError) return fail(err.message);
+    throw err;
+  }
+}
+
+async function submit(address: QueueAddress, opts: SweepCommandOptions): Promise<string | undefined> {
+  const id = newSweepId();
+  const prepared = await prepareSweep(opts, id);
+  if (!prepared) return undefined;
+  const { spec, runs } = prepared;
+  let tape: SweepJobData['tape'] = null;
+  if (opts.tape) {
+    const redis = connect(address, 'sluice-sweep-submit');
+    try {
+      const up = await uploadTape(redis, opts.tape);
+      tape = up.tape;
+      process.stderr.write(up.uploaded ? `uploaded ${tape.name} (${(tape.bytes / 1024 / 1024).toFixed(1)} MB, sha256 ${tape.sha256.slice(0, 12)})\n` : `${tape.name} is in Redis already (sha256 ${tape.sha256.slice(0, 12)})\n`);
+    } finally {
+      redis.disconnect();
+    }
+  }
+  const cwd = process.cwd();
+  const data: SweepJobData = { sweepId: id, config: spec.config, tape, durationMs: spec.durationMs, axes: spec.axes, runs: spec.runs, submittedAt: systemClock.now() };
+  const jobs: RunJobData[] = runs.map((run, index) => ({ sweepId: id, index, label: run.label, configText: run.configText, tape, durationMs: opts.tape ? null : (opts.durationMs ?? null), plugins: pluginRefs(run.configText, cwd) }));
+  await submitSweep(address, data, jobs);
+  process.stderr.write(
+    `sweep ${id}: ${jobs.length} runs submitted to ${address.display}\n` +
+      `  re-attach: sluice sweep --queue ${address.display} --attach ${id}\n` +
+      `  cancel:    sluice sweep --queue ${address.display} --cancel ${id}\n`,
+  );
+  return id;
+}
+
+async function watch(address: QueueAddress, id: string, opts: SweepCommandOptions): Promise<number> {
+  const progress = new SweepProgress(process.stderr, id, systemClock.now);
+  const stop = () => {
+    progress.note(`stopped watching; sweep ${id} goes on in Redis: re-attach with sluice sweep --queue ${address.display} --attach ${id}, or cancel it with --cancel ${id}`);
+    process.exit(130);
+  };
+  process.once('SIGINT', stop).once('SIGTERM', stop);
+  try {
+    const end = await watchSweep<RunOutcome>(address, id, {
+      isFailed: (o) => o.status !== 'ok',
+      onProgress: (counts) => progress.update(counts),
+      onRedis: (up, detail) =>
+        progress.note(
+          up
+            ? `Redis at ${address.display} is back: watching sweep ${id} again`
+            : `Redis at ${address.display} is unreachable (${detail}): sweep ${id} waits for it; nothing is lost if Redis keeps its data (Ctrl-C stops watching; re-attach later with --attach ${id})`,
+        ),
+      clock: systemClock,
+    });
+    progress.finish();
+    const spec = specOf(end.data);
+    if (end.kind === 'gone' && !end.cancelled) {
+      return fail(`sweep ${id} vanished from Redis while it was watched (Redis restarted without its data, or someone removed it): its results are lost; submit it again`);
+    }
+    const outcomes = end.kind === 'completed' ? outcomesOf(end.gathered) : new Map<number, RunOutcome>();
+    const code = writeSweepReport(buildSweepReport(spec, outcomes), opts.out);
+    if (end.cancelled) process.stderr.write(`sweep ${id} was cancelled: the report lists the runs that finished before\n`);
+    return end.cancelled ? 1 : code;
+  } finally {
+    process.off('SIGINT', stop).off('SIGTERM', stop);
+  }
+}
+
+async function cancel(address: QueueAddress, id: string): Promise<number> {
+  const r = await cancelSweep(address, id);
+  process.stdout.write(
+    `sweep ${id} cancelled: ${r.removed} runs removed before they started, ${r.running} running runs told to stop` +
+      (r.deleted ? '; nothing had finished, so the sweep is deleted\n' : '; a watching submitter writes the report of the runs that finished\n'),
+  );
+  return 0;
+}

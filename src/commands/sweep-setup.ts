@@ -1,0 +1,108 @@
+// What local and queued sweeps share: the options, reading and checking a new sweep at the
+// door, and writing its report.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parseDocument } from 'yaml';
+import { ConfigError } from '../core/errors.js';
+import { parseConfig } from '../config/index.js';
+import { renderSweepHtml, type SweepReport, type SweepSpec } from '../report/index.js';
+import { openTape, TapeFormatError } from '../tape/index.js';
+import { parseSweep, rowOf, sweepRuns, sweepTable, type SweepRun } from './sweep.js';
+
+export interface SweepCommandOptions {
+  config?: string;
+  tape?: string;
+  durationMs?: number;
+  sweep?: string[];
+  out?: string;
+  /** redis://HOST:PORT: run through the queue. */
+  queue?: string;
+  attach?: string;
+  cancel?: string;
+  /** Submit and return without watching. */
+  detach?: boolean;
+  /** Local threads (default one per core). */
+  concurrency?: number;
+  eventCacheDir?: string;
+}
+
+/** A sweep ready to run: its spec (for the report) and each run's config text. */
+export interface PreparedSweep {
+  spec: SweepSpec;
+  runs: SweepRun[];
+}
+
+export const fail = (message: string): number => {
+  process.stderr.write(`${message}\n`);
+  return 1;
+};
+
+/**
+ * Sections a sweep never sends to a run: a backtest sends no alerts (whose webhook URL may carry
+ * a token), reads no credentials, and records no tape. Job data is read by every worker and
+ * kept for days, so what is not needed does not go.
+ */
+export function withoutUnusedSections(configText: string): string {
+  const doc = parseDocument(configText);
+  for (const key of ['alerts', 'credentials', 'record']) doc.delete(key);
+  return doc.toString();
+}
+
+/** Reads and checks everything a new sweep needs; problems are printed and undefined returned. */
+export async function prepareSweep(opts: SweepCommandOptions, id: string): Promise<PreparedSweep | undefined> {
+  if (!opts.config) return void fail('give --config F (the base config of every run), e.g. --config config/backtest.yaml');
+  if (!opts.sweep || opts.sweep.length === 0) return void fail('give at least one --sweep key=a,b,c, e.g. --sweep strategies.0.params.levels=3,5');
+  if (!opts.tape && opts.durationMs === undefined) return void fail("give --tape T (a recorded market) or --duration (the simulator's own market), e.g. --tape backtest/tapes/sample.jsonl.gz");
+  let configText: string;
+  try {
+    configText = withoutUnusedSections(readFileSync(opts.config, 'utf8'));
+  } catch (err) {
+    return void fail(`cannot read ${opts.config} (${(err as NodeJS.ErrnoException).code}): check the --config path`);
+  }
+  if (opts.tape) {
+    try {
+      await (await openTape(opts.tape)).calls.return(undefined);
+    } catch (err) {
+      return void fail(err instanceof TapeFormatError ? err.message : `cannot read ${opts.tape} (${(err as NodeJS.ErrnoException).code}): check the --tape path`);
+    }
+  }
+  try {
+    // The base config is checked at the door: were it wrong, every run would fail the same way.
+    // A value a --sweep sets is checked by its run, which fails alone.
+    await parseConfig(configText, { source: opts.config, env: { ...process.env, SLUICE_API_KEY: undefined, SLUICE_API_SECRET: undefined } });
+    const axes = opts.sweep.map(parseSweep);
+    const runs = sweepRuns(configText, axes);
+    const spec: SweepSpec = {
+      id,
+      config: basename(opts.config),
+      tape: opts.tape ? basename(opts.tape) : null,
+      durationMs: opts.tape ? null : (opts.durationMs ?? null),
+      axes: axes.map((a) => ({ key: a.key, values: a.values })),
+      runs: runs.map((r, index) => ({ index, label: r.label, params: r.params })),
+    };
+    return { spec, runs };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return void fail(err.message);
+  }
+}
+
+export const newSweepId = () => randomBytes(5).toString('hex');
+
+export function checkSweepId(id: string): string | undefined {
+  return /^[A-Za-z0-9_-]{1,64}$/.test(id) ? undefined : `"${id}" is not a sweep id (letters, digits, - and _; printed when the sweep was submitted)`;
+}
+
+/** Writes report.json and report.html, prints the table, and answers the exit code: 0 all ok, 2 some runs failed, 1 cancelled. */
+export function writeSweepReport(report: SweepReport, outDir: string | undefined): number {
+  const out = outDir ?? join('backtest', 'reports', `sweep-${report.sweep.id}`);
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(out, 'report.html'), renderSweepHtml(report));
+  const rows = report.runs.map((e) => rowOf(e.label, e));
+  const s = report.sweep;
+  process.stdout.write(`${sweepTable(rows)}\n${s.runs} runs: ${s.ok} ok, ${s.failed} failed, ${s.cancelled} cancelled\nreport: ${join(out, 'report.json')}, ${join(out, 'report.html')}\n`);
+  return s.cancelled > 0 ? 1 : s.failed > 0 ? 2 : 0;
+}
+
