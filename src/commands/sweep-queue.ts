@@ -82,7 +82,7 @@ export async function queueSweepCommand(opts: SweepCommandOptions): Promise<numb
     if (opts.attach !== undefined) return await watch(address, opts.attach, opts);
     const submitted = await submit(address, opts);
     if (submitted === undefined) return 1;
-    return opts.detach ? 0 : await watch(address, submitted, opts);
+    return opts.detach ? 0 : await watch(address, submitted, opts, true);
   } catch (err) {
     if (err instanceof SweepNotFoundError) return fail(err.message);
     throw err;
@@ -117,7 +117,9 @@ async function submit(address: QueueAddress, opts: SweepCommandOptions): Promise
   return id;
 }
 
-async function watch(address: QueueAddress, id: string, opts: SweepCommandOptions): Promise<number> {
+const vanished = (id: string) => fail(`sweep ${id} vanished from Redis while it was watched (Redis restarted without its data, or someone removed it): its results are lost; submit it again`);
+
+async function watch(address: QueueAddress, id: string, opts: SweepCommandOptions, submittedHere = false): Promise<number> {
   const progress = new SweepProgress(process.stderr, id, systemClock.now);
   const stop = () => {
     progress.note(`stopped watching; sweep ${id} goes on in Redis: re-attach with sluice sweep --queue ${address.display} --attach ${id}, or cancel it with --cancel ${id}`);
@@ -138,13 +140,15 @@ async function watch(address: QueueAddress, id: string, opts: SweepCommandOption
     });
     progress.finish();
     const spec = specOf(end.data);
-    if (end.kind === 'gone' && !end.cancelled) {
-      return fail(`sweep ${id} vanished from Redis while it was watched (Redis restarted without its data, or someone removed it): its results are lost; submit it again`);
-    }
+    if (end.kind === 'gone' && !end.cancelled) return vanished(id);
     const outcomes = end.kind === 'completed' ? outcomesOf(end.gathered) : new Map<number, RunOutcome>();
     const code = writeSweepReport(buildSweepReport(spec, outcomes), opts.out);
     if (end.cancelled) process.stderr.write(`sweep ${id} was cancelled: the report lists the runs that finished before\n`);
     return end.cancelled ? 1 : code;
+  } catch (err) {
+    // Submitted a moment ago and not found: Redis lost it before the watch began.
+    if (err instanceof SweepNotFoundError && submittedHere) return vanished(id);
+    throw err;
   } finally {
     process.off('SIGINT', stop).off('SIGTERM', stop);
   }

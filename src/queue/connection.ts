@@ -19,6 +19,7 @@ function problem(message: string): ConfigError {
 }
 
 export function parseQueueUrl(text: string): QueueAddress {
+  if (/^[^/:@]+:\d+$/.test(text)) throw problem(`needs the scheme: write redis://${text}`);
   let url: URL;
   try {
     url = new URL(text);

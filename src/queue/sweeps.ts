@@ -135,11 +135,14 @@ export async function cancelSweep(address: QueueAddress, id: string): Promise<Ca
   try {
     const job = await Job.fromId(queue, id);
     if (!job) throw new SweepNotFoundError(id, address);
+    // The flag first, so no worker starts a run of it from here on; the runs no worker has taken
+    // are removed; only then are the running ones told to stop (told first, their workers would
+    // take the next runs at once and skip them one by one before the removal).
     await redis.set(cancelKey(id), '1', 'EX', KEEP_SECONDS);
-    await redis.publish(CANCEL_CHANNEL, id);
     const before = await job.getDependenciesCount({ unprocessed: true });
     await job.removeUnprocessedChildren();
     const after = await job.getDependenciesCount({ unprocessed: true });
+    await redis.publish(CANCEL_CHANNEL, id);
     const running = after.unprocessed ?? 0;
     const removed = (before.unprocessed ?? 0) - running;
     const state = await job.getState();
