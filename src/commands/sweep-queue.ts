@@ -24,8 +24,9 @@ import {
   type QueueAddress,
   type RunJobData,
   type SweepJobData,
+  type TapeRef,
 } from '../queue/index.js';
-import { checkSweepId, fail, newSweepId, prepareSweep, writeSweepReport, type SweepCommandOptions } from './sweep-setup.js';
+import { checkSweepId, fail, newSweepId, prepareSweep, writeSweepReport, type PreparedSweep, type SweepCommandOptions } from './sweep-setup.js';
 
 /** The plugins a run's config loads, each with the sha256 of the file here (null where there is none). */
 export function pluginRefs(configText: string, cwd: string): PluginRef[] {
@@ -89,11 +90,18 @@ export async function queueSweepCommand(opts: SweepCommandOptions): Promise<numb
   }
 }
 
+/** The parent's data and one child per run: what goes into Redis for a prepared sweep. */
+export function sweepJobs(prepared: PreparedSweep, tape: TapeRef | null, cwd: string, now: number): { data: SweepJobData; jobs: RunJobData[] } {
+  const { spec, runs } = prepared;
+  const data: SweepJobData = { sweepId: spec.id, config: spec.config, tape, durationMs: spec.durationMs, axes: spec.axes, runs: spec.runs, submittedAt: now };
+  const jobs = runs.map((run, index) => ({ sweepId: spec.id, index, label: run.label, configText: run.configText, tape, durationMs: spec.durationMs, plugins: pluginRefs(run.configText, cwd) }));
+  return { data, jobs };
+}
+
 async function submit(address: QueueAddress, opts: SweepCommandOptions): Promise<string | undefined> {
   const id = newSweepId();
   const prepared = await prepareSweep(opts, id);
   if (!prepared) return undefined;
-  const { spec, runs } = prepared;
   let tape: SweepJobData['tape'] = null;
   if (opts.tape) {
     const redis = connect(address, 'sluice-sweep-submit');
@@ -105,9 +113,7 @@ async function submit(address: QueueAddress, opts: SweepCommandOptions): Promise
       redis.disconnect();
     }
   }
-  const cwd = process.cwd();
-  const data: SweepJobData = { sweepId: id, config: spec.config, tape, durationMs: spec.durationMs, axes: spec.axes, runs: spec.runs, submittedAt: systemClock.now() };
-  const jobs: RunJobData[] = runs.map((run, index) => ({ sweepId: id, index, label: run.label, configText: run.configText, tape, durationMs: opts.tape ? null : (opts.durationMs ?? null), plugins: pluginRefs(run.configText, cwd) }));
+  const { data, jobs } = sweepJobs(prepared, tape, process.cwd(), systemClock.now());
   await submitSweep(address, data, jobs);
   process.stderr.write(
     `sweep ${id}: ${jobs.length} runs submitted to ${address.display}\n` +
