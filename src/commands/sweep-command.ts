@@ -10,7 +10,25 @@ import { newSweepId, prepareSweep, writeSweepReport, type SweepCommandOptions } 
 
 export type { SweepCommandOptions } from './sweep-setup.js';
 
+/** Options that contradict each other, with what to write instead. */
+export function sweepArgumentProblem(opts: SweepCommandOptions): string | undefined {
+  if (opts.attach !== undefined && opts.cancel !== undefined) return 'give --attach ID or --cancel ID, not both';
+  const existing = opts.attach !== undefined ? '--attach' : opts.cancel !== undefined ? '--cancel' : undefined;
+  if (existing && (opts.config !== undefined || opts.tape !== undefined || (opts.sweep?.length ?? 0) > 0 || opts.durationMs !== undefined)) {
+    return `${existing} takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration and --sweep`;
+  }
+  if (opts.detach && opts.queue === undefined) return '--detach needs --queue redis://HOST:PORT (a local sweep runs here and now)';
+  if (opts.concurrency !== undefined && opts.concurrency < 1) return '--concurrency must be at least 1 (backtests at once on this machine)';
+  if (opts.concurrency !== undefined && opts.queue !== undefined) return '--concurrency is for a local sweep; with --queue, give it to each `sluice worker`';
+  return undefined;
+}
+
 export async function sweepCommand(opts: SweepCommandOptions): Promise<number> {
+  const problem = sweepArgumentProblem(opts);
+  if (problem) {
+    process.stderr.write(`${problem}\n`);
+    return 1;
+  }
   if (opts.queue !== undefined || opts.attach !== undefined || opts.cancel !== undefined) {
     const { queueSweepCommand } = await import('./sweep-queue.js');
     return queueSweepCommand(opts);

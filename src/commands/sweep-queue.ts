@@ -86,6 +86,8 @@ export async function queueSweepCommand(opts: SweepCommandOptions): Promise<numb
     return opts.detach ? 0 : await watch(address, submitted, opts, true);
   } catch (err) {
     if (err instanceof SweepNotFoundError) return fail(err.message);
+    // Redis answered with an error (out of memory under noeviction, a read-only replica, ...).
+    if (err instanceof Error && err.name === 'ReplyError') return fail(`Redis at ${address.display} refused: ${err.message}`);
     throw err;
   }
 }

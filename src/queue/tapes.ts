@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Redis } from 'ioredis';
+import { systemClock, type Clock } from '../core/clock.js';
 import { KEEP_SECONDS, PREFIX, type TapeRef } from './types.js';
 
 export const TAPE_CHUNK_BYTES = 8 * 1024 * 1024;
@@ -69,11 +70,12 @@ export async function uploadTape(redis: Redis, path: string): Promise<{ tape: Ta
  * The tape as a local file under `dir` (<sha256>.tape), fetched from Redis when this machine
  * does not have it yet; its hash is checked before it is used.
  */
-export async function fetchTape(redis: Redis, tape: TapeRef, dir: string): Promise<string> {
+export async function fetchTape(redis: Redis, tape: TapeRef, dir: string, clock: Clock = systemClock): Promise<string> {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${tape.sha256}.tape`);
   if (existsSync(path) && statSync(path).size === tape.bytes) {
-    const now = new Date();
+    // Its time of last use, for pruning.
+    const now = clock.now() / 1000;
     utimesSync(path, now, now);
     return path;
   }

@@ -75,7 +75,7 @@ export async function startQueueWorker<O>(opts: QueueWorkerOptions<O>): Promise<
   const tapeOnce = (tape: TapeRef) => {
     let p = tapes.get(tape.sha256);
     if (!p) {
-      p = fetchTape(redis, tape, opts.tapeDir);
+      p = fetchTape(redis, tape, opts.tapeDir, clock);
       tapes.set(tape.sha256, p);
       // A failed fetch (the tape expired) is tried again by the next run.
       p.catch(() => tapes.delete(tape.sha256));
@@ -122,13 +122,13 @@ export async function startQueueWorker<O>(opts: QueueWorkerOptions<O>): Promise<
   const common = { connection: address.options, prefix: PREFIX, lockDuration: opts.lockMs, stalledInterval: opts.lockMs, maxStalledCount: MAX_STALLED };
   const runs = new Worker(RUNS_QUEUE, runOne, { ...common, concurrency: opts.concurrency });
   const sweeps = new Worker(SWEEPS_QUEUE, gather, { ...common, concurrency: 1 });
-  for (const w of [runs, sweeps]) {
+  for (const [w, what] of [[runs, 'run'], [sweeps, 'sweep']] as const) {
     // Connection errors are told once by the watch above; anything else is worth a line.
     w.on('error', (err: Error) => {
       if (up && !isConnectionError(err)) log(`queue error: ${err.message}`);
     });
-    w.on('stalled', (jobId: string) => log(`run ${jobId.replace(/-(\d+)$/, '/$1')} stalled (the worker running it stopped): back in the queue`));
-    w.on('failed', (job: Job | undefined, err: Error) => log(`${job?.id ?? 'a job'} failed in the queue: ${err.message}`));
+    w.on('stalled', (jobId: string) => log(`${what} ${what === 'run' ? jobId.replace(/-(\d+)$/, '/$1') : jobId} stalled (the worker running it stopped): back in the queue`));
+    w.on('failed', (job: Job | undefined, err: Error) => log(`${what} ${job?.id ?? ''} failed in the queue: ${err.message}`));
   }
   await Promise.all([runs.waitUntilReady(), sweeps.waitUntilReady()]);
 

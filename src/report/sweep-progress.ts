@@ -58,9 +58,10 @@ export class SweepProgress {
 
   update(counts: SweepCounts): void {
     this.doneAtStart ??= counts.done;
-    const key = `${counts.done}/${counts.failed}/${counts.total}`;
+    // A log gets a line per percent done (every run of a sweep of 100 or fewer), per failure and
+    // at the end; a terminal is redrawn on every update, so it also sees the clock move.
+    const key = `${Math.floor((100 * counts.done) / Math.max(1, counts.total))}/${counts.failed}/${counts.done === counts.total}`;
     const tty = this.stream.isTTY === true;
-    // A log gets a line when the counts change; a terminal also sees the clock move.
     if (!tty && key === this.last) return;
     this.last = key;
     const line = sweepProgressLine(this.id, counts, this.doneAtStart, this.now() - this.startedAt);

@@ -8,6 +8,7 @@ import { d } from '../../../src/core/decimal.js';
 import { ConfigError } from '../../../src/core/errors.js';
 import { parseSweep, rowOf, sweepRuns } from '../../../src/commands/sweep.js';
 import { withoutUnusedSections } from '../../../src/commands/sweep-setup.js';
+import { sweepArgumentProblem } from '../../../src/commands/sweep-command.js';
 import { lostReason, outcomesOf, pluginRefs } from '../../../src/commands/sweep-queue.js';
 import { pluginProblem } from '../../../src/commands/worker.js';
 import type { RunOutcome } from '../../../src/report/index.js';
@@ -102,5 +103,24 @@ describe('gathered results', () => {
     expect(rowOf('levels=3', ok)).toEqual({ label: 'levels=3', pnl: '1.5', fees: '0.2', fills: 4, winRate: 0.5, maxDrawdown: '0.3', sharpe: 1.2, ordersSent: 9 });
     expect(rowOf('levels=0', { status: 'failed', reason: 'levels: too small' }).error).toBe('levels: too small');
     expect(rowOf('levels=5', { status: 'cancelled', reason: 'cancelled while running' }).error).toBe('cancelled (cancelled while running)');
+  });
+});
+
+describe('sluice sweep arguments', () => {
+  it.each([
+    [{ attach: 'a1', cancel: 'a1', queue: 'redis://h' }, 'give --attach ID or --cancel ID, not both'],
+    [{ attach: 'a1', queue: 'redis://h', config: 'c.yaml' }, '--attach takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration and --sweep'],
+    [{ cancel: 'a1', queue: 'redis://h', sweep: ['a=1'] }, '--cancel takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration and --sweep'],
+    [{ config: 'c.yaml', detach: true }, '--detach needs --queue redis://HOST:PORT (a local sweep runs here and now)'],
+    [{ config: 'c.yaml', concurrency: 0 }, '--concurrency must be at least 1 (backtests at once on this machine)'],
+    [{ config: 'c.yaml', concurrency: 2, queue: 'redis://h' }, '--concurrency is for a local sweep; with --queue, give it to each `sluice worker`'],
+  ])('%j: %s', (opts, problem) => {
+    expect(sweepArgumentProblem(opts)).toBe(problem);
+  });
+
+  it('accepts what makes sense', () => {
+    expect(sweepArgumentProblem({ config: 'c.yaml', sweep: ['a=1,2'], concurrency: 2 })).toBeUndefined();
+    expect(sweepArgumentProblem({ config: 'c.yaml', sweep: ['a=1,2'], queue: 'redis://h', detach: true })).toBeUndefined();
+    expect(sweepArgumentProblem({ queue: 'redis://h', attach: 'a1', out: 'dir' })).toBeUndefined();
   });
 });

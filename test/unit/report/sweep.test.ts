@@ -215,4 +215,12 @@ describe('sweep progress', () => {
     expect(tty).toHaveLength(4);
     expect(tty.slice(2)).toEqual(['\n', 'hello\n']);
   });
+
+  it('writes a big sweep to a log once per percent, per failure and at the end', () => {
+    const log: string[] = [];
+    const p = new SweepProgress({ write: (s: string) => log.push(s) }, 'big', () => 0);
+    for (let done = 0; done <= 25; done++) p.update({ done, failed: done >= 15 ? 1 : 0, total: 1000 });
+    p.update({ done: 1000, failed: 1, total: 1000 });
+    expect(log.map((l) => /\] (\d+)\/1000/.exec(l)![1])).toEqual(['0', '10', '15', '20', '1000']);
+  });
 });
