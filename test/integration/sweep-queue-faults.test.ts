@@ -52,8 +52,9 @@ async function worker(redis: RedisServer, name: string, ...args: string[]): Prom
 describe('a worker killed mid-run', () => {
   it('has its run picked up by the other worker; every run is reported once', async () => {
     const redis = await redisServer();
-    // A 1 s lock: the killed worker's run is back in the queue about 2 s after it stopped renewing it.
-    const [a, b] = await Promise.all([worker(redis, 'a', '--lock-ms', '1000'), worker(redis, 'b', '--lock-ms', '1000')]);
+    // A 2 s lock (renewed every second): the killed worker's run is back in the queue about 4 s
+    // after it stopped renewing it, with room for a loaded machine's pauses on the live one.
+    const [a, b] = await Promise.all([worker(redis, 'a', '--lock-ms', '2000'), worker(redis, 'b', '--lock-ms', '2000')]);
     const out = join(dir, 'killed');
     // Runs of 20 minutes of the simulator's own market: a few seconds each.
     const submitter = sluice('sweep', '--queue', redis.url, '-c', CONFIG, '-d', '20', '--sweep', 'strategies.0.params.levels=2,3', '-o', out);
@@ -68,10 +69,10 @@ describe('a worker killed mid-run', () => {
     const r = report(out);
     expect(r.sweep).toMatchObject({ runs: 2, ok: 2, failed: 0, cancelled: 0 });
     expect(r.runs.map((e) => e.index)).toEqual([0, 1]);
-    // Counted once: progress never went past 2 of 2, and a finished only what b ran.
+    // Counted once: progress never went past 2 of 2; the killed worker finished nothing, b both runs.
     expect(submitter.matching(/ (\d+)\/2 runs/).every((m) => Number(m[1]) <= 2)).toBe(true);
     expect(a.matching(new RegExp(`run ${id}/${killedRun} ok`))).toEqual([]);
-    expect(b.matching(new RegExp(`run ${id}/\\d ok: `))).toHaveLength(2);
+    for (const index of [0, 1]) expect(b.matching(new RegExp(`run ${id}/${index} ok: `)).length, `b ran ${index}`).toBeGreaterThan(0);
     // A worker stopped with SIGTERM takes no new runs and exits cleanly.
     expect(await b.stop('SIGTERM')).toBe(0);
     expect(b.stderr).toMatch(/SIGTERM: finishing the runs in progress, taking no new ones/);
