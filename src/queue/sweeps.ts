@@ -94,8 +94,13 @@ export async function watchSweep<O>(address: QueueAddress, id: string, opts: Wat
       const cancelled = (await redis.exists(cancelKey(id))) === 1;
       if (!job) return { kind: 'gone', data, cancelled };
       const state = await job.getState();
-      if (state === 'completed') return { kind: 'completed', data, gathered: job.returnvalue as GatheredSweep<O>, cancelled };
-      if (state === 'failed') throw new Error(`sweep ${id} could not gather its results: ${job.failedReason}`);
+      if (state === 'completed' || state === 'failed') {
+        // Read again: the job may have finished after the copy above was read.
+        const finished = await Job.fromId(queue, id);
+        if (!finished) return { kind: 'gone', data, cancelled };
+        if (state === 'failed') throw new Error(`sweep ${id} could not gather its results: ${finished.failedReason}`);
+        return { kind: 'completed', data, gathered: finished.returnvalue as GatheredSweep<O>, cancelled };
+      }
       const values = await job.getChildrenValues<RunResult<O>>();
       const counts = await job.getDependenciesCount({ ignored: true, failed: true });
       const lost = (counts.ignored ?? 0) + (counts.failed ?? 0);
