@@ -53,9 +53,14 @@ export function parseQueueUrl(text: string): QueueAddress {
   };
 }
 
-/** A connection of our own (tapes, cancel flags, the up/down watch). */
+/**
+ * A connection of our own (tapes, cancel flags, the up/down watch). Its errors are the
+ * reconnects' (watchConnection tells them once); unheard, ioredis would print each one.
+ */
 export function connect(address: QueueAddress, name: string): Redis {
-  return new Redis({ ...address.options, connectionName: name });
+  const redis = new Redis({ ...address.options, connectionName: name });
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** The code of a connection error (ECONNREFUSED, ETIMEDOUT, ...) or its message, never the address's password. */
