@@ -27,6 +27,11 @@ export interface HttpResponse {
   /** Lower-case header names. */
   headers: Readonly<Record<string, string>>;
   body: string;
+  /**
+   * The body as parseJsonLossless reads it, when the transport has it without the text (a
+   * trusted in-process venue): the client then reads no JSON. `body` still gives the text.
+   */
+  json?: unknown;
 }
 
 /**
@@ -36,6 +41,11 @@ export interface HttpResponse {
 export interface Transport {
   send(request: HttpRequest): Promise<HttpResponse>;
   close?(): Promise<void>;
+  /**
+   * A venue in this process that takes the API key as proof of the caller (a backtest's
+   * simulator): signed requests may go without X-CH-SIGN. Transports to a wire leave it unset.
+   */
+  readonly trusted?: boolean;
 }
 
 export class TransportFailure extends Error {
@@ -107,8 +117,15 @@ export interface Journal {
   setCursor(key: string, value: string): void;
   banUntil(): number;
   setBanUntil(untilMs: number): void;
-  /** Runs `fn`, whose writes then share one commit (SQLite: one fsync, all or none; memory: as they come). */
+  /** Runs `fn`, whose writes then share one commit (SQLite: all or none; memory: as they come). */
   transaction<T>(fn: () => T): T;
+  /**
+   * A mark naming every write so far. A returned write survives kill -9; it survives power loss
+   * once durable(mark) resolves (SQLite: an fsync off the event loop that covers every commit
+   * made before it; memory: never, so at once). Orders wait for it before they leave.
+   */
+  mark(): number;
+  durable(mark: number): Promise<void>;
   close(): void;
 }
 

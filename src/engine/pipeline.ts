@@ -3,7 +3,7 @@
 // that waited too long are dropped, not sent stale; cancels of orders without a venue id yet
 // wait for it; a replacement that must follow the order it replaces waits for that one to end.
 import type { Clock } from '../core/clock.js';
-import { BannedError } from '../core/errors.js';
+import { BannedError, errorText } from '../core/errors.js';
 import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { Journal, Pacer } from '../core/ports.js';
@@ -12,6 +12,7 @@ import { ORDER_ENDPOINTS, type CancelResult, type PlaceResult } from '../executo
 import { groupKey, planRound, VENUE_BATCH_MAX } from '../batcher/index.js';
 import type { BalanceHolds, RiskGate, RiskInputs } from '../risk/index.js';
 import { pendingOrder, withStatus } from './orders.js';
+import { headOfGroups, type Queued } from './queue.js';
 
 /** Sends batches and says, per intent, what the venue did (executor/gateway.ts is the one that talks to it). */
 export interface Gateway {
@@ -50,31 +51,6 @@ export interface PipelineDeps {
   dispatchRetryMs?: number;
 }
 
-/** An intent waiting for capacity; `group` is its batcher group (market, symbol, kind). */
-interface Queued {
-  intent: OrderIntent;
-  at: number;
-  group: string;
-}
-
-const queued = (intent: OrderIntent, at: number): Queued => ({ intent, at, group: groupKey(intent) });
-
-/** The first `most` of each group, in queue order, and the rest. */
-function headOfGroups(queue: readonly Queued[], most: number): { head: Queued[]; tail: Queued[] } {
-  if (most <= 0) return { head: [], tail: [...queue] };
-  const taken = new Map<string, number>();
-  const head: Queued[] = [];
-  const tail: Queued[] = [];
-  for (const q of queue) {
-    const n = taken.get(q.group) ?? 0;
-    if (n < most) {
-      taken.set(q.group, n + 1);
-      head.push(q);
-    } else tail.push(q);
-  }
-  return { head, tail };
-}
-
 export class OrderPipeline {
   readonly stats: PipelineStats = { sent: 0, accepted: 0, rejected: 0, unknown: 0, expired: 0, intentToWire: [] };
   private queue: Queued[] = [];
@@ -98,7 +74,7 @@ export class OrderPipeline {
     for (const intent of intents) {
       if (intent.kind === 'place') {
         if (intent.after !== undefined) this.hold(intent as PlaceIntent & { after: ClientOrderId });
-        else this.queue.push(queued(intent, at));
+        else this.queue.push(this.queued(intent, at));
         continue;
       }
       const target = this.deps.journal.order(intent.clientOrderId);
@@ -115,7 +91,7 @@ export class OrderPipeline {
       const venueOrderId = intent.venueOrderId ?? target?.venueOrderId;
       if (venueOrderId) {
         this.cancelling.add(intent.clientOrderId);
-        this.queue.push(queued({ ...intent, venueOrderId }, at));
+        this.queue.push(this.queued({ ...intent, venueOrderId }, at));
       }
       else if (target) {
         if (this.cancelWanted.has(intent.clientOrderId)) continue;
@@ -241,10 +217,38 @@ export class OrderPipeline {
     });
   }
 
+  /** A queue entry; a place carries the journal's mark, so it leaves only once its intent is on disk. */
+  private queued(intent: OrderIntent, at: number): Queued {
+    return { intent, at, group: groupKey(intent), mark: intent.kind === 'place' ? this.deps.journal.mark() : 0 };
+  }
+
+  /**
+   * Waits until the journal writes of everything queued survive power loss (one fsync off the
+   * event loop covers them all); returns the mark reached. Entries queued meanwhile wait for
+   * the next round. A disk that refuses is logged; nothing leaves until it syncs again, and
+   * what waits expires after maxQueueMs.
+   */
+  private async durable(): Promise<number | undefined> {
+    let newest = 0;
+    for (const q of this.queue) if (q.mark > newest) newest = q.mark;
+    try {
+      await this.deps.journal.durable(newest);
+      return newest;
+    } catch (err) {
+      this.deps.log.error({ err: errorText(err) }, 'the journal could not be synced to disk: orders are not sent');
+      return undefined;
+    }
+  }
+
   private async dispatchLoop(): Promise<void> {
     const { pacer, clock } = this.deps;
     while (this.queue.length > 0) {
       await this.expire();
+      const durable = await this.durable();
+      if (durable === undefined) {
+        await this.capacity();
+        continue;
+      }
       const usage = pacer.usage();
       const free = (e: string) => {
         const u = usage[e];
@@ -253,13 +257,14 @@ export class OrderPipeline {
       // A round sends at most what the free order slots carry, so the plan only needs that many
       // of each group's oldest intents (it sends a prefix of each group): a backlog of hundreds
       // is not re-batched every time one slot comes back.
-      const { head, tail } = headOfGroups(this.queue, ORDER_ENDPOINTS.reduce((n, e) => n + free(e), 0) * VENUE_BATCH_MAX);
+      const { head, tail } = headOfGroups(this.queue, ORDER_ENDPOINTS.reduce((n, e) => n + free(e), 0) * VENUE_BATCH_MAX, durable);
+      const planned = new Map(head.map((q) => [q.intent.intentId, q]));
       const arrivedAt = new Map(head.map((q) => [q.intent.intentId, q.at]));
       let send: Batch[] = [];
       if (head.length > 0) {
         const plan = planRound(head.map((q) => q.intent), free);
         send = plan.send;
-        this.queue = [...plan.wait.map((intent) => queued(intent, arrivedAt.get(intent.intentId) ?? clock.now())), ...tail];
+        this.queue = [...plan.wait.map((intent) => planned.get(intent.intentId) ?? this.queued(intent, clock.now())), ...tail];
       }
       for (const batch of send) this.track(this.send(batch, arrivedAt));
       if (send.length === 0) {
@@ -272,7 +277,8 @@ export class OrderPipeline {
           );
           return;
         }
-        await this.capacity();
+        // Queued while the journal synced: their own sync comes next, not a slot.
+        if (!this.queue.some((q) => q.mark > durable)) await this.capacity();
       }
     }
   }

@@ -107,5 +107,14 @@ export class MemoryJournal implements Journal {
     return fn();
   }
 
+  /** Nothing here outlives the process: there is nothing to wait for. */
+  mark(): number {
+    return 0;
+  }
+
+  durable(_mark: number): Promise<void> {
+    return Promise.resolve();
+  }
+
   close(): void {}
 }

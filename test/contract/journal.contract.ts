@@ -83,6 +83,24 @@ export function journalContract(name: string, make: () => JournalUnderTest): voi
       };
     }
 
+    it('durable(mark) resolves for every mark handed out, the latest naming every write so far', async () => {
+      const t = make();
+      try {
+        const { journal } = t;
+        const before = journal.mark();
+        const intent = placeIntent('s1', 's1-1');
+        journal.recordIntent(intent, pendingOrder(intent, 1000));
+        journal.setCursor('k', 'v');
+        const after = journal.mark();
+        expect(after).toBeGreaterThanOrEqual(before);
+        await journal.durable(after);
+        await journal.durable(before);
+        expect(journal.order('s1-1')?.status).toBe('pending');
+      } finally {
+        t.cleanup();
+      }
+    });
+
     // Cases that need a reopen are registered only for implementations that survive close().
     const probe = make();
     const durable = probe.reopen !== undefined;

@@ -7,7 +7,7 @@ import type { CancelIntent, PlaceIntent } from '../../../src/core/types.js';
 import { withStatus } from '../../../src/engine/orders.js';
 import type { PlaceOutcome } from '../../../src/executor/index.js';
 import { VirtualPacer } from '../../../src/limiter/index.js';
-import { cancelOf, cid, pipelineRig, placeOf, settle, tracked, vid, type PipelineRig } from '../../fixtures/engine-parts.js';
+import { cancelOf, cid, pipelineRig, placeOf, settle, SlowDisk, tracked, vid, type PipelineRig } from '../../fixtures/engine-parts.js';
 
 // Each test buy (0.01 BTC at 20000) holds 200.4 USDT: its notional with the 0.2% fee allowance.
 
@@ -605,5 +605,58 @@ describe('OrderPipeline: drain and handedOff', () => {
     await settle();
     expect([handed.done, drained.done]).toEqual([true, true]);
     expect(rig.clock.pending()).toBe(0);
+  });
+});
+
+describe('OrderPipeline: an order leaves only once its intent is durable', () => {
+  it('waits for the journal sync that covers the intent; one sync covers every intent written before it', async () => {
+    const disk = new SlowDisk();
+    const rig = pipelineRig({ free: { 'spot.order': 5 }, journal: disk });
+    rig.accept([placeOf('a')]);
+    rig.accept([placeOf('b', { price: d('20001') })]);
+    await settle();
+    expect(rig.gateway.summary()).toEqual([]);
+    expect(disk.pending).toBe(1);
+    disk.sync();
+    await settle();
+    expect(rig.gateway.summary()).toEqual([
+      [0, 'place', ['a']],
+      [0, 'place', ['b']],
+    ]);
+  });
+
+  it('a place queued while a sync is in flight waits for the next one', async () => {
+    const disk = new SlowDisk();
+    const rig = pipelineRig({ free: { 'spot.order': 5 }, journal: disk });
+    rig.accept([placeOf('a')]);
+    await settle();
+    rig.accept([placeOf('b', { price: d('20001') })]);
+    disk.sync(); // covers both writes: b was journaled before this sync finished
+    await settle();
+    expect(rig.gateway.summary().map((s) => s[2])).toEqual([['a'], ['b']]);
+
+    rig.accept([placeOf('c', { price: d('20002') })]);
+    await settle();
+    expect(rig.gateway.summary().map((s) => s[2])).toEqual([['a'], ['b']]);
+    disk.sync();
+    await settle();
+    expect(rig.gateway.summary().map((s) => s[2])).toEqual([['a'], ['b'], ['c']]);
+  });
+
+  it('a disk that cannot sync sends nothing: logged, and the intent expires after maxQueueMs', async () => {
+    const disk = new SlowDisk();
+    const rig = pipelineRig({ free: { 'spot.order': 5 }, journal: disk, maxQueueMs: 100, dispatchRetryMs: 25 });
+    rig.accept([placeOf('a')]);
+    await settle();
+    disk.fail(new Error('EIO'));
+    await settle();
+    expect(rig.log.withMsg('the journal could not be synced to disk: orders are not sent')).toHaveLength(1);
+    for (let i = 0; i < 8; i++) {
+      await rig.clock.advance(25);
+      disk.fail(new Error('EIO'));
+      await settle();
+    }
+    expect(rig.gateway.summary()).toEqual([]);
+    expect(rig.order('a').status).toBe('canceled');
   });
 });

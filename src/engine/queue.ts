@@ -1,0 +1,29 @@
+// The pipeline's queue entries, and which of them a dispatch round looks at.
+import type { OrderIntent } from '../core/types.js';
+
+/**
+ * An intent waiting for capacity; `group` is its batcher group (market, symbol, kind); `mark`
+ * the journal's mark once its intent was written (a place may leave once that is durable).
+ */
+export interface Queued {
+  intent: OrderIntent;
+  at: number;
+  group: string;
+  mark: number;
+}
+
+/** The first `most` of each group whose journal writes are durable (mark up to `durable`), in queue order, and the rest. */
+export function headOfGroups(queue: readonly Queued[], most: number, durable: number): { head: Queued[]; tail: Queued[] } {
+  if (most <= 0) return { head: [], tail: [...queue] };
+  const taken = new Map<string, number>();
+  const head: Queued[] = [];
+  const tail: Queued[] = [];
+  for (const q of queue) {
+    const n = taken.get(q.group) ?? 0;
+    if (n < most && q.mark <= durable) {
+      taken.set(q.group, n + 1);
+      head.push(q);
+    } else tail.push(q);
+  }
+  return { head, tail };
+}
