@@ -2,7 +2,8 @@
 // under test then competes with nobody for its event loop. Talks to the parent over IPC only:
 // 'ready' with its URL and credentials, then on request a report of what it accepted and
 // answered (the judge of the benchmark), then it closes.
-// Run by the bench: fork('bench/sim-child.ts', [seed], { execArgv: ['--import', 'tsx'] }).
+// Run by the bench: fork('bench/sim-child.ts', [seed, latency], { execArgv: ['--import', 'tsx'] }),
+// latency 'MIN-MAX' in ms each way (default none: loopback as it is).
 import { startSimServer } from '../src/sim/index.js';
 
 export interface SimReport {
@@ -15,7 +16,8 @@ export type ChildMessage = { kind: 'ready'; url: string; apiKey: string; apiSecr
 
 const send = (m: ChildMessage) => new Promise<void>((resolve) => process.send!(m, () => resolve()));
 
-const sim = await startSimServer({ port: 0, seed: Number(process.argv[2] ?? 3) });
+const [min, max] = (process.argv[3] ?? '0-0').split('-').map(Number);
+const sim = await startSimServer({ port: 0, seed: Number(process.argv[2] ?? 3), latencyMs: { min: min!, max: max! } });
 process.on('message', (m: { kind: string }) => {
   if (m.kind !== 'report') return;
   const report: SimReport = {

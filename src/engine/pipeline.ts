@@ -27,9 +27,10 @@ export interface PipelineStats {
   unknown: number;
   /** Intents dropped unsent after maxQueueMs. */
   expired: number;
-  /** ms from an intent's arrival to its request leaving, per sent intent (for latency figures). */
+  /** ms from an intent's arrival to its request leaving, per sent intent, the latest INTENT_TO_WIRE_KEPT at least (a daemon runs for months). */
   intentToWire: number[];
 }
+const INTENT_TO_WIRE_KEPT = 10_000;
 
 export interface PipelineDeps {
   gateway: Gateway;
@@ -315,7 +316,9 @@ export class OrderPipeline {
       }
       this.stats.sent += batch.items.length;
       const sentAt = clock.now();
-      for (const i of batch.items) this.stats.intentToWire.push(sentAt - (arrivedAt.get(i.intentId) ?? sentAt));
+      const wire = this.stats.intentToWire;
+      for (const i of batch.items) wire.push(sentAt - (arrivedAt.get(i.intentId) ?? sentAt));
+      if (wire.length > 2 * INTENT_TO_WIRE_KEPT) wire.splice(0, wire.length - INTENT_TO_WIRE_KEPT);
       if (batch.kind === 'place') await this.placed(await gateway.place(batch as Batch<PlaceIntent>), sentAt);
       else await this.cancelled(await gateway.cancel(batch as Batch<CancelIntent>));
     } catch (err) {
