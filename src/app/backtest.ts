@@ -38,6 +38,11 @@ export interface BacktestOptions {
   sampleEveryMs?: number;
   /** Share of the tape done, 0 to 1. */
   onProgress?: (done: number) => void;
+  /**
+   * false: every request goes as it would over a wire (signed, JSON text both ways) instead of
+   * to the trusted in-process simulator. The report is the same; tests compare the two.
+   */
+  trustedVenue?: boolean;
 }
 
 export interface BacktestResult {
@@ -72,7 +77,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   const clock = new ManualClock(start);
   const sim = simFromConfig(config.sim, clock, start);
   const calls = new CallTally();
-  const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }), strategies: opts.strategies, log: opts.log, onCall: (r) => calls.add(r) });
+  const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }, opts.trustedVenue ?? true), strategies: opts.strategies, log: opts.log, onCall: (r) => calls.add(r) });
   const quote = quoteAsset(sim, opts.strategies);
   const midOf = (symbol: string) => (sim.symbols.has(symbol) ? sim.top(symbol).mid : undefined);
   const sample = (at: number): EquitySample =>

@@ -83,7 +83,7 @@ export function buildApp(inputs: AppInputs): App {
     profile.pacer === 'virtual'
       ? new VirtualPacer({ limits, safetyMarginMs: config.venue.safetyMarginMs, clock })
       : new BottleneckPacer({ limits, safetyMarginMs: config.venue.safetyMarginMs, clock });
-  const inProcess = sim ? new SimTransport(sim) : undefined;
+  const inProcess = sim ? new SimTransport(sim, undefined, { trusted: venue.kind === 'sim' && venue.trusted === true }) : undefined;
   const { lock, journal } = openJournal(inputs.journal ?? profile.journal, config, profile);
   const journalBan = (untilMs: number) => {
     // A read-only journal (sluice status beside a daemon) keeps no ban; the daemon's does.

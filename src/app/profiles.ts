@@ -14,8 +14,11 @@ export type ProfileName = 'live' | 'paper' | 'backtest' | 'replay' | 'inspect';
 export type VenueChoice =
   /** The venue's REST API over HTTP (venue.spotUrl, venue.futuresUrl), keys from the environment. */
   | { kind: 'http' }
-  /** A simulated exchange in this process (its own keys). */
-  | { kind: 'sim'; sim: SimExchange }
+  /**
+   * A simulated exchange in this process (its own keys). `trusted`: it takes the caller on its
+   * key and hands answers over parsed (SimTransport), so nothing is signed or written as JSON.
+   */
+  | { kind: 'sim'; sim: SimExchange; trusted?: boolean }
   /** Answers from somewhere else than a venue (a tape being replayed); nothing checks the keys. */
   | { kind: 'transport'; transport: (market: Market) => Transport; credentials: Credentials };
 
@@ -76,9 +79,11 @@ export function daemon(config: Config, clock: Clock = systemClock): Profile {
 /**
  * A backtest: the simulator `sim` (whose market a tape drives) on a manual clock, virtual
  * pacing, seeded retries. It records a tape when the config asks, so a replay can check it.
+ * The simulator is trusted (no signatures, no JSON text) unless `trusted` is false, which sends
+ * every request as it would go over a wire: the same report either way.
  */
-export function backtest(config: Config, sim: SimExchange, clock: ManualClock, tapeMeta: Record<string, JsonValue>): Profile {
-  return { name: 'backtest', venue: { kind: 'sim', sim }, clock, journal: 'memory', pacer: 'virtual', record: true, orders: 'send', random: seededRandom(config.sim.seed), tapeMeta };
+export function backtest(config: Config, sim: SimExchange, clock: ManualClock, tapeMeta: Record<string, JsonValue>, trusted = true): Profile {
+  return { name: 'backtest', venue: { kind: 'sim', sim, trusted }, clock, journal: 'memory', pacer: 'virtual', record: true, orders: 'send', random: seededRandom(config.sim.seed), tapeMeta };
 }
 
 /** A replay: every request answered from a tape by `transport`, on a manual clock; nothing is recorded. */

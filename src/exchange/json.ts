@@ -26,7 +26,7 @@ export function stringifyJson(value: JsonValue): string {
 // A run of 16+ digits/dots where a value starts (after ':', '[' or ',') might be a number a
 // double cannot hold; only then do we scan. Ids the venue quotes ("id":"1659...") do not match.
 const MAYBE_LONG_NUMBER = /(?:^|[:[,])\s*-?[\d.]{16,}/;
-const MAX_EXACT_DIGITS = 15;
+export const MAX_EXACT_DIGITS = 15;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /**
@@ -50,19 +50,15 @@ function quoteLongNumbers(text: string): string {
       i++;
       continue;
     }
-    if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+    if (c === 0x2d /* - */ || isDigit(c)) {
       const start = i;
-      let digits = 0;
       i++;
-      if (c !== 0x2d) digits++;
-      while (i < text.length && /[0-9.eE+-]/.test(text[i]!)) {
-        if (/[0-9]/.test(text[i]!)) digits++;
-        i++;
-      }
+      while (i < text.length && isNumberChar(text.charCodeAt(i))) i++;
       // Only a well-formed JSON number is quoted: quoting "1234567890123456789-5" or
       // "0123456789012345678" would turn text JSON.parse must refuse into a valid string.
-      if (digits > MAX_EXACT_DIGITS && JSON_NUMBER.test(text.slice(start, i))) {
-        out += `${text.slice(copiedUpTo, start)}"${text.slice(start, i)}"`;
+      const literal = text.slice(start, i);
+      if (digitCount(literal) > MAX_EXACT_DIGITS && JSON_NUMBER.test(literal)) {
+        out += `${text.slice(copiedUpTo, start)}"${literal}"`;
         copiedUpTo = i;
       }
       continue;
@@ -71,3 +67,23 @@ function quoteLongNumbers(text: string): string {
   }
   return out + text.slice(copiedUpTo);
 }
+
+/**
+ * What parseJsonLossless reads a well-formed literal of digits (a sign, a fraction, no
+ * exponent) as: its text when a double cannot hold its digits, else the number. Answers a
+ * trusted in-process venue hands over without text follow the same rule.
+ */
+export function literalValue(literal: string): number | string {
+  return digitCount(literal) > MAX_EXACT_DIGITS ? literal : Number(literal);
+}
+
+/** Digits in a number literal, the exponent's included (as the scan above counts them). */
+export function digitCount(literal: string): number {
+  let n = 0;
+  for (let i = 0; i < literal.length; i++) if (isDigit(literal.charCodeAt(i))) n++;
+  return n;
+}
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+/** 0-9 . e E + - */
+const isNumberChar = (c: number) => isDigit(c) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;

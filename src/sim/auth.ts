@@ -18,7 +18,11 @@ export interface Credential {
 
 const unauthorized = (code: number, msg: string) => new SimError(code, msg, 401);
 
-/** Checks the request's credentials; returns the API key it was made with (undefined for NONE). */
+/**
+ * Checks the request's credentials; returns the API key it was made with (undefined for NONE).
+ * `trusted` (a caller in this process): a request without X-CH-SIGN passes on its key and
+ * timestamp; one that carries a signature is still checked.
+ */
 export function authenticate(
   req: HttpRequest,
   headers: Readonly<Record<string, string>>,
@@ -26,6 +30,7 @@ export function authenticate(
   keys: ReadonlyMap<string, Credential>,
   serverTime: number,
   recvWindow: number,
+  trusted = false,
 ): string | undefined {
   if (!needsKey(ep)) return undefined;
   const apiKey = headers['x-ch-apikey'];
@@ -37,7 +42,8 @@ export function authenticate(
   const ts = headers['x-ch-ts'];
   if (ts === undefined || ts === '') throw unauthorized(VenueCode.MISSING_TIMESTAMP, 'Header X-CH-TS is missing.');
   const sign = headers['x-ch-sign'];
-  if (sign === undefined || sign === '') throw unauthorized(VenueCode.MISSING_SIGNATURE, 'Header X-CH-SIGN is missing.');
+  const unsigned = sign === undefined || sign === '';
+  if (unsigned && !trusted) throw unauthorized(VenueCode.MISSING_SIGNATURE, 'Header X-CH-SIGN is missing.');
   const cred = keys.get(apiKey);
   if (!cred) throw unauthorized(VenueCode.REJECTED_API_KEY, 'Invalid API key, IP, or permissions for action.');
   if (!/^\d{1,16}$/.test(ts)) throw new SimError(VenueCode.INVALID_TIMESTAMP, 'X-CH-TS must be Unix time in milliseconds.', 400);
@@ -46,7 +52,8 @@ export function authenticate(
     throw new SimError(VenueCode.INVALID_TIMESTAMP, "Timestamp for this request was 1000ms ahead of the server's time.", 400);
   }
   if (serverTime - t > recvWindow) throw new SimError(VenueCode.INVALID_TIMESTAMP, 'Timestamp for this request is outside of the recvWindow.', 400);
+  if (unsigned) return apiKey;
   const input = { timestamp: ts, method: req.method, path: req.path, query: req.query, body: req.method === 'POST' ? req.body : '' };
-  if (!signatureMatches(cred.apiSecret, input, sign)) throw unauthorized(VenueCode.INVALID_SIGNATURE, 'Signature for this request is not valid.');
+  if (!signatureMatches(cred.apiSecret, input, sign!)) throw unauthorized(VenueCode.INVALID_SIGNATURE, 'Signature for this request is not valid.');
   return apiKey;
 }

@@ -12,7 +12,7 @@ import { AFTER_ACT_ANSWERS, Faults, NO_FAULTS, type FaultOptions } from './fault
 import { FuturesEngine, type FuturesOrder, type Position } from './futures.js';
 import { IdSource, ORDER_ID_BASE, TRADE_ID_BASE } from './ids.js';
 import { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec } from './instruments.js';
-import { parseBody, writeJson } from './json.js';
+import { parseBody, parsedResponse, writeJson } from './json.js';
 import { Ledger } from './ledger.js';
 import { RateLimiter } from './limits.js';
 import { InstrumentMarket, OTHERS, type MarketFill } from './market.js';
@@ -126,15 +126,20 @@ export class SimExchange implements VenueView {
 
   // ---------- the request path ----------
 
-  async handle(req: HttpRequest, meta: { remote?: string } = {}): Promise<HttpResponse | SimFault> {
+  /**
+   * `trusted`: the caller is in this process (SimTransport's trusted mode): a signed endpoint
+   * takes a request without X-CH-SIGN on its key and timestamp alone, and answers carry their
+   * JSON without text (see parsedResponse).
+   */
+  async handle(req: HttpRequest, meta: { remote?: string; trusted?: boolean } = {}): Promise<HttpResponse | SimFault> {
     const draw = this.faults.draw();
     if (draw.latencyIn > 0) await this.clock.sleep(draw.latencyIn);
-    const out = this.process(req, meta.remote ?? 'in-process', draw);
+    const out = this.process(req, meta.remote ?? 'in-process', draw, meta.trusted === true);
     if (draw.latencyOut > 0 && !(out instanceof SimFault && out.kind === 'reset')) await this.clock.sleep(draw.latencyOut);
     return out;
   }
 
-  private process(req: HttpRequest, remote: string, draw: ReturnType<Faults['draw']>): HttpResponse | SimFault {
+  private process(req: HttpRequest, remote: string, draw: ReturnType<Faults['draw']>, trusted: boolean): HttpResponse | SimFault {
     const now = this.now();
     this.catchUp(now);
     const headers: Record<string, string> = {};
@@ -151,8 +156,8 @@ export class SimExchange implements VenueView {
     }
     const answer = (status: number, body: unknown, extraHeaders: Record<string, string> = {}): HttpResponse => {
       arrival.status = status;
-      const text = writeJson(body);
-      return { status, headers: { 'content-type': 'application/json', ...extraHeaders }, body: text };
+      const headers = { 'content-type': 'application/json', ...extraHeaders };
+      return trusted ? parsedResponse(status, headers, body) : { status, headers, body: writeJson(body) };
     };
     const error = (e: SimError): HttpResponse => {
       arrival.code = e.code;
@@ -211,7 +216,7 @@ export class SimExchange implements VenueView {
         }
       }
       const window = recvWindow(params, DEFAULT_RECV_WINDOW);
-      const apiKey = authenticate(req, headers, ep, this.keys, clockNow, window);
+      const apiKey = authenticate(req, headers, ep, this.keys, clockNow, window, trusted);
       if (!params) throw new SimError(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, 'The body must be a JSON object.', 400);
       const route = ROUTES[ep.id];
       if (!route) throw new SimError(VenueCode.UNSUPPORTED_OPERATION, `${ep.id} is not simulated.`, 404);

@@ -1,3 +1,6 @@
+import type { HttpResponse } from '../core/ports.js';
+import { digitCount, literalValue, MAX_EXACT_DIGITS } from '../exchange/json.js';
+
 // Request bodies may carry order ids as JSON numbers beyond 2^53 (batchCancel documents them
 // as numbers). JSON.parse would silently round them, so integer literals of 16+ digits are
 // read as their exact digit text before parsing.
@@ -82,4 +85,84 @@ function write(v: unknown): string | undefined {
 /** A decimal as a profile writes it: its string, or a JSON number to 8 places. */
 export function decimalOut(asNumber: boolean, d: string): string | JsonNumber {
   return asNumber ? JsonNumber.decimal(d) : d;
+}
+
+// ---------- answers without text, for a trusted caller in this process ----------
+
+/** Where only the text can say what the reader would get (see jsonValue). */
+const TEXT_ONLY = Symbol('text only');
+/** A member writeJson leaves out (undefined, a function, a symbol). */
+const LEFT_OUT = Symbol('left out');
+
+/**
+ * What parseJsonLossless(writeJson(v)) gives, built without writing and reading the text; a
+ * copy, so the reader may keep or change it. Undefined where only the text can say: a JS
+ * number of more than 15 digits (whether the reader quotes it depends on the rest of the
+ * text), a bigint, an array with holes.
+ */
+export function jsonValue(v: unknown): { value: unknown } | undefined {
+  const value = convert(v);
+  if (value === TEXT_ONLY) return undefined;
+  return { value: value === LEFT_OUT ? null : value };
+}
+
+function convert(v: unknown): unknown {
+  if (v instanceof JsonNumber) return literalValue(v.text);
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      if (!Number.isFinite(v)) return null;
+      if (Math.abs(v) < 1e15 && Number.isInteger(v)) return v === 0 ? 0 : v;
+      return digitCount(JSON.stringify(v)) > MAX_EXACT_DIGITS ? TEXT_ONLY : v;
+    case 'object':
+      break;
+    case 'bigint':
+      return TEXT_ONLY;
+    default:
+      return LEFT_OUT;
+  }
+  if (v === null) return null;
+  const json = (v as { toJSON?: unknown }).toJSON;
+  if (typeof json === 'function') return convert(json.call(v));
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v)) return TEXT_ONLY;
+      const x = convert(v[i]);
+      if (x === TEXT_ONLY) return TEXT_ONLY;
+      out[i] = x === LEFT_OUT ? null : x;
+    }
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = convert((v as Record<string, unknown>)[k]);
+    if (x === TEXT_ONLY) return TEXT_ONLY;
+    if (x === LEFT_OUT) continue;
+    // JSON.parse makes "__proto__" an own member; an assignment would set the prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out;
+}
+
+/**
+ * An answer for a trusted caller in this process: its JSON handed over (HttpResponse.json), its
+ * text written only if someone reads it. Every route builds its answer afresh, so the text is
+ * the same whenever it is written.
+ */
+export function parsedResponse(status: number, headers: Readonly<Record<string, string>>, body: unknown): HttpResponse {
+  const parsed = jsonValue(body);
+  if (!parsed) return { status, headers, body: writeJson(body) };
+  let text: string | undefined;
+  return {
+    status,
+    headers,
+    json: parsed.value,
+    get body() {
+      return (text ??= writeJson(body));
+    },
+  };
 }

@@ -3,12 +3,18 @@
 import { describe, expect, it } from 'vitest';
 import { flushMicrotasks, ManualClock } from '../../src/core/clock.js';
 import { TransportFailure, type HttpResponse } from '../../src/core/ports.js';
+import { parseJsonLossless } from '../../src/exchange/json.js';
 import { SimTransport } from '../../src/sim/index.js';
 import { get, newVenue, orderBody, placeOrder, signed, T0, transportContract } from './transport.contract.js';
 
 transportContract('SimTransport in-process', async () => {
   const venue = newVenue();
   return { transport: new SimTransport(venue), venue, clock: venue.clock, cleanup: async () => undefined };
+});
+
+transportContract('SimTransport in-process, trusted', async () => {
+  const venue = newVenue();
+  return { transport: new SimTransport(venue, 'in-process', { trusted: true }), venue, clock: venue.clock, cleanup: async () => undefined };
 });
 
 describe('SimTransport specifics', () => {
@@ -49,6 +55,36 @@ describe('SimTransport specifics', () => {
     const res = await sim.send(typed);
     expect([res.status, JSON.parse(res.body).code]).toEqual([400, -1017]);
     expect(venue.orderLog()).toHaveLength(0);
+  });
+
+  it('trusted: a signed endpoint takes a request without a signature on its key and timestamp; a wire transport is refused it', async () => {
+    const venue = newVenue();
+    const h = { venue, clock: venue.clock };
+    const { 'X-CH-SIGN': _, ...unsignedHeaders } = placeOrder(h, 'c-unsigned').headers;
+    const unsigned = { ...placeOrder(h, 'c-unsigned'), headers: unsignedHeaders };
+    const refused = await new SimTransport(venue).send(unsigned);
+    expect([refused.status, JSON.parse(refused.body).code]).toEqual([401, -1024]);
+    const trusted = new SimTransport(venue, 'in-process', { trusted: true });
+    expect(trusted.trusted).toBe(true);
+    const placed = await trusted.send(unsigned);
+    expect(placed.status).toBe(200);
+    expect(venue.orderLog().map((o) => o.clientOrderId)).toEqual(['c-unsigned']);
+    // The key and the timestamp still count: an unknown key, or a stale timestamp, is refused as on the wire.
+    const stranger = await trusted.send({ ...unsigned, headers: { ...unsignedHeaders, 'X-CH-APIKEY': 'nobody' } });
+    expect(JSON.parse(stranger.body).code).toBe(-2015);
+    const stale = await trusted.send({ ...unsigned, headers: { ...unsignedHeaders, 'X-CH-TS': String(T0 - 60_000) } });
+    expect(JSON.parse(stale.body).code).toBe(-1021);
+  });
+
+  it('trusted: answers carry their JSON as the client reads it, and the same text when asked', async () => {
+    const venue = newVenue();
+    const twin = newVenue();
+    const h = { venue, clock: venue.clock };
+    const res = await new SimTransport(venue, 'in-process', { trusted: true }).send(signed(h, 'GET', '/sapi/v1/account'));
+    const wire = await new SimTransport(twin).send(signed({ venue: twin, clock: twin.clock }, 'GET', '/sapi/v1/account'));
+    expect(res.json).toEqual(parseJsonLossless(wire.body));
+    expect(res.body).toBe(wire.body);
+    expect(wire.json).toBeUndefined();
   });
 
   it('tells the venue where requests come from (the remote it rate-limits unsigned calls by)', async () => {

@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, type Clock } from '../../src/core/clock.js';
 import { TransportFailure, type HttpMethod, type HttpRequest, type HttpResponse, type Transport } from '../../src/core/ports.js';
+import { parseJsonLossless } from '../../src/exchange/json.js';
 import { sign } from '../../src/exchange/sign.js';
 import { SimExchange, SimFault, type SimOptions } from '../../src/sim/index.js';
 
@@ -100,6 +101,8 @@ export class Twin {
 export function expectVenueAnswer(res: HttpResponse, expected: HttpResponse): void {
   expect(res.status).toBe(expected.status);
   expect(res.body).toBe(expected.body);
+  // An answer handed over parsed (a trusted venue in this process) says what its text says.
+  if (res.json !== undefined) expect(res.json).toEqual(parseJsonLossless(res.body));
   // Header names are lower-case. The venue's own headers (content-type, retry-after) come
   // through as sent; an implementation may add others (HTTP's content-length, date...).
   expect(Object.keys(res.headers).filter((k) => k !== k.toLowerCase())).toEqual([]);

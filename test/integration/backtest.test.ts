@@ -30,12 +30,12 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 const quiet = () => createLogger({ level: 'fatal', pretty: false, secrets: [] });
 
 /** A backtest with the tape read into memory, or streamed from its file through the event cache in `eventCacheDir`. */
-async function backtest(yaml: string, opts: { tape?: string; durationMs?: number; eventCacheDir?: string } = {}) {
+async function backtest(yaml: string, opts: { tape?: string; durationMs?: number; eventCacheDir?: string; trustedVenue?: boolean } = {}) {
   const { config } = await parseConfig(yaml, { env: {} });
   const strategies = await loadStrategies(config.strategies, ROOT);
   const streamed = opts.eventCacheDir !== undefined;
   const tape = opts.tape && !streamed ? await readTape(opts.tape) : undefined;
-  return runBacktest({ config, strategies, log: quiet(), tape, tapePath: streamed ? opts.tape : undefined, eventCacheDir: opts.eventCacheDir, tapeName: 'sample', durationMs: opts.durationMs });
+  return runBacktest({ config, strategies, log: quiet(), tape, tapePath: streamed ? opts.tape : undefined, eventCacheDir: opts.eventCacheDir, tapeName: 'sample', durationMs: opts.durationMs, trustedVenue: opts.trustedVenue });
 }
 
 const GRID = `
@@ -65,6 +65,35 @@ describe('sluice backtest', () => {
     expect(JSON.stringify(warm.report)).toBe(JSON.stringify(a.report));
     expect(renderHtml(warm.report, warm.input)).toBe(renderHtml(a.report, a.input));
   }, 90_000);
+
+  it('the trusted in-process venue (no signatures, no JSON text) gives the report a wire-shaped one gives, byte for byte', async () => {
+    // The sample backtest (faults, a 429 storm), and the strict venue at its worst on spot and
+    // futures: lost answers, errors after acting, resets, timeouts, late fills, a clock jump
+    // (-1021 and re-syncs) and a ban.
+    const bad = `
+mode: paper
+sim: { seed: 7, profile: strict, latencyMs: { min: 1, max: 60 }, faults: { error5xxRate: 0.03, lostResponseRate: 0.02, errorAfterActRate: 0.02, resetRate: 0.01, timeoutRate: 0.01, lateFillRate: 0.2, lateFillDelayMs: 1500 },
+  scenario: [ { kind: clock_jump, atMs: 200000, durationMs: 60000, skewMs: 4000 }, { kind: ban, atMs: 400000, durationMs: 30000 } ] }
+strategies:
+  - { id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { spacingPct: "0.01", levels: 5 } }
+  - { id: twapf, use: strategies/twap/index.ts, market: futures, symbols: [E-BTC-USDT], params: { total: "50", slices: 5, repeat: true } }
+`;
+    const runs: [string, { tape?: string; durationMs?: number }][] = [
+      [readFileSync(join(ROOT, 'config/backtest.yaml'), 'utf8'), { tape: SAMPLE }],
+      [bad, { durationMs: 600_000 }],
+    ];
+    for (const [yaml, opts] of runs) {
+      const trusted = await backtest(yaml, { ...opts, trustedVenue: true });
+      const wire = await backtest(yaml, { ...opts, trustedVenue: false });
+      expect([trusted, wire].map((r) => r.app.profile.venue.kind === 'sim' && r.app.profile.venue.trusted)).toEqual([true, false]);
+      expect(trusted.report.orders.sent).toBeGreaterThan(100);
+      expect(JSON.stringify(trusted.report)).toBe(JSON.stringify(wire.report));
+      expect(renderHtml(trusted.report, trusted.input)).toBe(renderHtml(wire.report, wire.input));
+      // The venue saw the same requests, answered the same way, at the same times.
+      const seen = (r: typeof trusted) => r.sim.arrivals().map((a) => `${a.at} ${a.endpoint} ${a.status} ${a.code ?? ''} ${a.fault ?? ''}`);
+      expect(seen(trusted)).toEqual(seen(wire));
+    }
+  }, 120_000);
 
   it('fills agree with the venue: each is a trade of the simulator, at or better than its order limit, never above the order volume', async () => {
     const { app, sim } = await backtest(GRID, { tape: SAMPLE });
