@@ -123,6 +123,7 @@ const section = [
   '|---|---|---|',
   `| submit: upload the tape (${(statSync(tape).size / 1024 / 1024).toFixed(1)} MB, once) + add the flow of ${runs.length} | ${viaQueue.map((q) => `${ms(q.uploadMs)} + ${ms(q.submitMs - q.uploadMs)}`).join(' | ')} |`,
   `| submit to start: the flow handed to Redis to the first run's processor starting on a worker | ${viaQueue.map((q) => ms(q.firstStartMs)).join(' | ')} |`,
+  `| not the queue: the backtest itself, in the worker's thread (median; ${s(median(seqEach))} one after another in one process) | ${viaQueue.map((q) => s(median(q.ranMs))).join(' | ')} |`,
   `| job to job on a worker: a run's result sent to the next run's processor starting (median; the queue's dispatch) | ${viaQueue.map((q) => ms(median(q.pickupMs))).join(' | ')} |`,
   `| in the worker around the backtest (cancel check, plugin hash, thread hand-off), median | ${viaQueue.map((q) => ms(median(q.inWorkerMs))).join(' | ')} |`,
   `| a worker's first run: fetch the tape from Redis, decode it, start a thread (more than later runs, median of workers) | ${viaQueue.map((q) => ms(median(q.firstRunExtraMs))).join(' | ')} |`,
