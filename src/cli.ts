@@ -12,6 +12,39 @@ function integer(name: string) {
 }
 
 program
+  .command('init')
+  .description('make a strategy project of your own that depends on sluice: package.json, tsconfig, sluice.yaml, an example strategy with its test, .gitignore')
+  .argument('<dir>', 'a new or empty directory')
+  .action(async (dir: string) => {
+    const { initProject, ScaffoldError } = await import('./commands/scaffold.js');
+    try {
+      const files = initProject(dir);
+      process.stdout.write(`made ${dir}:\n${files.map((f) => `  ${f}`).join('\n')}\nnext: cd ${dir} && npm install && npm test && npm start\n`);
+    } catch (err) {
+      if (!(err instanceof ScaffoldError)) throw err;
+      process.stderr.write(`${err.message}\n`);
+      process.exitCode = 1;
+    }
+  });
+
+program
+  .command('new-strategy')
+  .description('add strategies/NAME (a strategy and its test, from a template) to this project, and an entry for it to the config')
+  .argument('<name>', 'lower-case letters, digits and dashes')
+  .option('-c, --config <file>', 'the config to add it to, when it exists', 'sluice.yaml')
+  .action(async (name: string, opts: { config: string }) => {
+    const { newStrategy, ScaffoldError } = await import('./commands/scaffold.js');
+    try {
+      const files = newStrategy(name, process.cwd(), opts.config);
+      process.stdout.write(`${files.map((f) => `  ${f}`).join('\n')}\n`);
+    } catch (err) {
+      if (!(err instanceof ScaffoldError)) throw err;
+      process.stderr.write(`${err.message}\n`);
+      process.exitCode = 1;
+    }
+  });
+
+program
   .command('run')
   .description('run the daemon (paper mode on the built-in simulated exchange when no credentials are set)')
   .requiredOption('-c, --config <file>', 'YAML config file')

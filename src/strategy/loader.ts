@@ -1,8 +1,10 @@
 // Loads plugin modules named in the config and checks them at the door: a missing file, a
 // module that is not a strategy, or params that do not fit the plugin's schema are all
 // reported at once with their YAML paths, before anything trades.
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { isAbsolute, resolve } from 'node:path';
+import { tsImport } from 'tsx/esm/api';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import type { Market } from '../core/types.js';
 import { API_VERSION, type StrategyDefinition } from './api.js';
@@ -33,15 +35,16 @@ export async function loadStrategies(entries: readonly StrategyEntry[], baseDir:
     const file = isAbsolute(entry.use) ? entry.use : resolve(baseDir, entry.use);
     let mod: { default?: unknown };
     try {
-      mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+      mod = await importPlugin(file);
     } catch (err) {
       const e = err as { code?: string; message?: string };
-      const notFound = e.code === 'ERR_MODULE_NOT_FOUND' && (e.message ?? '').includes(file);
       problems.push({
         path: `${at}.use`,
-        message: notFound
+        message: !existsSync(file)
           ? `no plugin at ${file}; fix the path (relative to ${baseDir})`
-          : `the plugin ${entry.use} failed to load: ${e.message ?? String(err)}`,
+          : e.code === 'ERR_MODULE_NOT_FOUND'
+            ? `the plugin ${entry.use} imports something that is not installed: ${e.message ?? String(err)} (npm install it in the plugin's project)`
+            : `the plugin ${entry.use} failed to load: ${e.message ?? String(err)}`,
       });
       continue;
     }
@@ -64,6 +67,23 @@ export async function loadStrategies(entries: readonly StrategyEntry[], baseDir:
   }
   if (problems.length > 0) throw new ConfigError(problems, 'strategies');
   return loaded;
+}
+
+/**
+ * Imports a plugin file. In a CommonJS project (a package.json without "type": "module") a
+ * .ts plugin is CommonJS, and its import of sluice (an ES module) is refused by Node 20
+ * (ERR_REQUIRE_CYCLE_MODULE): such a file is imported again through tsx's own loader, which
+ * compiles it apart, and its CommonJS exports carry the default export one level down.
+ */
+async function importPlugin(file: string): Promise<{ default?: unknown }> {
+  const url = pathToFileURL(file).href;
+  try {
+    return (await import(url)) as { default?: unknown };
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ERR_REQUIRE_CYCLE_MODULE') throw err;
+    const mod = (await tsImport(url, import.meta.url)) as { default?: { default?: unknown } };
+    return mod.default && typeof mod.default === 'object' && 'default' in mod.default ? { default: mod.default.default } : mod;
+  }
 }
 
 function checkDefinition(v: unknown): string | undefined {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { d } from '../../src/core/decimal.js';
 import type { PlaceIntent } from '../../src/core/types.js';
-import { harness } from '../../test/fixtures/strategy-harness.js';
+import { harness } from 'sluice/testing';
 import grid from './index.js';
 
 const places = (intents: readonly { kind: string }[]) => (intents.filter((i) => i.kind === 'place') as PlaceIntent[]).map((i) => `${i.side} ${i.volume}@${i.price}`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { d, type Decimal } from '../../src/core/decimal.js';
 import type { Kline } from '../../src/core/market.js';
 import type { PlaceIntent } from '../../src/core/types.js';
-import { harness } from '../../test/fixtures/strategy-harness.js';
+import { harness } from 'sluice/testing';
 import maCross from './index.js';
 
 const klines = (closes: number[]): Kline[] =>

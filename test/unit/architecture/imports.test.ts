@@ -39,7 +39,7 @@ const ALLOWED: Record<string, string[]> = {
 const PACKAGES: Record<string, string[]> = {
   core: ['decimal.js'],
   config: ['yaml', 'zod'],
-  strategy: ['zod'],
+  strategy: ['zod', 'tsx'], // tsx: plugins are TypeScript, loaded as they are
   limiter: ['bottleneck'],
   exchange: ['undici'],
   executor: ['p-retry'],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import type { Order } from '../../../src/core/types.js';
 import { defineStrategy, z } from '../../../src/strategy/api.js';
-import { harness } from '../../fixtures/strategy-harness.js';
+import { harness } from '../../../src/strategy/testing.js';
 
 const order = (clientOrderId: string, over: Partial<Order> = {}): Order => ({
   clientOrderId: clientOrderId as Order['clientOrderId'],
