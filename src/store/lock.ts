@@ -2,8 +2,9 @@
 // for its own (and cancel them at shutdown) and apply the same fills twice, so the second one
 // refuses to start. The lock is a file holding the owner's pid: a process killed
 // with -9 leaves it behind, and a lock whose pid is no longer alive is taken over.
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { JournalError } from '../core/errors.js';
 
 export interface JournalLock {
@@ -14,6 +15,15 @@ export interface JournalLock {
 export function lockJournal(journalPath: string, pid = process.pid): JournalLock {
   const path = `${journalPath}.lock`;
   const owner = `${pid}@${hostname()}`;
+  // The journal's directory is made here, not by the journal: the lock is taken first, and a
+  // missing `.sluice/` is a first start, not a permissions problem.
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : code;
+    throw new JournalError(`cannot create the journal's directory ${dirname(path)} (${why}): check journal.path and that this user may write there`, { cause: err });
+  }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx', 0o600);

@@ -66,3 +66,21 @@ describe('seeded sequences', () => {
     fresh.close();
   });
 });
+
+describe('lockJournal on a first start', () => {
+  it('creates the journal directory when it does not exist (journal.path: .sluice/x.db)', () => {
+    const path = join(dir(), '.sluice', 'nested', 'x.db');
+    const lock = lockJournal(path);
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}@${hostname()}`);
+    lock.release();
+    const journal = SqliteJournal.open(path, { now: () => 1, firstSequence: () => 1 });
+    journal.close();
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it('names the directory and the field when it cannot be made', () => {
+    const parent = join(dir(), 'a-file');
+    writeFileSync(parent, '');
+    expect(() => lockJournal(join(parent, 'x.db'))).toThrow(/cannot create the journal's directory .*a-file \(a file is in the way\): check journal\.path/);
+  });
+});
