@@ -16,6 +16,9 @@ import type { Listing, SkippedItem } from '../core/venue.js';
 
 export type Obj = Record<string, unknown>;
 
+/** A decimal as toDecimal writes it: no exponent, no leading or trailing zeros that mean nothing. */
+const CANONICAL_DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/;
+
 export class Reader {
   constructor(private readonly endpoint: string) {}
 
@@ -84,6 +87,9 @@ export class Reader {
   /** A decimal that may carry a sign (24 h change, PnL, fee rebates). */
   sdec(o: Obj, key: string, path: string): Decimal {
     const v = o[key];
+    // Most venue decimals are canonical already ("30000.5", 0.001): toDecimal would give them back unchanged.
+    const text = typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
+    if (text !== undefined && text.length <= 80 && CANONICAL_DECIMAL.test(text) && text !== '-0') return text as Decimal;
     // toDecimal expands exponents to plain digits: "1e999999999" would build a billion-digit
     // string, and an 80+ character decimal is not a price. Refuse both before converting.
     if (typeof v === 'string') {

@@ -71,6 +71,7 @@ export class SimExchange implements VenueView {
     [USER, 10001],
   ]);
   private readonly arrivalLog: Arrival[] = [];
+  private applying: { symbol: string; market: InstrumentMarket } | undefined;
   private readonly orders: LoggedOrder[] = [];
 
   constructor(opts: SimOptions = {}) {
@@ -154,50 +155,37 @@ export class SimExchange implements VenueView {
       arrival.fault = 'reset';
       return new SimFault('reset', false);
     }
-    const answer = (status: number, body: unknown, extraHeaders: Record<string, string> = {}): HttpResponse => {
-      arrival.status = status;
-      const headers = { 'content-type': 'application/json', ...extraHeaders };
-      return trusted ? parsedResponse(status, headers, body) : { status, headers, body: writeJson(body) };
-    };
-    const error = (e: SimError): HttpResponse => {
-      arrival.code = e.code;
-      return answer(e.status, { code: e.code, msg: e.message, ...e.extra.body }, e.extra.headers);
-    };
     if (draw.error5xx) {
       arrival.fault = 'error5xx';
       // SERVICE_SHUTTING_DOWN, not an internal error: this fault never acts, and -1000/-1001 on
       // an order-placing endpoint mean "outcome unknown" to a careful client.
-      return error(new SimError(VenueCode.SERVICE_SHUTTING_DOWN, 'Service unavailable: the request was not processed.', 503));
+      return this.error(arrival, trusted, new SimError(VenueCode.SERVICE_SHUTTING_DOWN, 'Service unavailable: the request was not processed.', 503));
     }
 
-    const troubled = (kind: Trouble['kind']) => this.troubles.find((t) => t.kind === kind && t.from <= now && now < t.until);
     // Only the clock clients see jumps (timestamp checks, serverTime): the market keeps its time.
-    const clockNow = now + (troubled('clock_jump')?.skewMs ?? 0);
-    const trouble = troubled('ban') ?? troubled('rate_limit_storm');
-    if (trouble?.kind === 'ban') return error(banned(trouble.until, now));
+    const clockNow = now + (this.troubled('clock_jump', now)?.skewMs ?? 0);
+    const trouble = this.troubled('ban', now) ?? this.troubled('rate_limit_storm', now);
+    if (trouble?.kind === 'ban') return this.error(arrival, trusted, banned(trouble.until, now));
     if (trouble?.kind === 'rate_limit_storm') {
       const seconds = Math.max(1, Math.ceil((trouble.until - now) / 1000));
-      return error(new SimError(VenueCode.TOO_MANY_REQUESTS, 'Too many requests: the venue is shedding load.', 429, { headers: { 'retry-after': String(seconds) } }));
+      return this.error(arrival, trusted, new SimError(VenueCode.TOO_MANY_REQUESTS, 'Too many requests: the venue is shedding load.', 429, { headers: { 'retry-after': String(seconds) } }));
     }
 
     const known = key !== undefined && this.keys.has(key);
     const banIds = known ? [`ip:${remote}`, `key:${key}`] : [`ip:${remote}`];
     const bannedUntil = this.limiter.bannedUntil(banIds, now);
-    if (bannedUntil > 0) return error(banned(bannedUntil, now));
-    if (!ep) return error(new SimError(VenueCode.UNSUPPORTED_OPERATION, `Unknown route ${req.method} ${req.path}.`, 404));
+    if (bannedUntil > 0) return this.error(arrival, trusted, banned(bannedUntil, now));
+    if (!ep) return this.error(arrival, trusted, new SimError(VenueCode.UNSUPPORTED_OPERATION, `Unknown route ${req.method} ${req.path}.`, 404));
 
     // A public call that carries a valid key counts against the key, as signed calls do.
     const caller = known ? `key:${key}` : `ip:${remote}`;
     if (this.rateLimited) {
       const v = this.limiter.admit(caller, ep.id, this.limits[ep.id] ?? ep.limitPer2s, now, banIds);
-      if (!v.ok && v.kind === 'banned') return error(banned(v.until, now));
+      if (!v.ok && v.kind === 'banned') return this.error(arrival, trusted, banned(v.until, now));
       if (!v.ok && v.kind === 'limited') {
         const seconds = Math.max(1, Math.ceil(v.retryAfterMs / 1000));
-        return error(
-          new SimError(VenueCode.TOO_MANY_REQUESTS, `Too many requests: ${ep.path} allows ${this.limits[ep.id]} per 2 s; retry after ${v.retryAfterMs} ms.`, 429, {
-            headers: { 'retry-after': String(seconds) },
-          }),
-        );
+        const message = `Too many requests: ${ep.path} allows ${this.limits[ep.id]} per 2 s; retry after ${v.retryAfterMs} ms.`;
+        return this.error(arrival, trusted, new SimError(VenueCode.TOO_MANY_REQUESTS, message, 429, { headers: { 'retry-after': String(seconds) } }));
       }
     }
 
@@ -229,7 +217,7 @@ export class SimExchange implements VenueView {
       }
       if (WRITES.has(ep.id) && draw.timeout) {
         arrival.fault = 'timeout';
-        return error(new SimError(VenueCode.TIMEOUT, 'Timeout waiting for response from backend server. Send status unknown; execution status unknown.', 504));
+        return this.error(arrival, trusted, new SimError(VenueCode.TIMEOUT, 'Timeout waiting for response from backend server. Send status unknown; execution status unknown.', 504));
       }
       if (WRITES.has(ep.id) && draw.afterAct !== undefined) {
         // Acted, then answered as if something broke: the client cannot tell whether it did.
@@ -239,11 +227,26 @@ export class SimExchange implements VenueView {
         if (a.code !== undefined) arrival.code = a.code;
         return { status: a.status, headers: { 'content-type': a.contentType }, body: a.body };
       }
-      return answer(200, this.rewrite ? this.rewrite(ep.id, body) : body);
+      return this.answer(arrival, trusted, 200, this.rewrite ? this.rewrite(ep.id, body) : body);
     } catch (e) {
-      if (e instanceof SimError) return error(e);
+      if (e instanceof SimError) return this.error(arrival, trusted, e);
       throw e;
     }
+  }
+
+  private answer(arrival: Arrival, trusted: boolean, status: number, body: unknown, extraHeaders: Record<string, string> = {}): HttpResponse {
+    arrival.status = status;
+    const headers = { 'content-type': 'application/json', ...extraHeaders };
+    return trusted ? parsedResponse(status, headers, body) : { status, headers, body: writeJson(body) };
+  }
+
+  private error(arrival: Arrival, trusted: boolean, e: SimError): HttpResponse {
+    arrival.code = e.code;
+    return this.answer(arrival, trusted, e.status, { code: e.code, msg: e.message, ...e.extra.body }, e.extra.headers);
+  }
+
+  private troubled(kind: Trouble['kind'], now: number): Trouble | undefined {
+    return this.troubles.find((t) => t.kind === kind && t.from <= now && now < t.until);
   }
 
   // ---------- time: the synthetic market and scheduled settlements ----------
@@ -377,9 +380,13 @@ export class SimExchange implements VenueView {
   applyMarketEvent(ev: RecordedMarketEvent): void {
     const now = this.now();
     this.catchUp(now);
-    const m = this.markets.get(ev.symbol.toUpperCase());
-    if (!m) throw new RangeError(`unknown symbol ${ev.symbol}`);
-    m.applyEvent(ev, now);
+    // A tape's events come one symbol (one string) at a time: look it up once per run of them.
+    if (ev.symbol !== this.applying?.symbol) {
+      const market = this.markets.get(ev.symbol.toUpperCase());
+      if (!market) throw new RangeError(`unknown symbol ${ev.symbol}`);
+      this.applying = { symbol: ev.symbol, market };
+    }
+    this.applying.market.applyEvent(ev, now);
   }
 
 }

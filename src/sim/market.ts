@@ -37,9 +37,16 @@ interface Candle {
   low: number;
   close: number;
   lots: number;
-  /** Sum of ticks * lots. */
+  /** Sum of ticks * lots: `amount + pending` (see amountOf). */
   amount: bigint;
+  /** The part of the sum not yet moved into `amount`: exact while it is a safe integer. */
+  pending: number;
 }
+
+/** A candle as the kline and ticker routes read it: the whole sum of ticks * lots. */
+type CandleTotals = Omit<Candle, 'pending'>;
+
+const amountOf = (c: Candle): bigint => c.amount + BigInt(c.pending);
 
 const MINUTE = 60_000;
 const MAX_CANDLES = 50_000;
@@ -190,7 +197,13 @@ export class InstrumentMarket {
     c.low = Math.min(c.low, priceTicks);
     c.close = priceTicks;
     c.lots += lots;
-    c.amount += BigInt(priceTicks) * BigInt(lots);
+    // Summed as a number while that is exact: two BigInts a print are most of a tape trade's cost.
+    const pending = c.pending + priceTicks * lots;
+    if (Number.isSafeInteger(pending)) c.pending = pending;
+    else {
+      c.amount += BigInt(c.pending) + BigInt(priceTicks) * BigInt(lots);
+      c.pending = 0;
+    }
   }
 
   private touchCandle(at: number): Candle {
@@ -200,7 +213,7 @@ export class InstrumentMarket {
     let c = this.candles.get(minute);
     if (!c) {
       const p = this.lastTicks;
-      c = { open: p, high: p, low: p, close: p, lots: 0, amount: 0n };
+      c = { open: p, high: p, low: p, close: p, lots: 0, amount: 0n, pending: 0 };
       this.candles.set(minute, c);
       this.candleOrder.push(minute);
       if (this.candleOrder.length > MAX_CANDLES) this.candles.delete(this.candleOrder.shift()!);
@@ -217,7 +230,7 @@ export class InstrumentMarket {
 
   /** Candles aggregated into buckets of `bucket(t)` start, ascending, filtered by time. */
   klines(bucket: (t: number) => number, opts: { limit: number; startTime?: number; endTime?: number }) {
-    const out: Array<{ idx: number } & Candle> = [];
+    const out: Array<{ idx: number } & CandleTotals> = [];
     for (const minute of this.candleOrder) {
       if (opts.startTime !== undefined && minute < opts.startTime) continue;
       if (opts.endTime !== undefined && minute > opts.endTime) continue;
@@ -229,8 +242,8 @@ export class InstrumentMarket {
         last.low = Math.min(last.low, c.low);
         last.close = c.close;
         last.lots += c.lots;
-        last.amount += c.amount;
-      } else out.push({ idx, ...c });
+        last.amount += amountOf(c);
+      } else out.push({ idx, open: c.open, high: c.high, low: c.low, close: c.close, lots: c.lots, amount: amountOf(c) });
     }
     return out.slice(-opts.limit);
   }
@@ -251,7 +264,7 @@ export class InstrumentMarket {
       high = Math.max(high, c.high);
       low = Math.min(low, c.low);
       lots += c.lots;
-      amount += c.amount;
+      amount += amountOf(c);
     }
     return { open: open ?? this.lastTicks, high, low, lots, amount };
   }

@@ -80,7 +80,23 @@ export function recvWindow(p: Params | undefined, fallback: number): number {
 export function queryParams(query: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (query === '') return out;
-  for (const [k, v] of new URLSearchParams(query)) if (!(k in out)) out[k] = v;
+  // Nothing to decode (printable ASCII, no % or +): split it here; URLSearchParams is most of a GET's parsing.
+  const pairs: Iterable<[string, string]> = PLAIN_QUERY.test(query) ? plainPairs(query) : new URLSearchParams(query);
+  for (const [k, v] of pairs) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+/** Printable ASCII without % and +, not starting with ?: URLSearchParams would decode nothing in it. */
+const PLAIN_QUERY = /^(?!\?)[\x20-\x24\x26-\x2a\x2c-\x7e]*$/;
+
+/** `a=1&b&&c=x=y` as URLSearchParams reads it when nothing is escaped: [a, 1], [b, ''], [c, 'x=y']. */
+function plainPairs(query: string): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const part of query.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    out.push(eq < 0 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]);
+  }
   return out;
 }
 

@@ -360,14 +360,16 @@ function decode(line: string, symbols: Map<string, string>): TapeMarketEvent[] |
       const bids = Number(f[4]);
       const asks = Number(f[5]);
       if (!Number.isSafeInteger(bids) || !Number.isSafeInteger(asks) || f.length !== 6 + 2 * (bids + asks)) return undefined;
-      const levels = (from: number, n: number): [string, string][] => {
-        const out: [string, string][] = new Array(n);
-        for (let i = 0; i < n; i++) out[i] = [f[from + 2 * i]!, f[from + 2 * i + 1]!];
-        return out;
-      };
-      return [{ at, market, event: { type: 'book', symbol, bids: levels(6, bids), asks: levels(6 + 2 * bids, asks) } }];
+      return [{ at, market, event: { type: 'book', symbol, bids: levels(f, 6, bids), asks: levels(f, 6 + 2 * bids, asks) } }];
     }
     default:
       return undefined;
   }
+}
+
+/** `n` [price, quantity] pairs of a split book line from `from` (a function, not a closure per line: tsx names each closure it makes). */
+function levels(f: readonly string[], from: number, n: number): [string, string][] {
+  const out: [string, string][] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = [f[from + 2 * i]!, f[from + 2 * i + 1]!];
+  return out;
 }

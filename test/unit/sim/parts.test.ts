@@ -7,6 +7,7 @@ import { OrderBook } from '../../../src/sim/book.js';
 import { Faults, NO_FAULTS } from '../../../src/sim/faults.js';
 import { parseBody } from '../../../src/sim/json.js';
 import { RateLimiter } from '../../../src/sim/limits.js';
+import { queryParams } from '../../../src/sim/params.js';
 import { fromUnits, toUnits, toUnitsBig } from '../../../src/sim/units.js';
 
 describe('OrderBook', () => {
@@ -62,6 +63,25 @@ describe('parseBody', () => {
       s: 'x 1234567890123456789',
     });
     expect(() => parseBody('{"a":')).toThrow(SyntaxError);
+  });
+});
+
+describe('queryParams', () => {
+  it('reads a query as URLSearchParams does (first value of a name wins), escaped or not', () => {
+    const viaUrl = (q: string) => {
+      const out: Record<string, string> = {};
+      for (const [k, v] of new URLSearchParams(q)) if (!(k in out)) out[k] = v;
+      return out;
+    };
+    const part = fc.oneof(fc.constantFrom('symbol', 'limit', 'a', '=', '&', '%41', '%', '+', ' ', '?', 'toString', 'é', '\ud800', '100', 'BTCUSDT'), fc.string({ maxLength: 4 }));
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 8 }), (parts) => {
+        const q = parts.join('');
+        expect(queryParams(q)).toEqual(viaUrl(q));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(queryParams('symbol=BTCUSDT&limit=5&limit=6&flag&&x=a=b')).toEqual({ symbol: 'BTCUSDT', limit: '5', flag: '', x: 'a=b' });
   });
 });
 
