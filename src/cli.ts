@@ -59,7 +59,7 @@ program
   .description('check a config file and list every problem with its YAML path')
   .requiredOption('-c, --config <file>', 'YAML config file')
   .action(async (opts: { config: string }) => {
-    const { validateCommand } = await import('./config/index.js');
+    const { validateCommand } = await import('./commands/validate.js');
     const { ok, output } = await validateCommand(opts.config);
     (ok ? process.stdout : process.stderr).write(`${output}\n`);
     process.exitCode = ok ? 0 : 1;

@@ -2,7 +2,8 @@
 // door, printing every problem, before anything is wired.
 import { ConfigError } from '../core/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/index.js';
-import { loadStrategies, type LoadedStrategy } from '../strategy/index.js';
+import type { LoadedStrategy } from '../strategy/index.js';
+import { loadPlugins } from './validate.js';
 
 export interface Prepared {
   loaded: LoadedConfig;
@@ -13,7 +14,7 @@ export interface Prepared {
 export async function prepare(configPath: string): Promise<Prepared | undefined> {
   try {
     const loaded = await loadConfig(configPath);
-    const strategies = await loadStrategies(loaded.config.strategies, process.cwd());
+    const strategies = await loadPlugins(loaded, configPath);
     if (strategies.length === 0) {
       throw new ConfigError([{ path: 'strategies', message: 'no enabled strategy: add one (see strategies/README.md) or set enabled: true' }], configPath);
     }

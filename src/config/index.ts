@@ -1,5 +1,6 @@
 // Public face of config: load and validate once at start-up, then pass the frozen Config on.
 export { loadConfig, parseConfig, validateCommand, type ParseOptions } from './load.js';
+export { locatedError, locateProblems } from './locate.js';
 export { DEFAULTS } from './schema.js';
 export { KEY_VAR, SECRET_VAR } from './credentials.js';
 export type { Config, Credentials, KillSwitchMode, LoadedConfig, LogLevel, Mode, ReconcileConfig, RiskConfig, SimConfig, StrategyConfig, VenueConfig } from './types.js';

@@ -109,17 +109,26 @@ function sealed(c: Credentials): Credentials {
   return Object.freeze(out);
 }
 
-/** `sluice validate --config F`: the CLI prints `output` and exits 0 when ok, 1 otherwise. */
-export async function validateCommand(path: string, env: NodeJS.ProcessEnv = process.env): Promise<{ ok: boolean; output: string }> {
+/**
+ * `sluice validate --config F`: the CLI prints `output` and exits 0 when ok, 1 otherwise.
+ * `plugins` loads the strategy plugins and checks their params (config cannot import them):
+ * it answers lines to print, or throws ConfigError with their problems.
+ */
+export async function validateCommand(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+  plugins?: (loaded: LoadedConfig) => Promise<string[]>,
+): Promise<{ ok: boolean; output: string }> {
   try {
-    const { config, credentials } = await loadConfig(path, env);
+    const loaded = await loadConfig(path, env);
+    const { config, credentials } = loaded;
     const total = config.strategies.length;
     const disabled = config.strategies.filter((s) => !s.enabled).length;
     const lines = [`config OK: ${total} strateg${total === 1 ? 'y' : 'ies'}${disabled ? ` (${disabled} disabled)` : ''}, mode ${config.mode}`];
     if (total - disabled === 0) lines.push('note: no enabled strategy; `sluice run` needs at least one');
     if (config.mode === 'paper') lines.push('paper mode: orders go to the built-in simulated exchange, no real money');
     else if (credentials) lines.push(`credentials: found in ${env.SLUICE_API_KEY ? 'the environment' : config.credentials.file}`);
-    lines.push('strategy plugins and their params are checked when `sluice run` or `sluice plan` loads them');
+    lines.push(...(plugins ? await plugins(loaded) : ['strategy plugins and their params are checked when `sluice run` or `sluice plan` loads them']));
     return { ok: true, output: lines.join('\n') };
   } catch (err) {
     if (err instanceof ConfigError) return { ok: false, output: err.message };

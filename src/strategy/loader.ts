@@ -8,6 +8,7 @@ import { tsImport } from 'tsx/esm/api';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import type { Market } from '../core/types.js';
 import { API_VERSION, type StrategyDefinition } from './api.js';
+import { paramProblems } from './param-problems.js';
 
 export interface StrategyEntry {
   id: string;
@@ -57,10 +58,7 @@ export async function loadStrategies(entries: readonly StrategyEntry[], baseDir:
     const def = definition as StrategyDefinition;
     const parsed = def.params.safeParse(entry.params ?? {});
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        const sub = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-        problems.push({ path: `${at}.params${sub}`, message: `${issue.message} (plugin ${def.name})` });
-      }
+      problems.push(...paramProblems(parsed.error.issues, def.params, entry.params ?? {}, at, def.name));
       continue;
     }
     loaded.push({ entry, definition: def, params: parsed.data });

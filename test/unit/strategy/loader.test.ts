@@ -13,6 +13,14 @@ describe('loadStrategies', () => {
     expect(grid!.params).toMatchObject({ levels: 2, spacingPct: '0.1', orderVolume: '0.001' });
   });
 
+  it('hints at the param meant when a key is a typo, as core config keys do', async () => {
+    const err = (await loadStrategies([entry({ params: { maxInventroy: '0.02', levls: 2 } })], ROOT).catch((e: unknown) => e)) as ConfigError;
+    expect(err.problems).toEqual([
+      { path: 'strategies[0].params.maxInventroy', message: 'unknown key; did you mean maxInventory? (plugin grid)' },
+      { path: 'strategies[0].params.levls', message: 'unknown key; did you mean levels? (plugin grid)' },
+    ]);
+  });
+
   it('skips disabled entries', async () => {
     expect(await loadStrategies([entry({ enabled: false, use: 'nope.ts' })], ROOT)).toEqual([]);
   });
@@ -34,7 +42,8 @@ describe('loadStrategies', () => {
     expect(text).toMatch(/strategies\[2\]\.use: .*old-api\.ts was written for plugin API version 0; this sluice speaks version 1/);
     expect(text).toMatch(/strategies\[3\]\.params\.levels: .*\(plugin grid\)/);
     expect(text).toMatch(/strategies\[3\]\.params\.orderVolume: .*expected string/);
-    expect(text).toMatch(/strategies\[3\]\.params: .*typo/);
+    expect(text).toMatch(/strategies\[3\]\.params\.orderVolume: .*: write it quoted, e\.g\. "0\.5"/);
+    expect(text).toContain('strategies[3].params.typo: unknown key; remove it (known params here: levels, spacingPct, orderVolume, maxInventory, requotePct) (plugin grid)');
     expect((err as ConfigError).problems.length).toBe(6);
   });
 });

@@ -1,0 +1,28 @@
+// "Did you mean": the closest known word to one that is probably a typo. Config keys, endpoint
+// ids, plugin params and symbols all use it, so every hint reads the same.
+
+/** Levenshtein distance. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const next = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row[j]!;
+      row[j] = next;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The closest candidate when it is plausibly a typo of `word`. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  const lower = word.toLowerCase();
+  let best: { c: string; d: number } | undefined;
+  for (const c of candidates) {
+    const d = c.toLowerCase() === lower ? 0 : distance(lower, c.toLowerCase());
+    if (!best || d < best.d) best = { c, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(word.length / 4)) ? best.c : undefined;
+}

@@ -1,0 +1,79 @@
+// A plugin's params problems as config problems: one per issue, at its YAML path, worded like
+// the core config's (an unknown key gets "did you mean", a bare number where the plugin wants a
+// decimal string says to quote it). Schemas are read by their zod definition, not by class, so a
+// plugin that imports its own copy of zod is read the same.
+import type { ConfigProblem } from '../core/errors.js';
+import { closest } from '../core/spelling.js';
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+  expected?: string;
+}
+
+interface Def {
+  type?: string;
+  shape?: Record<string, unknown>;
+  innerType?: unknown;
+  in?: unknown;
+  element?: unknown;
+}
+
+const defOf = (schema: unknown): Def => ((schema as { _zod?: { def?: Def } } | null)?._zod?.def ?? {});
+
+/** The schema under wrappers (defaults, optional, nullable, transforms). */
+function structural(schema: unknown): unknown {
+  for (let i = 0; i < 20; i++) {
+    const def = defOf(schema);
+    if (def.innerType !== undefined && ['default', 'prefault', 'optional', 'nullable', 'readonly', 'catch', 'nonoptional'].includes(def.type ?? '')) schema = def.innerType;
+    else if (def.type === 'pipe' && def.in !== undefined) schema = def.in;
+    else break;
+  }
+  return schema;
+}
+
+/** The keys the object schema at `path` (inside `schema`) knows, or undefined when it is not an object. */
+export function paramKeys(schema: unknown, path: readonly PropertyKey[]): string[] | undefined {
+  let node = structural(schema);
+  for (const seg of path) {
+    const def = defOf(node);
+    if (def.type === 'object' && def.shape) node = structural(def.shape[String(seg)]);
+    else if (def.type === 'array') node = structural(def.element);
+    else return undefined;
+  }
+  const def = defOf(node);
+  return def.type === 'object' && def.shape ? Object.keys(def.shape) : undefined;
+}
+
+const valueAt = (value: unknown, path: readonly PropertyKey[]): unknown =>
+  path.reduce<unknown>((v, seg) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[seg] : undefined), value);
+
+const formatSub = (path: readonly PropertyKey[]) => path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`)).join('');
+
+/** `at` is the entry's path, e.g. `strategies[0]`. */
+export function paramProblems(issues: readonly Issue[], schema: unknown, params: unknown, at: string, plugin: string): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const where = `(plugin ${plugin})`;
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys' && issue.keys) {
+      const known = paramKeys(schema, issue.path);
+      for (const key of issue.keys) {
+        const guess = known ? closest(key, known) : undefined;
+        const fix = guess ? `did you mean ${guess}?` : known ? `remove it (known params here: ${known.join(', ') || 'none'})` : 'remove it';
+        problems.push({ path: `${at}.params${formatSub([...issue.path, key])}`, message: `unknown key; ${fix} ${where}` });
+      }
+      continue;
+    }
+    const value = valueAt(params, issue.path);
+    let hint = '';
+    if (issue.code === 'invalid_type' && issue.expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
+      hint = `: write it quoted, e.g. "${String(value)}" (money and quantities are decimal strings)`;
+    } else if (issue.code === 'invalid_type' && issue.expected === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) {
+      hint = `: write it without quotes, e.g. ${value.trim()}`;
+    }
+    problems.push({ path: `${at}.params${formatSub(issue.path)}`, message: `${issue.message}${hint} ${where}` });
+  }
+  return problems;
+}
