@@ -155,14 +155,22 @@ function convert(v: unknown): unknown {
  */
 export function parsedResponse(status: number, headers: Readonly<Record<string, string>>, body: unknown): HttpResponse {
   const parsed = jsonValue(body);
-  if (!parsed) return { status, headers, body: writeJson(body) };
-  let text: string | undefined;
-  return {
-    status,
-    headers,
-    json: parsed.value,
-    get body() {
-      return (text ??= writeJson(body));
-    },
-  };
+  return parsed ? new ParsedAnswer(status, headers, parsed.value, body) : { status, headers, body: writeJson(body) };
+}
+
+// A class, not an object literal with a getter: a literal's getter closure lands in a map of
+// its own, in the old generation, and holds the answer there until a major GC.
+class ParsedAnswer implements HttpResponse {
+  private text: string | undefined;
+
+  constructor(
+    readonly status: number,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly json: unknown,
+    private readonly source: unknown,
+  ) {}
+
+  get body(): string {
+    return (this.text ??= writeJson(this.source));
+  }
 }
