@@ -134,6 +134,7 @@ function checkPlace(intent: PlaceIntent, snapshot: RiskSnapshot, limits: RiskLim
   if (malformed) return malformed;
   const facts = factsOf(intent, snapshot, tally);
   return (
+    checkPrecision(intent, facts.info) ??
     checkKillSwitch(intent, facts, limits) ??
     checkDuplicate(intent, limits, tally, now) ??
     checkOrderRate(limits, tally) ??
@@ -160,6 +161,27 @@ function checkWellFormed(intent: PlaceIntent, snapshot: RiskSnapshot): Verdict |
   if (!snapshot.instruments.has(symbolKey(intent.market, intent.symbol))) {
     return fail('invalid', `unknown symbol ${intent.symbol} on ${intent.market} (not in the market snapshot)`);
   }
+  return undefined;
+}
+
+/**
+ * The venue refuses a volume or price with more decimals than the instrument allows (spot: the
+ * quantity's precision, or the price's for a market buy's quote amount; futures: whole
+ * contracts), so such an intent is refused here, with the fix, before it costs a request.
+ */
+function checkPrecision(intent: PlaceIntent, info: SymbolInfo): Verdict | undefined {
+  const fix = (what: string, value: Decimal, allowed: number) =>
+    fail('precision', `${what} ${value} has ${dec.places(value)} decimals; ${intent.symbol} allows ${allowed}: round it to ${allowed} decimals, e.g. ${dec.truncate(value, allowed)} (dec.truncate(x, ${allowed}))`);
+  if (intent.market === 'futures') {
+    if (dec.places(intent.volume) > 0) {
+      return fail('precision', `volume ${intent.volume} is not a whole number: futures volumes are contracts of ${intent.symbol}; round it to a whole number, e.g. ${dec.truncate(intent.volume, 0)} (dec.truncate(x, 0))`);
+    }
+  } else if (isQuoteSized(intent)) {
+    if (dec.places(intent.volume) > info.pricePrecision) return fix(`a market buy's volume is ${info.quoteAsset} to spend:`, intent.volume, info.pricePrecision);
+  } else if (dec.places(intent.volume) > info.quantityPrecision) {
+    return fix('volume', intent.volume, info.quantityPrecision);
+  }
+  if (intent.price !== undefined && dec.places(intent.price) > info.pricePrecision) return fix('price', intent.price, info.pricePrecision);
   return undefined;
 }
 

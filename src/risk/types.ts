@@ -9,6 +9,7 @@ export type KillSwitchMode = 'off' | 'halted' | 'reduce_only';
 /** The rule that rejected an intent; stable strings for logs and metrics. */
 export type RiskRule =
   | 'invalid'
+  | 'precision'
   | 'kill_switch'
   | 'duplicate'
   | 'order_rate'
@@ -22,6 +23,7 @@ export type RiskRule =
 /** The rules in the order the gate applies them; the first that fails names the rejection. */
 export const RISK_RULES: readonly RiskRule[] = [
   'invalid',
+  'precision',
   'kill_switch',
   'duplicate',
   'order_rate',

@@ -41,7 +41,8 @@ export function snapshot(over: {
     instruments: new Map([
       ['spot:BTCUSDT', info('BTCUSDT', 'BTC', 'USDT')],
       ['spot:ETHBTC', info('ETHBTC', 'ETH', 'BTC')],
-      ['futures:E-BTC-USDT', info('E-BTC-USDT', 'E-BTC-USDT', 'USDT')],
+      // Volumes are whole contracts of 0.001 BTC each.
+      ['futures:E-BTC-USDT', { ...info('E-BTC-USDT', 'E-BTC-USDT', 'USDT'), quantityPrecision: 0, limitVolumeMin: d('1'), multiplier: d('0.001') }],
     ]),
   };
 }

@@ -43,6 +43,28 @@ table('invalid', [
   { name: 'symbol known on another market only', intents: [place('0.1', '20000', { market: 'futures' })], expected: ['invalid: unknown symbol BTCUSDT on futures (not in the market snapshot)'] },
 ]);
 
+table('precision', [
+  { name: 'a volume at the quantity precision passes', intents: [place('0.00123', '20000.5')], expected: [ACCEPTED] },
+  { name: 'trailing zeros are not decimals the venue refuses', intents: [place('0.0012300000', '20000.50')], expected: [ACCEPTED] },
+  {
+    name: 'a volume with more decimals than the instrument allows (the issue\'s BUY LIMIT 0.0012345678)',
+    intents: [place('0.0012345678', '20000')],
+    expected: ['precision: volume 0.0012345678 has 10 decimals; BTCUSDT allows 5: round it to 5 decimals, e.g. 0.00123 (dec.truncate(x, 5))'],
+  },
+  { name: 'a price with more decimals than the instrument allows', intents: [sell('0.1', '20000.125')], expected: ['precision: price 20000.125 has 3 decimals; BTCUSDT allows 2: round it to 2 decimals, e.g. 20000.12 (dec.truncate(x, 2))'] },
+  {
+    name: "a spot market buy's volume is quote, at the price's precision",
+    intents: [market('BUY', '100.123'), market('BUY', '100.12')],
+    expected: ["precision: a market buy's volume is USDT to spend: 100.123 has 3 decimals; BTCUSDT allows 2: round it to 2 decimals, e.g. 100.12 (dec.truncate(x, 2))", ACCEPTED],
+  },
+  {
+    name: 'futures volumes are whole contracts',
+    intents: [place('1.5', '20000', { market: 'futures', symbol: 'E-BTC-USDT' }), place('2', '20000', { market: 'futures', symbol: 'E-BTC-USDT' })],
+    expected: ['precision: volume 1.5 is not a whole number: futures volumes are contracts of E-BTC-USDT; round it to a whole number, e.g. 1 (dec.truncate(x, 0))', ACCEPTED],
+  },
+  { name: 'a malformed intent is invalid before it is imprecise', intents: [place('0.0012345678', undefined)], expected: ['invalid: a LIMIT order needs a price'] },
+]);
+
 table('kill_switch', [
   { name: 'halted rejects a place', limits: { killSwitch: { mode: 'halted' } }, intents: [place('0.1', '20000')], expected: ['kill_switch: trading is halted; no new orders until the kill switch is released'] },
   { name: 'halted still lets cancels through', limits: { killSwitch: { mode: 'halted' } }, intents: [cancel('slt-1')], expected: [ACCEPTED] },
@@ -126,7 +148,7 @@ table('max_notional_per_order', [
   { name: 'market sell at the last price', intents: [market('SELL', '0.6')], expected: ['max_notional_per_order: 0.6 BTCUSDT at the last price 20000 is 12000 USDT, above the 10000 limit'] },
   { name: 'spot market buy: the volume is the quote amount', intents: [market('BUY', '12000')], expected: ['max_notional_per_order: market buy of BTCUSDT for 12000 USDT is above the 10000 limit'] },
   { name: 'spot market buy within the limit', intents: [market('BUY', '10000')], expected: [ACCEPTED] },
-  { name: 'futures market buy is base-sized', intents: [market('BUY', '0.6', { market: 'futures', symbol: 'E-BTC-USDT' })], expected: ['max_notional_per_order: 0.6 E-BTC-USDT at the last price 20000 is 12000 USDT, above the 10000 limit'] },
+  { name: 'futures market buy is contracts, each of the multiplier', intents: [market('BUY', '600', { market: 'futures', symbol: 'E-BTC-USDT' })], expected: ['max_notional_per_order: 600 E-BTC-USDT at the last price 20000 is 12000 USDT, above the 10000 limit'] },
 ]);
 
 const minuteAgo = (value: string, at = 10_000, asset = 'USDT'): RiskState => ({ ...emptyRiskState(), notional: [{ at, asset, value: d(value) }], notionalTotal: { [asset]: d(value) } });
@@ -167,7 +189,7 @@ table('balance', [
   { name: 'a sell needs its base', snap: snapshot({ balances: { BTC: '0.05' } }), intents: [sell('0.1', '20000')], expected: ['balance: SELL 0.1 BTCUSDT needs 0.1 BTC, 0.05 BTC free'] },
   { name: 'an asset never seen has nothing free', snap: snapshot({ balances: {} }), intents: [sell('0.1', '20000')], expected: ['balance: SELL 0.1 BTCUSDT needs 0.1 BTC, 0 BTC free'] },
   { name: 'a spot market buy needs its quote amount plus the allowance', snap: snapshot({ balances: { USDT: '1000' } }), intents: [market('BUY', '1000')], expected: ['balance: BUY 1000 BTCUSDT needs 1002 USDT (with the 0.2% fee allowance), 1000 USDT free'] },
-  { name: 'futures is not checked here (margin is the venue’s)', snap: snapshot({ balances: {} }), intents: [place('0.1', '20000', { market: 'futures', symbol: 'E-BTC-USDT' })], expected: [ACCEPTED] },
+  { name: 'futures is not checked here (margin is the venue’s)', snap: snapshot({ balances: {} }), intents: [place('100', '20000', { market: 'futures', symbol: 'E-BTC-USDT' })], expected: [ACCEPTED] },
 ]);
 
 describe('rule order', () => {
