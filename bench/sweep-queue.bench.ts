@@ -84,7 +84,12 @@ for (const workers of smoke ? [1, 2] : [1, 2]) {
   console.log(`queue, ${workers} worker process${workers > 1 ? 'es' : ''}: ${s(q.wallMs)} (submit ${ms(q.submitMs)}, result to report ${ms(q.resultToReportMs)})`);
 }
 const same = [threaded, ...viaQueue.map((q) => q.outcomes)].every((o) => JSON.stringify(o) === JSON.stringify(sequential)) && sequential.every((o) => o.status === 'ok');
-if (!same) console.log('the figures differ between the ways of running the sweep');
+if (!same) {
+  // A failed run (a plugin the threads cannot load, a tape they cannot read) would time nothing.
+  const odd = [sequential, threaded, ...viaQueue.map((q) => q.outcomes)].flat().find((o) => o.status !== 'ok');
+  console.error(`the figures differ between the ways of running the sweep${odd?.status === 'failed' ? `; a run failed: ${odd.reason}` : ''}: nothing is written`);
+  process.exit(1);
+}
 
 // The queue's own ceiling: trivial runs through the same submit, worker and gather code.
 const CEILING_RUNS = smoke ? 100 : 1000;
