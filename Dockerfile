@@ -34,7 +34,8 @@ USER sluice
 VOLUME /var/lib/sluice
 # The ops endpoint listens on 127.0.0.1 unless SLUICE_HTTP_HOST=0.0.0.0 is set (deploy/sluice.yaml):
 # loopback inside the container is enough for the health check below, and nothing is exposed
-# by accident. Set 0.0.0.0 only to publish the port, e.g. -p 127.0.0.1:9464:9464.
+# by accident. Set 0.0.0.0 only to publish the port, e.g. -p 127.0.0.1:9464:9464, and then set
+# SLUICE_HTTP_TOKEN too: sluice refuses to serve off loopback without a token (/healthz stays open).
 ENV SLUICE_HTTP_PORT=9464
 EXPOSE 9464
 # SIGTERM runs the orderly shutdown; give it --stop-timeout 90 (docker's default is 10 s).

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { systemClock } from '../core/clock.js';
 import { AuthError, BannedError, ClockSkewError, RateLimitedError, errorText } from '../core/errors.js';
 import type { Market } from '../core/types.js';
-import { KEY_VAR, SECRET_VAR, type Config, type Credentials } from '../config/index.js';
+import { KEY_VAR, opsEnabled, SECRET_VAR, type Config, type Credentials } from '../config/index.js';
 import { VenueCode } from '../exchange/codes.js';
 import { endpointLimits, WINDOW_MS, type EndpointId } from '../exchange/endpoints.js';
 import type { CallRecord } from '../executor/index.js';
@@ -38,7 +38,7 @@ export function formatCheck(c: Check): string {
 const MAX_LEAD_MS = 1000;
 
 /** Every check, in the order they print. */
-export async function runChecks(config: Config, credentials: Credentials | undefined, configPath: string): Promise<Check[]> {
+export async function runChecks(config: Config, credentials: Credentials | undefined, configPath: string, httpToken?: string): Promise<Check[]> {
   const now = systemClock.now();
   const venue = config.mode === 'paper' ? 'the built-in simulated exchange' : (config.venue.spotUrl ?? '(no venue.spotUrl)');
   const checks: Check[] = [{ name: 'config', verdict: 'OK', detail: `${configPath}, mode ${config.mode}, venue ${venue}` }];
@@ -63,7 +63,7 @@ export async function runChecks(config: Config, credentials: Credentials | undef
   } finally {
     await app.client.close();
   }
-  const daemon = config.http.enabled ? await daemonLimiter(config.http.host, config.http.port) : undefined;
+  const daemon = opsEnabled(config) ? await daemonLimiter(config.http.host, config.http.port, httpToken) : undefined;
   checks.push(limitsCheck(config, { now, banUntil: bannedUntil, seen, daemon }));
   checks.push(journal?.check ?? { name: 'journal', verdict: 'OK', detail: `paper mode keeps its journal in memory (journal.path ${config.journal.path} is used in live mode only)` });
   return checks;
@@ -182,11 +182,11 @@ export function limitsCheck(config: Config, facts: { now: number; banUntil: numb
 }
 
 /** The running daemon's limiter from its ops endpoint, or undefined when none answers. */
-async function daemonLimiter(host: string, port: number): Promise<Usage | undefined> {
+async function daemonLimiter(host: string, port: number, token: string | undefined): Promise<Usage | undefined> {
   if (port === 0) return undefined; // a free port picked at start: nothing to find it by
   const h = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   try {
-    const res = await fetch(`http://${h.includes(':') ? `[${h}]` : h}:${port}/status.json`, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`http://${h.includes(':') ? `[${h}]` : h}:${port}/status.json`, { signal: AbortSignal.timeout(2000), ...(token !== undefined ? { headers: { authorization: `Bearer ${token}` } } : {}) });
     if (!res.ok) return undefined;
     return ((await res.json()) as { limiter?: Usage }).limiter;
   } catch {

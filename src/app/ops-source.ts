@@ -1,11 +1,16 @@
 // The daemon as the ops endpoint sees it: an OpsSource read from the running App at request
 // time, plus the call tap that feeds metrics, venue reachability and ban alerts.
-import { dec } from '../core/decimal.js';
+import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import { BannedError } from '../core/errors.js';
+import type { Fill } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import type { CallRecord } from '../executor/index.js';
-import type { OpsHealth, OpsSource, OpsStatus } from '../ops/index.js';
+import { OpsRecorder, type OpsAlert, type OpsFill, type OpsHealth, type OpsSource, type OpsStatus } from '../ops/index.js';
+import { accountValue, equitySample } from '../report/index.js';
 import type { App } from './build.js';
+
+/** Fills the dashboard lists and marks on its charts. */
+export const RECENT_FILLS = 200;
 
 /**
  * Transport-level failures in a row (no HTTP answer, or a 5xx) after which the venue counts as
@@ -17,9 +22,12 @@ export const UNREACHABLE_AFTER_FAILURES = 3;
 export class VenueWatch {
   lastOkAt: number | null = null;
   private failuresInARow = 0;
+  /** Requests that left, per endpoint: the dashboard shows the endpoints in use. */
+  readonly sent = new Map<string, number>();
 
   /** Give it every CallRecord; returns the BannedError when this call found a ban. */
   observe(record: CallRecord): BannedError | undefined {
+    if (record.sentAt !== undefined) this.sent.set(record.endpoint, (this.sent.get(record.endpoint) ?? 0) + 1);
     const answered = record.httpStatus !== undefined && record.httpStatus < 500;
     if (answered) {
       // Any answer of the venue's own (a 4xx included) proves it is there.
@@ -43,12 +51,23 @@ export interface DaemonOpsSourceOptions {
   app: () => App | undefined;
   watch: VenueWatch;
   now: () => number;
+  /** The latest alerts (the daemon's Alerts.recent). */
+  alerts?: () => OpsAlert[];
+  recorder?: OpsRecorder;
+}
+
+export interface DaemonOpsSource extends OpsSource {
+  /** One sample of prices, equity and realised PnL from the engine, for the dashboard's charts. */
+  sample(): void;
 }
 
 const EMPTY_HEALTH: OpsHealth = { bannedUntil: 0, killSwitch: 'off', venueReachable: true, lastVenueOkAt: null };
 
-export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): OpsSource {
+export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSource {
   const { config, watch } = opts;
+  const recorder = opts.recorder ?? new OpsRecorder();
+  const fills = new RecentFills();
+  const equity = new EquityBase();
   // Strategies the config names but turns off never get a host; they are listed as disabled too.
   const configDisabled = config.strategies.filter((s) => !s.enabled).map((s) => ({ id: s.id, enabled: false, disabledReason: 'enabled: false in the config' }));
 
@@ -70,7 +89,20 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): OpsSource {
       const app = opts.app();
       const now = opts.now();
       if (!app) {
-        return { mode: config.mode, now, positions: [], openOrders: [], pnl: { realized: '0', fees: '0' }, limiter: {}, strategies: configDisabled, drift: [], clockOffsetMs: 0 };
+        return {
+          mode: config.mode,
+          now,
+          positions: [],
+          openOrders: [],
+          pnl: { realized: '0', fees: '0' },
+          limiter: {},
+          strategies: configDisabled,
+          drift: [],
+          clockOffsetMs: 0,
+          fills: [],
+          alerts: opts.alerts?.() ?? [],
+          quoteAsset: null,
+        };
       }
       const { engine } = app;
       const book = engine.positions.snapshot();
@@ -88,6 +120,7 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): OpsSource {
         volume: o.volume,
         executedVolume: o.executedVolume,
         status: o.status,
+        createdAt: o.createdAt,
       }));
       const strategies = [
         ...engine.hosts.map((h) => (h.enabled ? { id: h.id, enabled: true } : { id: h.id, enabled: false, disabledReason: h.disabledBy?.message ?? 'disabled' })),
@@ -107,13 +140,96 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): OpsSource {
         positions,
         openOrders,
         pnl: { realized: dec.sum(book.map((p) => p.realizedPnl)), fees: dec.sum(book.map((p) => p.fees)) },
-        limiter: app.client.pacer.usage(),
+        limiter: Object.fromEntries(Object.entries(app.client.pacer.usage()).map(([e, u]) => [e, { ...u, requests: watch.sent.get(e) ?? 0 }])),
         strategies,
         drift,
         clockOffsetMs: Math.round(app.client.venueClock.offsetMs()),
+        fills: fills.latest(app),
+        alerts: opts.alerts?.() ?? [],
+        quoteAsset: equity.quote ?? null,
       };
     },
+
+    history: (cursor) => recorder.history(cursor),
+    onSample: (listener) => recorder.onSample(listener),
+
+    sample(): void {
+      const app = opts.app();
+      if (!app?.engine.ready) return;
+      const { engine } = app;
+      const inputs = engine.riskInputs();
+      const prices: Record<string, string> = {};
+      for (const { market, symbol } of engine.activeSymbols()) {
+        const last = inputs.lastPrices.get(`${market}:${symbol}`);
+        if (last !== undefined) prices[`${market}:${symbol}`] = last;
+      }
+      const book = engine.positions.snapshot();
+      recorder.record({
+        at: opts.now(),
+        prices,
+        equity: equity.value(app, inputs.lastPrices, inputs.instruments),
+        realized: dec.sub(dec.sum(book.map((p) => p.realizedPnl)), dec.sum(book.map((p) => p.fees))),
+      });
+    },
   };
+}
+
+/** The latest fills: the journal's at the first look, then each the engine reports. */
+class RecentFills {
+  private app: App | undefined;
+  private kept: OpsFill[] = [];
+
+  latest(app: App): OpsFill[] {
+    if (this.app !== app) {
+      this.app = app;
+      // Once per app: the journal is read whole here, later fills arrive as events.
+      const journaled = [...app.journal.fills()].sort((a, b) => a.time - b.time).slice(-RECENT_FILLS);
+      this.kept = journaled.reverse().map(opsFill);
+      app.engine.events.on('fill', (f) => {
+        this.kept.unshift(opsFill(f));
+        this.kept.length = Math.min(this.kept.length, RECENT_FILLS);
+      });
+    }
+    return this.kept;
+  }
+}
+
+const opsFill = (f: Fill): OpsFill => ({
+  tradeId: f.tradeId,
+  market: f.market,
+  symbol: f.symbol,
+  side: f.side,
+  price: f.price,
+  volume: f.volume,
+  fee: f.fee,
+  feeAsset: f.feeAsset,
+  isMaker: f.isMaker,
+  time: f.time,
+});
+
+/**
+ * Equity as the backtest report counts it: the account's value when the dashboard first could
+ * price it (the venue's balances marked at the last prices), moved since by the PnL of our
+ * positions (realised and unrealised, less fees), so the curve shows the strategies, not the
+ * coins the account merely holds.
+ */
+class EquityBase {
+  quote: string | undefined;
+  private base: Decimal | undefined;
+
+  value(app: App, lastPrices: ReadonlyMap<string, Decimal>, instruments: ReadonlyMap<string, { quoteAsset: string; multiplier?: Decimal }>): string | undefined {
+    const active = app.engine.activeSymbols();
+    const first = active.find((a) => a.market === 'spot') ?? active[0];
+    this.quote ??= first && instruments.get(`${first.market}:${first.symbol}`)?.quoteAsset;
+    if (this.quote === undefined) return undefined;
+    const pnl = equitySample(app.engine.positions, ZERO, 0, (market, symbol) => lastPrices.get(`${market}:${symbol}`), (symbol) => instruments.get(`futures:${symbol}`)?.multiplier).equity;
+    if (this.base === undefined) {
+      if (active.some((a) => !lastPrices.has(`${a.market}:${a.symbol}`))) return undefined;
+      const balances = [...app.engine.reconciler.balances.values()];
+      this.base = dec.sub(accountValue(balances, this.quote, (symbol) => lastPrices.get(`spot:${symbol}`)), pnl);
+    }
+    return dec.add(this.base, pnl);
+  }
 }
 
 /** The journal's ban end; 0 once it is closed (shutdown), when the pacer still knows. */

@@ -19,7 +19,7 @@ export async function doctorCommand(configPath: string, out: (line: string) => v
   }
   const { config, credentials } = loaded;
   const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
-  const checks = await runChecks(config, credentials, configPath);
+  const checks = await runChecks(config, credentials, configPath, loaded.httpToken);
   for (const c of checks) out(scrub(formatCheck(c), secrets));
   return checks.some((c) => c.verdict === 'FAIL') ? 1 : 0;
 }

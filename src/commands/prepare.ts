@@ -30,5 +30,5 @@ export async function prepare(configPath: string): Promise<Prepared | undefined>
 
 /** The secrets a command's logger scrubs. */
 export function secretsOf(loaded: LoadedConfig): string[] {
-  return loaded.credentials ? [loaded.credentials.apiKey, loaded.credentials.apiSecret] : [];
+  return [...(loaded.credentials ? [loaded.credentials.apiKey, loaded.credentials.apiSecret] : []), ...(loaded.httpToken !== undefined ? [loaded.httpToken] : [])];
 }

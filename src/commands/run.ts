@@ -5,13 +5,17 @@ import type { Logger } from 'pino';
 import { systemClock } from '../core/clock.js';
 import { JournalError, errorText } from '../core/errors.js';
 import type { Order } from '../core/types.js';
+import { opsEnabled } from '../config/index.js';
 import { buildApp, type App, type AppInputs } from '../app/build.js';
-import { createLogger } from '../app/logger.js';
+import { createLogger, prettyLogs } from '../app/logger.js';
 import { createDaemonOpsSource, VenueWatch } from '../app/ops-source.js';
 import { daemon } from '../app/profiles.js';
 import { Alerts, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
 import type { KillSwitchMode, RiskGate } from '../risk/index.js';
 import { prepare, secretsOf } from './prepare.js';
+
+/** How often the dashboard samples prices, equity and realised PnL. */
+export const DASHBOARD_SAMPLE_MS = 1000;
 
 export async function runCommand(configPath: string): Promise<number> {
   const prepared = await prepare(configPath);
@@ -19,7 +23,7 @@ export async function runCommand(configPath: string): Promise<number> {
   const { config, credentials } = prepared.loaded;
   const log = createLogger({
     level: config.log.level,
-    pretty: config.log.pretty === 'auto' ? Boolean(process.stdout.isTTY) : config.log.pretty,
+    pretty: prettyLogs(config.log.pretty, process.stdout.isTTY),
     secrets: secretsOf(prepared.loaded),
   });
   const secrets = secretsOf(prepared.loaded);
@@ -29,9 +33,9 @@ export async function runCommand(configPath: string): Promise<number> {
   // takes the call tap that feeds it), so the endpoint can answer 503 "starting" from the first moment.
   let app: App | undefined;
   const watch = new VenueWatch();
-  const source = createDaemonOpsSource({ config, app: () => app, watch, now });
-  const metrics = createMetrics(source, { now });
   const alerts = new Alerts({ webhookUrl: config.alerts.webhookUrl, minIntervalMs: config.alerts.minIntervalMs, now, log, secrets });
+  const source = createDaemonOpsSource({ config, app: () => app, watch, now, alerts: () => alerts.recent() });
+  const metrics = createMetrics(source, { now });
   let alertedBanUntil = 0;
   const onCall: AppInputs['onCall'] = (record) => {
     metrics.onCall(record);
@@ -45,17 +49,37 @@ export async function runCommand(configPath: string): Promise<number> {
 
   // Bind before the app takes the journal lock: a port in use then stops start-up having touched nothing.
   let ops: OpsServer | undefined;
-  if (config.http.enabled) {
+  let sampling: ReturnType<typeof setInterval> | undefined;
+  if (opsEnabled(config)) {
+    const token = prepared.loaded.httpToken;
+    const serve = (port: number) => startOpsServer({ host: config.http.host, port, source, metrics, now, log, ...(token !== undefined ? { token } : {}) });
     try {
-      ops = await startOpsServer({ host: config.http.host, port: config.http.port, source, metrics, now, log });
+      ops = await serve(config.http.port).catch((err: unknown) => {
+        // The paper demo's dashboard (http.enabled: auto) moves to a free port rather than not
+        // start: a second demo, or a test, may hold the default one. A port set on purpose stays fatal.
+        if (config.http.enabled !== 'auto' || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        log.warn({ port: config.http.port }, 'the ops port is in use: the dashboard takes a free one');
+        return serve(0);
+      });
     } catch (err) {
       log.fatal({ err: errorText(err), host: config.http.host, port: config.http.port }, 'could not start the ops endpoint (http.host, http.port): is the port in use?');
       log.flush();
       return 1;
     }
-    log.info({ url: ops.url, routes: ['/healthz', '/metrics', '/status.json', '/'] }, `ops endpoint listening on ${ops.url}`);
+    // The first line a user sees, before any log line (stderr, so stdout stays JSON).
+    process.stderr.write(`dashboard: ${ops.url}/${token !== undefined ? ` (needs the token: open ${ops.url}/?token=... once)` : ''}\n`);
+    log.info({ url: ops.url, routes: ['/', '/events', '/healthz', '/metrics', '/status.json'] }, `ops endpoint listening on ${ops.url}`);
+    sampling = setInterval(() => {
+      try {
+        source.sample();
+      } catch (err) {
+        log.warn({ err: errorText(err) }, 'dashboard sample failed');
+      }
+    }, DASHBOARD_SAMPLE_MS);
+    sampling.unref();
   }
   const closeOps = async () => {
+    clearInterval(sampling);
     await ops?.close().catch((err: unknown) => log.warn({ err: errorText(err) }, 'ops endpoint did not close cleanly'));
     await alerts.idle();
   };

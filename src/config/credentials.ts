@@ -7,6 +7,10 @@ import type { RawProblem } from './rules.js';
 
 export const KEY_VAR = 'SLUICE_API_KEY';
 export const SECRET_VAR = 'SLUICE_API_SECRET';
+/** The ops endpoint's token; http.tokenFile names a file holding it instead. */
+export const HTTP_TOKEN_VAR = 'SLUICE_HTTP_TOKEN';
+/** Shorter tokens are refused: a guessable token protects nothing. */
+export const MIN_TOKEN_LENGTH = 16;
 
 const HOW =
   `set ${KEY_VAR} and ${SECRET_VAR} in the environment, or set credentials.file to a file (chmod 600) with the lines ${KEY_VAR}=... and ${SECRET_VAR}=...`;
@@ -39,8 +43,30 @@ export async function resolveCredentials(opts: {
   return { problems: [] };
 }
 
-async function readCredentialsFile(file: string): Promise<CredentialsResult> {
-  const at = ['credentials', 'file'];
+/**
+ * The ops token: SLUICE_HTTP_TOKEN wins, else the first line of http.tokenFile (owner-only,
+ * like the credentials file). Messages name the variable or the file, never the value.
+ */
+export async function resolveHttpToken(opts: { file: string | null; env: NodeJS.ProcessEnv; baseDir: string }): Promise<{ token?: string; problems: RawProblem[] }> {
+  const fromEnv = opts.env[HTTP_TOKEN_VAR];
+  if (fromEnv) {
+    if (fromEnv.length < MIN_TOKEN_LENGTH) return { problems: [{ path: ['http', 'tokenFile'], message: `${HTTP_TOKEN_VAR} is shorter than ${MIN_TOKEN_LENGTH} characters: use a random one, e.g. openssl rand -hex 32` }] };
+    return { token: fromEnv, problems: [] };
+  }
+  if (opts.file === null) return { problems: [] };
+  const at = ['http', 'tokenFile'];
+  const file = isAbsolute(opts.file) ? opts.file : resolve(opts.baseDir, opts.file);
+  const read = await readPrivateFile(file, at);
+  if ('problems' in read) return read;
+  const token = read.text.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== '');
+  if (!token || token.length < MIN_TOKEN_LENGTH) {
+    return { problems: [{ path: at, message: `${file} must hold the token on its first line, at least ${MIN_TOKEN_LENGTH} characters: e.g. openssl rand -hex 32 > ${file}` }] };
+  }
+  return { token, problems: [] };
+}
+
+/** Opens, checks (a regular file only its owner can read) and reads through one handle, so the file checked is the file read. */
+async function readPrivateFile(file: string, at: string[]): Promise<{ text: string } | { problems: RawProblem[] }> {
   let text: string;
   // Check the mode and read through one handle, so the file checked is the file read.
   let handle;
@@ -64,7 +90,14 @@ async function readCredentialsFile(file: string): Promise<CredentialsResult> {
   } finally {
     await handle.close();
   }
+  return { text };
+}
 
+async function readCredentialsFile(file: string): Promise<CredentialsResult> {
+  const at = ['credentials', 'file'];
+  const read = await readPrivateFile(file, at);
+  if ('problems' in read) return read;
+  const { text } = read;
   const problems: RawProblem[] = [];
   const values = new Map<string, string>();
   text.split(/\r?\n/).forEach((raw, i) => {

@@ -4,8 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
-import { resolveCredentials } from './credentials.js';
-import { crossFieldProblems, dropEmptySections, removeSecretKeys, unknownKeyMessage, type RawProblem } from './rules.js';
+import { resolveCredentials, resolveHttpToken } from './credentials.js';
+import { httpProblems, crossFieldProblems, dropEmptySections, removeSecretKeys, unknownKeyMessage, type RawProblem } from './rules.js';
 import { asConfig, configSchema, deepFreeze, knownKeys } from './schema.js';
 import type { Config, Credentials, LoadedConfig } from './types.js';
 import { formatPath, interpolate, lineOf, parseYamlText, type Path } from './yaml.js';
@@ -65,6 +65,10 @@ export async function parseConfig(yamlText: string, opts: ParseOptions = {}): Pr
     baseDir: opts.baseDir ?? process.cwd(),
   });
   found.problems.forEach(add);
+  const tokenFile = (section as { http?: { tokenFile?: unknown } }).http?.tokenFile;
+  const token = await resolveHttpToken({ file: typeof tokenFile === 'string' && tokenFile !== '' ? tokenFile : null, env, baseDir: opts.baseDir ?? process.cwd() });
+  token.problems.forEach(add);
+  if (token.problems.length === 0) httpProblems(raw, token.token !== undefined).forEach(add);
 
   if (problems.length > 0 || !result.success) {
     // Stable sort: file order, problems without a line last.
@@ -75,7 +79,7 @@ export async function parseConfig(yamlText: string, opts: ParseOptions = {}): Pr
     ...parsedConfig,
     venue: { ...parsedConfig.venue, futuresUrl: parsedConfig.venue.futuresUrl ?? parsedConfig.venue.spotUrl },
   });
-  return found.credentials ? { config, credentials: sealed(found.credentials), source } : { config, source };
+  return { config, ...(found.credentials ? { credentials: sealed(found.credentials) } : {}), ...(token.token !== undefined ? { httpToken: token.token } : {}), source };
 }
 
 interface Issue {

@@ -1,6 +1,7 @@
 // Checks that the schema cannot express field by field: secrets written into YAML, rules that
 // span fields, and the endpoint table. They read the YAML value as written (before defaults),
 // defensively, so they run even when the schema found problems elsewhere.
+import { isLoopback } from '../core/net.js';
 import { closest } from '../core/spelling.js';
 import { isContainer } from './schema.js';
 import { ENDPOINT_IDS, ENDPOINTS, sharedLimit, type EndpointId } from '../exchange/endpoints.js';
@@ -34,7 +35,9 @@ export function removeSecretKeys(value: unknown, path: Path = []): RawProblem[] 
   else if (isObj(value)) {
     for (const key of Object.keys(value)) {
       const here = [...path, key];
-      if (looksSecret(key)) {
+      // http.tokenFile names a file, like credentials.file; the token itself never is in YAML.
+      const namesAFile = path.length === 1 && path[0] === 'http' && key === 'tokenFile';
+      if (looksSecret(key) && !namesAFile) {
         problems.push({ path: here, message: SECRET_FIX });
         delete value[key];
       } else if (!(path.length === 2 && path[0] === 'strategies' && key === 'params')) {
@@ -65,6 +68,24 @@ export function unknownKeyMessage(key: string, known: readonly string[] | undefi
   const guess = known ? closest(key, known) : undefined;
   if (guess) return `unknown key; did you mean ${guess}?`;
   return known ? `unknown key; remove it (known keys here: ${known.join(', ')})` : 'unknown key; remove it';
+}
+
+/**
+ * The ops endpoint off loopback needs a token: its pages show positions and orders, and its
+ * /metrics the account's activity, to anyone who can reach the port.
+ */
+export function httpProblems(raw: unknown, hasToken: boolean): RawProblem[] {
+  const enabled = get(raw, 'http', 'enabled') ?? 'auto';
+  const mode = get(raw, 'mode') ?? 'paper';
+  const host = get(raw, 'http', 'host') ?? '127.0.0.1';
+  const serves = enabled === true || (enabled === 'auto' && mode === 'paper');
+  if (!serves || hasToken || typeof host !== 'string' || isLoopback(host.replace(/^\[|\]$/g, ''))) return [];
+  return [
+    {
+      path: ['http', 'host'],
+      message: `${host} is not a loopback address, so the ops endpoint needs a token: set SLUICE_HTTP_TOKEN in the environment, or http.tokenFile to a file only you can read (chmod 600) holding one (e.g. openssl rand -hex 32), or set http.host: 127.0.0.1`,
+    },
+  ];
 }
 
 /** Rules across fields. `raw` is the YAML value after interpolation and secret removal. */

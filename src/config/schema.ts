@@ -257,7 +257,12 @@ export const configSchema = z.strictObject(
       pretty: z.union([z.literal('auto'), z.boolean()], { error: expected('auto, true or false') }).default('auto'),
     }),
     record: section({ path: optionalText().default(null), gzip: bool().default(false) }),
-    http: section({ enabled: bool().default(false), host: text().default('127.0.0.1'), port: int(0, 65535).default(9464) }),
+    http: section({
+      enabled: z.union([z.literal('auto'), z.boolean()], { error: expected('auto, true or false') }).default('auto'),
+      host: text().default('127.0.0.1'),
+      port: int(0, 65535).default(9464),
+      tokenFile: optionalText().default(null),
+    }),
     alerts: section({ webhookUrl: webhookUrl().default(null), minIntervalMs: int(0).default(60000) }),
   },
   { error: expected('a mapping of key: value lines') },

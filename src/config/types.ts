@@ -124,7 +124,8 @@ export interface Config {
   readonly journal: { readonly path: string };
   readonly log: { readonly level: LogLevel; readonly pretty: 'auto' | boolean };
   readonly record: { readonly path: string | null; readonly gzip: boolean };
-  readonly http: { readonly enabled: boolean; readonly host: string; readonly port: number };
+  /** The ops endpoint and dashboard. `auto`: served in paper mode, not live (see opsEnabled). */
+  readonly http: { readonly enabled: 'auto' | boolean; readonly host: string; readonly port: number; readonly tokenFile: string | null };
   /** Webhook notifications (a JSON POST) on ban, halt, drift and a disabled plugin. */
   readonly alerts: { readonly webhookUrl: string | null; readonly minIntervalMs: number };
 }
@@ -138,6 +139,13 @@ export interface LoadedConfig {
   readonly config: Config;
   /** Present when found (always in live mode). Never log it; pass both values to the logger's redaction list. */
   readonly credentials?: Credentials;
+  /** The ops endpoint's token (SLUICE_HTTP_TOKEN or http.tokenFile), when set. A secret: never log it. */
+  readonly httpToken?: string;
   /** The file (or label) the config came from, as used in error messages. */
   readonly source: string;
+}
+
+/** Whether `sluice run` serves the ops endpoint: `http.enabled`, where `auto` means in paper mode. */
+export function opsEnabled(config: Pick<Config, 'mode' | 'http'>): boolean {
+  return config.http.enabled === 'auto' ? config.mode === 'paper' : config.http.enabled;
 }

@@ -17,6 +17,9 @@ export interface AlertBody {
   suppressed: number;
 }
 
+/** How many alerts `recent()` keeps for the dashboard. */
+export const RECENT_ALERTS = 50;
+
 export type AlertPost = (url: string, body: string) => Promise<void>;
 
 export interface AlertsOptions {
@@ -50,6 +53,7 @@ export class Alerts {
   private readonly lastSentAt = new Map<AlertKind, number>();
   private readonly suppressed = new Map<AlertKind, number>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly kept: { kind: AlertKind; message: string; at: number }[] = [];
   private readonly post: AlertPost;
   private readonly secrets: string[];
 
@@ -61,6 +65,13 @@ export class Alerts {
 
   /** Queues an alert and returns at once; failures are logged, never thrown. */
   send(kind: AlertKind, message: string, details: Record<string, unknown> = {}): void {
+    try {
+      // Every alert shows on the dashboard, webhook or not, and none is folded away there.
+      this.kept.unshift({ kind, message: this.scrub(message), at: this.opts.now() });
+      this.kept.length = Math.min(this.kept.length, RECENT_ALERTS);
+    } catch (err) {
+      this.warn(kind, err);
+    }
     const url = this.opts.webhookUrl;
     if (!url) return;
     try {
@@ -83,6 +94,11 @@ export class Alerts {
     } catch (err) {
       this.warn(kind, err);
     }
+  }
+
+  /** The latest alerts, newest first, whether a webhook took them or not. */
+  recent(): { kind: AlertKind; message: string; at: number }[] {
+    return this.kept.map((a) => ({ ...a }));
   }
 
   /** Resolves when every alert sent so far has been delivered or has failed (for shutdown and tests). */

@@ -1,5 +1,6 @@
-// Public surface of the ops module: metrics, the local HTTP endpoint and webhook alerts.
-export type { OpsSource, OpsHealth, OpsStatus, OpsPosition, OpsOpenOrder, OpsLog } from './types.js';
+// Public surface of the ops module: metrics, the local HTTP endpoint and its dashboard, webhook alerts.
+export type { OpsSource, OpsHealth, OpsStatus, OpsPosition, OpsOpenOrder, OpsFill, OpsAlert, OpsPoint, OpsHistory, OpsLog } from './types.js';
 export { createMetrics, type Metrics, type MetricsOptions } from './metrics.js';
 export { startOpsServer, healthOf, STARTING_REASON, type OpsServer, type OpsServerOptions, type HealthVerdict } from './server.js';
-export { Alerts, postJson, type AlertKind, type AlertBody, type AlertPost, type AlertsOptions } from './alerts.js';
+export { Alerts, postJson, RECENT_ALERTS, type AlertKind, type AlertBody, type AlertPost, type AlertsOptions } from './alerts.js';
+export { OpsRecorder, DEFAULT_MAX_POINTS, type OpsSample } from './history.js';

@@ -30,6 +30,48 @@ export interface OpsOpenOrder {
   volume: string;
   executedVolume: string;
   status: string;
+  /** When the intent was journaled (epoch ms): the page shows the order's age from it. */
+  createdAt: number;
+}
+
+/** One of our fills, as the journal holds it. */
+export interface OpsFill {
+  tradeId: string;
+  market: string;
+  symbol: string;
+  side: string;
+  price: string;
+  volume: string;
+  fee: string;
+  feeAsset: string;
+  isMaker: boolean;
+  time: number;
+}
+
+export interface OpsAlert {
+  kind: string;
+  message: string;
+  at: number;
+}
+
+/** A sampled value: epoch ms and a decimal string. */
+export interface OpsPoint {
+  at: number;
+  value: string;
+}
+
+/** Time series for the dashboard's charts, from a cursor on (see OpsSource.history). */
+export interface OpsHistory {
+  /** Give it back to get only what was sampled after this answer. */
+  cursor: number;
+  /** True when this holds every point kept (the page starts its charts over), not only new ones. */
+  full: boolean;
+  /** Last price per `market:symbol`. */
+  prices: Record<string, OpsPoint[]>;
+  /** Account value in `quoteAsset`: at the first sample, then moved by the PnL of our positions. */
+  equity: OpsPoint[];
+  /** Realised PnL after fees, over all positions. */
+  realized: OpsPoint[];
 }
 
 export interface OpsStatus {
@@ -38,8 +80,15 @@ export interface OpsStatus {
   positions: OpsPosition[];
   openOrders: OpsOpenOrder[];
   pnl: { realized: string; fees: string };
-  limiter: Record<string, { inWindow: number; limit: number; queued: number }>;
+  /** Every endpoint; `requests` counts what left since start (the page shows only endpoints in use). */
+  limiter: Record<string, { inWindow: number; limit: number; queued: number; requests: number }>;
   strategies: { id: string; enabled: boolean; disabledReason?: string }[];
+  /** The latest fills, newest first. */
+  fills: OpsFill[];
+  /** The latest alerts (sent to the webhook or not), newest first. */
+  alerts: OpsAlert[];
+  /** The asset equity is counted in; null before it is known. */
+  quoteAsset: string | null;
   drift: { market: string; symbol: string; ours: string; venue: string; difference: string }[];
   clockOffsetMs: number;
 }
@@ -49,6 +98,10 @@ export interface OpsSource {
   ready(): boolean;
   health(): OpsHealth;
   status(): OpsStatus;
+  /** Points sampled after `cursor` (every point kept when it is undefined or too old). */
+  history(cursor?: number): OpsHistory;
+  /** Calls `listener` after each new sample; returns the function that stops it. */
+  onSample(listener: () => void): () => void;
 }
 
 /** The part of a pino logger alerts and the server use; any pino Logger fits. */

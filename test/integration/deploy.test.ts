@@ -84,7 +84,7 @@ describe('deploy/sluice.yaml', () => {
   it('is a valid live config whose strategies load from the checkout, with the ops endpoint on loopback by default', async () => {
     const config = await deployConfig();
     expect(config.mode).toBe('live');
-    expect(config.http).toEqual({ enabled: true, host: '127.0.0.1', port: 9464 });
+    expect(config.http).toEqual({ enabled: true, host: '127.0.0.1', port: 9464, tokenFile: null });
     expect(config.log.pretty).toBe(false);
     const strategies = await loadStrategies(config.strategies, ROOT);
     expect(strategies.map((s) => s.entry.id)).toEqual(config.strategies.map((s) => s.id));
@@ -94,9 +94,10 @@ describe('deploy/sluice.yaml', () => {
     for (const name of [...required, KEY_VAR, SECRET_VAR]) expect(template).toMatch(new RegExp(`^${name}=`, 'm'));
   });
 
-  it('takes the ops endpoint host and port from the environment', async () => {
-    const config = await deployConfig({ SLUICE_HTTP_HOST: '0.0.0.0', SLUICE_HTTP_PORT: '9500' });
-    expect(config.http).toEqual({ enabled: true, host: '0.0.0.0', port: 9500 });
+  it('takes the ops endpoint host and port from the environment; off loopback only with a token', async () => {
+    const config = await deployConfig({ SLUICE_HTTP_HOST: '0.0.0.0', SLUICE_HTTP_PORT: '9500', SLUICE_HTTP_TOKEN: 'a-token-for-the-test-0123' });
+    expect(config.http).toEqual({ enabled: true, host: '0.0.0.0', port: 9500, tokenFile: null });
+    await expect(deployConfig({ SLUICE_HTTP_HOST: '0.0.0.0' })).rejects.toThrow(/http\.host \(line \d+\): 0\.0\.0\.0 is not a loopback address, so the ops endpoint needs a token: set SLUICE_HTTP_TOKEN/);
   });
 });
 

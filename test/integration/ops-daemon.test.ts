@@ -6,6 +6,21 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childEnv, DaemonProcess, WebhookReceiver } from '../fixtures/daemon-process.js';
+import { dec, type Decimal } from '../../src/core/decimal.js';
+import type { OpsStatus } from '../../src/ops/index.js';
+
+type Status = OpsStatus;
+
+/** The first message of the dashboard's event stream (everything kept, and the state of that moment). */
+async function firstEvent<T>(url: string): Promise<T> {
+  const controller = new AbortController();
+  const res = await fetch(url, { signal: controller.signal });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  while (!text.includes('\n\n')) text += (await reader.read()).value ?? '';
+  controller.abort();
+  return JSON.parse(text.slice(0, text.indexOf('\n\n')).replace(/^data: /, '')) as T;
+}
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = resolve(ROOT, 'bin/sluice.js');
@@ -43,7 +58,7 @@ engine: { summaryEveryMs: 200 }
 http: { enabled: true, port: 0 }
 alerts: { webhookUrl: "${receiver.url}", minIntervalMs: 0 }
 strategies:
-  - { id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }
+  - { id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { spacingPct: "0.01" } }
 `,
     );
     daemon = new DaemonProcess(spawn(process.execPath, [BIN, 'run', '--config', configPath], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
@@ -86,6 +101,33 @@ strategies:
     }
     const acked = /^sluice_intent_to_ack_ms_count (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text());
     expect(Number(acked?.[1])).toBeGreaterThan(0);
+
+    // The dashboard's data is the engine's: fills from the journal add up to the position, orders
+    // carry their journal time, the limiter counts what left, and the charts have samples.
+    type Dash = {
+      status: Status;
+      history: { full: boolean; prices: Record<string, { at: number; value: string }[]>; equity: { value: string }[]; realized: { value: string }[] };
+    };
+    let dash: Dash;
+    for (let n = 0; ; n++) {
+      dash = await firstEvent(`${url}/events`);
+      if (dash.status.fills.length > 0 && (dash.history.prices['spot:BTCUSDT']?.length ?? 0) > 0 && dash.history.equity.length > 0) break;
+      const count = daemon.lines.filter((l) => l.msg === 'summary').length;
+      await daemon.waitFor((l) => l.msg === 'summary' && daemon!.lines.filter((x) => x.msg === 'summary').length > count, 'the next summary');
+      expect(n, 'no fill and no samples after 100 summaries').toBeLessThan(100);
+    }
+    const s = dash.status;
+    expect(dash.history.full).toBe(true);
+    const signed = s.fills.filter((f) => f.symbol === 'BTCUSDT').map((f) => (f.side === 'BUY' ? (f.volume as Decimal) : dec.neg(f.volume as Decimal)));
+    // Fills and position from one message, so one moment (paper mode starts flat: every fill is in the list).
+    expect(dec.eq(dec.sum(signed), (s.positions.find((p) => p.symbol === 'BTCUSDT')?.quantity ?? '0') as Decimal)).toBe(true);
+    for (const f of s.fills) expect(f).toMatchObject({ market: 'spot', symbol: 'BTCUSDT', price: expect.stringMatching(/^\d+(\.\d+)?$/), volume: expect.stringMatching(/^\d+(\.\d+)?$/) });
+    for (const o of s.openOrders) expect(o.createdAt).toBeLessThanOrEqual(s.now);
+    expect(s.limiter['spot.openOrders']!.requests).toBeGreaterThan(0);
+    expect(s.limiter['spot.order']!.requests).toBeGreaterThan(0);
+    expect(s.limiter['futures.order']!.requests).toBe(0);
+    expect(s.quoteAsset).toBe('USDT');
+    for (const p of [...dash.history.prices['spot:BTCUSDT']!, ...dash.history.equity, ...dash.history.realized]) expect(p.value).toMatch(/^-?\d+(\.\d+)?$/);
 
     // The kill switch by signal: a halt alert reaches the webhook and health turns unhealthy.
     daemon.child.kill('SIGUSR2');

@@ -22,8 +22,10 @@ const ALLOWED: Record<string, string[]> = {
   sim: ['core', 'exchange/endpoints', 'exchange/sign', 'exchange/codes', 'exchange/json'],
   store: ['core'],
   tape: ['core', 'exchange/endpoints', 'exchange/codec', 'exchange/json', 'sim/types'], // sim/types only for the recorded event's type
-  ops: ['core', 'executor'], // executor only for the CallRecord type
-  report: ['core', 'positions'],
+  // The chart library (lightweight-charts from node_modules) and the browser code both pages share.
+  charts: [],
+  ops: ['core', 'executor', 'charts'], // executor only for the CallRecord type
+  report: ['core', 'positions', 'charts'],
   // The scheduler and its parts: what the strategies, risk, the pipeline and the reconciler need.
   engine: ['core', 'config', 'strategy', 'risk', 'batcher', 'positions', 'reconciler', 'executor', 'store/sequences'],
   // The composition root: every part, never a command.

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { Alerts, type AlertBody } from '../../../src/ops/index.js';
+import { Alerts, RECENT_ALERTS, type AlertBody } from '../../../src/ops/index.js';
 
 const SECRET = 'sk_live_9f8e7d6c5b4a';
 const KEY = 'ak-1234567890';
@@ -51,6 +51,22 @@ describe('Alerts', () => {
     alerts.send('halt', 'halted', {});
     await alerts.idle();
     expect(posts).toEqual([]);
+  });
+
+  it('keeps the latest alerts for the dashboard, webhook or not, newest first, secrets scrubbed, at most RECENT_ALERTS', () => {
+    let t = 0;
+    const alerts = new Alerts({ webhookUrl: null, minIntervalMs: 60_000, now: () => t, secrets: ['hunter22'] });
+    alerts.send('halt', 'halted by SIGUSR2');
+    t = 5;
+    // Within minIntervalMs: a webhook would fold it away, the dashboard still lists it.
+    alerts.send('halt', 'halted again, key hunter22');
+    expect(alerts.recent()).toEqual([
+      { kind: 'halt', message: 'halted again, key [REDACTED]', at: 5 },
+      { kind: 'halt', message: 'halted by SIGUSR2', at: 0 },
+    ]);
+    for (let i = 0; i < RECENT_ALERTS + 5; i++) alerts.send('drift', `drift ${i}`);
+    expect(alerts.recent()).toHaveLength(RECENT_ALERTS);
+    expect(alerts.recent()[0]!.message).toBe(`drift ${RECENT_ALERTS + 4}`);
   });
 
   it('scrubs the secrets wherever they occur in the body', async () => {

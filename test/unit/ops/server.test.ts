@@ -91,8 +91,85 @@ describe('ops server', () => {
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(page.body).toContain('<table id="positions">');
-    // Self-contained: nothing is loaded from anywhere else.
-    expect(page.body).not.toMatch(/\b(src|href)=/);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
+    // Nothing is loaded from anywhere else: every script is a path on this server (the one
+    // absolute URL is the library's attribution link, which loads nothing).
+    expect([...page.body.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((m) => m[1])).toEqual(['https://www.tradingview.com/', 'vendor/lightweight-charts.js', 'charts.js', 'dashboard.js']);
+    const library = await get(`${url}/vendor/lightweight-charts.js`);
+    expect(library.status).toBe(200);
+    expect(library.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(library.body).toContain('TradingView Lightweight Charts');
+    for (const script of ['charts.js', 'dashboard.js']) expect((await get(`${url}/${script}`)).body).toMatch(/^"use strict";/);
+  });
+
+  it('streams the history first, then each new sample with the state of that moment', async () => {
+    const source = new FakeSource();
+    source.recorder.record({ at: NOW - 1000, prices: { 'spot:BTCUSDT': '30000.5' }, equity: '1000', realized: '0' });
+    const { url } = await start(source);
+    const res = await fetch(`${url}/events`);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    const next = async () => {
+      while (!buffer.includes('\n\n')) buffer += (await reader.read()).value ?? '';
+      const [event, rest] = [buffer.slice(0, buffer.indexOf('\n\n')), buffer.slice(buffer.indexOf('\n\n') + 2)];
+      buffer = rest;
+      return JSON.parse(event.replace(/^data: /, '')) as { status: { mode: string }; health: { killSwitch: string }; history: { full: boolean; prices: Record<string, { at: number; value: string }[]>; equity: unknown[] } };
+    };
+    const first = await next();
+    expect(first.status.mode).toBe('paper');
+    expect(first.health.killSwitch).toBe('off');
+    expect(first.history).toMatchObject({ full: true, prices: { 'spot:BTCUSDT': [{ at: NOW - 1000, value: '30000.5' }] }, equity: [{ at: NOW - 1000, value: '1000' }] });
+    source.healthValue = { ...source.healthValue, killSwitch: 'halted' };
+    source.recorder.record({ at: NOW, prices: { 'spot:BTCUSDT': '30001' }, equity: '1001.5', realized: '1.5' });
+    const second = await next();
+    expect(second.health.killSwitch).toBe('halted');
+    expect(second.history).toMatchObject({ full: false, prices: { 'spot:BTCUSDT': [{ at: NOW, value: '30001' }] }, equity: [{ at: NOW, value: '1001.5' }] });
+    await reader.cancel();
+  });
+
+  it('on loopback without a token, answers loopback Host headers only (no DNS rebinding)', async () => {
+    const { url } = await start();
+    const port = new URL(url).port;
+    const asHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        request(`${url}/status.json`, { headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect(await asHost(`127.0.0.1:${port}`)).toBe(200);
+    expect(await asHost(`localhost:${port}`)).toBe(200);
+    expect(await asHost(`evil.example:${port}`)).toBe(403);
+  });
+
+  it('with a token: 401 without it, a Bearer header works, /?token= sets a cookie that works, /healthz stays open', async () => {
+    const source = new FakeSource();
+    const token = 'tok-0123456789abcdef';
+    server = await startOpsServer({ host: '127.0.0.1', port: 0, source, metrics: createMetrics(source), token });
+    const url = server.url;
+    for (const path of ['/', '/status.json', '/metrics', '/events', '/dashboard.js']) {
+      const res = await get(`${url}${path}`);
+      expect(res.status, path).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.body).toContain('token required');
+    }
+    expect((await get(`${url}/status.json`, { headers: { authorization: 'Bearer wrong-token-000000' } })).status).toBe(401);
+    expect((await get(`${url}/?token=wrong-token-000000`)).status).toBe(401);
+    expect((await get(`${url}/status.json`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await get(`${url}/healthz`)).status).toBe(200);
+
+    const signIn = await fetch(`${url}/?token=${token}`, { redirect: 'manual' });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toBe('/');
+    const cookie = signIn.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/^sluice_ops=[0-9a-f]{64}; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(cookie).not.toContain(token);
+    const page = await get(`${url}/`, { headers: { cookie: cookie.split(';')[0]! } });
+    expect(page.status).toBe(200);
+    expect(page.body).not.toContain(token);
   });
 
   it('answers 404 for unknown paths and 405 for other methods', async () => {
