@@ -1,8 +1,13 @@
 // The `sluice` command. Each subcommand loads only what it needs.
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 const program = new Command();
-program.name('sluice').description('A strategy runner that never loses or duplicates an order and never trips a rate limit.');
+program
+  .name('sluice')
+  .description('A strategy runner that never loses or duplicates an order and never trips a rate limit.')
+  .version(version, '-V, --version', 'print the version of sluice');
 
 function integer(name: string) {
   return (value: string): number => {

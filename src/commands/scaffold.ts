@@ -61,6 +61,7 @@ export function initProject(dir: string): string[] {
     )}\n`,
     'sluice.yaml': CONFIG,
     '.gitignore': GITIGNORE,
+    '.npmrc': NPMRC,
     'README.md': readme(name),
     ...strategyFiles('example'),
   };
@@ -196,6 +197,12 @@ strategies:
 
 journal:
   path: .sluice/journal.db     # live mode's durable journal (paper mode keeps it in memory)
+`;
+
+/** Why: see sluice's own .npmrc (Ctrl-C through npx or npm start exits 0, after sluice has stopped). */
+const NPMRC = `# npm runs scripts and npx through /bin/sh; Debian's dash dies at Ctrl-C without waiting for
+# sluice's orderly stop (npm then exits 130). bash hands the command the process instead.
+script-shell=bash
 `;
 
 const GITIGNORE = `node_modules/
