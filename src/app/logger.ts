@@ -32,6 +32,11 @@ export function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/** Config `log.pretty`: `auto` is readable lines on a terminal and JSON lines otherwise (a file, journald, a pipe). */
+export function prettyLogs(setting: 'auto' | boolean, stdoutIsTTY: boolean | undefined): boolean {
+  return setting === 'auto' ? Boolean(stdoutIsTTY) : setting;
+}
+
 export function createLogger(opts: LoggerOptions): Logger {
   const secrets = opts.secrets.filter((s) => s.length >= 4);
   const options: pino.LoggerOptions = {
@@ -42,7 +47,8 @@ export function createLogger(opts: LoggerOptions): Logger {
   };
   if (opts.destination) return pino(options, opts.destination);
   if (opts.pretty) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
+    // One line per event, fields after the message: a terminal shows a stream of events, not a tree.
+    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true } } });
   }
   return pino(options);
 }

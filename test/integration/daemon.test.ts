@@ -42,10 +42,16 @@ describe('sluice run', () => {
       void exited.then(() => reject(new Error(`exited before running:\n${lines.join('\n')}\n${stderr}`)));
     });
     await running;
+    // The demo's dashboard is on in paper mode, and its URL is the first thing printed (stderr, before any log line).
+    const dashboard = /^dashboard: (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(stderr);
+    expect(dashboard, stderr).not.toBeNull();
+    const page = await fetch(dashboard![1]!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>sluice dashboard</title>');
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     const messages = lines.map((l) => JSON.parse(l) as { msg: string; mode?: string });
-    expect(messages[0]).toMatchObject({ mode: 'paper', msg: 'starting on the built-in simulated exchange (paper mode: no real money)' });
+    expect(messages.find((m) => m.mode !== undefined)).toMatchObject({ mode: 'paper', msg: 'starting on the built-in simulated exchange (paper mode: no real money)' });
     expect(messages.map((m) => m.msg)).toContain('stopped');
   });
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, scrub } from '../../../src/app/logger.js';
+import { createLogger, prettyLogs, scrub } from '../../../src/app/logger.js';
 
 const SECRET = 'sEcReT-9f8e7d6c5b4a';
 const KEY = 'kEy-0a1b2c3d4e';
@@ -32,6 +32,14 @@ describe('logger', () => {
     expect(lines.join('')).not.toContain(SECRET);
     expect(lines.join('')).not.toContain(KEY);
     expect(lines.join('')).toContain('[REDACTED]');
+  });
+
+  it('log.pretty auto is readable lines on a terminal and JSON elsewhere; true and false are kept', () => {
+    expect(prettyLogs('auto', true)).toBe(true);
+    expect(prettyLogs('auto', false)).toBe(false);
+    expect(prettyLogs('auto', undefined)).toBe(false);
+    expect(prettyLogs(false, true)).toBe(false);
+    expect(prettyLogs(true, false)).toBe(true);
   });
 
   it('scrub ignores values too short to be secrets', () => {

@@ -44,8 +44,9 @@ describe('defaults', () => {
   it('config/default.yaml holds exactly the built-in defaults (plus the example strategy npm start trades)', async () => {
     const { config } = await loadConfig(shipped('default.yaml'), {});
     expect({ ...config, strategies: [] }).toEqual(DEFAULTS);
-    // The example entry spells out each per-strategy default: same as writing only the required keys.
-    const minimal = await parseConfig('strategies: [{ id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }]', { env: {} });
+    // The example entry spells out each per-strategy default: same as writing only the required
+    // keys, and the demo's grid spacing (npm start fills within seconds: test/integration/demo.test.ts).
+    const minimal = await parseConfig('strategies: [{ id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { spacingPct: "0.01" } }]', { env: {} });
     expect(config.strategies).toEqual(minimal.config.strategies);
   });
 
