@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { systemClock } from '../core/clock.js';
 import { JournalError, errorText } from '../core/errors.js';
 import type { Order } from '../core/types.js';
-import { opsEnabled } from '../config/index.js';
+import { DEFAULTS, opsEnabled } from '../config/index.js';
 import { buildApp, type App, type AppInputs } from '../app/build.js';
 import { createLogger, prettyLogs } from '../app/logger.js';
 import { createDaemonOpsSource, VenueWatch } from '../app/ops-source.js';
@@ -100,6 +100,9 @@ export async function runCommand(configPath: string): Promise<number> {
     { mode: config.mode, strategies: prepared.strategies.map((s) => `${s.entry.id} (${s.definition.name}: ${s.entry.symbols.join(',')})`) },
     config.mode === 'paper' ? 'starting on the built-in simulated exchange (paper mode: no real money)' : 'starting live',
   );
+  if (config.mode === 'paper' && config.journal.path !== DEFAULTS.journal.path) {
+    log.warn({ journalPath: config.journal.path }, 'journal.path is not used in paper mode: the paper journal is kept in memory (the simulator starts fresh each run), so nothing is written there');
+  }
 
   let stopping: Promise<void> | undefined;
   let markStopped!: () => void;

@@ -12,8 +12,11 @@ export async function statusCommand(configPath: string): Promise<number> {
   if (!prepared) return 1;
   const { config, credentials } = prepared.loaded;
   if (config.mode !== 'live') {
-    process.stderr.write('status compares the live journal with the venue; paper runs start a fresh simulator each time, so there is nothing to compare (set mode: live)\n');
-    return 1;
+    // Not a failure: there is simply nothing outside the paper daemon's own process to read.
+    process.stdout.write(
+      'status: nothing to show in paper mode: the paper daemon keeps its journal in memory and trades a simulator that starts fresh each run, so nothing outlives it to compare; while it runs, read its summary lines or its ops endpoint (/status.json). status compares a live journal with the venue (mode: live)\n',
+    );
+    return 0;
   }
   if (!existsSync(config.journal.path)) {
     process.stderr.write(`no journal at ${config.journal.path}: has the daemon run with this config? (journal.path)\n`);

@@ -99,7 +99,10 @@ export async function watchSweep<O>(address: QueueAddress, id: string, opts: Wat
         const finished = await Job.fromId(queue, id);
         if (!finished) return { kind: 'gone', data, cancelled };
         if (state === 'failed') throw new Error(`sweep ${id} could not gather its results: ${finished.failedReason}`);
-        return { kind: 'completed', data, gathered: finished.returnvalue as GatheredSweep<O>, cancelled };
+        const gathered = finished.returnvalue as GatheredSweep<O>;
+        // The last runs may have finished since the last look: the final count comes from the gathered set.
+        opts.onProgress({ done: gathered.results.length + gathered.lost.length, failed: gathered.results.filter((r) => opts.isFailed(r.outcome)).length + gathered.lost.length, total });
+        return { kind: 'completed', data, gathered, cancelled };
       }
       const values = await job.getChildrenValues<RunResult<O>>();
       const counts = await job.getDependenciesCount({ ignored: true, failed: true });
