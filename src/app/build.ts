@@ -132,7 +132,7 @@ export function buildApp(inputs: AppInputs): App {
     holds,
     positions,
     instruments,
-    marketData: new MarketDataPoller(markets, log),
+    marketData: new MarketDataPoller(markets, log, () => clock.now()),
     sequences: new SequenceAllocator(journal),
     pipeline: (notify, riskInputs) =>
       new OrderPipeline({

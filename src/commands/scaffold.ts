@@ -110,7 +110,7 @@ function strategyFiles(name: string): Record<string, string> {
 function strategySource(name: string): string {
   return `// ${name}: buys when the price has dropped dropPct below the highest price seen, and sells
 // what it bought once the price is takeProfitPct above its entry. One order at a time.
-import { d, dec, decimalParam, defineStrategy, z, type Decimal } from 'sluice/strategy';
+import { d, dec, decimalParam, defineStrategy, z, type Decimal } from "sluice/strategy";
 
 export default defineStrategy({
   apiVersion: 1,
@@ -152,10 +152,10 @@ export default defineStrategy({
 }
 
 function strategyTest(name: string): string {
-  return `import { describe, expect, it } from 'vitest';
-import { d } from 'sluice/strategy';
-import { harness } from 'sluice/testing';
-import strategy from './index.js';
+  return `import { describe, expect, it } from "vitest";
+import { d } from "sluice/strategy";
+import { harness } from "sluice/testing";
+import strategy from "./index.js";
 
 describe('${name}', () => {
   it('waits for a price, then buys a drop below the highest price seen', async () => {

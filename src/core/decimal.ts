@@ -94,7 +94,7 @@ export const dec = {
   sum: (values: readonly Decimal[]): Decimal => canonical(values.reduce((acc, v) => acc.plus(v), new D(0))),
   /** Fixed text with exactly `places` decimals, for display and for venue-facing fields. */
   fixed: (a: Decimal, places: number): string => new D(a).toFixed(places, D.ROUND_DOWN),
-  /** For metrics and charts only: never feed the result back into money arithmetic. */
+  /** For metrics, charts and indicators only (signals, not money): never feed the result back into money arithmetic. */
   toNumberForDisplay: (a: Decimal): number => new D(a).toNumber(),
 };
 

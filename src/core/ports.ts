@@ -156,6 +156,16 @@ export interface Holdings {
   unreadable: ReadonlySet<string>;
   /** Spot balances as read (free and locked), for the risk gate. */
   balances: readonly Balance[];
+  /** Futures: each margin account as read (figures the venue sent as null are absent). */
+  margins?: readonly MarginAccount[];
+}
+
+export interface MarginAccount {
+  coin: string;
+  available?: Decimal;
+  locked?: Decimal;
+  unrealizedPnl?: Decimal;
+  realizedPnl?: Decimal;
 }
 
 /**

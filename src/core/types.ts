@@ -28,6 +28,8 @@ export interface PlaceIntent {
   /** Futures only. */
   open?: 'OPEN' | 'CLOSE';
   positionType?: 1 | 2;
+  /** Futures only: IOC, FOK or POST_ONLY (the venue's default when absent). */
+  timeInForce?: 'IOC' | 'FOK' | 'POST_ONLY';
   clientOrderId: ClientOrderId;
   /**
    * Sent only once this order of ours has ended (replacing a futures close: the venue holds the

@@ -23,7 +23,8 @@ import { Loops } from './loops.js';
 import { withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
 import { settleAtStop } from './stop.js';
-import { strategyHosts } from './strategies.js';
+import { StrategyLedger } from './ledger.js';
+import { feedsOf, hears, strategyHosts, warmUpLacking, withHistory } from './strategies.js';
 import { summarize } from './summary.js';
 
 export interface EngineSettings {
@@ -70,6 +71,11 @@ export interface EngineEvents {
 }
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
+const stateKey = (strategyId: string) => `strategy:${strategyId}:state`;
+/** How often strategies' onSave state goes to the journal (and at stop). */
+const SAVE_EVERY_MS = 60_000;
+/** Statuses whose order event carries a reason, read from the journal's history. */
+const WITH_REASON = new Set(['rejected', 'canceled', 'unknown']);
 
 export class Engine {
   readonly events = new EventEmitter<EngineEvents>();
@@ -81,16 +87,34 @@ export class Engine {
   ready = false;
   private readonly loops: Loops;
   private readonly reported = new Set<string>();
+  private readonly ledger: StrategyLedger;
+  /** Strategies started (onStart run, ticking); the others wait for their klines warm-up. */
+  private readonly started = new Set<StrategyHost>();
 
   constructor(private readonly parts: EngineParts) {
     this.loops = new Loops(parts.clock, parts.log);
-    this.hosts = strategyHosts(parts, {
-      position: (market, symbol) => parts.positions.position(market, symbol),
-      openOrders: (strategyId, symbol) => parts.journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
-      balance: (asset) => this.reconciler.balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
-      lastPrice: (market, symbol) => parts.marketData.lastPrice(market, symbol),
-      instrument: (market, symbol) => parts.instruments.get(market, symbol),
-    });
+    this.ledger = new StrategyLedger(parts.journal, (market, symbol) => parts.instruments.get(market, symbol));
+    const { marketData } = parts;
+    this.hosts = strategyHosts(
+      parts,
+      {
+        position: (market, symbol) => parts.positions.position(market, symbol),
+        openOrders: (strategyId, symbol) => parts.journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
+        balance: (asset) => this.reconciler.balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
+        lastPrice: (market, symbol) => marketData.lastPrice(market, symbol),
+        instrument: (market, symbol) => parts.instruments.get(market, symbol),
+        ticker: (market, symbol) => marketData.ticker(market, symbol),
+        depth: (market, symbol) => marketData.depth(market, symbol),
+        klines: (market, symbol, interval) => marketData.klines(market, symbol, interval),
+        margin: () => this.reconciler.margins[0],
+        ownFills: (strategyId) => this.ledger.fills(strategyId),
+        ownOrders: (strategyId) => this.ledger.orders(strategyId),
+        ownPosition: (strategyId, market, symbol) => this.ledger.position(strategyId, market, symbol),
+      },
+      async (h, out) => {
+        if (this.pipeline.open) await this.handle(h, out);
+      },
+    );
     for (const h of this.hosts) this.reportIfDisabled(h);
     this.pipeline = parts.pipeline(
       (order) => this.notify(order),
@@ -144,10 +168,11 @@ export class Engine {
     this.loops.start();
     this.pipeline.open = true;
     await this.prepare();
-    for (const h of this.hosts) await this.handle(h, await h.start());
     const { settings, pacer, log } = this.parts;
-    for (const h of this.hosts) this.loops.every(h.setup.everyMs, async () => this.handle(h, await h.tick()));
-    this.loops.every(settings.marketDataEveryMs, () => this.pollMarketData());
+    // Prices (and warm-up klines) before any strategy's first tick.
+    await this.pollMarketData();
+    for (const period of new Set(this.feeds().map((f) => f.subscription.everyMs!))) this.loops.every(period, () => this.pollMarketData(period), true);
+    this.loops.every(SAVE_EVERY_MS, async () => this.saveStates(), true);
     const usage = pacer.usage();
     const reconcileEveryMs = reconcileInterval(settings.reconcileEveryMs, this.activeSymbols().length, this.markets(), (e) => usage[e]?.limit ?? 1, settings.reconcile.budgetShare);
     if (reconcileEveryMs > settings.reconcileEveryMs) log.info({ reconcileEveryMs, budgetShare: settings.reconcile.budgetShare }, 'reconcile interval stretched to keep within its share of the request budget');
@@ -163,10 +188,47 @@ export class Engine {
    */
   async runOnce(): Promise<void> {
     await this.prepare();
-    for (const h of this.hosts) await this.handle(h, await h.start());
     await this.pollMarketData();
-    for (const h of this.hosts) await this.handle(h, await h.tick());
+    for (const h of this.hosts) {
+      await this.begin(h, false);
+      await this.handle(h, await h.tick());
+    }
     await this.pipeline.handedOff();
+  }
+
+  /** Starts the strategies whose warm-up is done: their saved state, onStart, then a tick every everyMs. */
+  private async startWarm(): Promise<void> {
+    for (const h of this.hosts) {
+      if (this.started.has(h)) continue;
+      const lacking = warmUpLacking(h, this.parts.marketData);
+      if (lacking.length > 0) {
+        this.reportOnce(`warm:${h.id}`, () => this.parts.log.info({ strategy: h.id, lacking }, 'strategy waits for its klines warm-up before it starts'));
+        continue;
+      }
+      await this.begin(h, true);
+    }
+  }
+
+  /** Its saved state, onStart, the market data polled so far, then (when `tick`) a tick every everyMs, the first at once. */
+  private async begin(h: StrategyHost, tick: boolean): Promise<void> {
+    this.started.add(h);
+    const state = this.parts.journal.cursor(stateKey(h.id));
+    if (state !== undefined) await this.handle(h, await h.load(JSON.parse(state)));
+    await this.handle(h, await h.start());
+    for (const feed of feedsOf(h)) {
+      const event = this.parts.marketData.latest(feed);
+      if (event) await this.handle(h, await h.marketData(event));
+    }
+    if (tick) this.loops.every(h.setup.everyMs, async () => this.handle(h, await h.tick()));
+  }
+
+  /** Each strategy's onSave state, to the journal. */
+  private saveStates(): void {
+    for (const h of this.hosts) {
+      const text = h.save();
+      if (text !== undefined) this.parts.journal.setCursor(stateKey(h.id), text);
+      this.reportIfDisabled(h);
+    }
   }
 
   /** Stops strategies, settles queued intents per config, optionally cancels open orders. */
@@ -177,6 +239,7 @@ export class Engine {
     // reconcile pass before the last ones.
     await this.loops.stop();
     for (const h of this.hosts) await this.handle(h, await h.stop());
+    this.saveStates();
     await this.pipeline.dropAll('dropped at shutdown', { heldOnly: settings.shutdown.queued !== 'drop' });
     await this.pipeline.drain();
     // Only our strategies' orders: an adopted order belongs to whoever placed it by hand.
@@ -206,17 +269,20 @@ export class Engine {
     this.events.emit('reconciled');
   }
 
-  /** Polls every feed a running strategy (or the recording) wants, and hands each event to its strategies. */
-  async pollMarketData(): Promise<void> {
-    const wanted: Feed[] = this.hosts.filter((h) => h.enabled).flatMap((h) => h.setup.symbols.flatMap((symbol) => h.subscriptions.map((subscription) => ({ market: h.setup.market, symbol, subscription }))));
+  /** Every feed a running strategy (or the recording) wants, merged, each with its period. */
+  private feeds(): Feed[] {
+    const wanted: Feed[] = this.hosts.filter((h) => h.enabled).flatMap((h) => feedsOf(h).map((f) => ({ ...f, subscription: withHistory(f.subscription) })));
     if (this.parts.settings.recordMarketData) wanted.push(...recordingFeeds(this.activeSymbols()));
-    await this.parts.marketData.poll(mergeFeeds(wanted), async (feed, event) => {
-      for (const h of this.hosts) {
-        if (h.setup.market !== feed.market || !h.setup.symbols.includes(feed.symbol)) continue;
-        if (!h.subscriptions.some((s) => s.kind === feed.subscription.kind)) continue;
-        await this.handle(h, await h.marketData(event));
-      }
+    return mergeFeeds(wanted, this.parts.settings.marketDataEveryMs);
+  }
+
+  /** Polls the feeds of one period (all of them when none is given), hands each event to the started strategies that hear it, then starts the warm ones. */
+  async pollMarketData(everyMs?: number): Promise<void> {
+    const feeds = this.feeds().filter((f) => everyMs === undefined || f.subscription.everyMs === everyMs);
+    await this.parts.marketData.poll(feeds, async (feed, event) => {
+      for (const h of this.hosts) if (this.started.has(h) && hears(h, feed.market, event)) await this.handle(h, await h.marketData(event));
     });
+    if (this.pipeline.open) await this.startWarm();
   }
 
   /** What risk judges against; `leaving` are orders about to be sent, not counted as resting. */
@@ -237,27 +303,37 @@ export class Engine {
   private async handle(host: StrategyHost, out: HostOutput): Promise<void> {
     this.reportIfDisabled(host);
     const refused = admit({ ...this.parts, pipeline: this.pipeline, riskInputs: () => this.riskInputs(), onRejected: (r) => this.events.emit('rejected', r), stats: this.stats }, out);
-    for (const order of refused) await this.notify(order);
+    for (const { order, reason } of refused) await this.notify(order, reason);
   }
 
   private async onFill(fill: Fill, order: Order | undefined): Promise<void> {
     this.stats.fills++;
     this.events.emit('fill', fill);
+    if (order) this.ledger.fill(order.strategyId, fill);
     const host = order && this.hosts.find((h) => h.id === order.strategyId);
     if (host) await this.handle(host, await host.fill(fill));
   }
 
-  private async notify(order: Order): Promise<void> {
+  /** An order changed: the pipeline, listeners and its strategy hear it (with the reason, for a strategy that takes order events). */
+  private async notify(order: Order, reason?: string): Promise<void> {
     this.pipeline.orderChanged(order);
+    this.ledger.order(order);
     this.events.emit('order', order);
     const host = this.hosts.find((h) => h.id === order.strategyId);
-    if (host) await this.handle(host, await host.orderUpdate(order));
+    if (!host) return;
+    const why = reason ?? (host.wantsOrderEvents && WITH_REASON.has(order.status) ? this.parts.journal.history(order.clientOrderId).at(-1)?.reason : undefined);
+    await this.handle(host, await host.orderUpdate(order, why));
+  }
+
+  private reportOnce(k: string, report: () => void): void {
+    if (this.reported.has(k)) return;
+    this.reported.add(k);
+    report();
   }
 
   private reportIfDisabled(h: StrategyHost): void {
-    if (h.enabled || this.reported.has(h.id)) return;
-    this.reported.add(h.id);
-    this.parts.log.error({ strategy: h.id, reason: h.disabledBy?.message }, 'strategy disabled');
+    if (h.enabled) return;
+    this.reportOnce(h.id, () => this.parts.log.error({ strategy: h.id, reason: h.disabledBy?.message, stack: (h.disabledBy?.cause as Error | undefined)?.stack }, 'strategy disabled'));
   }
 }
 

@@ -22,8 +22,8 @@ export interface IntakeParts {
   stats: { intents: number; riskRejections: number };
 }
 
-/** Admits one strategy output; returns the orders refused, to report to their strategy once the rest is queued. */
-export function admit(parts: IntakeParts, out: HostOutput): Order[] {
+/** Admits one strategy output; returns the orders refused (and why), to report to their strategy once the rest is queued. */
+export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reason: string }[] {
   const { clock, risk, journal, holds, log, pipeline, stats } = parts;
   const now = clock.now();
   for (const bad of out.invalid) {
@@ -39,11 +39,11 @@ export function admit(parts: IntakeParts, out: HostOutput): Order[] {
     log.warn({ strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason }, 'intent rejected');
     parts.onRejected(r);
   }
-  const refused = rejected.flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now) }] : []));
+  const refused = rejected.flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now), reason: r.reason }] : []));
   journal.transaction(() => {
     for (const intent of accepted) if (intent.kind === 'place') journal.recordIntent(intent, pendingOrder(intent, now));
     for (const { intent, order } of refused) journal.recordIntent(intent, order);
   });
   pipeline.submit(accepted);
-  return refused.map((r) => r.order);
+  return refused.map(({ order, reason }) => ({ order, reason }));
 }

@@ -2,11 +2,13 @@
 // through the market's read port, so polling is paced by the same limiters as everything else;
 // keeps the last price of each symbol (risk's price band and the strategies' lastPrice).
 import { dec, type Decimal } from '../core/decimal.js';
+import type { Depth, KlineInterval, Ticker } from '../core/market.js';
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { MarketReader } from '../core/ports.js';
 import type { Market } from '../core/types.js';
-import type { MarketEvent, MarketSubscription } from '../strategy/api.js';
+import type { Candle, MarketEvent, MarketSubscription } from '../strategy/api.js';
+import { candlesChanged, toCandles } from './candles.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
@@ -26,17 +28,24 @@ const VENUE_DEFAULT_PAGE = 100;
 
 const asked = (s: MarketSubscription) => ('limit' in s && s.limit !== undefined ? s.limit : VENUE_DEFAULT_PAGE);
 
-/** Merges subscriptions: one feed per key, with the largest page anyone asked for (no limit means the venue's default). */
-export function mergeFeeds(feeds: readonly Feed[]): Feed[] {
+/**
+ * Merges subscriptions: one feed per key, with the largest page anyone asked for (no limit
+ * means the venue's default) and the shortest period (`everyMs`, else `defaultEveryMs`), which
+ * each merged feed then carries.
+ */
+export function mergeFeeds(feeds: readonly Feed[], defaultEveryMs: number): Feed[] {
   const byKey = new Map<string, Feed>();
   for (const f of feeds) {
     const prev = byKey.get(feedKey(f));
-    if (!prev || asked(f.subscription) > asked(prev.subscription)) byKey.set(feedKey(f), f);
+    const everyMs = Math.min(f.subscription.everyMs ?? defaultEveryMs, prev?.subscription.everyMs ?? Infinity);
+    const widest = !prev || asked(f.subscription) > asked(prev.subscription) ? f : prev;
+    byKey.set(feedKey(f), { ...widest, subscription: { ...widest.subscription, everyMs } });
   }
   return [...byKey.values()];
 }
 
-export async function pollFeed(reader: MarketReader, f: Feed): Promise<MarketEvent> {
+/** One read of a feed; `now` (the engine clock) tells whether the newest kline is still forming. */
+export async function pollFeed(reader: MarketReader, f: Feed, now: () => number): Promise<MarketEvent> {
   const s = f.subscription;
   switch (s.kind) {
     case 'ticker':
@@ -46,7 +55,7 @@ export async function pollFeed(reader: MarketReader, f: Feed): Promise<MarketEve
     case 'trades':
       return { kind: 'trades', symbol: f.symbol, trades: await reader.trades(f.symbol, s.limit) };
     case 'klines':
-      return { kind: 'klines', symbol: f.symbol, interval: s.interval, klines: await reader.klines(f.symbol, s.interval, s.limit) };
+      return { kind: 'klines', symbol: f.symbol, interval: s.interval, klines: toCandles(await reader.klines(f.symbol, s.interval, s.limit), s.interval, now()) };
   }
 }
 
@@ -61,14 +70,38 @@ export function recordingFeeds(symbols: readonly { market: Market; symbol: strin
 export class MarketDataPoller {
   /** The last price seen per `market:symbol`. */
   readonly lastPrices = new Map<string, Decimal>();
+  /** The latest event of each feed (by feedKey): strategies read them, and a strategy that starts hears them first. */
+  private readonly latestByFeed = new Map<string, MarketEvent>();
 
   constructor(
     private readonly readers: Readonly<Record<Market, MarketReader>>,
     private readonly log: Log,
+    /** The engine clock: whether the newest kline is still forming. */
+    private readonly now: () => number,
   ) {}
 
   lastPrice(market: Market, symbol: string): Decimal | undefined {
     return this.lastPrices.get(key(market, symbol));
+  }
+
+  ticker(market: Market, symbol: string): Ticker | undefined {
+    const e = this.latest({ market, symbol, subscription: { kind: 'ticker' } });
+    return e?.kind === 'ticker' ? e.ticker : undefined;
+  }
+
+  depth(market: Market, symbol: string): Depth | undefined {
+    const e = this.latest({ market, symbol, subscription: { kind: 'depth' } });
+    return e?.kind === 'depth' ? e.depth : undefined;
+  }
+
+  klines(market: Market, symbol: string, interval: KlineInterval): readonly Candle[] | undefined {
+    const e = this.latest({ market, symbol, subscription: { kind: 'klines', interval } });
+    return e?.kind === 'klines' ? e.klines : undefined;
+  }
+
+  /** The latest event of a feed, if it was polled. */
+  latest(feed: Feed): MarketEvent | undefined {
+    return this.latestByFeed.get(feedKey(feed));
   }
 
   /** Polls each feed once, in order; a feed that fails is logged and the others go on. */
@@ -76,24 +109,30 @@ export class MarketDataPoller {
     for (const feed of feeds) {
       let event: MarketEvent;
       try {
-        event = await pollFeed(this.readers[feed.market], feed);
+        event = await pollFeed(this.readers[feed.market], feed, this.now);
       } catch (err) {
         this.log.warn({ err: errorText(err), symbol: feed.symbol, kind: feed.subscription.kind }, 'market data poll failed');
         continue;
       }
-      this.observe(feed.market, event);
-      await deliver(feed, event);
+      const fresh = this.observe(feed.market, event, this.latest(feed));
+      this.latestByFeed.set(feedKey(feed), event);
+      if (fresh) await deliver(feed, event);
     }
   }
 
-  private observe(market: Market, e: MarketEvent): void {
+  /** Notes the last price; false for klines that changed nothing since `prev` (not delivered again). */
+  private observe(market: Market, e: MarketEvent, prev: MarketEvent | undefined): boolean {
     const k = key(market, e.symbol);
+    if (e.kind === 'klines') {
+      if (e.klines.length > 0) this.lastPrices.set(k, e.klines.at(-1)!.close);
+      return candlesChanged(prev?.kind === 'klines' ? prev.klines : undefined, e.klines);
+    }
     if (e.kind === 'ticker') this.lastPrices.set(k, e.ticker.last);
     else if (e.kind === 'trades' && e.trades.length > 0) this.lastPrices.set(k, [...e.trades].sort((a, b) => a.time - b.time).at(-1)!.price);
-    else if (e.kind === 'klines' && e.klines.length > 0) this.lastPrices.set(k, [...e.klines].sort((a, b) => a.openTime - b.openTime).at(-1)!.close);
     else if (e.kind === 'depth' && e.depth.bids[0] && e.depth.asks[0] && !this.lastPrices.has(k)) {
       this.lastPrices.set(k, dec.div(dec.add(e.depth.bids[0][0], e.depth.asks[0][0]), '2' as Decimal));
     }
+    return true;
   }
 }
 

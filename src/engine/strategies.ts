@@ -1,20 +1,70 @@
-// One host per configured strategy: its view of the engine, its clock, its logger (fields
-// second, as plugin authors write it) and its client-order sequences.
+// One host per configured strategy: its view of the engine, its clock and timers, its logger
+// (fields second, as plugin authors write it) and its client-order sequences; and what decides
+// when a strategy may start (its klines warm-up) and which market data it hears.
 import type { Clock } from '../core/clock.js';
 import type { Logger } from 'pino';
-import { StrategyHost, type EngineView, type LoadedStrategy } from '../strategy/index.js';
+import type { Market } from '../core/types.js';
+import { StrategyHost, type EngineView, type HostOutput, type LoadedStrategy, type MarketEvent, type MarketSubscription } from '../strategy/index.js';
 import type { SequenceAllocator } from '../store/sequences.js';
+import type { Feed, MarketDataPoller } from './market-data.js';
 
-export function strategyHosts(parts: { strategies: readonly LoadedStrategy[]; clock: Clock; log: Logger; sequences: SequenceAllocator }, view: EngineView): StrategyHost[] {
-  return parts.strategies.map(
-    (s) =>
-      new StrategyHost({ id: s.entry.id, market: s.entry.market, symbols: s.entry.symbols, everyMs: s.entry.everyMs }, s.definition, s.params, {
-        view,
-        now: () => parts.clock.now(),
-        log: pluginLogger(parts.log.child({ strategy: s.entry.id })),
-        nextSequence: () => parts.sequences.next(s.entry.id),
-      }),
-  );
+export function strategyHosts(
+  parts: { strategies: readonly LoadedStrategy[]; clock: Clock; log: Logger; sequences: SequenceAllocator },
+  view: EngineView,
+  /** Where a timer's output goes (the engine hands it to risk and the pipeline, as a tick's). */
+  onTimer: (host: StrategyHost, out: HostOutput) => Promise<void>,
+): StrategyHost[] {
+  return parts.strategies.map((s) => {
+    const log = parts.log.child({ strategy: s.entry.id });
+    const host: StrategyHost = new StrategyHost({ id: s.entry.id, market: s.entry.market, symbols: s.entry.symbols, everyMs: s.entry.everyMs }, s.definition, s.params, {
+      view,
+      now: () => parts.clock.now(),
+      log: pluginLogger(log),
+      nextSequence: () => parts.sequences.next(s.entry.id),
+      setTimer(delayMs, fire) {
+        let live = true;
+        void parts.clock
+          .sleep(delayMs)
+          .then(async () => {
+            if (live) await onTimer(host, await fire());
+          })
+          .catch((err: unknown) => log.error({ err }, 'timer failed'));
+        return () => {
+          live = false;
+        };
+      },
+    });
+    return host;
+  });
+}
+
+/** The feeds a strategy asked for, on each of its symbols. */
+export function feedsOf(h: StrategyHost): Feed[] {
+  return h.setup.symbols.flatMap((symbol) => h.subscriptions.map((subscription) => ({ market: h.setup.market, symbol, subscription })));
+}
+
+/** Whether `event` is one of the feeds `h` subscribed to (a klines event of its interval). */
+export function hears(h: StrategyHost, market: Market, event: MarketEvent): boolean {
+  if (h.setup.market !== market || !h.setup.symbols.includes(event.symbol)) return false;
+  return h.subscriptions.some((s) => s.kind === event.kind && (event.kind !== 'klines' || (s.kind === 'klines' && s.interval === event.interval)));
+}
+
+/** How many closed candles each klines subscription with a warm-up still lacks, by feed; empty when warm. */
+export function warmUpLacking(h: StrategyHost, market: MarketDataPoller): string[] {
+  const lacking: string[] = [];
+  for (const s of h.subscriptions) {
+    if (s.kind !== 'klines' || !s.history) continue;
+    for (const symbol of h.setup.symbols) {
+      const closed = (market.klines(h.setup.market, symbol, s.interval) ?? []).filter((c) => c.closed).length;
+      if (closed < s.history) lacking.push(`${symbol} ${s.interval} ${closed}/${s.history}`);
+    }
+  }
+  return lacking;
+}
+
+/** A klines subscription asks for at least its warm-up and the forming candle. */
+export function withHistory(s: MarketSubscription): MarketSubscription {
+  return s.kind === 'klines' && s.history ? { ...s, limit: Math.max(s.limit ?? 0, s.history + 1) } : s;
 }
 
 function pluginLogger(log: Logger) {

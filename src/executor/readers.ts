@@ -97,7 +97,14 @@ class FuturesAccount implements AccountReader {
     // A position we could not read makes its contract unknown; a margin account we could not
     // read at all may hold any contract, so then nothing can be trusted.
     const unreadable = new Set(skipped.map((s) => (s.path.includes('positionVos') && s.key ? s.key : '*')));
-    return { market: 'futures', amounts, unreadable, balances: [] };
+    const margins = items.map((a) => ({
+      coin: a.marginCoin,
+      ...(a.available !== undefined ? { available: a.available } : {}),
+      ...(a.locked !== undefined ? { locked: a.locked } : {}),
+      ...(a.unrealizedPnl !== undefined ? { unrealizedPnl: a.unrealizedPnl } : {}),
+      ...(a.realizedPnl !== undefined ? { realizedPnl: a.realizedPnl } : {}),
+    }));
+    return { market: 'futures', amounts, unreadable, balances: [], margins };
   }
 }
 

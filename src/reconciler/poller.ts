@@ -12,7 +12,7 @@ import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
-import type { AccountReader, Journal, OpenOrdersPage } from '../core/ports.js';
+import type { AccountReader, Journal, MarginAccount, OpenOrdersPage } from '../core/ports.js';
 import { FINAL_STATUSES, type Balance, type Fill, type Market, type Order } from '../core/types.js';
 import type { SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
 import { nextCursor } from './cursor.js';
@@ -110,6 +110,8 @@ interface PassResult {
 export class Reconciler {
   /** Spot balances as last read, and when that read was sent (our clock): risk's view of funds. */
   balances = new Map<string, Balance>();
+  /** Futures margin accounts as last read. */
+  margins: readonly MarginAccount[] = [];
   balancesAskedAt = Number.NEGATIVE_INFINITY;
   private passes = 0;
   private readonly coverage = new Map<string, Coverage>();
@@ -166,7 +168,7 @@ export class Reconciler {
         if (market === 'spot') {
           this.balances = new Map(holdings.balances.map((b) => [b.asset, b]));
           this.balancesAskedAt = sentAt;
-        }
+        } else this.margins = holdings.margins ?? [];
       } catch (err) {
         this.deps.log.warn({ err: errorText(err), market }, `${market} account read failed; keeping the last figures`);
       }

@@ -5,6 +5,7 @@ import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Depth, Kline, KlineInterval, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
 import type { Balance, Fill, Market, Order, OrderType, Position, Side } from '../core/types.js';
+export * as indicators from 'trading-signals';
 
 export { z };
 export { dec, d, toDecimal, type Decimal } from '../core/decimal.js';
@@ -12,19 +13,61 @@ export type { ClientOrderId } from '../core/ids.js';
 export type { Depth, Kline, KlineInterval, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
 export type { Balance, Fill, Market, Order, OrderType, Position, Side } from '../core/types.js';
 
-export const API_VERSION = 1;
+/**
+ * The plugin API this sluice speaks. Version 2 adds readers (depth, klines, best bid and ask,
+ * mid), the strategy's own fills, orders and position, typed order events, timers, state kept
+ * across restarts, indicators and per-subscription polling periods; version 1 plugins load and
+ * run unchanged (they simply do not use what 2 adds).
+ */
+export const API_VERSION = 2;
+export const API_VERSIONS: readonly number[] = [1, 2];
 
+/** `everyMs` (version 2): how often this feed is polled, instead of engine.marketDataEveryMs. */
 export type MarketSubscription =
-  | { kind: 'ticker' }
-  | { kind: 'depth'; limit?: number }
-  | { kind: 'trades'; limit?: number }
-  | { kind: 'klines'; interval: KlineInterval; limit?: number };
+  | { kind: 'ticker'; everyMs?: number }
+  | { kind: 'depth'; limit?: number; everyMs?: number }
+  | { kind: 'trades'; limit?: number; everyMs?: number }
+  /** `history` (version 2): closed candles to have before the strategy starts (warm-up); default none. */
+  | { kind: 'klines'; interval: KlineInterval; limit?: number; history?: number; everyMs?: number };
+
+/** A kline as strategies see it: `closed` is false for the newest candle while it is still forming. */
+export interface Candle extends Kline {
+  closed: boolean;
+}
 
 export type MarketEvent =
   | { kind: 'ticker'; symbol: string; ticker: Ticker }
   | { kind: 'depth'; symbol: string; depth: Depth }
   | { kind: 'trades'; symbol: string; trades: PublicTrade[] }
-  | { kind: 'klines'; symbol: string; interval: KlineInterval; klines: Kline[] };
+  /** Sent when a candle closes or the forming one changes, not on every poll. */
+  | { kind: 'klines'; symbol: string; interval: KlineInterval; klines: Candle[] };
+
+/**
+ * What happened to one of the strategy's orders (version 2), with the reason where there is
+ * one: the risk rule or the venue's code and message for a rejection, why it was cancelled.
+ * `rejected` without an order: the request could not even be formed (a malformed place).
+ */
+export type OrderEvent =
+  | { kind: 'accepted' | 'partially_filled' | 'filled' | 'cancel_pending'; order: Order }
+  | { kind: 'canceled' | 'unknown'; order: Order; reason?: string }
+  | { kind: 'rejected'; clientOrderId: ClientOrderId; order?: Order; reason: string };
+
+/** A futures account's margin, as the venue last reported it (decimals; absent where the venue sent none). */
+export interface Margin {
+  coin: string;
+  available?: Decimal;
+  locked?: Decimal;
+  unrealizedPnl?: Decimal;
+  realizedPnl?: Decimal;
+}
+
+/** An indicator of the trading-signals library, or anything that takes values the same way. */
+export interface StreamingIndicator<In = number> {
+  add(input: In): unknown;
+  replace(input: In): unknown;
+}
+
+export type TimerId = number & { readonly __timer: unique symbol };
 
 export interface OrderRequest {
   symbol: string;
@@ -37,6 +80,8 @@ export interface OrderRequest {
   /** Futures only: open or close a position (default OPEN), cross 1 or isolated 2 (default 1). */
   open?: 'OPEN' | 'CLOSE';
   positionType?: 1 | 2;
+  /** Futures only (spot v1 has none): IOC, FOK, or POST_ONLY (rests as maker or is cancelled). */
+  timeInForce?: 'IOC' | 'FOK' | 'POST_ONLY';
 }
 
 export interface StrategyLogger {
@@ -62,6 +107,38 @@ export interface StrategyContext<P> {
   balance(asset: string): Balance;
   lastPrice(symbol: string): Decimal | undefined;
   instrument(symbol: string): SymbolInfo | undefined;
+  // ---- version 2 readers: the latest of each feed this strategy subscribes to (undefined before the first) ----
+  ticker(symbol: string): Ticker | undefined;
+  depth(symbol: string): Depth | undefined;
+  /** Candles oldest first; the last may be forming (`closed: false`). */
+  klines(symbol: string, interval: KlineInterval): readonly Candle[] | undefined;
+  /** Best bid, best ask and their mid: from depth, else the ticker. */
+  bestBid(symbol: string): Decimal | undefined;
+  bestAsk(symbol: string): Decimal | undefined;
+  mid(symbol: string): Decimal | undefined;
+  /** A price rounded to the symbol's tick (down for BUY, up for SELL, so it never crosses further than asked); accepts an indicator's number. */
+  roundPrice(symbol: string, price: Decimal | string | number, side: Side): Decimal;
+  // ---- version 2: this strategy's own history and position ----
+  /** This strategy's fills, oldest first (the latest 1000). */
+  fills(symbol?: string): readonly Fill[];
+  /** This strategy's orders, final ones included, oldest first (the latest 1000). */
+  orders(symbol?: string): readonly Order[];
+  /** The position built from this strategy's fills alone (`position()` is the whole account's). */
+  ownPosition(symbol: string): Position;
+  /** Futures: the account's margin as last read (undefined for spot, or before the first read). */
+  margin(): Margin | undefined;
+  // ---- version 2: timers and indicators ----
+  /** Calls `fn` once after `delayMs` on the engine clock (virtual in backtests); its orders go out like a tick's. */
+  setTimer(delayMs: number, fn: () => void | Promise<void>): TimerId;
+  clearTimer(id: TimerId): void;
+  /**
+   * Feeds `indicator` from `symbol`'s `interval` klines (subscribe to them): each closed candle
+   * once, oldest first, the forming one too with `forming: true` (replaced as it changes).
+   * `input` picks what it takes: the close (a number, the default) or the candle (numbers
+   * open, high, low, close, volume). Indicator values are numbers: signals, not money; make
+   * a price of one with roundPrice().
+   */
+  indicator<I extends StreamingIndicator<number> | StreamingIndicator<CandleInput>>(symbol: string, interval: KlineInterval, indicator: I, opts?: { input?: 'close' | 'candle'; forming?: boolean }): I;
   /** Queues a new order; returns its client order id at once. A malformed request is rejected with a reason in the log. */
   place(request: OrderRequest): ClientOrderId;
   cancel(clientOrderId: ClientOrderId): void;
@@ -76,17 +153,32 @@ export interface StrategyContext<P> {
   replace(clientOrderId: ClientOrderId, changes: { price?: Decimal | string; volume?: Decimal | string }): ClientOrderId | undefined;
 }
 
+/** A candle as indicators that take one read it (trading-signals' shape). */
+export interface CandleInput {
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
 export interface StrategyHandlers {
   onStart?(): void | Promise<void>;
   onTick?(): void | Promise<void>;
   onMarketData?(event: MarketEvent): void | Promise<void>;
   onFill?(fill: Fill): void | Promise<void>;
   onOrderUpdate?(order: Order): void | Promise<void>;
+  /** Version 2: what happened to an order, with the reason. */
+  onOrderEvent?(event: OrderEvent): void | Promise<void>;
   onStop?(): void | Promise<void>;
+  /** Version 2: state to keep across restarts (JSON, at most 1 MB): asked every minute and at stop, kept in the journal. */
+  onSave?(): unknown;
+  /** Version 2: the state onSave returned last, before onStart (not called when there is none). */
+  onLoad?(state: unknown): void | Promise<void>;
 }
 
 export interface StrategyDefinition<S extends z.ZodType = z.ZodType> {
-  apiVersion: typeof API_VERSION;
+  apiVersion: 1 | 2;
   name: string;
   /** Schema of `params` in the YAML; problems are reported at start-up with their paths. */
   params: S;

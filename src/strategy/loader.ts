@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import type { Market } from '../core/types.js';
-import { API_VERSION, type StrategyDefinition } from './api.js';
+import { API_VERSION, API_VERSIONS, type StrategyDefinition } from './api.js';
 import { paramProblems } from './param-problems.js';
 
 export interface StrategyEntry {
@@ -88,7 +88,7 @@ function checkDefinition(v: unknown): string | undefined {
   if (v === null || typeof v !== 'object') return 'must default-export defineStrategy({...})';
   const d = v as Partial<StrategyDefinition>;
   if (!('apiVersion' in d)) return 'must default-export defineStrategy({...}) from "sluice/strategy"';
-  if (d.apiVersion !== API_VERSION) return `was written for plugin API version ${String(d.apiVersion)}; this sluice speaks version ${API_VERSION}`;
+  if (!API_VERSIONS.includes(d.apiVersion as number)) return `was written for plugin API version ${String(d.apiVersion)}; this sluice speaks versions ${API_VERSIONS.join(' and ')} (the newest: ${API_VERSION})`;
   if (typeof d.name !== 'string' || d.name === '') return 'needs a name';
   if (!d.params || typeof (d.params as { safeParse?: unknown }).safeParse !== 'function') return 'needs a params schema built with z (import { z } from "sluice/strategy")';
   if (typeof d.create !== 'function') return 'needs a create(ctx) function';

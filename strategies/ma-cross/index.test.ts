@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { d, type Decimal } from '../../src/core/decimal.js';
-import type { Kline } from '../../src/core/market.js';
+import type { Candle } from 'sluice/strategy';
 import type { PlaceIntent } from '../../src/core/types.js';
 import { harness } from 'sluice/testing';
 import maCross from './index.js';
 
-const klines = (closes: number[]): Kline[] =>
+const klines = (closes: number[]): Candle[] =>
   closes.map((c, i) => {
     const close = d(String(c)) as Decimal;
-    return { openTime: i * 60_000, open: close, high: close, low: close, close, vol: d('1') };
+    return { openTime: i * 60_000, open: close, high: close, low: close, close, vol: d('1'), closed: true };
   });
 
 describe('ma-cross strategy', () => {

@@ -41,7 +41,7 @@ const ALLOWED: Record<string, string[]> = {
 const PACKAGES: Record<string, string[]> = {
   core: ['decimal.js'],
   config: ['yaml', 'zod'],
-  strategy: ['zod', 'tsx'], // tsx: plugins are TypeScript, loaded as they are
+  strategy: ['zod', 'tsx', 'trading-signals'], // tsx: plugins are TypeScript, loaded as they are; trading-signals: indicators for plugins
   limiter: ['bottleneck'],
   exchange: ['undici'],
   executor: ['p-retry'],

@@ -104,8 +104,10 @@ describe('Engine.runOnce through the dry-run gateway', () => {
     expect(e.app.dryRun!.batches.flatMap((b) => b.items.map((i) => i.clientOrderId))).toEqual(['slgood-0']);
     const bh = e.app.engine.hosts.find((h) => h.id === 'bad')!;
     expect(bh.enabled).toBe(false);
-    expect(bh.disabledBy?.message).toBe('strategy bad: onStart threw: boom; the strategy is disabled, the others run on');
-    expect(e.logs.withMsg('strategy disabled').map((l) => [l.level, l.strategy, l.reason])).toEqual([[50, 'bad', 'strategy bad: onStart threw: boom; the strategy is disabled, the others run on']]);
+    // Where it threw, in the message, and the stack in the log line.
+    expect(bh.disabledBy?.message).toMatch(/^strategy bad: onStart threw: boom \(at \/.*engine\.test\.ts:\d+:\d+\); the strategy is disabled, the others run on$/);
+    expect(e.logs.withMsg('strategy disabled').map((l) => [l.level, l.strategy, l.reason])).toEqual([[50, 'bad', bh.disabledBy?.message]]);
+    expect(e.logs.withMsg('strategy disabled')[0]!.stack).toMatch(/^Error: boom\n\s+at /);
     expect(e.app.engine.summary().disabled).toEqual(['bad']);
   });
 });
@@ -159,11 +161,11 @@ describe('Engine.stop', () => {
     running = undefined;
 
     expect(sim.openOrders().spot).toEqual([]);
-    // Placed on the first tick after the first poll (100 ms), cancelled at the stop (1000 ms),
-    // and seen settled by one of the final reconcile passes.
+    // Placed on the first tick, which runs after the first market-data poll (so it has a price),
+    // cancelled at the stop (1000 ms), and seen settled by one of the final reconcile passes.
     expect(app.journal.history(id).map((h) => [h.at - SIM_START, h.status, h.reason])).toEqual([
-      [100, 'pending', 'intent'],
-      [100, 'open', 'acknowledged'],
+      [0, 'pending', 'intent'],
+      [0, 'open', 'acknowledged'],
       [1000, 'pending_cancel', 'cancel accepted'],
       [expect.any(Number), 'canceled', 'cancel settled (left the book)'],
     ]);

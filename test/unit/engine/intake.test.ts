@@ -23,7 +23,7 @@ describe('admit: strategy output to journal and pipeline', () => {
       intents: [placeOf('ok'), placeOf('big', { volume: d('100') })],
       invalid: [{ strategyId: 't', clientOrderId: cid('bad'), reason: 'volume must be positive' }],
     });
-    expect(refused.map((o) => [o.clientOrderId, o.status])).toEqual([['big', 'rejected']]);
+    expect(refused.map(({ order: o, reason }) => [o.clientOrderId, o.status, reason.split(':')[0]])).toEqual([['big', 'rejected', 'max_notional_per_order']]);
     expect(refusedByRisk.map((r) => [r.intent.clientOrderId, r.rule])).toEqual([['big', 'max_notional_per_order']]);
     expect([rig.order('ok').status, rig.order('big').status]).toEqual(['pending', 'rejected']);
     expect(rig.journal.order('bad')).toBeUndefined();

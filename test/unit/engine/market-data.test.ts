@@ -4,6 +4,7 @@ import { d } from '../../../src/core/decimal.js';
 import type { Depth, Kline, KlineInterval, PublicTrade, Ticker } from '../../../src/core/market.js';
 import type { MarketReader } from '../../../src/core/ports.js';
 import type { Market } from '../../../src/core/types.js';
+import { closesAt } from '../../../src/engine/candles.js';
 import { feedKey, MarketDataPoller, mergeFeeds, recordingFeeds, type Feed } from '../../../src/engine/market-data.js';
 import type { MarketEvent } from '../../../src/strategy/api.js';
 import { MemoryLog } from '../../fixtures/engine-parts.js';
@@ -51,11 +52,11 @@ class TableReader implements MarketReader {
   }
 }
 
-function rig() {
+function rig(now: () => number = () => 0) {
   const spot = new TableReader('spot');
   const futures = new TableReader('futures');
   const log = new MemoryLog();
-  const poller = new MarketDataPoller({ spot, futures }, log);
+  const poller = new MarketDataPoller({ spot, futures }, log, now);
   const delivered: Array<[string, MarketEvent]> = [];
   const poll = (feeds: Feed[]) => poller.poll(feeds, async (feed, event) => void delivered.push([feedKey(feed), event]));
   return { spot, futures, log, poller, delivered, poll };
@@ -108,8 +109,8 @@ describe('MarketDataPoller: last prices', () => {
     r.spot.depths.set('ETHUSDT', { time: 0, bids: [[d('1'), d('1')]], asks: [] });
     await r.poll([feed('BTCUSDT', { kind: 'ticker' }), feed('BTCUSDT', { kind: 'trades' }), feed('BTCUSDT', { kind: 'klines', interval: '5min' }), feed('ETHUSDT', { kind: 'depth' })]);
     expect([...r.poller.lastPrices]).toEqual([['spot:BTCUSDT', '50']]);
-    // Each event is still handed on.
-    expect(r.delivered.map(([k]) => k)).toEqual(['spot:BTCUSDT:ticker:', 'spot:BTCUSDT:trades:', 'spot:BTCUSDT:klines:5min', 'spot:ETHUSDT:depth:']);
+    // Each event is still handed on, but klines that tell nothing (none at all) are not.
+    expect(r.delivered.map(([k]) => k)).toEqual(['spot:BTCUSDT:ticker:', 'spot:BTCUSDT:trades:', 'spot:ETHUSDT:depth:']);
   });
 
   it('keeps prices per market: a futures feed reads the futures reader', async () => {
@@ -122,6 +123,46 @@ describe('MarketDataPoller: last prices', () => {
     expect(r.futures.calls).toEqual(['ticker BTC']);
     expect(r.spot.calls).toEqual(['ticker BTC']);
     expect(r.poller.lastPrice('spot', 'ETHUSDT')).toBeUndefined();
+  });
+});
+
+describe('MarketDataPoller: klines', () => {
+  it('marks the newest candle forming until its span has passed, and hands klines on only when they change', async () => {
+    let now = 0;
+    const r = rig(() => now);
+    const feeds = [feed('BTCUSDT', { kind: 'klines', interval: '1min' })];
+    // Newest first, as some venues list them: sorted oldest first.
+    r.spot.klineLists.set('BTCUSDT', [kline('11', 60_000), kline('10', 0)]);
+    now = 90_000;
+    await r.poll(feeds);
+    const first = r.delivered.at(-1)![1];
+    expect(first.kind === 'klines' && first.klines.map((c) => [c.openTime, c.close, c.closed])).toEqual([
+      [0, '10', true],
+      [60_000, '11', false],
+    ]);
+    expect(r.poller.klines('spot', 'BTCUSDT', '1min')).toBe(first.kind === 'klines' ? first.klines : undefined);
+    // The same answer a second later: nothing new, nothing handed on.
+    now = 91_000;
+    await r.poll(feeds);
+    expect(r.delivered).toHaveLength(1);
+    // The forming candle moved: handed on.
+    r.spot.klineLists.set('BTCUSDT', [kline('12', 60_000), kline('10', 0)]);
+    await r.poll(feeds);
+    expect(r.delivered).toHaveLength(2);
+    // Its minute is over: the same candle, now closed, is news.
+    now = 120_000;
+    await r.poll(feeds);
+    expect(r.delivered).toHaveLength(3);
+    const closed = r.delivered.at(-1)![1];
+    expect(closed.kind === 'klines' && closed.klines.at(-1)!.closed).toBe(true);
+    expect(r.poller.lastPrice('spot', 'BTCUSDT')).toBe('12');
+  });
+
+  it('closesAt: spans by interval, a month candle at the next month (UTC)', () => {
+    expect(closesAt(0, '5min')).toBe(300_000);
+    expect(closesAt(0, '4h')).toBe(4 * 3_600_000);
+    expect(closesAt(Date.UTC(2026, 0, 1), '1month')).toBe(Date.UTC(2026, 1, 1));
+    expect(closesAt(Date.UTC(2026, 11, 1), '1month')).toBe(Date.UTC(2027, 0, 1));
   });
 });
 
@@ -151,9 +192,25 @@ describe('MarketDataPoller: a failing feed', () => {
   });
 });
 
+/** Merged feeds without the period each carries (tested on its own below). */
+const merge = (feeds: Feed[]) =>
+  mergeFeeds(feeds, 1000).map((f) => {
+    const { everyMs, ...subscription } = f.subscription;
+    expect(everyMs).toBe(1000);
+    return { ...f, subscription } as Feed;
+  });
+
 describe('mergeFeeds', () => {
+  it('polls a merged feed at the shortest period any subscription asked for, else the default', () => {
+    const merged = mergeFeeds([feed('BTCUSDT', { kind: 'depth', limit: 5, everyMs: 250 }), feed('BTCUSDT', { kind: 'depth', limit: 20 }), feed('BTCUSDT', { kind: 'ticker' }), feed('BTCUSDT', { kind: 'ticker', everyMs: 5000 })], 1000);
+    expect(merged.map((f) => [f.subscription.kind, 'limit' in f.subscription ? f.subscription.limit : undefined, f.subscription.everyMs])).toEqual([
+      ['depth', 20, 250],
+      ['ticker', undefined, 1000],
+    ]);
+  });
+
   it('keeps one feed per market, symbol, kind (and kline interval), with the largest limit asked, in first-seen order', () => {
-    const merged = mergeFeeds([
+    const merged = merge([
       feed('BTCUSDT', { kind: 'depth', limit: 5 }),
       feed('BTCUSDT', { kind: 'ticker' }),
       feed('BTCUSDT', { kind: 'depth', limit: 20 }),
@@ -176,9 +233,9 @@ describe('mergeFeeds', () => {
   });
 
   it('no limit asks for the venue default page of 100: it beats a smaller limit and loses to a larger one', () => {
-    expect(mergeFeeds([feed('BTCUSDT', { kind: 'depth' }), feed('BTCUSDT', { kind: 'depth', limit: 5 })])).toEqual([feed('BTCUSDT', { kind: 'depth' })]);
-    expect(mergeFeeds([feed('BTCUSDT', { kind: 'trades', limit: 5 }), feed('BTCUSDT', { kind: 'trades' })])).toEqual([feed('BTCUSDT', { kind: 'trades' })]);
-    expect(mergeFeeds([feed('BTCUSDT', { kind: 'trades' }), feed('BTCUSDT', { kind: 'trades', limit: 500 })])).toEqual([feed('BTCUSDT', { kind: 'trades', limit: 500 })]);
+    expect(merge([feed('BTCUSDT', { kind: 'depth' }), feed('BTCUSDT', { kind: 'depth', limit: 5 })])).toEqual([feed('BTCUSDT', { kind: 'depth' })]);
+    expect(merge([feed('BTCUSDT', { kind: 'trades', limit: 5 }), feed('BTCUSDT', { kind: 'trades' })])).toEqual([feed('BTCUSDT', { kind: 'trades' })]);
+    expect(merge([feed('BTCUSDT', { kind: 'trades' }), feed('BTCUSDT', { kind: 'trades', limit: 500 })])).toEqual([feed('BTCUSDT', { kind: 'trades', limit: 500 })]);
   });
 
   it('names feeds by market, symbol, kind and interval', () => {

@@ -58,8 +58,28 @@ describe('StrategyHost', () => {
     expect(out.intents).toEqual([]);
     expect(out.invalid).toHaveLength(1);
     expect(out.invalid[0]!.reason).toMatch(reason);
-    expect(logs.find((l) => l.level === 'warn')!.fields).toMatchObject({ rule: 'invalid' });
+    expect(logs).toEqual([]); // the engine logs it, once
     expect(host.enabled).toBe(true);
+  });
+
+  it('API 2: a malformed request comes back as a rejected order event with its reason, once (a bad request made by that handler is not reported again)', async () => {
+    const events: unknown[] = [];
+    const def = defineStrategy({
+      apiVersion: 2,
+      name: 'bad2',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick: () => void ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1' }),
+        onOrderEvent(e) {
+          events.push(e);
+          ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', volume: '1', price: '2' });
+        },
+      }),
+    });
+    const { host } = harness(def);
+    const out = await host.tick();
+    expect(events).toEqual([{ kind: 'rejected', clientOrderId: out.invalid[0]!.clientOrderId, reason: 'a LIMIT order needs a price' }]);
+    expect(out.invalid.map((i) => i.reason)).toEqual(['a LIMIT order needs a price', 'a MARKET order takes no price; leave price out']);
   });
 
   it('a throwing plugin is disabled, its half-made intents dropped, and it is never called again', async () => {
@@ -79,7 +99,7 @@ describe('StrategyHost', () => {
     const { host } = harness(def, {}, { id: 'boom' });
     expect((await host.tick()).intents).toEqual([]);
     expect(host.enabled).toBe(false);
-    expect(host.disabledBy!.message).toBe('strategy boom: onTick threw: division by zero in my signal; the strategy is disabled, the others run on');
+    expect(host.disabledBy!.message).toMatch(/^strategy boom: onTick threw: division by zero in my signal \(at \/.*host\.test\.ts:\d+:\d+\); the strategy is disabled, the others run on$/);
     await host.tick();
     expect(ticks).toBe(1);
   });

@@ -39,7 +39,7 @@ describe('loadStrategies', () => {
     const text = (err as ConfigError).message;
     expect(text).toMatch(/strategies\[0\]\.use: no plugin at .*strategies\/missing\/index\.ts; fix the path/);
     expect(text).toMatch(/strategies\[1\]\.use: test\/fixtures\/plugins\/not-a-strategy\.ts must default-export defineStrategy/);
-    expect(text).toMatch(/strategies\[2\]\.use: .*old-api\.ts was written for plugin API version 0; this sluice speaks version 1/);
+    expect(text).toMatch(/strategies\[2\]\.use: .*old-api\.ts was written for plugin API version 0; this sluice speaks versions 1 and 2 \(the newest: 2\)/);
     expect(text).toMatch(/strategies\[3\]\.params\.levels: .*\(plugin grid\)/);
     expect(text).toMatch(/strategies\[3\]\.params\.orderVolume: .*expected string/);
     expect(text).toMatch(/strategies\[3\]\.params\.orderVolume: .*: write it quoted, e\.g\. "0\.5"/);

@@ -1,0 +1,64 @@
+// What a strategy host is given and gives back: the engine's view, its clock and timers, and
+// the intents a call queued.
+import type { Decimal } from '../core/decimal.js';
+import type { ClientOrderId } from '../core/ids.js';
+import type { Depth, KlineInterval, SymbolInfo, Ticker } from '../core/market.js';
+import type { Balance, Fill, Market, Order, OrderIntent, Position } from '../core/types.js';
+import type { Candle, Margin, MarketSubscription, StrategyLogger, TimerId } from './api.js';
+import type { IndicatorFeed } from './indicator-feed.js';
+
+/** The engine's state as strategies may read it. */
+export interface EngineView {
+  position(market: Market, symbol: string): Position;
+  openOrders(strategyId: string, symbol?: string): readonly Order[];
+  balance(asset: string): Balance;
+  lastPrice(market: Market, symbol: string): Decimal | undefined;
+  instrument(market: Market, symbol: string): SymbolInfo | undefined;
+  ticker(market: Market, symbol: string): Ticker | undefined;
+  depth(market: Market, symbol: string): Depth | undefined;
+  klines(market: Market, symbol: string, interval: KlineInterval): readonly Candle[] | undefined;
+  margin(): Margin | undefined;
+  /** A strategy's own fills and orders (the latest 1000, oldest first), and its own position. */
+  ownFills(strategyId: string, symbol?: string): readonly Fill[];
+  ownOrders(strategyId: string, symbol?: string): readonly Order[];
+  ownPosition(strategyId: string, market: Market, symbol: string): Position;
+}
+
+export interface StrategySetup {
+  id: string;
+  market: Market;
+  symbols: readonly string[];
+  everyMs: number;
+}
+
+export interface HostDeps {
+  view: EngineView;
+  now(): number;
+  log: StrategyLogger;
+  /** The next sequence number for this strategy's client order ids (durable across restarts). */
+  nextSequence(): number;
+  /** Runs `fire` after `delayMs` on the engine clock (its output goes where a tick's goes), unless cancelled first. */
+  setTimer(delayMs: number, fire: () => Promise<HostOutput>): () => void;
+}
+
+/** An intent the plugin asked for that could not even be formed. */
+export interface InvalidRequest {
+  strategyId: string;
+  clientOrderId: ClientOrderId;
+  reason: string;
+}
+
+export interface HostOutput {
+  intents: OrderIntent[];
+  invalid: InvalidRequest[];
+}
+
+/** What the context needs of its host: the outbox and the bookkeeping around it. */
+export interface HostInternals {
+  outbox: OrderIntent[];
+  invalid: InvalidRequest[];
+  readonly indicators: IndicatorFeed;
+  readonly subscriptions: readonly MarketSubscription[];
+  setTimer(delayMs: number, fn: () => void | Promise<void>): TimerId;
+  clearTimer(id: TimerId): void;
+}

@@ -1,0 +1,105 @@
+// Plugin API 2 through the whole engine (the composition root's backtest profile: the in-process
+// simulator on a manual clock): a klines warm-up holds the start, timers run on the engine
+// clock, order events carry reasons, a feed polls at its own period, the strategy's own
+// position follows its fills, and onSave's state is journaled.
+import { afterEach, describe, expect, it } from 'vitest';
+import { d, dec } from '../../../src/core/decimal.js';
+import type { ClientOrderId } from '../../../src/core/ids.js';
+import { defineStrategy, z, type OrderEvent } from '../../../src/strategy/api.js';
+import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
+
+const yaml = `
+mode: paper
+engine:
+  marketDataEveryMs: 100
+  reconcileEveryMs: 500
+  summaryEveryMs: 600000
+  shutdown: { queued: drop, cancelOpenOrders: true }
+risk:
+  maxOrdersPerSecond: 100
+  maxNotionalPerOrder: "10000"
+`;
+
+let running: EngineApp | undefined;
+afterEach(async () => {
+  if (running) await drive(running.clock, running.app.stop());
+  running = undefined;
+});
+
+function probe() {
+  const seen = { startedAt: undefined as number | undefined, events: [] as Array<[string, string | undefined]>, placedAt: [] as number[], resting: undefined as ClientOrderId | undefined, own: [] as string[] };
+  const definition = defineStrategy({
+    apiVersion: 2,
+    name: 'probe',
+    params: z.object({}),
+    subscribe: () => [{ kind: 'klines', interval: '1min', history: 2 }, { kind: 'depth', limit: 5 }, { kind: 'ticker', everyMs: 400 }],
+    create(ctx) {
+      let ticks = 0;
+      return {
+        onStart() {
+          seen.startedAt = ctx.now();
+          // A resting buy 250 ms later, from a timer; an order risk refuses, at once.
+          ctx.setTimer(250, () => {
+            const last = ctx.lastPrice('BTCUSDT')!;
+            seen.placedAt.push(ctx.now());
+            seen.resting = ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.001', price: ctx.roundPrice('BTCUSDT', dec.mul(last, d('0.97')), 'BUY') });
+          });
+          ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', volume: '20000' });
+          // A marketable buy that fills: the strategy's own position follows.
+          ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.002', price: ctx.roundPrice('BTCUSDT', dec.mul(ctx.bestAsk('BTCUSDT')!, d('1.01')), 'BUY') });
+        },
+        onTick: () => void ticks++,
+        onFill: () => void seen.own.push(ctx.ownPosition('BTCUSDT').quantity),
+        onOrderEvent: (e: OrderEvent) => void seen.events.push([e.kind, 'reason' in e ? e.reason : undefined]),
+        onSave: () => ({ ticks }),
+      };
+    },
+  });
+  return { definition, seen };
+}
+
+describe('plugin API 2 in the engine', () => {
+  it('starts after the warm-up, runs timers on the engine clock, reports order events with reasons, polls a feed at its own period, follows its own position and keeps its state', async () => {
+    const p = probe();
+    running = await engineApp(yaml, [loaded('probe', p.definition)]);
+    const { app, clock, sim, logs } = running;
+    void app.start();
+
+    // Two closed 1-minute candles exist only after the second minute of the simulator's market.
+    await runUntil(clock, SIM_START + 60_000);
+    expect(p.seen.startedAt).toBeUndefined();
+    expect(logs.withMsg('strategy waits for its klines warm-up before it starts')).toHaveLength(1);
+    await runUntil(clock, SIM_START + 125_000);
+    const startedAt = p.seen.startedAt!;
+    expect(startedAt).toBeGreaterThanOrEqual(SIM_START + 120_000);
+    expect(startedAt).toBeLessThan(SIM_START + 121_000);
+    expect(app.engine.hosts[0]!.enabled).toBe(true);
+
+    // The timer fired 250 ms after onStart, on the manual clock.
+    expect(p.seen.placedAt).toEqual([startedAt + 250]);
+    const resting = app.journal.order(p.seen.resting!)!;
+    expect(resting.status).toBe('open');
+
+    // Depth every 100 ms (the default), the ticker every 400 ms (its own period).
+    const arrivals = sim.arrivals().filter((a) => a.at >= startedAt && a.at < startedAt + 4000);
+    const count = (endpoint: string) => arrivals.filter((a) => a.endpoint === endpoint).length;
+    expect(count('spot.depth')).toBeGreaterThanOrEqual(38);
+    expect(count('spot.ticker')).toBeGreaterThanOrEqual(9);
+    expect(count('spot.ticker')).toBeLessThanOrEqual(11);
+
+    // Its own fill moved its own position.
+    expect(p.seen.own).toEqual(['0.002']);
+    expect(app.engine.positions.position('spot', 'BTCUSDT').quantity).toBe('0.002');
+
+    await drive(clock, app.stop());
+    running = undefined;
+    // Risk's refusal with its rule; the fill; the resting order accepted, then cancelled at the stop with the reason.
+    expect(p.seen.events[0]![0]).toBe('rejected');
+    expect(p.seen.events[0]![1]).toMatch(/^max_notional_per_order: /);
+    expect(p.seen.events.map((e) => e[0])).toEqual(['rejected', 'filled', 'accepted', 'cancel_pending', 'canceled']);
+    expect(p.seen.events.at(-1)![1]).toBe('cancel settled (left the book)');
+    // onSave's state is in the journal.
+    expect(JSON.parse(app.journal.cursor('strategy:probe:state')!)).toMatchObject({ ticks: expect.any(Number) });
+    expect((JSON.parse(app.journal.cursor('strategy:probe:state')!) as { ticks: number }).ticks).toBeGreaterThan(40);
+  });
+});
