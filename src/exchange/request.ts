@@ -27,6 +27,8 @@ export interface FuturesOrderParams {
   price?: Decimal;
   open: 'OPEN' | 'CLOSE';
   positionType: 1 | 2;
+  /** IOC, FOK or POST_ONLY; the venue's default (good till cancelled) when absent. */
+  timeInForce?: 'IOC' | 'FOK' | 'POST_ONLY';
   clientOrderId?: string;
 }
 

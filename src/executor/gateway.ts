@@ -73,6 +73,7 @@ export class OrderGateway {
           price: i.price,
           open: i.open ?? 'OPEN',
           positionType: i.positionType ?? 1,
+          ...(i.timeInForce !== undefined ? { timeInForce: i.timeInForce } : {}),
           clientOrderId: i.clientOrderId,
         });
         return [{ intent: i, outcome: { kind: 'accepted', venueOrderId: ack.orderId, status: ack.status } }];

@@ -111,6 +111,16 @@ export class OrderBook {
     return best !== undefined && (side === 'BUY' ? best.priceTicks <= priceTicks : best.priceTicks >= priceTicks);
   }
 
+  /** Lots an order at `priceTicks` on `side` could take from the opposite side. */
+  lotsTaken(side: Side, priceTicks: number): number {
+    let lots = 0;
+    for (const o of side === 'BUY' ? this.asks : this.bids) {
+      if (side === 'BUY' ? o.priceTicks > priceTicks : o.priceTicks < priceTicks) break;
+      lots += o.lots;
+    }
+    return lots;
+  }
+
   remove(id: string): Resting | undefined {
     const order = this.byId.get(id);
     if (!order) return undefined;

@@ -19,6 +19,8 @@ export interface FuturesOrderInput {
   price?: Decimal;
   open: 'OPEN' | 'CLOSE';
   positionType: 1 | 2;
+  /** IOC: what trades at once, the rest cancelled; FOK: all at once or nothing; POST_ONLY: rests as maker or is cancelled. */
+  timeInForce?: 'IOC' | 'FOK' | 'POST_ONLY';
   clientOrderId?: string;
 }
 
@@ -190,8 +192,15 @@ export class FuturesEngine {
     this.orders.set(order.orderId, order);
     this.live.add(order);
     if (order.clientOrderId !== undefined) this.byClientId.set(clientKey(account, order.contract, order.clientOrderId), order);
-    market.execute({ id: order.orderId, owner: account, side: order.side, limitTicks, lots }, at, order.type === 'LIMIT');
-    if (order.type === 'MARKET') this.release(order, at, order.executedLots === order.lots ? 'FILLED' : 'CANCELED');
+    const tif = input.timeInForce;
+    // Refused by its time in force before it trades: accepted, then cancelled at once.
+    if ((tif === 'POST_ONLY' && market.book.wouldCross(order.side, limitTicks!)) || (tif === 'FOK' && market.book.lotsTaken(order.side, limitTicks!) < lots)) {
+      this.release(order, at, 'CANCELED');
+      return order;
+    }
+    const rests = order.type === 'LIMIT' && tif !== 'IOC' && tif !== 'FOK';
+    market.execute({ id: order.orderId, owner: account, side: order.side, limitTicks, lots }, at, rests);
+    if (!rests) this.release(order, at, order.executedLots === order.lots ? 'FILLED' : 'CANCELED');
     return order;
   }
 

@@ -66,6 +66,17 @@ function positionType(p: Params): 1 | 2 {
   return v as 1 | 2;
 }
 
+/** timeInForce by name, or by the family's integers (3 IOC, 4 FOK, 5 POST_ONLY); only on LIMIT orders. */
+function timeInForce(p: Params, type: string): 'IOC' | 'FOK' | 'POST_ONLY' | undefined {
+  const raw = p.timeInForce;
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const byCode: Record<string, 'IOC' | 'FOK' | 'POST_ONLY'> = { '3': 'IOC', '4': 'FOK', '5': 'POST_ONLY', IOC: 'IOC', FOK: 'FOK', POST_ONLY: 'POST_ONLY' };
+  const tif = byCode[String(raw).toUpperCase()];
+  if (!tif) return malformed('timeInForce', 'must be IOC, FOK or POST_ONLY');
+  if (type !== 'LIMIT') return malformed('timeInForce', 'applies to LIMIT orders only');
+  return tif;
+}
+
 export const FUTURES_ROUTES: Readonly<Record<string, Route>> = {
   'futures.order': (ex, c) => {
     const p = c.params;
@@ -78,9 +89,10 @@ export const FUTURES_ROUTES: Readonly<Record<string, Route>> = {
     const volume = decimal(p, 'volume') ?? missing('volume');
     const price = decimal(p, 'price');
     if (type === 'LIMIT' && price === undefined) missing('price');
+    const tif = timeInForce(p, type);
     const o = ex.futures.place(
       c.account,
-      { contract, side: s, type, volume, price: type === 'LIMIT' ? price : undefined, open: open as 'OPEN' | 'CLOSE', positionType: pt, clientOrderId: clientId(p, ['clientOrderId'], CLIENT_ID_MAX) },
+      { contract, side: s, type, volume, price: type === 'LIMIT' ? price : undefined, open: open as 'OPEN' | 'CLOSE', positionType: pt, ...(tif ? { timeInForce: tif } : {}), clientOrderId: clientId(p, ['clientOrderId'], CLIENT_ID_MAX) },
       c.now,
     );
     ex.logOrder({ orderId: o.orderId, clientOrderId: o.clientOrderId, market: 'futures', symbol: o.contract, side: o.side, type: o.type, price: o.price, volume: o.volume, open: o.open, at: c.now });

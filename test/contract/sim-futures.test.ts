@@ -14,6 +14,21 @@ const account = async () => (await v.client.ok('GET', '/fapi/v1/account')).accou
 const pin = (bid: string, ask: string) => v.server.exchange.applyMarketEvent({ type: 'book', symbol: C, bids: [[bid, '1000']], asks: [[ask, '1000']] });
 
 describe('futures', () => {
+  it('timeInForce: POST_ONLY rests or is cancelled untraded, IOC takes what it can and cancels the rest, FOK all or nothing', async () => {
+    v = await startVenue({ rateLimits: false });
+    pin('29999', '30000'); // 1000 contracts each side
+    const limit = (side: string, price: string, volume: string, timeInForce: string) => v.client.ok('POST', '/fapi/v1/order', { body: { ...order(side, 'OPEN', volume), type: 'LIMIT', price, timeInForce } });
+    expect((await limit('BUY', '29000', '5', 'POST_ONLY')).status).toBe('INIT'); // the family reports a fresh futures order as INIT
+    expect((await limit('BUY', '30000', '5', 'POST_ONLY')).status).toBe('CANCELED');
+    expect((await limit('BUY', '30000', '1500', 'IOC')).status).toBe('CANCELED'); // 1000 taken, 500 cancelled
+    pin('29999', '30000');
+    expect((await limit('BUY', '30000', '1500', 'FOK')).status).toBe('CANCELED');
+    expect((await limit('BUY', '30000', '10', 'FOK')).status).toBe('FILLED');
+    expect((await limit('BUY', '29000', '10', '5')).status).toBe('INIT'); // 5: POST_ONLY as the family's integer
+    const bad = await v.client.signed('POST', '/fapi/v1/order', { body: { ...order('BUY', 'OPEN', '1'), timeInForce: 'GTC' } });
+    expect(bad.status).toBe(400);
+  });
+
   it('lists contracts, and serves ticker and depth consistent with each other', async () => {
     v = await startVenue({ rateLimits: false });
     const contracts = (await v.client.get('/fapi/v1/contracts')).json;
