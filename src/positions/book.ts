@@ -24,8 +24,17 @@ export interface PositionBookOptions {
   quoteAssetOf?: QuoteAssetOf;
 }
 
+/** Applied fill keys the book remembers (about 100 bytes each). */
+export const APPLIED_KEPT = 100_000;
+
 export class PositionBook {
   private readonly lines = new Map<string, BookEntry>();
+  /**
+   * Keys of the fills applied, the latest APPLIED_KEPT of them: the journal is what makes a fill
+   * count once (its key is unique there, and only a fill it newly recorded reaches the book);
+   * this is the book's own guard against a repeat, and the reconciler's cheap check for trades it
+   * reads again within its grace. Bounded, so a daemon's memory does not grow with every fill.
+   */
   private readonly applied = new Set<string>();
   /** Contract sizes by line key; a line without one counts its quantity in base units (1). */
   private readonly multipliers = new Map<string, Decimal>();
@@ -62,7 +71,7 @@ export class PositionBook {
     const traded = trade(before, fill.side, fill.volume, fill.price);
     const line = chargeFee(traded, fill.fee, fill.feeAsset, this.isQuote(fill));
     this.lines.set(lineKey(fill.market, fill.symbol), line);
-    this.applied.add(key);
+    this.remember(key);
     return { kind: 'applied', position: line };
   }
 
@@ -131,8 +140,13 @@ export class PositionBook {
         otherFees,
       });
     });
-    for (const key of snapshot.appliedTradeKeys ?? []) book.applied.add(key);
+    for (const key of snapshot.appliedTradeKeys ?? []) book.remember(key);
     return book;
+  }
+
+  private remember(key: string): void {
+    this.applied.add(key);
+    if (this.applied.size > APPLIED_KEPT) this.applied.delete(this.applied.values().next().value!);
   }
 
   private isQuote(fill: Fill): boolean {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { d, dec, DecimalFormatError } from '../../../src/core/decimal.js';
 import { PositionBook } from '../../../src/positions/index.js';
+import { APPLIED_KEPT } from '../../../src/positions/book.js';
 import { fill } from '../../fixtures/builders.js';
 
 
@@ -142,5 +143,18 @@ describe('PositionBook persistence', () => {
     expect(() => PositionBook.fromSnapshot(bad)).toThrow(DecimalFormatError);
     expect(() => PositionBook.fromSnapshot(bad)).toThrow(/positions\[0\]\.avgEntryPrice/);
     expect(() => PositionBook.fromSnapshot({ version: 2 } as never)).toThrow(/version 2/);
+  });
+});
+
+describe('PositionBook memory', () => {
+  it('remembers the latest APPLIED_KEPT fill keys only, so it does not grow with every fill of a long run; the positions stay exact', () => {
+    const b = new PositionBook();
+    const n = APPLIED_KEPT + 10;
+    for (let i = 0; i < n; i++) b.apply({ ...fill('BUY', '0.001', '100'), tradeId: String(i) });
+    expect(b.position('spot', 'BTCUSDT').quantity).toBe(dec.mul(d('0.001'), d(String(n))));
+    expect(b.toJSON().appliedTradeKeys).toHaveLength(APPLIED_KEPT);
+    // A recent repeat is still caught; the oldest keys are forgotten (the journal refuses those repeats).
+    expect(b.apply({ ...fill('BUY', '0.001', '100'), tradeId: String(n - 1) })).toBe(false);
+    expect(b.has({ ...fill('BUY', '0.001', '100'), tradeId: '0' })).toBe(false);
   });
 });
