@@ -13,7 +13,7 @@ import type { Config } from '../config/index.js';
 import type { CallRecord } from '../executor/index.js';
 import { endpointLimits, WINDOW_MS } from '../exchange/endpoints.js';
 import { busiestWindow } from '../limiter/window.js';
-import { accountValue, buildReport, equitySample, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
+import { accountValue, buildReport, equitySample, PriceSampler, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
 import type { SimExchange } from '../sim/index.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { lastEventAt, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
@@ -80,8 +80,14 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }, opts.trustedVenue ?? true), strategies: opts.strategies, log: opts.log, onCall: (r) => calls.add(r) });
   const quote = quoteAsset(sim, opts.strategies);
   const midOf = (symbol: string) => (sim.symbols.has(symbol) ? sim.top(symbol).mid : undefined);
-  const sample = (at: number): EquitySample =>
-    equitySample(app.engine.positions, startingEquity, at, (market, symbol) => (market === 'spot' ? midOf(symbol) : undefined), (symbol) => sim.contracts.get(symbol)?.multiplier);
+  // Each traded symbol's mid, sampled with the equity: report.html's price charts.
+  const prices = new PriceSampler(opts.strategies.flatMap((s) => s.entry.symbols.map((symbol) => ({ market: s.entry.market, symbol: symbol.toUpperCase() }))), (_market, symbol) =>
+    sim.symbols.has(symbol) || sim.contracts.has(symbol) ? sim.top(symbol).mid : undefined,
+  );
+  const sample = (at: number): EquitySample => {
+    prices.take(at);
+    return equitySample(app.engine.positions, startingEquity, at, (market, symbol) => (market === 'spot' ? midOf(symbol) : undefined), (symbol) => sim.contracts.get(symbol)?.multiplier);
+  };
 
   const applyDue = async (upTo: number) => {
     for (;;) {
@@ -143,6 +149,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     fills: [...app.journal.fills()].sort((a, b) => a.time - b.time),
     contractSizes: Object.fromEntries([...sim.contracts.values()].map((c) => [c.symbol, c.multiplier])),
     equity,
+    prices: prices.result(),
     orders: {
       sent: app.engine.pipeline.stats.sent,
       accepted: app.engine.pipeline.stats.accepted,

@@ -1,27 +1,26 @@
-// renderHtml: the report as one self-contained page (no scripts, fonts or external styles),
-// so it opens from disk anywhere and can be attached to a ticket. Every text passes through
+// renderHtml: the report as one self-contained page that opens from disk anywhere, offline: the
+// charts are lightweight-charts, inlined with the shared chart script (src/charts) and the data
+// they draw (a JSON element); nothing is loaded from anywhere. Every text passes through
 // escapeHtml: symbols, strategy ids, tape names and config values come from users and venues.
 // Deterministic: nothing here reads a clock, and numbers are printed with fixed decimals.
+import { ATTRIBUTION, CHARTS_SCRIPT, THEME } from '../charts/client.js';
+import { chartLibrarySource } from '../charts/library.js';
 import { dec, type Decimal } from '../core/decimal.js';
+import { chartData, REPORT_SCRIPT, scriptJson, type ChartSeries, type ReportCharts } from './chart-data.js';
 import { replayFills } from './fills.js';
-import { downsampleIndices, drawdownSeries } from './series.js';
 import type { Report, ReportInput } from './types.js';
 
-/** Most points drawn per chart; a browser draws this many instantly and a screen shows no more. */
-export const MAX_CHART_POINTS = 2000;
+export { MAX_CHART_POINTS } from './chart-data.js';
 /** Most rows in the trades table; the full list is in the fills the run recorded. */
 export const MAX_TRADE_ROWS = 5000;
 
-const CHART_WIDTH = 900;
-const CHART_HEIGHT = 220;
-const PAD = 4;
-
 const STYLE = `
-body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
-h1{font-size:1.3em;margin:0 0 .3em}h2{font-size:1.05em;margin:1.2em 0 .3em}
+body{font:14px ${THEME.font};margin:1.5em;color:${THEME.text}}
+h1{font-size:1.3em;margin:0 0 .3em}h2{font-size:1.05em;margin:1.2em 0 .3em}h3{font-size:.95em;margin:.8em 0 .2em}
 table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
-svg{border:1px solid #ccc;background:#fafafa}.axis{font-size:.85em;color:#666}.note{color:#888}
+.chart{height:280px;max-width:1100px;border:1px solid ${THEME.border}}.legend{font-size:.85em;color:${THEME.muted};min-height:1.3em;font-variant-numeric:tabular-nums}
+.axis{font-size:.85em;color:#666}.note{color:#888}.attribution{color:${THEME.muted};font-size:.8em;margin-top:2em}.attribution a{color:inherit}
 `;
 
 export function escapeHtml(text: string): string {
@@ -30,26 +29,39 @@ export function escapeHtml(text: string): string {
 
 export function renderHtml(report: Report, input: ReportInput): string {
   const title = `sluice backtest${report.tape !== null ? ` — ${report.tape}` : ''}`;
-  const drawdowns = drawdownSeries(input.equity, input.startingEquity, input.startedAt);
+  const charts = chartData(input);
+  const drawable = charts.equity.points.length > 0 || charts.prices.some((p) => p.points.length > 0);
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
     `<title>${escapeHtml(title)}</title>`,
     `<style>${STYLE}</style>`,
-    '</head><body>',
+    '</head><body data-charts="0">',
     `<h1>${escapeHtml(title)}</h1>`,
     `<p>${escapeHtml(`${report.period.start} to ${report.period.end}; strategies: ${report.strategies.join(', ') || 'none'}`)}</p>`,
+    '<noscript><p class="note">The charts need JavaScript; every figure is in the tables.</p></noscript>',
     '<h2>Summary</h2>',
     summaryTable(report),
+    '<h2>Price and fills</h2>',
+    priceCharts(charts),
     '<h2>Equity</h2>',
-    chart('equity', input.equity.map((s) => ({ at: s.at, value: s.equity })), report.quoteAsset),
+    chart('equity', charts.equity, charts.quote),
     '<h2>Drawdown</h2>',
-    chart('drawdown', drawdowns.map((p) => ({ at: p.at, value: dec.neg(p.drawdown) })), report.quoteAsset),
+    chart('drawdown', charts.drawdown, charts.quote),
     '<h2>Rate limits</h2>',
     rateLimitTable(report),
     '<h2>Trades</h2>',
     tradesTable(input),
     ...(report.config !== null ? ['<h2>Configuration</h2>', `<pre>${escapeHtml(JSON.stringify(report.config, null, 2))}</pre>`] : []),
+    ...(drawable
+      ? [
+          ATTRIBUTION,
+          `<script type="application/json" id="report-data">${scriptJson(charts)}</script>`,
+          `<script>${chartLibrarySource()}</script>`,
+          `<script>${CHARTS_SCRIPT}</script>`,
+          `<script>${REPORT_SCRIPT}</script>`,
+        ]
+      : []),
     '</body></html>',
     '',
   ].join('\n');
@@ -130,33 +142,28 @@ function cellHtml(text: string, numericAllowed: boolean): string {
   return `<td${numeric ? ' class="num"' : ''}>${escapeHtml(text)}</td>`;
 }
 
-interface ChartPoint {
-  at: number;
-  value: Decimal;
+/** A chart element the page's script draws into, with its legend (hover values) and a line saying what it spans. */
+function chart(name: string, series: ChartSeries, unit: string, id = `${name}-chart`, more = ''): string {
+  if (series.points.length === 0) return `<p class="note">No equity samples: no ${escapeHtml(name)} chart.</p>`;
+  const { points } = series;
+  const lowest = points.reduce((a, p) => (dec.lt(p.value, a.value) ? p : a));
+  const highest = points.reduce((a, p) => (dec.gt(p.value, a.value) ? p : a));
+  const downsampled = points.length < series.total ? `, ${points.length} of ${series.total} samples drawn` : '';
+  return [
+    `<div id="${id}-legend" class="legend"></div><div id="${id}" class="chart" role="img" aria-label="${escapeHtml(name)}"></div>`,
+    `<p class="axis">${escapeHtml(`${iso(points[0]!.at)} to ${iso(points[points.length - 1]!.at)}; from ${lowest.value} to ${highest.value} ${unit}${downsampled}${more}`)}</p>`,
+  ].join('\n');
 }
 
-/** An inline SVG polyline of the points, downsampled to MAX_CHART_POINTS. */
-function chart(name: string, points: readonly ChartPoint[], unit: string): string {
-  if (points.length === 0) return `<p class="note">No equity samples: no ${escapeHtml(name)} chart.</p>`;
-  const values = points.map((p) => dec.toNumberForDisplay(p.value));
-  const kept = downsampleIndices(values, MAX_CHART_POINTS);
-  const t0 = points[0]!.at;
-  const t1 = points[points.length - 1]!.at;
-  const lo = Math.min(...kept.map((i) => values[i]!));
-  const hi = Math.max(...kept.map((i) => values[i]!));
-  const x = (at: number) => (t1 > t0 ? PAD + ((at - t0) / (t1 - t0)) * (CHART_WIDTH - 2 * PAD) : CHART_WIDTH / 2);
-  // A flat series is drawn across the middle instead of dividing by a zero range.
-  const y = (v: number) => (hi > lo ? PAD + ((hi - v) / (hi - lo)) * (CHART_HEIGHT - 2 * PAD) : CHART_HEIGHT / 2);
-  const coordinates = kept.map((i) => `${x(points[i]!.at).toFixed(2)},${y(values[i]!).toFixed(2)}`).join(' ');
-  const lowest = kept.reduce((a, i) => (dec.lt(points[i]!.value, points[a]!.value) ? i : a), kept[0]!);
-  const highest = kept.reduce((a, i) => (dec.gt(points[i]!.value, points[a]!.value) ? i : a), kept[0]!);
-  const downsampled = kept.length < points.length ? `, ${kept.length} of ${points.length} samples drawn` : '';
-  return [
-    `<svg id="${escapeHtml(name)}-chart" xmlns="http://www.w3.org/2000/svg" width="${CHART_WIDTH}" height="${CHART_HEIGHT}" viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" role="img" aria-label="${escapeHtml(name)}">`,
-    `<polyline fill="none" stroke="${name === 'drawdown' ? '#b33' : '#36c'}" stroke-width="1.5" points="${coordinates}"/>`,
-    '</svg>',
-    `<p class="axis">${escapeHtml(`${iso(t0)} to ${iso(t1)}; from ${points[lowest]!.value} to ${points[highest]!.value} ${unit}${downsampled}`)}</p>`,
-  ].join('\n');
+function priceCharts(charts: ReportCharts): string {
+  if (charts.prices.every((p) => p.points.length === 0)) return '<p class="note">No price samples.</p>';
+  return charts.prices
+    .map((p, i) => {
+      if (p.points.length === 0) return `<h3>${escapeHtml(p.label)}</h3>\n<p class="note">No price samples.</p>`;
+      const marked = p.fills.length < p.fillsTotal ? `the first ${p.fills.length} of ${p.fillsTotal} fills marked` : `${p.fillsTotal} fills marked`;
+      return `<h3>${escapeHtml(p.label)}</h3>\n${chart(`price ${p.label}`, p, charts.quote, `price-${i}`, `; ${marked}`)}`;
+    })
+    .join('\n');
 }
 
 function unavailable(reason: string | null): string {

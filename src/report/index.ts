@@ -3,7 +3,8 @@
 export { buildReport } from './build.js';
 export { escapeHtml, MAX_CHART_POINTS, MAX_TRADE_ROWS, renderHtml } from './html.js';
 export { Progress, type ProgressOptions, type ProgressStream } from './progress.js';
-export type { EndpointUsage, EquitySample, JsonValue, LimiterUsage, OrderCounts, Report, ReportInput, SymbolSummary } from './types.js';
+export type { EndpointUsage, EquitySample, JsonValue, LimiterUsage, OrderCounts, PriceSeries, Report, ReportInput, SymbolSummary } from './types.js';
+export { PriceSampler } from './series.js';
 export { accountValue, equitySample } from './valuation.js';
 export { buildSweepReport, heatMap, NOT_RUN, runFigures, sortEntries, varyingAxes, type HeatMap, type RunFigures, type RunOutcome, type SortKey, type SweepAxisSpec, type SweepEntry, type SweepReport, type SweepRunSpec, type SweepSpec } from './sweep.js';
 export { renderSweepHtml } from './sweep-html.js';

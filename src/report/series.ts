@@ -1,6 +1,7 @@
 // Series helpers shared by the report and its charts: the drawdown curve and downsampling.
 import { dec, type Decimal } from '../core/decimal.js';
-import type { EquitySample } from './types.js';
+import type { Market } from '../core/types.js';
+import type { EquitySample, PriceSeries } from './types.js';
 
 export interface DrawdownPoint {
   at: number;
@@ -48,4 +49,28 @@ export function downsampleIndices(values: readonly number[], maxPoints: number):
     else kept.push(Math.min(lo, hi), Math.max(lo, hi));
   }
   return kept;
+}
+
+/** Samples each symbol's price whenever `take` is called (the backtest calls it with each equity sample). */
+export class PriceSampler {
+  private readonly series: { market: Market; symbol: string; samples: { at: number; price: Decimal }[] }[];
+
+  constructor(
+    symbols: readonly { market: Market; symbol: string }[],
+    private readonly priceOf: (market: Market, symbol: string) => Decimal | undefined,
+  ) {
+    const seen = new Set<string>();
+    this.series = symbols.filter((s) => !seen.has(`${s.market}:${s.symbol}`) && seen.add(`${s.market}:${s.symbol}`)).map((s) => ({ ...s, samples: [] }));
+  }
+
+  take(at: number): void {
+    for (const s of this.series) {
+      const price = this.priceOf(s.market, s.symbol);
+      if (price !== undefined) s.samples.push({ at, price });
+    }
+  }
+
+  result(): PriceSeries[] {
+    return this.series;
+  }
 }

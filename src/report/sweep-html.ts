@@ -1,8 +1,10 @@
 // The sweep report as one self-contained page, like the backtest's: no scripts, fonts or
-// external styles, so it opens from disk anywhere. Sorting needs no script either: the table is
+// external styles, so it opens from disk anywhere. Its heat map uses the charts' palette and
+// font (src/charts: gains green, losses red) and shows each run's figures on hover. Sorting needs no script either: the table is
 // rendered once per order (run, PnL, drawdown, Sharpe, fills) and radio buttons show one of
 // them through CSS. Every text passes through escapeHtml (parameter values come from users).
-import { dec } from '../core/decimal.js';
+import { THEME } from '../charts/client.js';
+import { dec, ZERO } from '../core/decimal.js';
 import { escapeHtml } from './html.js';
 import { heatMap, sortEntries, type HeatMap, type SortKey, type SweepEntry, type SweepReport } from './sweep.js';
 
@@ -15,7 +17,7 @@ const ORDERS: readonly { key: SortKey; label: string }[] = [
 ];
 
 const STYLE = `
-body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
+body{font:14px ${THEME.font};margin:1.5em;color:${THEME.text}}
 h1{font-size:1.3em;margin:0 0 .3em}h2{font-size:1.05em;margin:1.2em 0 .3em}
 table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -23,7 +25,7 @@ td.failed,td.cancelled{color:#a00}.note{color:#888}
 .sorted{display:none}.sort label{margin-right:1em;cursor:pointer}
 ${ORDERS.map((o) => `#by-${o.key}:checked~.tables .sorted-${o.key}`).join(',')}{display:table}
 ${ORDERS.map((o) => `#by-${o.key}:checked~.sort label[for=by-${o.key}]`).join(',')}{font-weight:bold}
-.heat td{text-align:center;min-width:6em}
+.heat td{text-align:center;min-width:6em;font-variant-numeric:tabular-nums}.scale{font-size:.85em;color:${THEME.muted}}
 `;
 
 export function renderSweepHtml(report: SweepReport): string {
@@ -68,21 +70,38 @@ function runsTable(report: SweepReport, key: SortKey): string {
   return `<table class="sorted sorted-${key}">\n<tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
 }
 
-/** Green for a gain, red for a loss, deeper with size (relative to the largest of the sweep); grey where the run failed. */
+/** `#rrggbb` blended with white: share 0 is white, 1 the colour itself. */
+function tint(hex: string, share: number): string {
+  const channel = (i: number) => Math.round(255 + (parseInt(hex.slice(1 + 2 * i, 3 + 2 * i), 16) - 255) * share);
+  return `rgb(${channel(0)},${channel(1)},${channel(2)})`;
+}
+
+/** A run's figures as the hover text of its cell. */
+function hover(e: SweepEntry & { status: 'ok' }): string {
+  const f = e.figures;
+  return `run ${e.index}: PnL ${f.pnl ?? '-'} (${num(f.pnlPct, 4, '%')}), max drawdown ${f.maxDrawdown ?? '-'} (${num(f.maxDrawdownPct, 4, '%')}), Sharpe ${num(f.sharpe, 2)}, ${f.fills} fills`;
+}
+
+/**
+ * The charts' green for a gain and red for a loss, deeper with size (relative to the largest of
+ * the sweep, from a light tint to three quarters of the colour); grey where the run failed.
+ */
 function heatTable(map: HeatMap): string {
-  const pnls = map.cells.flat().flatMap((e) => (e?.status === 'ok' && e.figures.pnl !== null ? [dec.toNumberForDisplay(e.figures.pnl)] : []));
-  const scale = Math.max(0, ...pnls.map(Math.abs));
+  // Colour depth is a display figure: the numbers never leave this page's styles.
+  const pnls = map.cells.flat().flatMap((e) => (e?.status === 'ok' && e.figures.pnl !== null ? [dec.abs(e.figures.pnl)] : []));
+  const largest = pnls.reduce((a, p) => (dec.gt(p, a) ? p : a), ZERO);
+  const scale = dec.toNumberForDisplay(largest);
   const cell = (e: SweepEntry | undefined) => {
     if (!e) return '<td class="note">-</td>';
     if (e.status !== 'ok') return `<td style="background:#ddd" title="${escapeHtml(e.reason)}">${e.status}</td>`;
-    if (e.figures.pnl === null) return '<td class="note">no PnL</td>';
+    if (e.figures.pnl === null) return `<td class="note" title="${escapeHtml(hover(e))}">no PnL</td>`;
     const v = dec.toNumberForDisplay(e.figures.pnl);
     const depth = scale === 0 ? 0 : Math.abs(v) / scale;
-    const fade = Math.round(255 - 155 * depth);
-    const colour = v >= 0 ? `rgb(${fade},255,${fade})` : `rgb(255,${fade},${fade})`;
-    return `<td style="background:${colour}" title="run ${e.index}">${escapeHtml(e.figures.pnl)}</td>`;
+    const colour = tint(v >= 0 ? THEME.up : THEME.down, 0.1 + 0.65 * depth);
+    return `<td style="background:${colour}" title="${escapeHtml(hover(e))}">${escapeHtml(e.figures.pnl)}</td>`;
   };
   const head = `<tr><th>${escapeHtml(map.rows.key)} \\ ${escapeHtml(map.columns.key)}</th>${map.columns.values.map((v) => `<th>${escapeHtml(v)}</th>`).join('')}</tr>`;
   const rows = map.rows.values.map((rv, i) => `<tr><th>${escapeHtml(rv)}</th>${map.cells[i]!.map(cell).join('')}</tr>`);
-  return `<table class="heat">\n${head}\n${rows.join('\n')}\n</table>`;
+  const legend = `<p class="scale">green a gain, red a loss, deeper with size up to the largest (${escapeHtml(largest)}); hover a cell for the run's figures</p>`;
+  return `<table class="heat">\n${head}\n${rows.join('\n')}\n</table>\n${legend}`;
 }

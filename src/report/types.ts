@@ -14,6 +14,14 @@ export interface EquitySample {
   exposure: Decimal;
 }
 
+/** One symbol's price over the run: the venue's mid at each equity sample. */
+export interface PriceSeries {
+  market: Market;
+  symbol: string;
+  /** Time-ordered. */
+  samples: readonly { at: number; price: Decimal }[];
+}
+
 export interface OrderCounts {
   sent: number;
   accepted: number;
@@ -48,6 +56,8 @@ export interface ReportInput {
   contractSizes?: Readonly<Record<string, Decimal>>;
   /** Time-ordered. */
   equity: readonly EquitySample[];
+  /** Per traded symbol, its price sampled with the equity (the report.html price charts; not in report.json). */
+  prices?: readonly PriceSeries[];
   orders: OrderCounts;
   /** By endpoint name. */
   limiter: Readonly<Record<string, LimiterUsage>>;

@@ -176,8 +176,11 @@ strategies:
     expect(report.tape).toBe('sample.jsonl.gz');
     expect(report.orders.sent).toBeGreaterThan(100);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html).toContain('<svg');
+    // lightweight-charts and the data inline (test/integration/report-page.test.ts draws it in Chromium).
+    expect(html).toContain('<script type="application/json" id="report-data">');
+    expect(html).toContain('TradingView Lightweight Charts');
     expect(html).not.toMatch(/<script[^>]*src=|<link[^>]*href=/);
+    expect(readFileSync(join(again, 'report.html'), 'utf8')).toBe(html);
   }, 60_000);
 });
 

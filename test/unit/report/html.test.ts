@@ -1,22 +1,41 @@
 import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
+import { chartLibrarySource } from '../../../src/charts/library.js';
 import { buildReport, escapeHtml, MAX_CHART_POINTS, MAX_TRADE_ROWS, renderHtml, type ReportInput } from '../../../src/report/index.js';
-import { emptyInput, fill, sample, T0, tradedInput } from './fixtures.js';
+import type { ReportCharts } from '../../../src/report/chart-data.js';
+import { DAY, emptyInput, fill, sample, T0, tradedInput } from './fixtures.js';
 
 const render = (input: ReportInput) => renderHtml(buildReport(input), input);
 
-function polylinePoints(html: string, chart: 'equity' | 'drawdown'): string[] {
-  const svg = new RegExp(`<svg id="${chart}-chart"[^>]*>\\n<polyline [^>]*points="([^"]*)"`).exec(html);
-  if (!svg) throw new Error(`no ${chart} chart in the page`);
-  return svg[1]!.split(' ');
+/** The data the page's charts draw, read back from its JSON element. */
+function chartsOf(html: string): ReportCharts {
+  const m = /<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(html);
+  if (!m) throw new Error('no chart data in the page');
+  return JSON.parse(m[1]!) as ReportCharts;
+}
+
+/** tradedInput with BTCUSDT's and ETHUSDT's prices sampled with the equity. */
+function withPrices(): ReportInput {
+  const input = tradedInput();
+  input.prices = [
+    { market: 'spot', symbol: 'BTCUSDT', samples: [0, 1, 2, 3].map((i) => ({ at: T0 + i * DAY, price: d(['100', '110', '105', '120'][i]!) })) },
+    { market: 'spot', symbol: 'ETHUSDT', samples: [0, 1, 2, 3].map((i) => ({ at: T0 + i * DAY, price: d(['50', '54', '52', '53'][i]!) })) },
+  ];
+  return input;
 }
 
 describe('renderHtml', () => {
-  it('is one self-contained page: no scripts, external styles, fonts or images', () => {
-    const html = render(tradedInput());
+  it('is one self-contained page: the chart library, the chart script and the data inline; nothing loaded from elsewhere', () => {
+    const html = render(withPrices());
     expect(html.startsWith('<!doctype html>')).toBe(true);
-    expect(html).not.toMatch(/<script|<link|<img|@import|url\(|src=/i);
     expect(html).toContain('<style>');
+    expect(html).not.toMatch(/<script[^>]*\bsrc=|<link|<img|@import/i);
+    expect(html.match(/url\((?!#)/g)).toBeNull();
+    // The one absolute URL in markup is the library's attribution link, which loads nothing.
+    expect([...html.matchAll(/\bhref="([^"]*)"/g)].map((m) => m[1])).toEqual(['https://www.tradingview.com/']);
+    expect(html).toContain(`<script>${chartLibrarySource()}</script>`);
+    expect(html).toContain('TradingView Lightweight Charts');
+    expect(html).toContain('const SluiceCharts =');
   });
 
   it('shows the summary figures and a row per fill with its realised PnL', () => {
@@ -32,33 +51,45 @@ describe('renderHtml', () => {
     expect(html.match(/<tr><td>2024-/g)).toHaveLength(5);
   });
 
-  it('draws every sample when there are few', () => {
-    const html = render(tradedInput());
-    const equity = polylinePoints(html, 'equity');
-    expect(equity).toHaveLength(4);
-    // 4 px padding on a 900 x 220 box: x = 4 + 892 x day/3; the highest (1100) at the top, the lowest (990) at the bottom.
-    expect(equity[0]).toMatch(/^4\.00,/);
-    expect(equity[1]).toBe('301.33,4.00');
-    expect(equity[2]).toBe('598.67,216.00');
-    expect(equity[3]).toMatch(/^896\.00,/);
-    expect(polylinePoints(html, 'drawdown')).toHaveLength(4);
+  it('draws every sample when there are few: the price of each symbol with its own fills, the equity and the drawdown', () => {
+    const html = render(withPrices());
+    const charts = chartsOf(html);
+    expect(charts.quote).toBe('USDT');
+    expect(charts.equity.points).toEqual([
+      { at: T0, value: '1000' },
+      { at: T0 + DAY, value: '1100' },
+      { at: T0 + 2 * DAY, value: '990' },
+      { at: T0 + 3 * DAY, value: '1089' },
+    ]);
+    // Minus the fall from the running peak (seeded with the starting equity).
+    expect(charts.drawdown.points.map((p) => p.value)).toEqual(['0', '0', '-110', '-11']);
+    expect(charts.prices.map((p) => [p.key, p.points.length, p.fills.map((f) => `${f.side} ${f.volume}@${f.price}`)])).toEqual([
+      ['spot:BTCUSDT', 4, ['BUY 1@100', 'SELL 1@110', 'BUY 0.5@120']],
+      ['spot:ETHUSDT', 4, ['SELL 2@50', 'BUY 2@54']],
+    ]);
+    expect(html).toContain('<div id="price-0-legend" class="legend"></div><div id="price-0" class="chart" role="img" aria-label="price spot BTCUSDT"></div>');
+    expect(html).toContain('<p class="axis">2024-01-01T00:00:00.000Z to 2024-01-04T00:00:00.000Z; from 100 to 120 USDT; 3 fills marked</p>');
+    expect(html).toContain('<p class="axis">2024-01-01T00:00:00.000Z to 2024-01-04T00:00:00.000Z; from 990 to 1100 USDT</p>');
   });
 
   it('downsamples a long series to MAX_CHART_POINTS, keeping each bucket’s low and high', () => {
     // Equity alternates 1000 / 1001, so every bucket has a distinct low and high, and so does the drawdown (1 / 0).
     const equity = Array.from({ length: 10_000 }, (_, i) => sample(T0 + i * 1000, i % 2 === 0 ? '1000' : '1001'));
     const html = render(emptyInput({ equity }));
-    expect(polylinePoints(html, 'equity')).toHaveLength(MAX_CHART_POINTS);
-    expect(polylinePoints(html, 'drawdown')).toHaveLength(MAX_CHART_POINTS);
+    const charts = chartsOf(html);
+    expect(charts.equity.points).toHaveLength(MAX_CHART_POINTS);
+    expect(charts.equity.total).toBe(10_000);
+    expect(charts.drawdown.points).toHaveLength(MAX_CHART_POINTS);
+    expect(new Set(charts.equity.points.map((p) => p.value))).toEqual(new Set(['1000', '1001']));
     expect(html).toContain(`${MAX_CHART_POINTS} of 10000 samples drawn`);
   });
 
   it('a monotonic series keeps one point per bucket where low and high coincide', () => {
     // Rising equity: the drawdown is 0 everywhere, so each of the 1000 buckets keeps one point.
     const equity = Array.from({ length: 10_000 }, (_, i) => sample(T0 + i * 1000, String(1000 + i)));
-    const html = render(emptyInput({ equity }));
-    expect(polylinePoints(html, 'equity')).toHaveLength(MAX_CHART_POINTS);
-    expect(polylinePoints(html, 'drawdown')).toHaveLength(MAX_CHART_POINTS / 2);
+    const charts = chartsOf(render(emptyInput({ equity })));
+    expect(charts.equity.points).toHaveLength(MAX_CHART_POINTS);
+    expect(charts.drawdown.points).toHaveLength(MAX_CHART_POINTS / 2);
   });
 
   it('caps the trades table with a note', () => {
@@ -75,8 +106,12 @@ describe('renderHtml', () => {
     input.tape = 'x&y.jsonl';
     input.limiter = { '<ep>': { requests: 1, limit: 10, peakInWindow: 1, waitedMs: 0 } };
     input.config = { note: '</pre><img src=x>' };
+    input.prices = [{ market: 'spot', symbol: '</script><script>alert(2)</script>', samples: [{ at: T0, price: d('1') }] }];
     const html = render(input);
-    expect(html).not.toContain('<script>');
+    // The only <script> elements are the four the page itself writes.
+    expect(html.match(/<script/g)).toHaveLength(4);
+    expect(html).not.toContain('<script>alert');
+    expect(html).toContain('\\u003c/script>\\u003cscript>alert(2)\\u003c/script>');
     expect(html).not.toContain('<img');
     expect(html).not.toContain('<ep>');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;USDT');
@@ -85,22 +120,26 @@ describe('renderHtml', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
   });
 
-  it('empty inputs render notes instead of charts and tables, with no NaN', () => {
+  it('empty inputs render notes instead of charts and tables, with no NaN and no script', () => {
     const html = render(emptyInput());
     expect(html).toContain('No equity samples: no equity chart.');
+    expect(html).toContain('No equity samples: no drawdown chart.');
+    expect(html).toContain('No price samples.');
     expect(html).toContain('No fills.');
     expect(html).toContain('<td>Sharpe (annualised)</td><td>n/a (needs at least 3 equity samples');
     expect(html).not.toMatch(/NaN|Infinity|undefined/);
+    expect(html).not.toContain('<script');
   });
 
-  it('a single sample is drawn as one point in the middle', () => {
+  it('a single sample is one point', () => {
     const html = render(emptyInput({ equity: [sample(T0, '1000')] }));
-    expect(polylinePoints(html, 'equity')).toEqual(['450.00,110.00']);
-    expect(html).not.toMatch(/NaN|Infinity/);
+    expect(chartsOf(html).equity.points).toEqual([{ at: T0, value: '1000' }]);
+    // The page's own text (the library's code has its NaN checks).
+    expect(html.replace(/<script[\s\S]*?<\/script>/g, '')).not.toMatch(/NaN|Infinity/);
   });
 
   it('is deterministic: two renders are the same bytes', () => {
-    expect(render(tradedInput())).toBe(render(tradedInput()));
+    expect(render(withPrices())).toBe(render(withPrices()));
     const withZeroStart = () => emptyInput({ startingEquity: d('0'), equity: [sample(T0, '0'), sample(T0 + 1, '0')] });
     expect(render(withZeroStart())).toBe(render(withZeroStart()));
   });

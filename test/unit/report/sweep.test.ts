@@ -160,11 +160,13 @@ describe('renderSweepHtml', () => {
     expect(html).toContain(`<td class="cancelled">cancelled: ${NOT_RUN}</td>`);
   });
 
-  it('colours the heat map by PnL: the best gain deepest green, the loss red, a failed run grey', () => {
+  it('colours the heat map by PnL in the charts\' palette: the best gain deepest green, the loss red, a failed run grey; figures on hover', () => {
     expect(html).toContain('<h2>PnL heat map</h2>');
-    expect(html).toContain('<td style="background:rgb(100,255,100)" title="run 1">12.25</td>');
-    // -4.5 of a largest 12.25: 255 - 155 x 4.5/12.25 = 198.
-    expect(html).toContain('<td style="background:rgb(255,198,198)" title="run 0">-4.5</td>');
+    // The charts' green #089981 at 0.1 + 0.65 = 0.75 of full strength: 255 + (8 - 255) x 0.75 = 70, (153 - 255) x 0.75 -> 179, (129 - 255) x 0.75 -> 161.
+    expect(html).toMatch(/<td style="background:rgb\(70,179,161\)" title="run 1: PnL 12\.25 \([^)]*\), max drawdown 3 \([^)]*\), Sharpe [^,]*, \d+ fills">12\.25<\/td>/);
+    // -4.5 of a largest 12.25: the charts' red #f23645 at 0.1 + 0.65 x 4.5/12.25 = 0.339: 255 + (242 - 255) x 0.339 -> 251, 187, 192.
+    expect(html).toContain('<td style="background:rgb(251,187,192)" title="run 0: PnL -4.5 (-0.0045%), max drawdown 6 (1.2500%), Sharpe 0.20, 120 fills">-4.5</td>');
+    expect(html).toContain('<p class="scale">green a gain, red a loss, deeper with size up to the largest (12.25); hover a cell for the run\'s figures</p>');
     expect(html).toMatch(/<td style="background:#ddd" title="strategies\[0\]\.params\.levels: must be at least 1 \(plugin grid\)">failed<\/td>/);
   });
 
