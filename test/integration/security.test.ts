@@ -136,10 +136,18 @@ strategies:
     daemon.child.kill('SIGUSR2');
     await receiver.next('halt');
 
-    for (const path of ['/metrics', '/healthz', '/status.json', '/']) {
+    for (const path of ['/metrics', '/healthz', '/status.json', '/', '/dashboard.js']) {
       const res = await fetch(`${url}${path}`);
       outputs[`GET ${path}`] = `${JSON.stringify([...res.headers])}\n${await res.text()}`;
     }
+    // The dashboard's event stream: its first message holds the kept history, fills and alerts (the halt's among them).
+    const stream = new AbortController();
+    const events = (await fetch(`${url}/events`, { signal: stream.signal })).body!.pipeThrough(new TextDecoderStream()).getReader();
+    let first = '';
+    while (!first.includes('\n\n')) first += (await events.read()).value ?? '';
+    stream.abort();
+    outputs['GET /events'] = first;
+    expect(first).toContain('"kind":"halt"');
     expect(outputs['GET /metrics']).toMatch(/^sluice_venue_errors_total\{endpoint="spot\.order",error="OrderRejectedError"\} [1-9]/m);
     expect(outputs['GET /status.json']).toContain('"mode":"live"');
 
