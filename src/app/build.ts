@@ -7,9 +7,10 @@ import type { AccountReader, Journal, Pacer } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import { Engine, type AlertKind } from '../engine/engine.js';
-import { InstrumentCatalog } from '../engine/instruments.js';
+import { InstrumentCatalog, requirementsOf } from '../engine/instruments.js';
 import { MarketDataPoller } from '../engine/market-data.js';
 import { OrderPipeline } from '../engine/pipeline.js';
+import { quietRepeats } from '../engine/repeats.js';
 import { endpointLimits } from '../exchange/endpoints.js';
 import { accountReaders, DryRunGateway, marketReaders, OrderGateway, type CallRecord, type Credentials } from '../executor/index.js';
 import { BottleneckPacer, VirtualPacer } from '../limiter/index.js';
@@ -118,7 +119,11 @@ export function buildApp(inputs: AppInputs): App {
   // catalog knows each symbol's quote asset and contract size.
   let instruments: InstrumentCatalog | undefined;
   const positions = new PositionBook({ quoteAssetOf: (market, symbol) => instruments?.get(market, symbol)?.quoteAsset });
-  instruments = new InstrumentCatalog(markets, log, (symbol, multiplier) => positions.setMultiplier('futures', symbol, multiplier));
+  // A read-only look (sluice status) shows what is there; anything that trades refuses to start on a symbol the venue does not list.
+  const required = profile.journal === 'read-only' ? undefined : requirementsOf(config.strategies, inputs.strategies);
+  instruments = new InstrumentCatalog(markets, log, (symbol, multiplier) => positions.setMultiplier('futures', symbol, multiplier), required);
+  // Failures that repeat every poll or pass (a feed, a symbol's reconcile) are logged once, then counted.
+  const quiet = quietRepeats(log, () => clock.now());
   const dryRun = profile.orders === 'dry-run' ? new DryRunGateway() : undefined;
   const gateway = dryRun ?? new OrderGateway(client.executor);
   const matchingClock = new MatchingClock();
@@ -132,7 +137,7 @@ export function buildApp(inputs: AppInputs): App {
     holds,
     positions,
     instruments,
-    marketData: new MarketDataPoller(markets, log, () => clock.now()),
+    marketData: new MarketDataPoller(markets, quiet, () => clock.now()),
     sequences: new SequenceAllocator(journal),
     pipeline: (notify, riskInputs) =>
       new OrderPipeline({
@@ -158,7 +163,7 @@ export function buildApp(inputs: AppInputs): App {
         venueClock: () => ({ offsetMs: client.venueClock.offsetMs(), errorMs: client.venueClock.errorMs() }),
         matchingClock,
         recvWindowMs: config.venue.recvWindowMs,
-        log,
+        log: quiet,
         instruments: instruments.byKey,
         settings: config.reconcile,
       }),

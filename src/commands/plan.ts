@@ -1,6 +1,9 @@
 // `sluice plan`: one round of every strategy against the venue's current state, through a
 // gateway that sends nothing, printed as batches and risk verdicts.
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../core/errors.js';
 import type { OrderIntent } from '../core/types.js';
+import { locatedError } from '../config/index.js';
 import { toBatches } from '../batcher/index.js';
 import { buildApp } from '../app/build.js';
 import { createLogger } from '../app/logger.js';
@@ -18,7 +21,15 @@ export async function planCommand(configPath: string): Promise<number> {
   const rejected: RiskRejection[] = [];
   app.engine.events.on('rejected', (r) => rejected.push(r));
   await app.client.start();
-  await app.engine.runOnce();
+  try {
+    await app.engine.runOnce();
+  } catch (err) {
+    // What only the venue can tell: a symbol it does not list, a feed its market cannot poll.
+    if (!(err instanceof ConfigError)) throw err;
+    await app.client.close();
+    process.stderr.write(`${locatedError(err, readFileSync(configPath, 'utf8'), configPath).message}\n`);
+    return 1;
+  }
   await app.client.close();
   // Shown as the batcher groups them (up to 10 of one symbol and kind); the dispatcher then
   // sends each group as one batch request or as singles, whichever the free capacity favours.

@@ -3,9 +3,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { systemClock } from '../core/clock.js';
-import { JournalError, errorText } from '../core/errors.js';
+import { ConfigError, JournalError, errorText } from '../core/errors.js';
 import type { Order } from '../core/types.js';
-import { DEFAULTS, opsEnabled } from '../config/index.js';
+import { DEFAULTS, locatedError, opsEnabled } from '../config/index.js';
 import { buildApp, type App, type AppInputs } from '../app/build.js';
 import { createLogger, prettyLogs } from '../app/logger.js';
 import { createDaemonOpsSource, VenueWatch } from '../app/ops-source.js';
@@ -134,7 +134,8 @@ export async function runCommand(configPath: string): Promise<number> {
   try {
     await running.start();
   } catch (err) {
-    log.fatal({ err: errorText(err) }, 'could not start');
+    // A refusal names its config field with the line (a symbol the venue does not list, a feed it cannot serve).
+    log.fatal({ err: err instanceof ConfigError ? locatedError(err, readFileSync(configPath, 'utf8'), configPath).message : errorText(err) }, 'could not start');
     clearInterval(watchKillFile);
     await running.stop().catch(() => undefined);
     await closeOps();

@@ -238,6 +238,12 @@ export class Engine {
     // A tick still running ends before its strategy's onStop (or it could place after it), and a
     // reconcile pass before the last ones.
     await this.loops.stop();
+    // Start-up failed before its first reconcile (say, a symbol the venue does not list): no
+    // strategy ran and nothing of this run is in flight; the next start settles what the last left.
+    if (!this.ready) {
+      log.info(this.summary(), 'stopped');
+      return;
+    }
     for (const h of this.hosts) await this.handle(h, await h.stop());
     this.saveStates();
     await this.pipeline.dropAll('dropped at shutdown', { heldOnly: settings.shutdown.queued !== 'drop' });

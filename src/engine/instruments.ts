@@ -1,13 +1,50 @@
 // The instrument catalog: what the venue lists for each market a strategy trades, read once at
 // start-up and shared (risk sizes orders by it, positions take their quote asset and contract
-// size from it).
-import { errorText } from '../core/errors.js';
+// size from it). Start-up is refused, naming the config field, for a strategy's symbol the
+// venue does not list or a feed its market does not serve: otherwise the daemon would run and
+// fail at it every second.
+import { ConfigError, errorText, type ConfigProblem } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { MarketReader } from '../core/ports.js';
+import { closest } from '../core/spelling.js';
 import type { Market } from '../core/types.js';
+import { notServed } from '../executor/readers.js';
+import type { LoadedStrategy, MarketSubscription } from '../strategy/index.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
+
+/** Feeds the venue's REST API does not serve, per market (executor/readers.ts refuses them). */
+const UNSERVED: Record<Market, readonly MarketSubscription['kind'][]> = { spot: [], futures: ['trades', 'klines'] };
+/** Symbols listed in a refusal, at most: a venue may list hundreds. */
+const LISTED_SHOWN = 30;
+
+/** What start-up requires of the venue, each named by the config field that asks for it. */
+export interface Requirements {
+  symbols: { path: string; market: Market; symbol: string }[];
+  feeds: { path: string; market: Market; kind: MarketSubscription['kind']; plugin: string }[];
+}
+
+/**
+ * The strategies' symbols and subscriptions, at their config paths (`entries` is the config's
+ * strategies list, whose objects the loaded strategies carry).
+ */
+export function requirementsOf(entries: readonly unknown[], strategies: readonly LoadedStrategy[]): Requirements {
+  const req: Requirements = { symbols: [], feeds: [] };
+  for (const s of strategies) {
+    const i = entries.indexOf(s.entry);
+    const at = i >= 0 ? `strategies[${i}]` : `strategies (id ${s.entry.id})`;
+    s.entry.symbols.forEach((symbol, j) => req.symbols.push({ path: `${at}.symbols[${j}]`, market: s.entry.market, symbol }));
+    let subscriptions: MarketSubscription[];
+    try {
+      subscriptions = s.definition.subscribe?.(s.params as never) ?? [{ kind: 'ticker' }];
+    } catch {
+      continue; // its host disables it at start, with the reason
+    }
+    for (const kind of new Set(subscriptions.map((x) => x.kind))) req.feeds.push({ path: `${at}.market`, market: s.entry.market, kind, plugin: s.definition.name });
+  }
+  return req;
+}
 
 export class InstrumentCatalog {
   /** By `market:symbol`. */
@@ -18,14 +55,23 @@ export class InstrumentCatalog {
     private readonly log: Log,
     /** Told each futures contract's size: positions value contracts at it. */
     private readonly contractSize: (symbol: string, multiplier: NonNullable<SymbolInfo['multiplier']>) => void,
+    /** Refused at load when not met (none for a read-only look, e.g. sluice status). */
+    private readonly required: Requirements = { symbols: [], feeds: [] },
   ) {}
 
   get(market: Market, symbol: string): SymbolInfo | undefined {
     return this.byKey.get(key(market, symbol));
   }
 
-  /** Reads the venue's instruments of `markets`; warns for a traded symbol the venue does not list. */
+  /**
+   * Reads the venue's instruments of `markets`. Throws ConfigError, every problem at once, for a
+   * required symbol the venue does not list or a feed its market cannot poll; warns for any other
+   * traded symbol it does not list.
+   */
   async load(markets: ReadonlySet<Market>, traded: readonly { market: Market; symbol: string }[]): Promise<void> {
+    const problems: ConfigProblem[] = this.required.feeds
+      .filter((f) => UNSERVED[f.market].includes(f.kind))
+      .map((f) => ({ path: f.path, message: `${f.market}: the plugin ${f.plugin} subscribes to ${f.kind}, which this market cannot poll (${notServed(f.kind as 'trades' | 'klines')})` }));
     for (const market of markets) {
       const listing = await this.readers[market].instruments();
       for (const bad of listing.skipped) this.log.warn({ market, symbol: bad.key, problem: bad.problem }, 'an instrument the venue listed could not be read; it is left out');
@@ -40,8 +86,19 @@ export class InstrumentCatalog {
         }
       }
     }
+    for (const r of this.required.symbols) if (!this.byKey.has(key(r.market, r.symbol))) problems.push({ path: r.path, message: this.unlisted(r.market, r.symbol) });
+    if (problems.length > 0) throw new ConfigError(problems, 'strategies');
     for (const { market, symbol } of traded) {
       if (!this.byKey.has(key(market, symbol))) this.log.warn({ market, symbol }, 'the venue does not list this symbol; its orders will be rejected');
     }
+  }
+
+  /** Why `symbol` cannot be traded on `market`, with what the venue lists there. */
+  private unlisted(market: Market, symbol: string): string {
+    const listed = [...this.byKey.keys()].filter((k) => k.startsWith(`${market}:`)).map((k) => k.slice(market.length + 1));
+    const other: Market = market === 'spot' ? 'futures' : 'spot';
+    const fix = this.byKey.has(key(other, symbol)) ? `it is a ${other} symbol: set market: ${other}` : `${closest(symbol, listed) ? `did you mean ${closest(symbol, listed)}? ` : ''}fix or remove it`;
+    const shown = listed.length > LISTED_SHOWN ? `${listed.slice(0, LISTED_SHOWN).join(', ')} and ${listed.length - LISTED_SHOWN} more` : listed.join(', ') || 'nothing';
+    return `${symbol} is not listed by the venue's ${market} market: ${fix} (the venue's ${market} market lists ${shown})`;
   }
 }

@@ -5,7 +5,8 @@ import type { SymbolInfo } from '../../../src/core/market.js';
 import type { MarketReader } from '../../../src/core/ports.js';
 import type { Market } from '../../../src/core/types.js';
 import type { Listing } from '../../../src/core/venue.js';
-import { InstrumentCatalog } from '../../../src/engine/instruments.js';
+import { ConfigError } from '../../../src/core/errors.js';
+import { InstrumentCatalog, type Requirements } from '../../../src/engine/instruments.js';
 import { BTCUSDT, EBTC, MemoryLog } from '../../fixtures/engine-parts.js';
 
 const ETHUSDT: SymbolInfo = { ...BTCUSDT, symbol: 'ETHUSDT', baseAsset: 'ETH' };
@@ -27,11 +28,11 @@ function listingReader(market: Market, listing: Listing<SymbolInfo> | Error, ask
   };
 }
 
-function rig(spot: Listing<SymbolInfo> | Error, futures: Listing<SymbolInfo> | Error, contractSize?: (symbol: string, multiplier: Decimal) => void) {
+function rig(spot: Listing<SymbolInfo> | Error, futures: Listing<SymbolInfo> | Error, contractSize?: (symbol: string, multiplier: Decimal) => void, required?: Requirements) {
   const asked: Market[] = [];
   const log = new MemoryLog();
   const sizes: Array<[string, string]> = [];
-  const catalog = new InstrumentCatalog({ spot: listingReader('spot', spot, asked), futures: listingReader('futures', futures, asked) }, log, contractSize ?? ((symbol, m) => void sizes.push([symbol, m])));
+  const catalog = new InstrumentCatalog({ spot: listingReader('spot', spot, asked), futures: listingReader('futures', futures, asked) }, log, contractSize ?? ((symbol, m) => void sizes.push([symbol, m])), required);
   return { catalog, log, asked, sizes };
 }
 
@@ -100,5 +101,43 @@ describe('InstrumentCatalog', () => {
     await expect(r.catalog.load(new Set<Market>(['spot', 'futures']), [])).rejects.toThrow('futures.contracts: 503');
     // What was read before stays.
     expect([...r.catalog.byKey.keys()]).toEqual(['spot:BTCUSDT']);
+  });
+
+  it('refuses every required symbol the venue does not list, naming its field, a likely typo and what is listed', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({ ...BTCUSDT, symbol: `C${String(i).padStart(2, '0')}USDT` }));
+    const required: Requirements = {
+      symbols: [
+        { path: 'strategies[0].symbols[0]', market: 'spot', symbol: 'BTCUSDT' },
+        { path: 'strategies[0].symbols[1]', market: 'spot', symbol: 'ETHUSTD' },
+        { path: 'strategies[1].symbols[0]', market: 'futures', symbol: 'BTCUSDT' },
+      ],
+      feeds: [],
+    };
+    const r = rig({ items: [BTCUSDT, ETHUSDT], skipped: [] }, { items: [EBTC], skipped: [] }, undefined, required);
+    const err = (await r.catalog.load(new Set<Market>(['spot', 'futures']), []).catch((e: unknown) => e)) as ConfigError;
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.problems).toEqual([
+      { path: 'strategies[0].symbols[1]', message: "ETHUSTD is not listed by the venue's spot market: did you mean ETHUSDT? fix or remove it (the venue's spot market lists BTCUSDT, ETHUSDT)" },
+      { path: 'strategies[1].symbols[0]', message: "BTCUSDT is not listed by the venue's futures market: it is a spot symbol: set market: spot (the venue's futures market lists E-BTC-USDT)" },
+    ]);
+
+    const big = rig({ items: many, skipped: [] }, { items: [], skipped: [] }, undefined, { symbols: [{ path: 'strategies[0].symbols[0]', market: 'spot', symbol: 'DOGEUSDT' }], feeds: [] });
+    const long = (await big.catalog.load(new Set<Market>(['spot']), []).catch((e: unknown) => e)) as ConfigError;
+    expect(long.problems[0]!.message).toMatch(/lists C00USDT, C01USDT, .*, C29USDT and 10 more\)$/);
+  });
+
+  it('refuses each feed the market cannot poll, and no other', async () => {
+    const r = rig({ items: [], skipped: [] }, { items: [EBTC], skipped: [] }, undefined, {
+      symbols: [],
+      feeds: [
+        { path: 'strategies[2].market', market: 'futures', kind: 'ticker', plugin: 'mm' },
+        { path: 'strategies[2].market', market: 'futures', kind: 'klines', plugin: 'mm' },
+        { path: 'strategies[3].market', market: 'spot', kind: 'klines', plugin: 'mm' },
+      ],
+    });
+    const err = (await r.catalog.load(new Set<Market>(['futures']), []).catch((e: unknown) => e)) as ConfigError;
+    expect(err.problems).toEqual([
+      { path: 'strategies[2].market', message: "futures: the plugin mm subscribes to klines, which this market cannot poll (futures klines are not served by the venue's REST API; subscribe to ticker or depth)" },
+    ]);
   });
 });

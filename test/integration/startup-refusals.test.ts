@@ -1,0 +1,84 @@
+// What only the venue can tell is refused at start-up, naming the config field: a symbol it does
+// not list, a feed its market cannot poll. A failure that repeats every poll or pass is logged
+// once, then counted. Against a stand-in venue over real HTTP on 127.0.0.1.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/core/errors.js';
+import type { App } from '../../src/app/build.js';
+import { defineStrategy, z, type MarketSubscription } from '../../src/strategy/api.js';
+import { liveApp, passes } from '../fixtures/app.js';
+import { startVenueServer, type Answer, type Arrival, type VenueServer } from '../fixtures/venue-server.js';
+
+const KEY = 'refusals-key-7Hq2';
+const SECRET = 'refusals-secret-0123456789abcdef';
+
+let server: VenueServer | undefined;
+let app: App | undefined;
+afterEach(async () => {
+  await app?.stop();
+  await server?.close();
+  app = undefined;
+  server = undefined;
+});
+
+const subscriber = (subscriptions: MarketSubscription[]) => defineStrategy({ apiVersion: 1, name: 'listener', params: z.object({}), subscribe: () => subscriptions, create: () => ({}) });
+const journal = () => join(mkdtempSync(join(tmpdir(), 'sluice-refusals-')), 'journal.db');
+const routeOf = (a: Arrival) => `${a.method} ${a.path}`;
+/** Nothing to cancel at stop, so stop() need not wait out drift's grace period. */
+const QUICK_STOP = { engine: { shutdown: { cancelOpenOrders: false } } };
+
+async function venue(respond?: (a: Arrival) => Answer | undefined) {
+  server = await startVenueServer({ apiKey: KEY, apiSecret: SECRET, respond });
+  return { url: server.url, apiKey: KEY, apiSecret: SECRET };
+}
+
+describe('start-up refuses what the venue cannot do', () => {
+  it('a symbol the venue does not list, naming the field and what the venue lists; nothing is polled or placed', async () => {
+    const built = await liveApp(await venue(), journal(), [{ id: 'doge', definition: subscriber([{ kind: 'ticker' }]), symbols: ['BTCUSDT', 'DOGEUSDT'] }], QUICK_STOP);
+    app = built.app;
+    const err = (await app.start().catch((e: unknown) => e)) as ConfigError;
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.problems).toEqual([{ path: 'strategies[0].symbols[1]', message: "DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT)" }]);
+    expect(server!.arrivals.map(routeOf).filter((r) => /ticker|order/i.test(r))).toEqual([]);
+  });
+
+  it('a futures strategy subscribing to klines or trades, which the futures REST API does not serve', async () => {
+    const built = await liveApp(await venue(), journal(), [
+      { id: 'fut', market: 'futures', definition: subscriber([{ kind: 'klines', interval: '1min' }, { kind: 'depth' }, { kind: 'trades' }]), symbols: ['E-BTC-USDT'] },
+    ], QUICK_STOP);
+    app = built.app;
+    const err = (await app.start().catch((e: unknown) => e)) as ConfigError;
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.problems).toEqual([
+      { path: 'strategies[0].market', message: "futures: the plugin listener subscribes to klines, which this market cannot poll (futures klines are not served by the venue's REST API; subscribe to ticker or depth)" },
+      { path: 'strategies[0].market', message: "futures: the plugin listener subscribes to trades, which this market cannot poll (futures trades are not served by the venue's REST API; subscribe to ticker or depth)" },
+    ]);
+  });
+});
+
+describe('repeated failures', () => {
+  it('a feed and a reconcile that fail every time are each logged once, then counted, not once per poll or pass', async () => {
+    let depthAsked = 0;
+    let sixthDepth!: () => void;
+    const sixDepths = new Promise<void>((r) => (sixthDepth = r));
+    const failing: Answer = { status: 500, body: '{"code":-1000,"msg":"internal error"}' };
+    const access = await venue((a) => {
+      if (routeOf(a) === 'GET /sapi/v1/depth' && ++depthAsked === 6) sixthDepth();
+      return routeOf(a) === 'GET /sapi/v1/depth' || routeOf(a) === 'GET /sapi/v1/myTrades' ? failing : undefined;
+    });
+    const built = await liveApp(access, journal(), [{ id: 'depth', definition: subscriber([{ kind: 'depth', limit: 5 }]), symbols: ['BTCUSDT'] }], {
+      venue: { retry: { retries: 0 } },
+      engine: { shutdown: { cancelOpenOrders: false } },
+    });
+    app = built.app;
+    await app.start();
+    await sixDepths;
+    await passes(app, 5);
+    const failed = (msg: RegExp) => built.tap.lines.map((l) => JSON.parse(l) as { msg: string; symbol?: string }).filter((l) => msg.test(l.msg));
+    expect(depthAsked).toBeGreaterThanOrEqual(6);
+    expect(failed(/^market data poll failed/)).toEqual([expect.objectContaining({ msg: 'market data poll failed', symbol: 'BTCUSDT' })]);
+    expect(failed(/^reconcile failed/)).toEqual([expect.objectContaining({ msg: 'reconcile failed; will retry', symbol: 'BTCUSDT' })]);
+  });
+});
