@@ -112,39 +112,41 @@ export function encodeLine(line: TapeLine): string {
 
 /** Parses and checks one line; `lineNo` is 1-based. The first line must be the header. */
 export function decodeLine(text: string, file: string, lineNo: number): TapeLine {
-  const fail = (problem: string): never => {
-    throw new TapeFormatError(file, lineNo, problem);
-  };
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    return fail(`not JSON (${(e as Error).message})`);
+    return fail(file, lineNo, `not JSON (${(e as Error).message})`);
   }
-  if (!isObj(v)) return fail('must be a JSON object');
+  if (!isObj(v)) return fail(file, lineNo, 'must be a JSON object');
   if (lineNo === 1) {
-    if (v.kind !== 'header') return fail(`the first line must be the header, got kind ${JSON.stringify(v.kind)}`);
-    if (v.tape !== TAPE_VERSION) return fail(`tape version ${JSON.stringify(v.tape)} is not ${TAPE_VERSION} (written by another version of sluice?)`);
-    if (!isInt(v.startedAt)) return fail('header.startedAt must be an integer (epoch ms)');
-    if (!isObj(v.meta)) return fail('header.meta must be an object');
+    if (v.kind !== 'header') return fail(file, lineNo, `the first line must be the header, got kind ${JSON.stringify(v.kind)}`);
+    if (v.tape !== TAPE_VERSION) return fail(file, lineNo, `tape version ${JSON.stringify(v.tape)} is not ${TAPE_VERSION} (written by another version of sluice?)`);
+    if (!isInt(v.startedAt)) return fail(file, lineNo, 'header.startedAt must be an integer (epoch ms)');
+    if (!isObj(v.meta)) return fail(file, lineNo, 'header.meta must be an object');
     return v as unknown as TapeHeader;
   }
-  if (v.kind !== 'call') return fail(`kind must be "call", got ${JSON.stringify(v.kind)}`);
-  if (!isInt(v.seq)) fail('seq must be an integer');
-  if (v.market !== 'spot' && v.market !== 'futures') fail('market must be "spot" or "futures"');
-  if (v.endpoint !== null && typeof v.endpoint !== 'string') fail('endpoint must be a string or null');
-  if (!isInt(v.at) || !isInt(v.ms)) fail('at and ms must be integers');
+  if (v.kind !== 'call') return fail(file, lineNo, `kind must be "call", got ${JSON.stringify(v.kind)}`);
+  if (!isInt(v.seq)) fail(file, lineNo, 'seq must be an integer');
+  if (v.market !== 'spot' && v.market !== 'futures') fail(file, lineNo, 'market must be "spot" or "futures"');
+  if (v.endpoint !== null && typeof v.endpoint !== 'string') fail(file, lineNo, 'endpoint must be a string or null');
+  if (!isInt(v.at) || !isInt(v.ms)) fail(file, lineNo, 'at and ms must be integers');
   const r = v.request;
   if (!isObj(r) || (r.method !== 'GET' && r.method !== 'POST') || !isStr(r.path) || !isStr(r.query) || !isStr(r.body) || !isStrMap(r.headers)) {
-    fail('request must be {method: GET|POST, path, query, body, headers}');
+    fail(file, lineNo, 'request must be {method: GET|POST, path, query, body, headers}');
   }
   if (isObj(v.response)) {
     const s = v.response;
-    if (!isInt(s.status) || !isStrMap(s.headers) || !isStr(s.body)) fail('response must be {status, headers, body}');
+    if (!isInt(s.status) || !isStrMap(s.headers) || !isStr(s.body)) fail(file, lineNo, 'response must be {status, headers, body}');
   } else if (isObj(v.failure)) {
-    if (!isStr(v.failure.message) || typeof v.failure.maybeDelivered !== 'boolean') fail('failure must be {message, maybeDelivered}');
-  } else fail('a call needs a response or a failure');
+    if (!isStr(v.failure.message) || typeof v.failure.maybeDelivered !== 'boolean') fail(file, lineNo, 'failure must be {message, maybeDelivered}');
+  } else fail(file, lineNo, 'a call needs a response or a failure');
   return v as unknown as TapeCall;
+}
+
+// A function, not a closure per line: tsx names each closure it makes (a defineProperty a line).
+function fail(file: string, lineNo: number, problem: string): never {
+  throw new TapeFormatError(file, lineNo, problem);
 }
 
 type Obj = Record<string, unknown>;

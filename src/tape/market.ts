@@ -6,6 +6,7 @@ import { decodeResponse } from '../exchange/codec.js';
 import { endpointFor, type EndpointId } from '../exchange/endpoints.js';
 import { parseJsonLossless } from '../exchange/json.js';
 import type { RecordedMarketEvent } from '../sim/types.js';
+import { fastDepth, fastTickerLast, fastTrades, quickDepth, quickTrades, rawList, tradeId, type Trade } from './fast.js';
 import type { TapeCall } from './format.js';
 
 export interface TapeMarketEvent {
@@ -152,6 +153,8 @@ class MarketDecoder {
 
   private toEvents(endpoint: EndpointId, symbol: string, body: string): RecordedMarketEvent[] {
     if (endpoint === 'spot.trades') return this.trades(symbol, body);
+    const quick = endpoint === 'spot.depth' || endpoint === 'futures.depth' ? quickDepth(body) : undefined;
+    if (quick) return [{ type: 'book', symbol, bids: quick.bids, asks: quick.asks }];
     const raw = parseBody(body);
     switch (endpoint) {
       case 'spot.depth':
@@ -172,6 +175,7 @@ class MarketDecoder {
     let memory = this.seen.get(k);
     if (!memory) this.seen.set(k, (memory = { ids: new Map(), byTime: new Map(), answers: 0, oldest: [], kept: 0 }));
     const reused = reuseLast(memory.last, body);
+    let quick: ReturnType<typeof quickTrades>;
     let trades: Trade[];
     let items: unknown[];
     // Trades [skipFrom, end) were all in the last answer and are newer than none of the new
@@ -182,6 +186,10 @@ class MarketDecoder {
       const newest = Math.min(...trades.slice(0, reused.added).map((t) => t.time));
       skipFrom = !reused.hasIds && newest > Math.max(...trades.slice(reused.added).map((t) => t.time)) ? reused.added : trades.length;
       memory.last = { text: body, items: trades, ends: reused.ends, hasIds: reused.hasIds };
+    } else if ((quick = body.length >= 2 && body[0] === '[' && body[body.length - 1] === ']' ? quickTrades(body, 1, body.length - 1) : undefined)) {
+      trades = items = quick.items;
+      skipFrom = trades.length;
+      memory.last = { text: body, items: trades, ends: quick.ends, hasIds: false };
     } else {
       const scan = body.length >= 2 && body[0] === '[' && body[body.length - 1] === ']' ? scanItems(body, 1, body.length - 1) : undefined;
       const raw = scan && !scan.long ? (JSON.parse(body) as unknown) : parseJsonLossless(body);
@@ -261,16 +269,23 @@ function reuseLast(last: LastAnswer | undefined, body: string): { items: Trade[]
     const kept = last.ends.indexOf(body.length - 1 - p);
     // Equality of two slices compares memory; startsWith would go character by character.
     if (kept < 0 || body.slice(p, body.length - 1) !== last.text.slice(1, 1 + last.ends[kept]!)) continue;
-    const scan = p > 1 ? scanItems(body, 1, p - 1) : { ends: [], long: false };
+    const fresh = p > 1 ? (quickTrades(body, 1, p - 1) ?? parsedTrades(body, 1, p - 1)) : { items: [], ends: [] };
     // "[,..." is no JSON: the whole answer goes to the parser to fail there.
-    if (!scan || scan.long || (p > 1 && scan.ends.length === 0)) return undefined;
-    const added = p > 1 ? fastTrades(JSON.parse(`[${body.slice(1, p - 1)}]`)) : [];
-    if (!added || added.length !== scan.ends.length) return undefined;
+    if (!fresh || (p > 1 && fresh.ends.length === 0)) return undefined;
+    const added = fresh.items;
     const shift = p - 1;
-    const ends = [...scan.ends, ...last.ends.slice(0, kept + 1).map((e) => e + shift)];
+    const ends = [...fresh.ends, ...last.ends.slice(0, kept + 1).map((e) => e + shift)];
     return { items: [...added, ...last.items.slice(0, kept + 1)], added: added.length, ends, hasIds: last.hasIds || added.some((t) => tradeId(t) !== undefined) };
   }
   return undefined;
+}
+
+/** The trades of text[from, to) (an array's inside) parsed, for the fast path to read; undefined unless every item passes it. */
+function parsedTrades(text: string, from: number, to: number): { items: Trade[]; ends: number[] } | undefined {
+  const scan = scanItems(text, from, to);
+  if (!scan || scan.long) return undefined;
+  const items = fastTrades(JSON.parse(`[${text.slice(from, to)}]`));
+  return items && items.length === scan.ends.length ? { items, ends: scan.ends } : undefined;
 }
 
 /**
@@ -323,71 +338,3 @@ function parseBody(text: string): unknown {
   const scan = scanItems(text, 0, text.length);
   return scan && !scan.long ? JSON.parse(text) : parseJsonLossless(text);
 }
-
-// Fast paths for the common shape of each answer. Each returns exactly what the codec would,
-// or undefined for anything else (a number for a price, an envelope, a stray space, a bad
-// item), which then goes through decodeResponse and fails or passes just as before.
-
-/** A decimal string already in canonical form (the codec would return it unchanged). */
-const CANONICAL = /^(?:0|[1-9]\d{0,19})(?:\.\d{0,19}[1-9])?$/;
-const canonical = (v: unknown): v is string => typeof v === 'string' && CANONICAL.test(v);
-const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
-
-type Level = readonly [string, string];
-
-function fastDepth(raw: unknown): { bids: Level[]; asks: Level[] } | undefined {
-  if (!isObj(raw) || raw.code !== undefined || (raw.time !== undefined && !isInt(raw.time))) return undefined;
-  const bids = fastLevels(raw.bids);
-  const asks = bids && fastLevels(raw.asks);
-  return asks ? { bids: bids!, asks } : undefined;
-}
-
-function fastLevels(list: unknown): Level[] | undefined {
-  if (!Array.isArray(list)) return undefined;
-  for (const lvl of list) {
-    if (!Array.isArray(lvl) || lvl.length !== 2 || !canonical(lvl[0]) || !canonical(lvl[1])) return undefined;
-  }
-  return list as Level[];
-}
-
-const SIGNED = /^[-+]?\d{1,20}(?:\.\d{1,20})?$/;
-
-function fastTickerLast(raw: unknown): string | undefined {
-  if (!isObj(raw) || raw.code !== undefined) return undefined;
-  const { high, low, last, vol, buy, sell, rose, time } = raw;
-  if (!canonical(high) || !canonical(low) || !canonical(last) || !canonical(vol) || !canonical(buy) || !canonical(sell) || !isInt(time)) return undefined;
-  if (rose !== undefined && rose !== null && rose !== '' && !(typeof rose === 'string' && SIGNED.test(rose))) return undefined;
-  return last;
-}
-
-interface Trade {
-  price: string;
-  qty: string;
-  time: number;
-  side: 'BUY' | 'SELL';
-}
-
-function fastTrades(raw: unknown): Trade[] | undefined {
-  if (!Array.isArray(raw)) return undefined;
-  for (const t of raw) {
-    if (!isObj(t) || !canonical(t.price) || !canonical(t.qty) || !isInt(t.time) || (t.side !== 'BUY' && t.side !== 'SELL')) return undefined;
-  }
-  return raw as Trade[];
-}
-
-/** The list inside an answer, bare, as {list}, or in a {code:"0",data} envelope. */
-function rawList(raw: unknown): unknown[] {
-  let v = raw;
-  if (isObj(v) && (v.code === '0' || v.code === 0) && 'data' in v) v = v.data;
-  if (Array.isArray(v)) return v;
-  if (isObj(v) && Array.isArray(v.list)) return v.list;
-  return [];
-}
-
-function tradeId(item: unknown): string | undefined {
-  if (!isObj(item)) return undefined;
-  const id = item.id ?? item.tradeId;
-  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
-}
-
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
