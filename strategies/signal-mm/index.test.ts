@@ -37,8 +37,14 @@ describe('signal-mm strategy', () => {
     const moved = await fireTimers();
     expect(moved.intents.filter((i) => i.kind === 'cancel').map((i) => i.clientOrderId)).toEqual(first.map((i) => i.clientOrderId));
     expect(places(moved.intents)).toEqual(['BUY 0.001@100.94', 'SELL 0.001@101.06']);
+    // Before the venue answers the cancels, the old quotes still read open beside the new ones:
+    // the next refresh leaves both alone (no second cancel, no duplicate quote).
+    const replacements = (moved.intents.filter((i) => i.kind === 'place') as PlaceIntent[]).map(resting);
+    view.orders = [...first.map(resting), ...replacements];
+    advance(1000);
+    expect((await fireTimers()).intents).toEqual([]);
     // Long its limit: only the ask stays.
-    view.orders = (moved.intents.filter((i) => i.kind === 'place') as PlaceIntent[]).map(resting);
+    view.orders = replacements;
     view.ownPositions.set('BTCUSDT', { market: 'spot', symbol: 'BTCUSDT', quantity: d('0.001'), avgEntryPrice: d('100.94'), realizedPnl: d('0'), fees: d('0') });
     advance(1000);
     const long = await fireTimers();

@@ -28,7 +28,13 @@ export default defineStrategy({
   create(ctx) {
     const p = ctx.params;
     const signals = new Map<string, { fast: InstanceType<typeof indicators.EMA>; slow: InstanceType<typeof indicators.EMA> }>();
+    /** Quotes this strategy asked to cancel (or replaced): they read open until the venue answers. */
+    const leaving = new Set<string>();
     let fills = 0;
+    const cancel = (id: Order['clientOrderId']) => {
+      leaving.add(id);
+      ctx.cancel(id);
+    };
 
     /** +1 up, -1 down, 0 until both averages have enough candles or when they agree on nothing. */
     const trend = (symbol: string): number => {
@@ -40,12 +46,15 @@ export default defineStrategy({
     const quote = (symbol: string, side: Side, target: Decimal, mine: readonly Order[]) => {
       const precision = ctx.instrument(symbol)?.pricePrecision ?? 2;
       const tick = precision === 0 ? d('1') : d(`0.${'0'.repeat(precision - 1)}1`);
-      const resting = mine.filter((o) => o.side === side && o.status !== 'pending_cancel');
+      const resting = mine.filter((o) => o.side === side && o.status !== 'pending_cancel' && !leaving.has(o.clientOrderId));
       const [keep, ...extra] = resting;
-      for (const o of extra) ctx.cancel(o.clientOrderId);
+      for (const o of extra) cancel(o.clientOrderId);
       if (!keep) return ctx.place({ symbol, side, type: 'LIMIT', price: target, volume: p.volume });
       // Replace a quote that drifted more than requoteTicks from its target; keep the rest.
-      if (dec.gt(dec.abs(dec.sub(keep.price!, target)), dec.mul(tick, d(String(p.requoteTicks))))) ctx.replace(keep.clientOrderId, { price: target });
+      if (dec.gt(dec.abs(dec.sub(keep.price!, target)), dec.mul(tick, d(String(p.requoteTicks))))) {
+        leaving.add(keep.clientOrderId);
+        return ctx.replace(keep.clientOrderId, { price: target });
+      }
       return keep.clientOrderId;
     };
 
@@ -60,9 +69,9 @@ export default defineStrategy({
         const canBuy = dec.lte(dec.add(held, p.volume), p.maxInventory);
         const canSell = dec.gte(dec.sub(held, p.volume), dec.neg(p.maxInventory));
         if (canBuy) quote(symbol, 'BUY', ctx.roundPrice(symbol, dec.sub(center, half), 'BUY'), mine);
-        else for (const o of mine.filter((o) => o.side === 'BUY')) ctx.cancel(o.clientOrderId);
+        else for (const o of mine.filter((o) => o.side === 'BUY' && !leaving.has(o.clientOrderId))) cancel(o.clientOrderId);
         if (canSell) quote(symbol, 'SELL', ctx.roundPrice(symbol, dec.add(center, half), 'SELL'), mine);
-        else for (const o of mine.filter((o) => o.side === 'SELL')) ctx.cancel(o.clientOrderId);
+        else for (const o of mine.filter((o) => o.side === 'SELL' && !leaving.has(o.clientOrderId))) cancel(o.clientOrderId);
       }
     };
 
@@ -82,6 +91,8 @@ export default defineStrategy({
         every();
       },
       onOrderEvent(e) {
+        if (e.kind === 'rejected') leaving.delete(e.clientOrderId);
+        else if (e.kind === 'canceled' || e.kind === 'filled') leaving.delete(e.order.clientOrderId);
         if (e.kind === 'filled' || e.kind === 'partially_filled') {
           fills++;
           refresh();
