@@ -136,9 +136,10 @@ program
   .option('--cancel <id>', 'with --queue: cancel a sweep (runs not started are removed, running ones stopped)')
   .option('--detach', 'with --queue: submit and return without watching (re-attach later)')
   .option('--concurrency <n>', 'without --queue: backtests at once on this machine (default one per core)', integer('--concurrency'))
+  .addOption(new Option('--rank <figure>', 'the figure the printed table ranks runs by (best first)').choices(['pnl', 'drawdown', 'sharpe', 'fills']).default('pnl'))
   .option('--cache-dir <dir>', "where the tape's decoded market events are kept (default $XDG_CACHE_HOME/sluice/events or ~/.cache/sluice/events)")
   .option('--no-cache', 'decode the tape on every run and write no cache')
-  .action(async (opts: { config?: string; tape?: string; duration?: number; sweep?: string[]; out?: string; queue?: string; attach?: string; cancel?: string; detach?: boolean; concurrency?: number; cache: boolean; cacheDir?: string }) => {
+  .action(async (opts: { config?: string; tape?: string; duration?: number; sweep?: string[]; out?: string; queue?: string; attach?: string; cancel?: string; detach?: boolean; concurrency?: number; rank: 'pnl' | 'drawdown' | 'sharpe' | 'fills'; cache: boolean; cacheDir?: string }) => {
     const { sweepCommand } = await import('./commands/sweep-command.js');
     const { defaultEventCacheDir } = await import('./tape/index.js');
     process.exit(
@@ -153,6 +154,7 @@ program
         cancel: opts.cancel,
         detach: opts.detach,
         concurrency: opts.concurrency,
+        rank: opts.rank,
         eventCacheDir: opts.cache ? (opts.cacheDir ?? defaultEventCacheDir()) : undefined,
       }),
     );

@@ -10,7 +10,7 @@ import { loadStrategies } from '../strategy/index.js';
 import { openTape, prepareEventCache, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from '../app/backtest.js';
 import { createLogger } from '../app/logger.js';
-import { parseSweep, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
+import { oneLine, paramKinds, parseSweep, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
 
 export interface BacktestCommandOptions {
   config: string;
@@ -96,7 +96,8 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   if (opts.sweep && opts.sweep.length > 0) {
     let runs;
     try {
-      runs = sweepRuns(configText, opts.sweep.map(parseSweep));
+      const axes = opts.sweep.map(parseSweep);
+      runs = sweepRuns(configText, axes, await paramKinds(configText, axes, process.cwd()));
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       process.stderr.write(`${err.message}\n`);
@@ -116,7 +117,9 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
     const rows: SweepRow[] = await runSweep(
       runs.map((r) => ({ configText: r.configText, label: r.label, tapePath: opts.tape, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() })),
     );
-    process.stdout.write(`${sweepTable(rows)}\n${rows.length} runs in ${((systemClock.now() - started) / 1000).toFixed(1)} s\n`);
+    // The table keeps one line per run; a failed run's whole reason follows it.
+    const reasons = rows.filter((r) => r.error !== undefined && oneLine(r.error) !== r.error).map((r) => `${r.label} failed:\n${r.error}`);
+    process.stdout.write(`${sweepTable(rows)}\n${rows.length} runs in ${((systemClock.now() - started) / 1000).toFixed(1)} s\n${reasons.map((r) => `\n${r}\n`).join('')}`);
     return rows.some((r) => r.error) ? 1 : 0;
   }
 
@@ -142,9 +145,11 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   return 0;
 }
 
+/** The report's headline as one line; its money is already rounded (report/build.ts), and Sharpe says what it is. */
 export function summaryLine(r: Report): string {
   const win = r.winRate.value === null ? '-' : `${(r.winRate.value * 100).toFixed(1)}%`;
-  return `pnl ${r.pnl.total} ${r.quoteAsset} (${r.pnl.totalPct}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount}, orders sent ${r.orders.sent}`;
+  const sharpe = r.sharpe.value === null ? '-' : r.sharpe.annualised ? `${r.sharpe.value.toFixed(3)} annualised` : `${r.sharpe.value.toFixed(3)} ${r.sharpe.basis} (not annualised: under 7 days)`;
+  return `pnl ${r.pnl.total ?? '-'} ${r.quoteAsset} (${r.pnl.totalPct ?? '-'}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount ?? '-'}, sharpe ${sharpe}, orders sent ${r.orders.sent}`;
 }
 
 export async function replayCommand(opts: { tape: string }): Promise<number> {

@@ -6,7 +6,7 @@ import { systemClock } from '../core/clock.js';
 import { buildSweepReport, SweepProgress, type RunOutcome } from '../report/index.js';
 import { prepareEventCache, TapeFormatError } from '../tape/index.js';
 import { ThreadPool } from './sweep-pool.js';
-import { newSweepId, prepareSweep, writeSweepReport, type SweepCommandOptions } from './sweep-setup.js';
+import { newSweepId, prepareSweep, RANKS, sweepOutDir, writeRunReport, writeSweepReport, type SweepCommandOptions } from './sweep-setup.js';
 
 export type { SweepCommandOptions } from './sweep-setup.js';
 
@@ -19,6 +19,7 @@ export function sweepArgumentProblem(opts: SweepCommandOptions): string | undefi
   }
   if (opts.detach && opts.queue === undefined) return '--detach needs --queue redis://HOST:PORT (a local sweep runs here and now)';
   if (opts.concurrency !== undefined && opts.concurrency < 1) return '--concurrency must be at least 1 (backtests at once on this machine)';
+  if (opts.rank !== undefined && !RANKS.includes(opts.rank)) return `--rank ${String(opts.rank)}: rank by one of ${RANKS.join(', ')}`;
   if (opts.concurrency !== undefined && opts.queue !== undefined) return '--concurrency is for a local sweep; with --queue, give it to each `sluice worker`';
   return undefined;
 }
@@ -41,6 +42,7 @@ async function localSweep(opts: SweepCommandOptions): Promise<number> {
   const prepared = await prepareSweep(opts, newSweepId());
   if (!prepared) return 1;
   const { spec, runs } = prepared;
+  const out = sweepOutDir(opts.out, spec.id);
   const outcomes = new Map<number, RunOutcome>();
   const progress = new SweepProgress(process.stderr, spec.id, systemClock.now);
   const counts = { done: 0, failed: 0, total: runs.length };
@@ -68,7 +70,8 @@ async function localSweep(opts: SweepCommandOptions): Promise<number> {
     try {
       await Promise.all(
         runs.map(async (run, index) => {
-          const { outcome } = await pool.run({ configText: run.configText, label: run.label, tapePath: opts.tape, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() });
+          const { outcome, report } = await pool.run({ configText: run.configText, label: run.label, tapePath: opts.tape, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() });
+          if (report) writeRunReport(out, index, report);
           finished(index, outcome);
         }),
       );
@@ -77,5 +80,5 @@ async function localSweep(opts: SweepCommandOptions): Promise<number> {
     }
   }
   progress.finish();
-  return writeSweepReport(buildSweepReport(spec, outcomes), opts.out);
+  return writeSweepReport(buildSweepReport(spec, outcomes), out, opts.rank);
 }

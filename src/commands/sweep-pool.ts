@@ -3,7 +3,7 @@
 // much as a short backtest. A thread that dies fails its run and is replaced; a run whose
 // signal aborts has its thread terminated (a backtest cannot be interrupted from outside).
 import { Worker } from 'node:worker_threads';
-import type { RunOutcome } from '../report/index.js';
+import type { Report, RunOutcome } from '../report/index.js';
 
 export interface SweepJob {
   configText: string;
@@ -16,10 +16,15 @@ export interface SweepJob {
   cwd: string;
 }
 
+/** A run's outcome as a queued run carries it back: with its report, which the submitter writes beside the sweep's. */
+export type QueuedOutcome = RunOutcome & { report?: Report };
+
 /** What a thread answers: the outcome, and how long the backtest itself took (ms, measured in the thread). */
 export interface ThreadAnswer {
   outcome: RunOutcome;
   ranMs: number;
+  /** The run's whole backtest report, kept beside the sweep's (runs/<index>/report.json). */
+  report?: Report;
 }
 
 const SCRIPT = new URL('./sweep-worker.mjs', import.meta.url);

@@ -26,7 +26,8 @@ import {
   type SweepJobData,
   type TapeRef,
 } from '../queue/index.js';
-import { checkSweepId, fail, newSweepId, prepareSweep, writeSweepReport, type PreparedSweep, type SweepCommandOptions } from './sweep-setup.js';
+import type { QueuedOutcome } from './sweep-pool.js';
+import { checkSweepId, fail, newSweepId, prepareSweep, sweepOutDir, writeRunReport, writeSweepReport, type PreparedSweep, type SweepCommandOptions } from './sweep-setup.js';
 
 /** The plugins a run's config loads, each with the sha256 of the file here (null where there is none). */
 export function pluginRefs(configText: string, cwd: string): PluginRef[] {
@@ -45,9 +46,13 @@ export function lostReason(reason: string): string {
     : `the queue gave up on it: ${reason}`;
 }
 
-export function outcomesOf(gathered: GatheredSweep<RunOutcome>): Map<number, RunOutcome> {
+/** One outcome per run, without the report a run carried back (that goes to runs/<index>/report.json). */
+export function outcomesOf(gathered: GatheredSweep<QueuedOutcome>): Map<number, RunOutcome> {
   const outcomes = new Map<number, RunOutcome>();
-  for (const r of gathered.results) outcomes.set(r.index, r.outcome);
+  for (const r of gathered.results) {
+    const { report: _report, ...outcome } = r.outcome;
+    outcomes.set(r.index, outcome as RunOutcome);
+  }
   for (const l of gathered.lost) outcomes.set(l.index, { status: 'failed', reason: lostReason(l.reason) });
   return outcomes;
 }
@@ -135,7 +140,7 @@ async function watch(address: QueueAddress, id: string, opts: SweepCommandOption
   };
   process.once('SIGINT', stop).once('SIGTERM', stop);
   try {
-    const end = await watchSweep<RunOutcome>(address, id, {
+    const end = await watchSweep<QueuedOutcome>(address, id, {
       isFailed: (o) => o.status !== 'ok',
       onProgress: (counts) => progress.update(counts),
       onRedis: (up, detail) =>
@@ -150,7 +155,9 @@ async function watch(address: QueueAddress, id: string, opts: SweepCommandOption
     const spec = specOf(end.data);
     if (end.kind === 'gone' && !end.cancelled) return vanished(id);
     const outcomes = end.kind === 'completed' ? outcomesOf(end.gathered) : new Map<number, RunOutcome>();
-    const code = writeSweepReport(buildSweepReport(spec, outcomes), opts.out);
+    const out = sweepOutDir(opts.out, id);
+    if (end.kind === 'completed') for (const r of end.gathered.results) if (r.outcome.report) writeRunReport(out, r.index, r.outcome.report);
+    const code = writeSweepReport(buildSweepReport(spec, outcomes), out, opts.rank);
     if (end.cancelled) process.stderr.write(`sweep ${id} was cancelled: the report lists the runs that finished before\n`);
     return end.cancelled ? 1 : code;
   } catch (err) {

@@ -6,9 +6,9 @@ import { basename, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import { parseConfig } from '../config/index.js';
-import { renderSweepHtml, type SweepReport, type SweepSpec } from '../report/index.js';
+import { renderSweepHtml, sortEntries, type Report, type SortKey, type SweepReport, type SweepSpec } from '../report/index.js';
 import { openTape, TapeFormatError } from '../tape/index.js';
-import { parseSweep, rowOf, sweepRuns, sweepTable, type SweepRun } from './sweep.js';
+import { paramKinds, parseSweep, rowOf, sweepRuns, sweepTable, type SweepRun } from './sweep.js';
 
 export interface SweepCommandOptions {
   config?: string;
@@ -24,6 +24,8 @@ export interface SweepCommandOptions {
   detach?: boolean;
   /** Local threads (default one per core). */
   concurrency?: number;
+  /** The figure the printed table ranks runs by (default pnl). */
+  rank?: SortKey;
   eventCacheDir?: string;
 }
 
@@ -72,7 +74,8 @@ export async function prepareSweep(opts: SweepCommandOptions, id: string): Promi
     // A value a --sweep sets is checked by its run, which fails alone.
     await parseConfig(configText, { source: opts.config, env: { ...process.env, SLUICE_API_KEY: undefined, SLUICE_API_SECRET: undefined } });
     const axes = opts.sweep.map(parseSweep);
-    const runs = sweepRuns(configText, axes);
+    // Values are typed by each plugin's params schema (a number for z.number(), text for a decimal).
+    const runs = sweepRuns(configText, axes, await paramKinds(configText, axes, process.cwd()));
     const spec: SweepSpec = {
       id,
       config: basename(opts.config),
@@ -94,15 +97,41 @@ export function checkSweepId(id: string): string | undefined {
   return /^[A-Za-z0-9_-]{1,64}$/.test(id) ? undefined : `"${id}" is not a sweep id (letters, digits, - and _; printed when the sweep was submitted)`;
 }
 
-/** Writes report.json and report.html, prints the table, and answers the exit code: 0 all ok, 2 some runs failed, 1 cancelled. */
-export function writeSweepReport(report: SweepReport, outDir: string | undefined): number {
-  const out = outDir ?? join('backtest', 'reports', `sweep-${report.sweep.id}`);
+/** Where a sweep's report goes: --out, or backtest/reports/sweep-<id>. */
+export const sweepOutDir = (outDir: string | undefined, id: string): string => outDir ?? join('backtest', 'reports', `sweep-${id}`);
+
+/** Each run's own backtest report, beside the sweep's: runs/<index>/report.json (the index of report.json's entries). */
+export function writeRunReport(outDir: string, index: number, report: Report): void {
+  const dir = join(outDir, 'runs', String(index));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+}
+
+export const RANKS: readonly SortKey[] = ['pnl', 'drawdown', 'sharpe', 'fills'];
+const RANK_WORDS: Record<SortKey, string> = { run: 'run order', pnl: 'PnL, highest first', drawdown: 'max drawdown, smallest first', sharpe: 'Sharpe, highest first', fills: 'fills, most first' };
+
+/** The runs as a table, best first by `rank`, one line each (failed and cancelled runs last), under a line naming the order. */
+export function rankedTable(report: SweepReport, rank: SortKey): string {
+  const rows = sortEntries(report.runs, rank).map((e) => rowOf(`#${e.index} ${e.label}`, e));
+  return `ranked by ${RANK_WORDS[rank]}\n${sweepTable(rows)}`;
+}
+
+/**
+ * Writes report.json and report.html, prints the table ranked by `rank` (failed and cancelled
+ * runs last, one line each: report.json has the whole reason), and answers the exit code:
+ * 0 all ok, 2 some runs failed, 1 cancelled.
+ */
+export function writeSweepReport(report: SweepReport, outDir: string | undefined, rank: SortKey = 'pnl'): number {
+  const out = sweepOutDir(outDir, report.sweep.id);
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(out, 'report.html'), renderSweepHtml(report));
-  const rows = report.runs.map((e) => rowOf(e.label, e));
   const s = report.sweep;
-  process.stdout.write(`${sweepTable(rows)}\n${s.runs} runs: ${s.ok} ok, ${s.failed} failed, ${s.cancelled} cancelled\nreport: ${join(out, 'report.json')}, ${join(out, 'report.html')}\n`);
+  const kept = s.ok > 0 ? `\neach run's own report: ${join(out, 'runs', '<#>', 'report.json')}` : '';
+  const why = s.failed + s.cancelled > 0 ? ' (the whole reason of each failed run is in report.json)' : '';
+  process.stdout.write(
+    `${rankedTable(report, rank)}\n${s.runs} runs: ${s.ok} ok, ${s.failed} failed, ${s.cancelled} cancelled${why}\nreport: ${join(out, 'report.json')}, ${join(out, 'report.html')}${kept}\n`,
+  );
   return s.cancelled > 0 ? 1 : s.failed > 0 ? 2 : 0;
 }
 

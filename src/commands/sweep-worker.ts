@@ -3,23 +3,23 @@
 // runs (see ThreadPool).
 import { parentPort } from 'node:worker_threads';
 import { basename } from 'node:path';
-import { runFigures, type RunOutcome } from '../report/index.js';
+import { runFigures, type Report, type RunOutcome } from '../report/index.js';
 import { backtestOnce } from './backtest.js';
 import type { SweepJob, ThreadAnswer } from './sweep-pool.js';
 
-async function run(job: SweepJob): Promise<RunOutcome> {
+async function run(job: SweepJob): Promise<{ outcome: RunOutcome; report?: Report }> {
   let refusal: string | undefined;
   try {
     const tapeName = job.tapeName ?? (job.tapePath ? basename(job.tapePath) : undefined);
     const result = await backtestOnce({ ...job, source: job.label, tapeName }, false, (message) => (refusal = message));
-    if (!result) return { status: 'failed', reason: refusal ?? 'the config was refused' };
-    return { status: 'ok', figures: runFigures(result.report) };
+    if (!result) return { outcome: { status: 'failed', reason: refusal ?? 'the config was refused' } };
+    return { outcome: { status: 'ok', figures: runFigures(result.report) }, report: result.report };
   } catch (err) {
-    return { status: 'failed', reason: err instanceof Error ? err.message : String(err) };
+    return { outcome: { status: 'failed', reason: err instanceof Error ? err.message : String(err) } };
   }
 }
 
 parentPort!.on('message', (job: SweepJob) => {
   const started = performance.now();
-  void run(job).then((outcome) => parentPort!.postMessage({ outcome, ranMs: performance.now() - started } satisfies ThreadAnswer));
+  void run(job).then(({ outcome, report }) => parentPort!.postMessage({ outcome, ranMs: performance.now() - started, ...(report ? { report } : {}) } satisfies ThreadAnswer));
 });

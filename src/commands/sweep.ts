@@ -2,9 +2,10 @@
 // backtest on worker threads across the cores (or through the queue: sweep-command.ts), and
 // prints one table.
 import { availableParallelism } from 'node:os';
-import { parseDocument, stringify } from 'yaml';
+import { parse, parseDocument, stringify } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import type { RunOutcome } from '../report/index.js';
+import { paramKind, pluginDefinition, type ParamKind } from '../strategy/index.js';
 import { ThreadPool, type SweepJob } from './sweep-pool.js';
 
 export type { SweepJob } from './sweep-pool.js';
@@ -47,11 +48,42 @@ export function parseSweep(spec: string): SweepAxis {
 }
 
 /**
- * Every combination of the axes as a config text. A value takes the type of the value it
- * replaces (a quoted decimal stays quoted, a number stays a number), so `spacingPct=0.05`
- * sweeps money without writing quotes on the command line.
+ * The kind of value each axis into a plugin's params takes (strategies.N.params.x), read from
+ * the plugin's schema: a z.number() field gets a number, a decimalParam() or string a string.
+ * Axes the schema says nothing of (core config keys, a plugin that does not load) are left out.
  */
-export function sweepRuns(baseText: string, axes: readonly SweepAxis[]): SweepRun[] {
+export async function paramKinds(baseText: string, axes: readonly SweepAxis[], cwd: string): Promise<Map<string, ParamKind>> {
+  const strategies = (parse(baseText) as { strategies?: unknown } | null)?.strategies;
+  const kinds = new Map<string, ParamKind>();
+  for (const axis of axes) {
+    const [section, index, params, ...rest] = axis.path;
+    if (section !== 'strategies' || typeof index !== 'number' || params !== 'params' || rest.length === 0 || !Array.isArray(strategies)) continue;
+    const use = (strategies[index] as { use?: unknown } | undefined)?.use;
+    if (typeof use !== 'string') continue;
+    const definition = await pluginDefinition(use, cwd);
+    const kind = definition && paramKind(definition.params, rest);
+    if (kind) kinds.set(axis.key, kind);
+  }
+  return kinds;
+}
+
+/** A value as written on the command line, without quotes around it (the shell may leave them). */
+const unquoted = (raw: string) => (/^(["']).*\1$/.test(raw) && raw.length >= 2 ? raw.slice(1, -1) : raw);
+
+/** The YAML value of `raw` for a field of `kind`; text that is not one is left as text, for the plugin to refuse by name. */
+function typedAs(kind: ParamKind, raw: string): unknown {
+  const text = unquoted(raw);
+  if (kind === 'number') return /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text) : text;
+  if (kind === 'boolean') return text === 'true' ? true : text === 'false' ? false : text;
+  return text;
+}
+
+/**
+ * Every combination of the axes as a config text. A value is typed by the plugin's schema where
+ * `kinds` knows the field (see paramKinds), else by the value it replaces (a quoted decimal
+ * stays quoted, a number stays a number), so `spacingPct=0.05` sweeps money without quotes.
+ */
+export function sweepRuns(baseText: string, axes: readonly SweepAxis[], kinds: ReadonlyMap<string, ParamKind> = new Map()): SweepRun[] {
   const twice = axes.find((a, i) => axes.findIndex((b) => b.key === a.key) !== i);
   if (twice) throw new ConfigError([{ path: '--sweep', message: `${twice.key} is swept twice; give all its values in one --sweep ${twice.key}=a,b,c` }], '--sweep');
   let combos: { label: string[]; set: [SweepAxis, string][] }[] = [{ label: [], set: [] }];
@@ -60,7 +92,8 @@ export function sweepRuns(baseText: string, axes: readonly SweepAxis[]): SweepRu
     const doc = parseDocument(baseText);
     for (const [axis, raw] of c.set) {
       const current = doc.getIn(axis.path);
-      const value = typeof current === 'string' ? raw : typeof current === 'number' ? Number(raw) : typeof current === 'boolean' ? raw === 'true' : parseScalar(raw);
+      const kind = kinds.get(axis.key);
+      const value = kind ? typedAs(kind, raw) : typeof current === 'string' ? raw : typeof current === 'number' ? Number(raw) : typeof current === 'boolean' ? raw === 'true' : parseScalar(raw);
       doc.setIn(axis.path, value);
     }
     return { label: c.label.join(' '), params: Object.fromEntries(c.set.map(([axis, v]) => [axis.key, v])), configText: stringify(doc) };
@@ -97,11 +130,20 @@ export function failedRow(label: string, error: string): SweepRow {
   return { label, pnl: '-', fees: '-', fills: 0, winRate: null, maxDrawdown: '-', sharpe: null, ordersSent: 0, error };
 }
 
+/** Longest reason a table row shows; the report's JSON keeps the whole reason. */
+const REASON_SHOWN = 160;
+
+/** A reason on one line, cut to fit a table row: a multi-line config error must not break the table. */
+export function oneLine(reason: string): string {
+  const flat = reason.replace(/\s*\n\s*(- )?/g, ' ').trim();
+  return flat.length > REASON_SHOWN ? `${flat.slice(0, REASON_SHOWN - 1)}…` : flat;
+}
+
 export function sweepTable(rows: readonly SweepRow[]): string {
   const header = ['run', 'pnl', 'fees', 'fills', 'win rate', 'max drawdown', 'sharpe', 'orders'];
   const body = rows.map((r) =>
     r.error
-      ? [r.label, `failed: ${r.error.replace(/\s*\n\s*/g, ' ')}`, '', '', '', '', '', '']
+      ? [r.label, `failed: ${oneLine(r.error)}`, '', '', '', '', '', '']
       : [r.label, r.pnl, r.fees, String(r.fills), r.winRate === null ? '-' : `${(r.winRate * 100).toFixed(1)}%`, r.maxDrawdown, r.sharpe === null ? '-' : r.sharpe.toFixed(2), String(r.ordersSent)],
   );
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));

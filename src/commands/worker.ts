@@ -12,7 +12,7 @@ import { ConfigError } from '../core/errors.js';
 import type { RunOutcome } from '../report/index.js';
 import { checkServer, parseQueueUrl, startQueueWorker, type PluginRef, type QueueAddress } from '../queue/index.js';
 import { defaultEventCacheDir, prepareEventCache, TapeFormatError } from '../tape/index.js';
-import { ThreadPool } from './sweep-pool.js';
+import { ThreadPool, type QueuedOutcome } from './sweep-pool.js';
 
 export interface WorkerCommandOptions {
   queue: string;
@@ -85,7 +85,7 @@ export async function workerCommand(opts: WorkerCommandOptions): Promise<number>
     return p;
   };
   const failed = (reason: string): RunOutcome => ({ status: 'failed', reason });
-  const worker = await startQueueWorker<RunOutcome>({
+  const worker = await startQueueWorker<QueuedOutcome>({
     address,
     concurrency,
     lockMs,
@@ -105,7 +105,9 @@ export async function workerCommand(opts: WorkerCommandOptions): Promise<number>
         if (broken) return { outcome: failed(broken.split(tapePath).join(data.tape!.name)), ranMs: 0 };
       }
       const job = { configText: data.configText, label: data.label, tapePath, tapeName: data.tape?.name, durationMs: data.durationMs ?? undefined, eventCacheDir, cwd: process.cwd() };
-      return pool.run(job, ctx.signal);
+      const { outcome, ranMs, report } = await pool.run(job, ctx.signal);
+      // The report (a few kB) rides back with the result, so the submitter keeps it beside the sweep's.
+      return { outcome: report && outcome.status === 'ok' ? { ...outcome, report } : outcome, ranMs };
     },
   });
   log(`worker ${worker.id} on ${address.display}: ${concurrency} runs at once, cache ${root}; waiting for runs`);

@@ -94,3 +94,17 @@ function checkDefinition(v: unknown): string | undefined {
   if (typeof d.create !== 'function') return 'needs a create(ctx) function';
   return undefined;
 }
+
+/**
+ * The definition a plugin file default-exports, without checking any params: a sweep types
+ * its values by the schema before the runs check them. Undefined when it does not load
+ * (loadStrategies says why).
+ */
+export async function pluginDefinition(use: string, baseDir: string): Promise<StrategyDefinition | undefined> {
+  try {
+    const { default: definition } = await importPlugin(isAbsolute(use) ? use : resolve(baseDir, use));
+    return checkDefinition(definition) === undefined ? (definition as StrategyDefinition) : undefined;
+  } catch {
+    return undefined;
+  }
+}

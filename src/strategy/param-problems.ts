@@ -19,6 +19,9 @@ interface Def {
   innerType?: unknown;
   in?: unknown;
   element?: unknown;
+  entries?: Record<string, unknown>;
+  values?: unknown[];
+  options?: unknown[];
 }
 
 const defOf = (schema: unknown): Def => ((schema as { _zod?: { def?: Def } } | null)?._zod?.def ?? {});
@@ -45,6 +48,47 @@ export function paramKeys(schema: unknown, path: readonly PropertyKey[]): string
   }
   const def = defOf(node);
   return def.type === 'object' && def.shape ? Object.keys(def.shape) : undefined;
+}
+
+/** How a YAML value of a param is written: what a sweep's text value must become for the schema. */
+export type ParamKind = 'number' | 'string' | 'boolean';
+
+const kindOfValue = (v: unknown): ParamKind | undefined => (typeof v === 'number' || typeof v === 'bigint' ? 'number' : typeof v === 'string' ? 'string' : typeof v === 'boolean' ? 'boolean' : undefined);
+
+/**
+ * The kind of value the schema takes at `path` (a decimalParam is a string, z.number() a
+ * number, an enum of strings a string); undefined where the schema does not say one kind.
+ */
+export function paramKind(schema: unknown, path: readonly PropertyKey[]): ParamKind | undefined {
+  let node = structural(schema);
+  for (const seg of path) {
+    const def = defOf(node);
+    if (def.type === 'object' && def.shape) node = structural(def.shape[String(seg)]);
+    else if (def.type === 'array') node = structural(def.element);
+    else return undefined;
+  }
+  const def = defOf(node);
+  switch (def.type) {
+    case 'number':
+    case 'int':
+    case 'bigint':
+      return 'number';
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'boolean';
+    case 'enum':
+    case 'literal': {
+      const kinds = new Set((def.type === 'enum' ? Object.values(def.entries ?? {}) : (def.values ?? [])).map(kindOfValue));
+      return kinds.size === 1 ? [...kinds][0] : undefined;
+    }
+    case 'union': {
+      const kinds = new Set((def.options ?? []).map((o) => paramKind(o, [])));
+      return kinds.size === 1 ? [...kinds][0] : undefined;
+    }
+    default:
+      return undefined;
+  }
 }
 
 const valueAt = (value: unknown, path: readonly PropertyKey[]): unknown =>

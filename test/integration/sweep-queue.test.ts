@@ -93,6 +93,8 @@ describe('sluice sweep --queue with two sluice workers', () => {
     const mine = report(localOut);
     expect(mine.sweep.id).not.toBe(id);
     expect(JSON.stringify({ ...mine, sweep: { ...mine.sweep, id } })).toBe(JSON.stringify(r));
+    // Each run's own report came back through the queue, the same as the local run's.
+    for (const e of r.runs) expect(readFileSync(join(out, 'runs', String(e.index), 'report.json'), 'utf8')).toBe(readFileSync(join(localOut, 'runs', String(e.index), 'report.json'), 'utf8'));
   }, 180_000);
 
   it('reports a bad parameter set and a broken tape with their reasons; the other runs and the sweep go on', async () => {

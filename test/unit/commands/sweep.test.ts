@@ -6,8 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { d } from '../../../src/core/decimal.js';
 import { ConfigError } from '../../../src/core/errors.js';
-import { parseSweep, rowOf, sweepRuns } from '../../../src/commands/sweep.js';
-import { withoutUnusedSections } from '../../../src/commands/sweep-setup.js';
+import { oneLine, paramKinds, parseSweep, rowOf, sweepRuns } from '../../../src/commands/sweep.js';
+import { rankedTable, withoutUnusedSections } from '../../../src/commands/sweep-setup.js';
+import { buildSweepReport } from '../../../src/report/index.js';
+import { loadStrategies, type StrategyEntry } from '../../../src/strategy/index.js';
 import { sweepArgumentProblem } from '../../../src/commands/sweep-command.js';
 import { lostReason, outcomesOf, pluginRefs } from '../../../src/commands/sweep-queue.js';
 import { pluginProblem } from '../../../src/commands/worker.js';
@@ -47,6 +49,56 @@ describe('sweep axes', () => {
       { 'strategies.0.params.levels': '5', 'strategies.0.params.spacingPct': '0.05' },
     ]);
     expect((parse(runs[3]!.configText) as { strategies: { params: unknown }[] }).strategies[0]!.params).toEqual({ spacingPct: '0.05', levels: 5 });
+  });
+});
+
+describe('sweep values typed by the plugin schema', () => {
+  const TYPED = `strategies:
+  - { id: t, use: test/fixtures/plugins/typed-params.ts, symbols: [BTCUSDT] }
+  - { id: g, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { levels: 2 } }
+`;
+  const paramsOf = (text: string, i = 0) => (parse(text) as { strategies: { params?: Record<string, unknown> }[] }).strategies[i]!.params;
+
+  it('a z.number() gets a number, a decimalParam a string, booleans and enums their own, keys absent from the YAML too', async () => {
+    const axes = ['strategies.0.params.count=0,3', 'strategies.0.params.size=0,3,8', 'strategies.0.params.aggressive=true', 'strategies.0.params.side=SELL', 'strategies.0.params.nested.ratio=0.5'].map(parseSweep);
+    const kinds = await paramKinds(TYPED, axes, ROOT);
+    expect(Object.fromEntries(kinds)).toEqual({
+      'strategies.0.params.count': 'number',
+      'strategies.0.params.size': 'string',
+      'strategies.0.params.aggressive': 'boolean',
+      'strategies.0.params.side': 'string',
+      'strategies.0.params.nested.ratio': 'number',
+    });
+    const runs = sweepRuns(TYPED, axes, kinds);
+    expect(runs).toHaveLength(6);
+    expect(paramsOf(runs[5]!.configText)).toEqual({ count: 3, size: '8', aggressive: true, side: 'SELL', nested: { ratio: 0.5 } });
+    // Every run's params are what the plugin takes: none fails with "expected string, received number".
+    for (const run of runs) {
+      const strategies = (parse(run.configText) as { strategies: Record<string, unknown>[] }).strategies.map((e) => ({ enabled: true, market: 'spot', everyMs: 1000, params: {}, ...e }) as StrategyEntry);
+      await expect(loadStrategies(strategies, ROOT)).resolves.toHaveLength(2);
+    }
+  });
+
+  it('the issue\'s case: a decimal param not in the YAML, swept with bare numbers, and quoted values', async () => {
+    const axes = [parseSweep('strategies.1.params.spacingPct=0,3,8'), parseSweep(`strategies.1.params.levels='4',"5"`)];
+    const runs = sweepRuns(TYPED, axes, await paramKinds(TYPED, axes, ROOT));
+    expect(runs.map((r) => paramsOf(r.configText, 1))).toEqual([
+      { levels: 4, spacingPct: '0' },
+      { levels: 5, spacingPct: '0' },
+      { levels: 4, spacingPct: '3' },
+      { levels: 5, spacingPct: '3' },
+      { levels: 4, spacingPct: '8' },
+      { levels: 5, spacingPct: '8' },
+    ]);
+  });
+
+  it('text the schema cannot take stays text, for the plugin to refuse by name; core keys keep the old rule', async () => {
+    const axes = [parseSweep('strategies.0.params.count=many'), parseSweep('engine.marketDataEveryMs=500')];
+    const kinds = await paramKinds(TYPED, axes, ROOT);
+    expect([...kinds.keys()]).toEqual(['strategies.0.params.count']);
+    const [run] = sweepRuns(TYPED, axes, kinds);
+    expect(paramsOf(run!.configText)).toEqual({ count: 'many' });
+    expect(parse(run!.configText)).toMatchObject({ engine: { marketDataEveryMs: 500 } });
   });
 });
 
@@ -106,6 +158,42 @@ describe('gathered results', () => {
   });
 });
 
+describe('the printed table', () => {
+  const figures = (pnl: string, drawdown: string, sharpe: number | null, fills: number): RunOutcome => ({
+    status: 'ok',
+    figures: { pnl: d(pnl), pnlPct: 0, fees: d('0'), fills, winRate: null, maxDrawdown: d(drawdown), maxDrawdownPct: 0, sharpe, ordersSent: fills },
+  });
+  const report = buildSweepReport(
+    { id: 's1', config: 'c.yaml', tape: null, durationMs: 60_000, axes: [{ key: 'x', values: ['0', '1', '2', '3'] }], runs: ['0', '1', '2', '3'].map((v, index) => ({ index, label: `x=${v}`, params: { x: v } })) },
+    new Map<number, RunOutcome>([
+      [0, figures('1', '5', 0.5, 10)],
+      [1, { status: 'failed', reason: 'c.yaml has 2 problems:\n  - strategies[0].params.x: Invalid input: expected string, received number\n  - strategies[0].params.y: unknown key' }],
+      [2, figures('3', '9', 0.1, 2)],
+      [3, figures('-2', '1', null, 30)],
+    ]),
+  );
+  const order = (text: string) => text.split('\n').slice(3).map((l) => /^#(\d+)/.exec(l)![1]);
+
+  it('ranks runs by the chosen figure, best first, failed runs last, one line per run', () => {
+    expect(rankedTable(report, 'pnl').split('\n')[0]).toBe('ranked by PnL, highest first');
+    expect(order(rankedTable(report, 'pnl'))).toEqual(['2', '0', '3', '1']);
+    expect(order(rankedTable(report, 'drawdown'))).toEqual(['3', '0', '2', '1']);
+    expect(order(rankedTable(report, 'sharpe'))).toEqual(['0', '2', '3', '1']);
+    expect(order(rankedTable(report, 'fills'))).toEqual(['3', '0', '2', '1']);
+    const failed = rankedTable(report, 'pnl').split('\n').at(-1)!;
+    expect(failed).toMatch(/^#1 x=1 +failed: c\.yaml has 2 problems: strategies\[0\]\.params\.x: Invalid input: expected string, received number strategies\[0\]\.params\.y: unknown key$/);
+    // report.json keeps the whole reason.
+    expect(report.runs[1]).toMatchObject({ status: 'failed', reason: expect.stringContaining('\n  - strategies[0].params.y') });
+  });
+
+  it('cuts a long reason to one readable line', () => {
+    const long = oneLine(`first line\n${'x'.repeat(400)}`);
+    expect(long).not.toContain('\n');
+    expect(long.length).toBe(160);
+    expect(long.endsWith('…')).toBe(true);
+  });
+});
+
 describe('sluice sweep arguments', () => {
   it.each([
     [{ attach: 'a1', cancel: 'a1', queue: 'redis://h' }, 'give --attach ID or --cancel ID, not both'],
@@ -114,6 +202,7 @@ describe('sluice sweep arguments', () => {
     [{ config: 'c.yaml', detach: true }, '--detach needs --queue redis://HOST:PORT (a local sweep runs here and now)'],
     [{ config: 'c.yaml', concurrency: 0 }, '--concurrency must be at least 1 (backtests at once on this machine)'],
     [{ config: 'c.yaml', concurrency: 2, queue: 'redis://h' }, '--concurrency is for a local sweep; with --queue, give it to each `sluice worker`'],
+    [{ config: 'c.yaml', rank: 'profit' as never }, '--rank profit: rank by one of pnl, drawdown, sharpe, fills'],
   ])('%j: %s', (opts, problem) => {
     expect(sweepArgumentProblem(opts)).toBe(problem);
   });
