@@ -176,6 +176,7 @@ export function buildApp(inputs: AppInputs): App {
       reconcile: config.reconcile,
     },
     alert: inputs.alert,
+    setLeverage: (contract, level) => gateway.setLeverage(contract, level),
   });
   return {
     profile,

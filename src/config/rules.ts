@@ -128,6 +128,27 @@ export function crossFieldProblems(raw: unknown): RawProblem[] {
     }
   }
 
+  // Leverage is per contract on the venue: one value for each, and only for futures.
+  const entries = get(raw, 'strategies');
+  if (Array.isArray(entries)) {
+    const byContract = new Map<string, number>();
+    entries.forEach((s, i) => {
+      const leverage = get(s, 'leverage');
+      if (typeof leverage !== 'number') return;
+      if ((get(s, 'market') ?? 'spot') !== 'futures') {
+        problems.push({ path: ['strategies', i, 'leverage'], message: 'is for futures strategies only (spot has no leverage): remove it or set market: futures' });
+        return;
+      }
+      const symbols = get(s, 'symbols');
+      for (const sym of Array.isArray(symbols) ? symbols : []) {
+        const name = String(sym).toUpperCase();
+        const other = byContract.get(name);
+        if (other !== undefined && other !== leverage) problems.push({ path: ['strategies', i, 'leverage'], message: `${name} is set to ${other}x by another strategy: the venue keeps one leverage per contract; give both the same` });
+        byContract.set(name, leverage);
+      }
+    });
+  }
+
   const share = get(raw, 'venue', 'limitShare');
   if (typeof share === 'number' && share > 0 && share <= 1) {
     const overrides = isObj(limits) ? limits : {};

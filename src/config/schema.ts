@@ -152,6 +152,8 @@ const strategy = z.strictObject(
       .array(symbol, { error: expected('a list of symbols, e.g. [BTCUSDT]') })
       .min(1, { error: 'must list at least one symbol, e.g. [BTCUSDT]' }),
     everyMs: int(50).default(1000),
+    /** Futures: the leverage sluice sets on each of the strategy's contracts at start-up (the venue's own otherwise). */
+    leverage: int(1, 125).optional(),
     params: z.record(z.string(), z.unknown(), { error: expected('a mapping (the plugin validates its contents)') }).default({}),
   },
   { error: expected('a mapping with id, use and symbols') },

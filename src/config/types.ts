@@ -86,6 +86,8 @@ export interface StrategyConfig {
   /** Upper case, non-empty, no duplicates. */
   readonly symbols: readonly string[];
   readonly everyMs: number;
+  /** Futures: leverage set on each of its contracts at start-up (1-125). */
+  readonly leverage?: number;
   /** Free-form; the plugin's own schema validates it when the plugin loads. */
   readonly params: Readonly<Record<string, unknown>>;
 }

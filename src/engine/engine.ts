@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
+import { errorText } from '../core/errors.js';
 import { ZERO } from '../core/decimal.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Journal, Pacer } from '../core/ports.js';
@@ -57,6 +58,8 @@ export interface EngineParts {
   marketData: MarketDataPoller;
   sequences: SequenceAllocator;
   settings: EngineSettings;
+  /** Sets a futures contract's leverage on the venue (strategies' `leverage`); the dry-run gateway sends nothing. */
+  setLeverage?: (contract: string, level: number) => Promise<void>;
   /** Operator notifications (ban, halt, drift, a disabled plugin); the log has them too. */
   alert?: (kind: AlertKind, message: string, details: Record<string, unknown>) => void;
 }
@@ -155,6 +158,7 @@ export class Engine {
   /** Loads, settles what the previous run left in flight, and reconciles with the venue; no strategy has run yet. */
   async prepare(): Promise<void> {
     await this.load();
+    await this.applyLeverage();
     // Orders a previous run journaled but never heard back about may be on the venue: unknown,
     // for the reconciler to settle from what the venue shows. Nothing of this run is in flight yet.
     for (const o of this.parts.journal.orders({ openOnly: true })) {
@@ -220,6 +224,20 @@ export class Engine {
       if (event) await this.handle(h, await h.marketData(event));
     }
     if (tick) this.loops.every(h.setup.everyMs, async () => this.handle(h, await h.tick()));
+  }
+
+  /** The leverage strategies ask for, per contract, before any order: a refusal stops the start (trading at another leverage than configured is a risk nobody chose). */
+  private async applyLeverage(): Promise<void> {
+    const wanted = new Map<string, number>();
+    for (const s of this.parts.strategies) if (s.entry.market === 'futures' && s.entry.leverage !== undefined) for (const symbol of s.entry.symbols) wanted.set(symbol, s.entry.leverage);
+    for (const [contract, level] of wanted) {
+      try {
+        await this.parts.setLeverage?.(contract, level);
+      } catch (err) {
+        throw new Error(`could not set the leverage of ${contract} to ${level}x: ${errorText(err)}; fix strategies[].leverage or the account (the venue refuses a change while orders are open)`, { cause: err });
+      }
+      this.parts.log.info({ contract, leverage: level }, 'leverage set');
+    }
   }
 
   /** Each strategy's onSave state, to the journal. */

@@ -78,6 +78,8 @@ export interface ResponseOf {
   'futures.myTrades': Listing<VenueTrade>;
   /** Every margin account's readable positions; `skipped` names the contract of each position that was not. */
   'futures.account': Listing<FuturesAccount>;
+  /** The notes give only the success envelope ({code:"0", data:null}): nothing to read. */
+  'futures.editLever': Record<string, never>;
 }
 
 /** Unwraps the futures {code:"0", data} success envelope; anything else passes through. */
@@ -337,6 +339,7 @@ const decoders: Decoders = {
   'futures.openOrders': (r, b) =>
     r.items(r.list(b, 'body', { nullIsEmpty: true }), at('body'), (v, p) => decodeVenueOrder(r, v, p, 'contractName'), (v) => idOf(v, 'orderIdString', 'orderId')),
   'futures.myTrades': (r, b) => r.items(r.list(b, 'body'), at('body'), (v, p) => decodeTrade(r, v, p, true), (v) => idOf(v, 'tradeId', 'id')),
+  'futures.editLever': () => ({}),
   'futures.account': (r, b) => {
     const skipped: SkippedItem[] = [];
     const accounts = r.items(r.list(r.obj(b, 'body').account, 'account'), at('account'), (v, p) => decodeFuturesAccount(r, v, p, skipped), (v) => nameOf(v, 'marginCoin'));

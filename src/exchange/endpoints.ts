@@ -55,6 +55,8 @@ const table = {
   'futures.openOrders': { market: 'futures', method: 'GET', path: '/fapi/v1/openOrders', security: 'USER_DATA', limitPer2s: 20, ours: true },
   'futures.myTrades': { market: 'futures', method: 'GET', path: '/fapi/v1/myTrades', security: 'USER_DATA', limitPer2s: 20 },
   'futures.account': { market: 'futures', method: 'GET', path: '/fapi/v1/account', security: 'USER_DATA', limitPer2s: 20 },
+  // The notes [2+]: a contract's leverage, set once at start-up from the config.
+  'futures.editLever': { market: 'futures', method: 'POST', path: '/fapi/v1/edit_lever', security: 'TRADE', limitPer2s: 20, ours: true },
 } as const satisfies Record<string, Omit<Endpoint, 'id' | 'placesOrders'> & { placesOrders?: boolean }>;
 
 export type EndpointId = keyof typeof table;

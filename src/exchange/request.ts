@@ -61,6 +61,7 @@ export interface RequestParams {
   'futures.openOrders': { contractName?: string };
   'futures.myTrades': { contractName: string; limit?: number; fromId?: string };
   'futures.account': NoParams;
+  'futures.editLever': { contractName: string; nowLevel: number };
 }
 
 /** The JSON body of a POST, in the field order the venue documents. */

@@ -18,4 +18,11 @@ export class DryRunGateway {
     this.batches.push(batch);
     return new Promise(() => undefined);
   }
+
+  /** Leverage it would set, by contract: nothing is sent. */
+  readonly leverage = new Map<string, number>();
+
+  async setLeverage(contract: string, level: number): Promise<void> {
+    this.leverage.set(contract, level);
+  }
 }

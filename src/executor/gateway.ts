@@ -106,6 +106,11 @@ export class OrderGateway {
     }
   }
 
+  /** A futures contract's leverage (the notes' edit_lever); throws the venue's refusal. */
+  async setLeverage(contract: string, level: number): Promise<void> {
+    await this.executor.call('futures.editLever', { contractName: contract, nowLevel: level });
+  }
+
   async cancel(batch: Batch<CancelIntent>): Promise<CancelResult[]> {
     const known = batch.items.filter((i) => i.venueOrderId !== undefined);
     const results: CancelResult[] = batch.items

@@ -70,6 +70,8 @@ export interface FuturesWallet {
   lock: Decimal;
   realized: Decimal;
   positions: Map<string, Position>;
+  /** Leverage set per contract (POST /fapi/v1/edit_lever); the contract's default otherwise. */
+  leverage: Map<string, number>;
 }
 
 export interface FuturesHooks {
@@ -122,7 +124,7 @@ export class FuturesEngine {
   }
 
   openWallet(account: string, coin: string, amount: Decimal): void {
-    this.wallets.set(account, { coin, normal: amount, lock: ZERO, realized: ZERO, positions: new Map() });
+    this.wallets.set(account, { coin, normal: amount, lock: ZERO, realized: ZERO, positions: new Map(), leverage: new Map() });
   }
 
   wallet(account: string): FuturesWallet {
@@ -159,7 +161,7 @@ export class FuturesEngine {
     const lockPrice = fromUnits(limitTicks!, spec.pricePrecision);
     let locked = ZERO;
     if (input.open === 'OPEN') {
-      locked = this.openCost(spec, lockPrice, lots);
+      locked = this.openCost(account, spec, lockPrice, lots);
       if (dec.lt(w.normal, locked)) reject(VenueCode.BALANCE_NOT_ENOUGH, 'Insufficient margin.');
       w.normal = dec.sub(w.normal, locked);
       w.lock = dec.add(w.lock, locked);
@@ -205,9 +207,21 @@ export class FuturesEngine {
   }
 
   /** Margin plus the largest fee an OPEN of `lots` at `price` can cost. */
-  private openCost(spec: ContractSpec, price: Decimal, lots: number): Decimal {
+  private openCost(account: string, spec: ContractSpec, price: Decimal, lots: number): Decimal {
     const n = this.notional(spec, price, lots);
-    return dec.add(dec.div(n, String(spec.leverage) as Decimal), dec.mul(n, dec.max(this.fees.maker, this.fees.taker)));
+    return dec.add(dec.div(n, String(this.leverageOf(account, spec)) as Decimal), dec.mul(n, dec.max(this.fees.maker, this.fees.taker)));
+  }
+
+  leverageOf(account: string, spec: ContractSpec): number {
+    return this.wallet(account).leverage.get(spec.symbol) ?? spec.leverage;
+  }
+
+  /** Sets a contract's leverage: refused while the account has orders open on it (their margin was locked at the old one). */
+  setLeverage(account: string, contract: string, level: number): void {
+    const spec = this.spec(contract);
+    if (!Number.isInteger(level) || level < 1 || level > 125) reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, 'nowLevel must be an integer from 1 to 125.');
+    if ([...this.live].some((o) => o.account === account && o.contract === spec.symbol)) reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, 'Leverage cannot change while orders are open on this contract.');
+    this.wallet(account).leverage.set(spec.symbol, level);
   }
 
   settle(fill: MarketFill, visibleAt: (at: number) => number): void {
@@ -238,14 +252,15 @@ export class FuturesEngine {
     const fee = dec.mul(notional, isMaker ? this.fees.maker : this.fees.taker);
     this.feesCollected.set(w.coin, dec.add(this.feesCollected.get(w.coin) ?? ZERO, fee));
     if (o.open === 'OPEN') {
-      const share = this.openCost(spec, o.lockPrice, fill.lots);
+      const share = this.openCost(o.account, spec, o.lockPrice, fill.lots);
       o.locked = dec.sub(o.locked, share);
       w.lock = dec.sub(w.lock, share);
       // Net model: an OPEN against the opposite position reduces it first; the rest opens.
       const against = this.positionModel === 1 ? w.positions.get(o.contract) : undefined;
       const reduced = against && against.side !== o.side ? Math.min(fill.lots, against.lots) : 0;
       const opened = fill.lots - reduced;
-      const margin = reduced === 0 ? dec.div(notional, String(spec.leverage) as Decimal) : dec.div(this.notional(spec, price, opened), String(spec.leverage) as Decimal);
+      const leverage = String(this.leverageOf(o.account, spec)) as Decimal;
+      const margin = reduced === 0 ? dec.div(notional, leverage) : dec.div(this.notional(spec, price, opened), leverage);
       w.normal = dec.add(w.normal, dec.sub(dec.sub(share, margin), fee));
       if (reduced > 0) {
         // CLOSE orders may not reserve more than is left: the newest give way.

@@ -101,6 +101,14 @@ export const FUTURES_ROUTES: Readonly<Record<string, Route>> = {
 
   'futures.queryOrder': (ex, c) => orderJson(ex, target(ex, c, contractOf(ex, c.params)!)),
 
+  'futures.editLever': (ex, c) => {
+    const p = c.params;
+    const contract = contractOf(ex, p)!;
+    const level = integer(p, 'nowLevel', undefined, 1, 125) ?? missing('nowLevel');
+    ex.futures.setLeverage(c.account, contract, level);
+    return { code: '0', msg: 'success', data: null };
+  },
+
   'futures.cancel': (ex, c) => {
     const o = target(ex, c, contractOf(ex, c.params)!);
     if (o.status !== 'PENDING_CANCEL') {
@@ -190,7 +198,7 @@ export const FUTURES_ROUTES: Readonly<Record<string, Route>> = {
         volume: fromUnits(pos.lots, 0),
         openPrice: nulls ? null : pos.openPrice,
         avgPrice: avg,
-        leverageLevel: spec.leverage,
+        leverageLevel: ex.futures.leverageOf(c.account, spec),
         holdAmount: nulls ? null : dec.round(pos.margin, 8),
         closeVolume: fromUnits(pos.lots - pos.pendingCloseLots, 0),
         pendingCloseVolume: fromUnits(pos.pendingCloseLots, 0),

@@ -17,6 +17,8 @@ export interface StrategyEntry {
   market: Market;
   symbols: readonly string[];
   everyMs: number;
+  /** Futures: leverage set on its contracts at start-up. */
+  leverage?: number;
   params: unknown;
 }
 

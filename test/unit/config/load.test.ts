@@ -179,6 +179,17 @@ risk: { maxPosition: { btcusdt: "0.50" }, maxNotionalPerOrder: "2500.00" }
     expect(err.problems[0]!.message).toMatch(/spot\.queryOrder.*less than 1 request per 2 s: raise it to at least 0\.05/);
   });
 
+  it('strategies[].leverage: futures only, 1 to 125, one value per contract across strategies', async () => {
+    const { config } = await parseConfig('strategies: [{ id: f1, use: a.ts, market: futures, symbols: [E-BTC-USDT], leverage: 20 }]', { env: {} });
+    expect(config.strategies[0]?.leverage).toBe(20);
+    const spot = await problemsOf('strategies: [{ id: s1, use: a.ts, symbols: [BTCUSDT], leverage: 5 }]');
+    expect(spot.problems.map((p) => [p.path, p.message])).toEqual([['strategies[0].leverage', expect.stringContaining('is for futures strategies only')]]);
+    const clash = await problemsOf('strategies: [{ id: f1, use: a.ts, market: futures, symbols: [E-BTC-USDT], leverage: 20 }, { id: f2, use: b.ts, market: futures, symbols: [E-BTC-USDT], leverage: 10 }]');
+    expect(clash.problems.map((p) => [p.path, p.message])).toEqual([['strategies[1].leverage', expect.stringContaining('E-BTC-USDT is set to 20x by another strategy')]]);
+    const range = await problemsOf('strategies: [{ id: f1, use: a.ts, market: futures, symbols: [E-BTC-USDT], leverage: 200 }]');
+    expect(range.problems[0]!.path).toBe('strategies[0].leverage');
+  });
+
   it('accepts an override below the endpoint limit', async () => {
     const { config } = await parseConfig('venue: { limits: { spot.order: 80, futures.myTrades: 10 } }', { env: {} });
     expect(config.venue.limits).toEqual({ 'spot.order': 80, 'futures.myTrades': 10 });

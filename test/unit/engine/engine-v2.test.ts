@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { d, dec } from '../../../src/core/decimal.js';
 import type { ClientOrderId } from '../../../src/core/ids.js';
 import { defineStrategy, z, type OrderEvent } from '../../../src/strategy/api.js';
+import { USER } from '../../../src/sim/index.js';
 import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
 
 const yaml = `
@@ -101,5 +102,36 @@ describe('plugin API 2 in the engine', () => {
     // onSave's state is in the journal.
     expect(JSON.parse(app.journal.cursor('strategy:probe:state')!)).toMatchObject({ ticks: expect.any(Number) });
     expect((JSON.parse(app.journal.cursor('strategy:probe:state')!) as { ticks: number }).ticks).toBeGreaterThan(40);
+  });
+});
+
+describe('futures leverage from the config', () => {
+  const futuresYaml = (leverage: number) => `${yaml}
+strategies:
+  - { id: fut, use: inline, market: futures, symbols: [E-BTC-USDT], leverage: ${leverage}, params: {} }
+`;
+  const idle = defineStrategy({ apiVersion: 2, name: 'idle', params: z.object({}), subscribe: () => [{ kind: 'ticker' }], create: () => ({}) });
+
+  it('is set on the venue before any order; the margin of what opens follows it', async () => {
+    running = await engineApp(futuresYaml(20), [loaded('fut', idle, { market: 'futures', symbols: ['E-BTC-USDT'], leverage: 20 })]);
+    const { app, clock, sim, logs } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 1000);
+    expect(sim.futures.leverageOf(USER, sim.futures.spec('E-BTC-USDT'))).toBe(20);
+    expect(logs.withMsg('leverage set').map((l) => [l.contract, l.leverage])).toEqual([['E-BTC-USDT', 20]]);
+    const edits = sim.arrivals().filter((a) => a.endpoint === 'futures.editLever');
+    const firstOrder = sim.arrivals().find((a) => a.endpoint === 'futures.order');
+    expect(edits).toHaveLength(1);
+    expect(firstOrder === undefined || firstOrder.at >= edits[0]!.at).toBe(true);
+  });
+
+  it('a venue that refuses it stops the start, saying what to fix', async () => {
+    running = await engineApp(futuresYaml(20), [loaded('fut', idle, { market: 'futures', symbols: ['E-BTC-USDT'], leverage: 20 })]);
+    const { app, clock, sim } = running;
+    // An order resting on the contract: the venue refuses a leverage change.
+    sim.futures.place(USER, { contract: 'E-BTC-USDT', side: 'BUY', type: 'LIMIT', volume: d('1'), price: d('1000'), open: 'OPEN', positionType: 1 }, clock.now());
+    const failure = await drive(clock, app.start().then(() => undefined, (err: unknown) => err as Error));
+    expect(failure?.message).toMatch(/^could not set the leverage of E-BTC-USDT to 20x: .*orders are open.*; fix strategies\[\]\.leverage or the account/);
+    running = undefined;
   });
 });
