@@ -26,12 +26,6 @@ export interface Taker {
   cap?: (priceTicks: number) => number;
 }
 
-export interface BookFill {
-  maker: Resting;
-  priceTicks: number;
-  lots: number;
-}
-
 export class OrderBook {
   /** Best first: highest price, then lowest seq. */
   readonly bids: Resting[] = [];
@@ -52,7 +46,7 @@ export class OrderBook {
    * for each fill (maker already reduced) and returns the lots filled. Makers that reach zero
    * leave the book before `onFill` runs.
    */
-  match(taker: Taker, onFill: (fill: BookFill) => void): number {
+  match(taker: Taker, onFill: (maker: Resting, priceTicks: number, lots: number) => void): number {
     const opposite = taker.side === 'BUY' ? this.asks : this.bids;
     let remaining = taker.lots;
     let filled = 0;
@@ -73,7 +67,7 @@ export class OrderBook {
         opposite.shift();
         if (maker.indexed) this.byId.delete(maker.id);
       }
-      onFill({ maker, priceTicks: maker.priceTicks, lots });
+      onFill(maker, maker.priceTicks, lots);
     }
     return filled;
   }

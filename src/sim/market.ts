@@ -65,6 +65,9 @@ export class InstrumentMarket {
   private othersSeq = 0;
   private lastMinute = NaN;
   private lastCandle: Candle | undefined;
+  /** The taker execute() is matching and its time, for onFill (fields, not an object a match). */
+  private matchingTaker: Taker | undefined;
+  private matchingAt = 0;
 
   constructor(
     readonly name: string,
@@ -98,20 +101,33 @@ export class InstrumentMarket {
    * public trades and candles; returns the lots filled.
    */
   execute(taker: Taker, at: number, restRemainder: boolean): number {
-    const filled = this.book.match(taker, (f) => {
-      // Every fill takes a trade id, settled or not, so ids stay the same whatever is read.
-      this.print(f.priceTicks, f.lots, at, taker.side);
-      if (taker.owner === OTHERS && f.maker.owner === OTHERS) this.tradeIds.skip();
-      else {
-        this.settle({ tradeId: this.tradeIds.next(), at, priceTicks: f.priceTicks, lots: f.lots, takerSide: taker.side, takerId: taker.id, takerOwner: taker.owner, maker: f.maker });
-      }
-    });
+    const outerTaker = this.matchingTaker;
+    const outerAt = this.matchingAt;
+    this.matchingTaker = taker;
+    this.matchingAt = at;
+    let filled: number;
+    try {
+      filled = this.book.match(taker, this.onFill);
+    } finally {
+      this.matchingTaker = outerTaker;
+      this.matchingAt = outerAt;
+    }
     const left = taker.lots - filled;
     if (restRemainder && left > 0 && taker.limitTicks !== undefined) {
       this.book.rest({ id: taker.id, owner: taker.owner, side: taker.side, priceTicks: taker.limitTicks, lots: left, seq: this.nextSeq() });
     }
     return filled;
   }
+
+  /** The fill handler of execute(), made once: a closure per match was most of a tape trade's garbage. */
+  private readonly onFill = (maker: Resting, priceTicks: number, lots: number): void => {
+    const taker = this.matchingTaker!;
+    const at = this.matchingAt;
+    // Every fill takes a trade id, settled or not, so ids stay the same whatever is read.
+    this.print(priceTicks, lots, at, taker.side);
+    if (taker.owner === OTHERS && maker.owner === OTHERS) this.tradeIds.skip();
+    else this.settle({ tradeId: this.tradeIds.next(), at, priceTicks, lots, takerSide: taker.side, takerId: taker.id, takerOwner: taker.owner, maker });
+  };
 
   /** One step of the other participants: move the mid, re-quote around it, maybe trade. */
   step(at: number, midOverride?: number): void {

@@ -18,7 +18,7 @@ describe('OrderBook', () => {
     b.rest({ id: 'better', owner: 'x', side: 'SELL', priceTicks: 99, lots: 1, seq: 3 });
     b.rest({ id: 'worse', owner: 'x', side: 'SELL', priceTicks: 101, lots: 9, seq: 0 });
     const fills: string[] = [];
-    const n = b.match({ id: 't', owner: 'y', side: 'BUY', limitTicks: 100, lots: 8 }, (f) => fills.push(`${f.maker.id}@${f.priceTicks}x${f.lots}`));
+    const n = b.match({ id: 't', owner: 'y', side: 'BUY', limitTicks: 100, lots: 8 }, (maker, priceTicks, lots) => fills.push(`${maker.id}@${priceTicks}x${lots}`));
     expect(n).toBe(8);
     expect(fills).toEqual(['better@99x1', 'early@100x5', 'late@100x2']);
     expect(b.levels('SELL', 10)).toEqual([
@@ -33,7 +33,7 @@ describe('OrderBook', () => {
     b.rest({ id: 'a', owner: 'x', side: 'SELL', priceTicks: 10, lots: 3, seq: 1 });
     b.rest({ id: 'b', owner: 'x', side: 'SELL', priceTicks: 20, lots: 3, seq: 2 });
     let budget = 75;
-    const n = b.match({ id: 't', owner: 'y', side: 'BUY', lots: Number.MAX_SAFE_INTEGER, cap: (p) => Math.floor(budget / p) }, (f) => (budget -= f.priceTicks * f.lots));
+    const n = b.match({ id: 't', owner: 'y', side: 'BUY', lots: Number.MAX_SAFE_INTEGER, cap: (p) => Math.floor(budget / p) }, (_, priceTicks, lots) => (budget -= priceTicks * lots));
     expect([n, budget]).toEqual([5, 5]);
   });
 });
