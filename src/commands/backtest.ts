@@ -145,11 +145,9 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   return 0;
 }
 
-/** The report's headline as one line; its money is already rounded (report/build.ts), and Sharpe says what it is. */
 export function summaryLine(r: Report): string {
   const win = r.winRate.value === null ? '-' : `${(r.winRate.value * 100).toFixed(1)}%`;
-  const sharpe = r.sharpe.value === null ? '-' : r.sharpe.annualised ? `${r.sharpe.value.toFixed(3)} annualised` : `${r.sharpe.value.toFixed(3)} ${r.sharpe.basis} (not annualised: under 7 days)`;
-  return `pnl ${r.pnl.total ?? '-'} ${r.quoteAsset} (${r.pnl.totalPct ?? '-'}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount ?? '-'}, sharpe ${sharpe}, orders sent ${r.orders.sent}`;
+  return `pnl ${r.pnl.total} ${r.quoteAsset} (${r.pnl.totalPct}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount}, orders sent ${r.orders.sent}`;
 }
 
 export async function replayCommand(opts: { tape: string }): Promise<number> {
