@@ -102,7 +102,7 @@ describe('engine over HTTP against the simulator', () => {
     expect(rejectedOrder.price).toBeDefined();
     const text = lines.join('');
     expect(text).toMatch(/"rule":"price_band","reason":"price_band: price [\d.]+ is 50(\.\d+)?% from the last price [\d.]+, beyond 5%"/);
-    expect(text).toMatch(/"strategy":"crasher","reason":"strategy crasher: onTick threw: bug in my plugin; the strategy is disabled, the others run on"/);
+    expect(text).toMatch(/"strategy":"crasher","reason":"strategy crasher: onTick threw: bug in my plugin \(at \/[^"]*:\d+:\d+\); the strategy is disabled, the others run on","stack":"Error: bug in my plugin\\n/);
     expect(text).not.toContain(sim.apiSecret);
   });
 });

@@ -43,7 +43,7 @@ const cases: Case[] = [
   { file: 'negative-limit.yaml', expect: ['risk.maxOpenOrders (line 3): must be a whole number >= 1'] },
   {
     file: 'limits-unknown-endpoint.yaml',
-    expect: ['venue.limits["spot.orders"] (line 4): unknown endpoint id; did you mean spot.order? (valid ids: spot.ping,', 'futures.account)'],
+    expect: ['venue.limits["spot.orders"] (line 4): unknown endpoint id; did you mean spot.order? (valid ids: spot.ping,', 'futures.editLever)'],
   },
   {
     file: 'limits-above-venue.yaml',
