@@ -5,7 +5,8 @@ import { basename, join } from 'node:path';
 import { systemClock } from '../core/clock.js';
 import { ConfigError, TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig } from '../config/index.js';
-import { Progress, renderHtml, type Report, type ReportInput } from '../report/index.js';
+import { durationText } from '../core/display.js';
+import { Progress, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
 import { openTape, prepareEventCache, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from '../app/backtest.js';
@@ -145,9 +146,13 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   return 0;
 }
 
+/** The report's headline as one line; its money is already rounded (report/build.ts), and Sharpe says what it is. */
 export function summaryLine(r: Report): string {
   const win = r.winRate.value === null ? '-' : `${(r.winRate.value * 100).toFixed(1)}%`;
-  return `pnl ${r.pnl.total} ${r.quoteAsset} (${r.pnl.totalPct}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount}, orders sent ${r.orders.sent}`;
+  const s = r.sharpe;
+  const sharpe =
+    s.value === null ? '-' : s.annualised ? `${s.value.toFixed(3)} annualised` : `${s.value.toFixed(3)} ${s.basis} (not annualised: ${durationText(s.spanMs)} of samples, under ${durationText(SHARPE_ANNUALISE_MIN_MS)})`;
+  return `pnl ${r.pnl.total ?? '-'} ${r.quoteAsset} (${r.pnl.totalPct ?? '-'}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount ?? '-'}, sharpe ${sharpe}, orders sent ${r.orders.sent}`;
 }
 
 export async function replayCommand(opts: { tape: string }): Promise<number> {

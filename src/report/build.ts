@@ -1,11 +1,26 @@
 // buildReport: pure and deterministic. Objects are built with literal key order and every
 // record is re-keyed in sorted order, so JSON.stringify of the same input is the same bytes.
+// Figures are computed exactly and rounded where they are written into the report, which is
+// for people: money to MONEY_PLACES, statistics to STATISTIC_DIGITS (core/display.ts).
+// Quantities are not rounded: each is a sum of the venue's fill volumes, so it already has the
+// instrument's quantity precision.
 import { dec, toDecimal, ZERO, type Decimal } from '../core/decimal.js';
+import { durationText, shownMoney as money, shownStatistic as statistic } from '../core/display.js';
 import { replayFills, type Replay } from './fills.js';
 import { drawdownSeries } from './series.js';
 import type { EndpointUsage, EquitySample, JsonValue, Report, ReportInput } from './types.js';
 
-const YEAR_MS = 365 * 24 * 60 * 60 * 1000; // crypto venues trade every day of the year
+const DAY_MS = 24 * 60 * 60 * 1000;
+const YEAR_MS = 365 * DAY_MS; // crypto venues trade every day of the year
+/**
+ * The rule for Sharpe: annualised only when the equity samples span at least 7 days; over a
+ * shorter span it is reported per sample period (e.g. per 10 s sample), labelled as such.
+ * Annualising multiplies by sqrt(periods per year): the sample tape's 30 minutes of 10 s
+ * samples, -0.35 per sample, read as -626 scaled by sqrt(3.15M), a figure about a year that
+ * half an hour says nothing of.
+ * A week is the shortest span that holds the market's weekly cycle (weekends trade thinner).
+ */
+export const SHARPE_ANNUALISE_MIN_MS = 7 * DAY_MS;
 const HUNDRED = '100' as Decimal;
 
 // Code-unit order, not localeCompare: the same report on every machine.
@@ -31,7 +46,7 @@ export function buildReport(input: ReportInput): Report {
     strategies: [...input.strategies],
     config: input.config === undefined ? null : (sortKeysDeep(input.config) as { [key: string]: JsonValue }),
     pnl: pnlOf(input, realized, quoteFees),
-    fees: { quote: quoteFees, otherAssets: otherFeesOf(replay) },
+    fees: { quote: money(quoteFees), otherAssets: otherFeesOf(replay) },
     trades: tradesOf(replay),
     winRate: winRateOf(replay),
     maxDrawdown: maxDrawdownOf(input),
@@ -64,13 +79,13 @@ function pnlOf(input: ReportInput, realized: Decimal, quoteFees: Decimal): Repor
   const last = input.equity[input.equity.length - 1];
   const total = last ? dec.sub(last.equity, input.startingEquity) : null;
   return {
-    startingEquity: input.startingEquity,
-    finalEquity: last?.equity ?? null,
-    total,
+    startingEquity: money(input.startingEquity),
+    finalEquity: last ? money(last.equity) : null,
+    total: total === null ? null : money(total),
     totalPct: total !== null && dec.isPositive(input.startingEquity) ? percent(total, input.startingEquity) : null,
-    realized,
-    fees: quoteFees,
-    realizedAfterFees: dec.sub(realized, quoteFees),
+    realized: money(realized),
+    fees: money(quoteFees),
+    realizedAfterFees: money(dec.sub(realized, quoteFees)),
     reason: !last ? 'no equity samples: the final equity is unknown' : dec.isPositive(input.startingEquity) ? null : 'starting equity is not above 0: no percentage',
   };
 }
@@ -81,7 +96,7 @@ function otherFeesOf(replay: Replay): Record<string, Decimal> {
     for (const [asset, fee] of Object.entries(p.otherFees)) totals.set(asset, dec.add(totals.get(asset) ?? ZERO, fee));
   }
   const sorted: Record<string, Decimal> = {};
-  for (const asset of [...totals.keys()].sort(byCodeUnit)) sorted[asset] = totals.get(asset)!;
+  for (const asset of [...totals.keys()].sort(byCodeUnit)) sorted[asset] = money(totals.get(asset)!);
   return sorted;
 }
 
@@ -103,8 +118,8 @@ function tradesOf(replay: Replay): Report['trades'] {
       market: e.market,
       symbol: e.symbol,
       fills: fillsPerLine.get(`${e.market}:${e.symbol}`) ?? 0,
-      realizedPnl: e.realizedPnl,
-      fees: e.fees,
+      realizedPnl: money(e.realizedPnl),
+      fees: money(e.fees),
       openQuantity: e.quantity,
     })),
   };
@@ -121,7 +136,7 @@ function winRateOf(replay: Replay): Report['winRate'] {
   const winning = closing.filter((r) => dec.isPositive(r.realizedPnl)).length;
   const losing = closing.filter((r) => dec.isNegative(r.realizedPnl)).length;
   return {
-    value: closing.length > 0 ? winning / closing.length : null,
+    value: closing.length > 0 ? statistic(winning / closing.length) : null,
     closingFills: closing.length,
     winning,
     losing,
@@ -143,30 +158,37 @@ function maxDrawdownOf(input: ReportInput): Report['maxDrawdown'] {
   }
   const peakPositive = dec.isPositive(worst.peak);
   return {
-    amount: worst.drawdown,
+    amount: money(worst.drawdown),
     pctOfPeak: peakPositive ? percent(worst.drawdown, worst.peak) : null,
-    peakEquity: worst.peak,
+    peakEquity: money(worst.peak),
     peakAt: worst.peakAt,
-    troughEquity: worst.equity,
+    troughEquity: money(worst.equity),
     troughAt: worst.at,
     reason: peakPositive ? null : 'the peak was not above 0: no percentage',
   };
 }
 
 /**
- * Sharpe = mean(r) / stdev(r) x sqrt(periodsPerYear), risk-free rate 0, where
- * r_i = (E_i - E_(i-1)) / E_(i-1) over consecutive samples, stdev is the sample standard
- * deviation (n - 1), and periodsPerYear = 365 days / the mean sample spacing (so samples are
- * expected to be evenly spaced). Mean and variance are computed in decimals, so equal returns
- * give a variance of exactly 0 (no Sharpe) rather than float noise (an absurd one).
+ * Sharpe = mean(r) / stdev(r), risk-free rate 0, where r_i = (E_i - E_(i-1)) / E_(i-1) over
+ * consecutive samples and stdev is the sample standard deviation (n - 1). Annualised, it is
+ * multiplied by sqrt(periodsPerYear), periodsPerYear = 365 days / the mean sample spacing (so
+ * samples are expected to be evenly spaced), but only when the samples span at least
+ * SHARPE_ANNUALISE_MIN_MS; otherwise it is the ratio per sample period and says so (`annualised`
+ * false, `basis` "per 10 s sample"). Mean and variance are computed in decimals, so equal
+ * returns give a variance of exactly 0 (no Sharpe) rather than float noise (an absurd one).
  */
 function sharpeOf(samples: readonly EquitySample[]): Report['sharpe'] {
+  const spanMs = samples.length > 0 ? samples[samples.length - 1]!.at - samples[0]!.at : 0;
   const none = (reason: string, returns = 0): Report['sharpe'] => ({
     value: null,
+    annualised: false,
+    basis: null,
+    notAnnualised: null,
     returns,
     meanReturn: null,
     stdevReturn: null,
     sampleSpacingMs: null,
+    spanMs,
     periodsPerYear: null,
     reason,
   });
@@ -178,20 +200,26 @@ function sharpeOf(samples: readonly EquitySample[]): Report['sharpe'] {
     returns.push(dec.div(dec.sub(samples[i]!.equity, previous), previous));
   }
   const n = returns.length;
-  const spacingMs = (samples[samples.length - 1]!.at - samples[0]!.at) / n;
-  if (spacingMs <= 0) return none('all samples have the same time, so there is no period to annualise by', n);
+  const spacingMs = spanMs / n;
+  if (spacingMs <= 0) return none('all samples have the same time, so there is no period to measure returns over', n);
   const mean = dec.div(dec.sum(returns), String(n) as Decimal);
   const variance = dec.div(dec.sum(returns.map((r) => dec.mul(dec.sub(r, mean), dec.sub(r, mean)))), String(n - 1) as Decimal);
   if (dec.isZero(variance)) return none('every return is the same, so the standard deviation is 0', n);
   const stdev = Math.sqrt(dec.toNumberForDisplay(variance));
+  const perPeriod = dec.toNumberForDisplay(mean) / stdev;
+  const annualised = spanMs >= SHARPE_ANNUALISE_MIN_MS;
   const periodsPerYear = YEAR_MS / spacingMs;
   return {
-    value: (dec.toNumberForDisplay(mean) / stdev) * Math.sqrt(periodsPerYear),
+    value: statistic(annualised ? perPeriod * Math.sqrt(periodsPerYear) : perPeriod),
+    annualised,
+    basis: annualised ? 'annualised' : `per ${durationText(spacingMs)} sample`,
+    notAnnualised: annualised ? null : `the samples span ${durationText(spanMs)}; Sharpe is annualised only over ${durationText(SHARPE_ANNUALISE_MIN_MS)} or more`,
     returns: n,
-    meanReturn: dec.toNumberForDisplay(mean),
-    stdevReturn: stdev,
-    sampleSpacingMs: spacingMs,
-    periodsPerYear,
+    meanReturn: statistic(dec.toNumberForDisplay(mean)),
+    stdevReturn: statistic(stdev),
+    sampleSpacingMs: statistic(spacingMs),
+    spanMs,
+    periodsPerYear: annualised ? statistic(periodsPerYear) : null,
     reason: null,
   };
 }
@@ -217,8 +245,8 @@ function exposureOf(samples: readonly EquitySample[]): Report['exposure'] {
     weighted = dec.add(weighted, dec.mul(exposure, String(held) as Decimal));
   }
   return {
-    timeShare: exposedMs / spanMs,
-    averageValue: dec.div(weighted, String(spanMs) as Decimal),
+    timeShare: statistic(exposedMs / spanMs),
+    averageValue: money(dec.div(weighted, String(spanMs) as Decimal)),
     exposedMs,
     spanMs,
     reason: null,
@@ -235,7 +263,7 @@ function rateLimitsOf(input: ReportInput): Report['rateLimits'] {
         requests: u.requests,
         limit: u.limit,
         peakInWindow: u.peakInWindow,
-        peakShareOfLimit: u.limit > 0 ? u.peakInWindow / u.limit : null,
+        peakShareOfLimit: u.limit > 0 ? statistic(u.peakInWindow / u.limit) : null,
         waitedMs: u.waitedMs,
       };
     });

@@ -2,6 +2,7 @@
 // symbol's price with the fills on it, downsampled so a long run stays a small page. Values stay
 // decimal strings here; the page's script turns them into numbers to plot.
 import { dec, type Decimal } from '../core/decimal.js';
+import { shownMoney } from '../core/display.js';
 import { replayFills } from './fills.js';
 import { downsampleIndices, drawdownSeries } from './series.js';
 import type { ReportInput } from './types.js';
@@ -50,8 +51,9 @@ export function chartData(input: ReportInput): ReportCharts {
   const applied = replayFills(input.fills, input.quoteAsset, input.contractSizes).applied.map((r) => r.fill);
   return {
     quote: input.quoteAsset,
-    equity: series(input.equity.map((s) => ({ at: s.at, value: s.equity }))),
-    drawdown: series(drawdownSeries(input.equity, input.startingEquity, input.startedAt).map((p) => ({ at: p.at, value: dec.neg(p.drawdown) }))),
+    // Money drawn and shown as the report writes it: no 30-place quotients in the page.
+    equity: series(input.equity.map((s) => ({ at: s.at, value: shownMoney(s.equity) }))),
+    drawdown: series(drawdownSeries(input.equity, input.startingEquity, input.startedAt).map((p) => ({ at: p.at, value: shownMoney(dec.neg(p.drawdown)) }))),
     prices: (input.prices ?? []).map((p) => {
       const fills = applied.filter((f) => f.market === p.market && f.symbol === p.symbol);
       return {

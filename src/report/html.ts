@@ -6,6 +6,7 @@
 import { ATTRIBUTION, CHARTS_SCRIPT, THEME } from '../charts/client.js';
 import { chartLibrarySource } from '../charts/library.js';
 import { dec, type Decimal } from '../core/decimal.js';
+import { shownMoney } from '../core/display.js';
 import { chartData, REPORT_SCRIPT, scriptJson, type ChartSeries, type ReportCharts } from './chart-data.js';
 import { replayFills } from './fills.js';
 import type { Report, ReportInput } from './types.js';
@@ -88,15 +89,21 @@ function summaryTable(r: Report): string {
           (r.maxDrawdown.pctOfPeak !== null ? ` (${fixed(r.maxDrawdown.pctOfPeak, 2)}% of peak)` : '') +
           (r.maxDrawdown.troughAt !== null ? `, trough at ${iso(r.maxDrawdown.troughAt)}` : ''),
     ],
-    ['Sharpe (annualised)', r.sharpe.value === null ? unavailable(r.sharpe.reason) : fixed(r.sharpe.value, 3)],
+    sharpeRow(r.sharpe),
     ['Time exposed', r.exposure.timeShare === null ? unavailable(r.exposure.reason) : `${fixed(r.exposure.timeShare * 100, 2)}%`],
-    // The JSON keeps the exact 30-place quotient; 8 places are plenty to read.
-    ['Average exposure', money(r.exposure.averageValue === null ? null : dec.round(r.exposure.averageValue, 8), r.exposure.reason)],
+    ['Average exposure', money(r.exposure.averageValue, r.exposure.reason)],
     ['Orders sent / accepted / rejected / unknown', `${r.orders.sent} / ${r.orders.accepted} / ${r.orders.rejected} / ${r.orders.unknown}`],
     ['Rejected by risk', String(r.orders.riskRejected)],
     ['Time waiting for the limiter', `${r.rateLimits.totalWaitedMs} ms`],
   ];
   return table(['', ''], rows, false);
+}
+
+/** Labelled with what the figure is: annualised, or per sample period and why (see SHARPE_ANNUALISE_MIN_MS). */
+function sharpeRow(s: Report['sharpe']): [string, string] {
+  if (s.value === null) return ['Sharpe', unavailable(s.reason)];
+  if (s.annualised) return ['Sharpe (annualised)', fixed(s.value, 3)];
+  return [`Sharpe (${s.basis}, not annualised)`, `${fixed(s.value, 3)} (${s.notAnnualised})`];
 }
 
 function rateLimitTable(r: Report): string {
@@ -124,7 +131,7 @@ function tradesTable(input: ReportInput): string {
     r.fill.price,
     r.fill.volume,
     `${r.fill.fee} ${r.fill.feeAsset || input.quoteAsset}`,
-    r.closing ? r.realizedPnl : '',
+    r.closing ? shownMoney(r.realizedPnl) : '',
   ]);
   const note =
     replay.applied.length > shown.length ? `<p class="note">Showing the first ${shown.length} of ${replay.applied.length} fills.</p>\n` : '';

@@ -1,6 +1,7 @@
-// The backtest report's records. Money stays a decimal string; only statistics (ratios,
-// percentages, Sharpe) are JS numbers, and every statistic that can be undefined is `null`
-// next to a `reason` saying why, so the JSON never carries NaN or Infinity.
+// The backtest report's records. Money stays a decimal string, rounded to 8 places; only
+// statistics (ratios, percentages, Sharpe) are JS numbers, to 6 significant digits, and every
+// statistic that can be undefined is `null` next to a `reason` saying why, so the JSON never
+// carries NaN or Infinity.
 import type { Decimal } from '../core/decimal.js';
 import type { Fill, Market } from '../core/types.js';
 
@@ -153,11 +154,21 @@ export interface Report {
     reason: string | null;
   };
   sharpe: {
+    /** mean / stdev of the sample returns; per year when `annualised`, else per sample period. */
     value: number | null;
+    /** True only when the samples span at least 7 days (SHARPE_ANNUALISE_MIN_MS in build.ts). */
+    annualised: boolean;
+    /** What `value` is: "annualised", or "per 10 s sample" (the mean sample spacing); null with it. */
+    basis: string | null;
+    /** Why a value is not annualised: the span, and the rule. */
+    notAnnualised: string | null;
     returns: number;
     meanReturn: number | null;
     stdevReturn: number | null;
     sampleSpacingMs: number | null;
+    /** From the first to the last equity sample. */
+    spanMs: number;
+    /** 365 days / sampleSpacingMs; only when annualised. */
     periodsPerYear: number | null;
     reason: string | null;
   };

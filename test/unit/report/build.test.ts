@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
-import { buildReport } from '../../../src/report/index.js';
+import { SHARPE_ANNUALISE_MIN_MS } from '../../../src/report/build.js';
+import { buildReport, type EquitySample } from '../../../src/report/index.js';
 import { DAY, emptyInput, fill, finiteNumbers, sample, T0, tradedInput } from './fixtures.js';
 
 describe('buildReport figures (hand-computed)', () => {
@@ -44,22 +45,27 @@ describe('buildReport figures (hand-computed)', () => {
     });
   });
 
-  it('Sharpe: returns +10%, -10%, +10% daily give sqrt(3)/6 x sqrt(365)', () => {
+  it('Sharpe over 3 days: returns +10%, -10%, +10% daily give sqrt(3)/6 per 1-day sample, not annualised (under 7 days)', () => {
     // mean 1/30, sample variance ((1/15)^2 x 2 + (2/15)^2) / 2 = 1/75, so mean/stdev = sqrt(3)/6.
-    expect(report.sharpe.returns).toBe(3);
-    expect(report.sharpe.meanReturn).toBeCloseTo(1 / 30, 12);
-    expect(report.sharpe.stdevReturn).toBeCloseTo(1 / Math.sqrt(75), 12);
-    expect(report.sharpe.sampleSpacingMs).toBe(DAY);
-    expect(report.sharpe.periodsPerYear).toBe(365);
-    expect(report.sharpe.value).toBeCloseTo(Math.sqrt(1095) / 6, 10);
-    expect(report.sharpe.value).toBeCloseTo(5.5151, 4);
-    expect(report.sharpe.reason).toBeNull();
+    expect(report.sharpe).toEqual({
+      value: 0.288675, // sqrt(3)/6 to 6 significant digits
+      annualised: false,
+      basis: 'per 1 day sample',
+      notAnnualised: 'the samples span 3 days; Sharpe is annualised only over 7 days or more',
+      returns: 3,
+      meanReturn: 0.0333333,
+      stdevReturn: 0.11547,
+      sampleSpacingMs: DAY,
+      spanMs: 3 * DAY,
+      periodsPerYear: null,
+      reason: null,
+    });
   });
 
   it('exposure: exposed 2 of 3 days at 100, so the time-weighted average is 200/3', () => {
     expect(report.exposure).toEqual({
-      timeShare: 2 / 3,
-      averageValue: '66.666666666666666666666666666667',
+      timeShare: 0.666667,
+      averageValue: '66.66666667', // 200/3, rounded to 8 places where it is written
       exposedMs: 2 * DAY,
       spanMs: 3 * DAY,
       reason: null,
@@ -174,5 +180,111 @@ describe('determinism', () => {
     b.limiter = { account: b.limiter['account']!, 'spot.order': b.limiter['spot.order']! };
     b.config = { risk: { killSwitch: 'off', maxPosition: '2' }, venue: 'sim' };
     expect(JSON.stringify(buildReport(b), null, 2)).toBe(JSON.stringify(buildReport(a), null, 2));
+  });
+});
+
+describe('figures are rounded where they are written (money to 8 places, statistics to 6 significant digits)', () => {
+  // An average entry of 300.02/3 = 100.00666... makes the book's realised PnL a 30-place quotient.
+  const input = emptyInput({
+    fills: [
+      fill('BUY', '1', '100', { tradeId: 'r1', time: T0 + 100, fee: d('0.1') }),
+      fill('BUY', '2', '100.01', { tradeId: 'r2', time: T0 + 200, fee: d('0.200020001') }),
+      fill('SELL', '1', '100.02', { tradeId: 'r3', time: T0 + 300, fee: d('0.100020003'), feeAsset: 'USDT' }),
+      fill('BUY', '0.5', '100', { tradeId: 'r4', symbol: 'ETHUSDT', time: T0 + 400, fee: d('0.000000123456'), feeAsset: 'ETH' }),
+    ],
+    equity: [
+      sample(T0, '1000', '0'),
+      sample(T0 + 1000, '999.613293329333333333333333333333', '200.04'),
+      sample(T0 + 2000, '999.5', '200.05'),
+      sample(T0 + 4000, '999.613293329333333333333333333333', '200.05'),
+    ],
+  });
+  const report = buildReport(input);
+
+  it.each([
+    ['pnl.realized', report.pnl.realized, '0.01333333'], // exactly 0.013333333333333333333333333333
+    ['pnl.fees', report.pnl.fees, '0.40004'], // exactly 0.400040004
+    ['pnl.realizedAfterFees', report.pnl.realizedAfterFees, '-0.38670667'],
+    ['pnl.finalEquity', report.pnl.finalEquity, '999.61329333'],
+    ['pnl.total', report.pnl.total, '-0.38670667'],
+    ['fees.quote', report.fees.quote, '0.40004'],
+    ['fees.otherAssets.ETH', report.fees.otherAssets['ETH'], '0.00000012'],
+    ['trades.bySymbol[BTCUSDT].realizedPnl', report.trades.bySymbol[0]!.realizedPnl, '0.01333333'],
+    ['trades.bySymbol[BTCUSDT].fees', report.trades.bySymbol[0]!.fees, '0.40004'],
+    ['trades.bySymbol[BTCUSDT].openQuantity', report.trades.bySymbol[0]!.openQuantity, '2'],
+    ['maxDrawdown.amount', report.maxDrawdown.amount, '0.5'],
+    ['maxDrawdown.troughEquity', report.maxDrawdown.troughEquity, '999.5'],
+    // (0 x 1000 + 200.04 x 1000 + 200.05 x 2000) / 4000 = 150.035
+    ['exposure.averageValue', report.exposure.averageValue, '150.035'],
+  ])('%s is %s', (_path, value, shown) => {
+    expect(value).toBe(shown);
+  });
+
+  it('percentages stay at 6 places and statistics at 6 significant digits', () => {
+    expect(report.pnl.totalPct).toBe(-0.038671); // -0.0386706670666...
+    expect(report.exposure.timeShare).toBe(0.75);
+    expect(report.sharpe.meanReturn).toBe(Number(report.sharpe.meanReturn!.toPrecision(6)));
+    expect(report.sharpe.value).toBe(Number(report.sharpe.value!.toPrecision(6)));
+  });
+
+  it('no decimal in the report has more than 8 places', () => {
+    const long: string[] = [];
+    const walk = (v: unknown, path: string): void => {
+      if (typeof v === 'string' && /^-?\d+\.\d{9,}$/.test(v)) long.push(`${path}: ${v}`);
+      else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+      else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
+    };
+    walk(report, '$');
+    expect(long).toEqual([]);
+  });
+});
+
+describe('Sharpe: annualised only over at least 7 days (SHARPE_ANNUALISE_MIN_MS), per sample period otherwise', () => {
+  /** Equity every `spacingMs` over `spanMs`, wobbling so returns differ; the last sample at exactly `spanMs`. */
+  const wobbling = (spacingMs: number, spanMs: number, lastAt = T0 + spanMs) => {
+    const n = Math.round(spanMs / spacingMs);
+    return Array.from({ length: n + 1 }, (_, i) => sample(i === n ? lastAt : T0 + i * spacingMs, (1000 + ((i * 7) % 5) * 0.25 + i * 0.01).toFixed(2)));
+  };
+  /** mean / sample stdev of the returns, in floats: the per-period Sharpe, checked independently. */
+  const perPeriod = (samples: readonly EquitySample[]) => {
+    const e = samples.map((s) => Number(s.equity));
+    const r = e.slice(1).map((x, i) => (x - e[i]!) / e[i]!);
+    const mean = r.reduce((a, x) => a + x, 0) / r.length;
+    const sd = Math.sqrt(r.reduce((a, x) => a + (x - mean) ** 2, 0) / (r.length - 1));
+    return mean / sd;
+  };
+  const near = (actual: number | null, expected: number) => expect(Math.abs(actual! / expected - 1)).toBeLessThan(1e-5);
+
+  it('a 30-minute run of 10 s samples: per 10 s sample, labelled not annualised, no periods per year', () => {
+    const samples = wobbling(10_000, 30 * 60_000);
+    const s = buildReport(emptyInput({ equity: samples })).sharpe;
+    expect(s).toMatchObject({ annualised: false, basis: 'per 10 s sample', notAnnualised: 'the samples span 30 min; Sharpe is annualised only over 7 days or more', returns: 180, sampleSpacingMs: 10_000, spanMs: 1_800_000, periodsPerYear: null, reason: null });
+    near(s.value, perPeriod(samples));
+  });
+
+  it('a 10-day run of hourly samples: annualised by sqrt(8760)', () => {
+    const samples = wobbling(3_600_000, 10 * DAY);
+    const s = buildReport(emptyInput({ equity: samples })).sharpe;
+    expect(s).toMatchObject({ annualised: true, basis: 'annualised', notAnnualised: null, returns: 240, sampleSpacingMs: 3_600_000, spanMs: 10 * DAY, periodsPerYear: 8760, reason: null });
+    near(s.value, perPeriod(samples) * Math.sqrt(8760));
+  });
+
+  it.each([
+    ['exactly 7 days', 7 * DAY, true],
+    ['7 days less 1 ms', 7 * DAY - 1, false],
+    ['1 day', DAY, false],
+    ['30 days', 30 * DAY, true],
+  ])('spanning %s (%i ms): annualised %s', (_what, spanMs, annualised) => {
+    const samples = wobbling(3_600_000, Math.ceil(spanMs / 3_600_000) * 3_600_000, T0 + spanMs);
+    const s = buildReport(emptyInput({ equity: samples })).sharpe;
+    expect(s.spanMs).toBe(spanMs);
+    expect(s.annualised).toBe(annualised);
+    expect(s.basis).toBe(annualised ? 'annualised' : 'per 1 h sample');
+    expect(SHARPE_ANNUALISE_MIN_MS).toBe(7 * DAY);
+  });
+
+  it('no Sharpe: no basis and no label either', () => {
+    const s = buildReport(emptyInput({ equity: [sample(T0, '1000'), sample(T0 + DAY, '1001')] })).sharpe;
+    expect(s).toMatchObject({ value: null, annualised: false, basis: null, notAnnualised: null });
   });
 });

@@ -51,6 +51,29 @@ describe('renderHtml', () => {
     expect(html.match(/<tr><td>2024-/g)).toHaveLength(5);
   });
 
+  it('labels Sharpe with what it is: per sample period under 7 days, annualised from 7 days', () => {
+    // tradedInput spans 3 days of daily samples.
+    expect(render(tradedInput())).toContain('<td>Sharpe (per 1 day sample, not annualised)</td><td>0.289 (the samples span 3 days; Sharpe is annualised only over 7 days or more)</td>');
+    const week = emptyInput({ equity: [0, 1, 2, 3, 4, 5, 6, 7].map((i) => sample(T0 + i * DAY, ['1000', '1010', '1005', '1020', '1015', '1030', '1020', '1040'][i]!)) });
+    expect(render(week)).toContain('<td>Sharpe (annualised)</td><td class="num">9.154</td>');
+  });
+
+  it('shows money rounded to 8 places: a realised PnL from an average entry, the equity in the charts', () => {
+    const input = emptyInput({
+      fills: [fill('BUY', '1', '100'), fill('BUY', '2', '100.01'), fill('SELL', '1', '100.02')],
+      equity: [sample(T0, '1000'), sample(T0 + DAY, '999.613293329333333333333333333333')],
+    });
+    const html = render(input);
+    // 100.02 - 300.02/3 = 0.0133333333... to 30 places in the book
+    expect(html).toContain('<td class="num">100.02</td><td class="num">1</td><td>0 USDT</td><td class="num">0.01333333</td></tr>');
+    expect(html).toContain('<td>Realised PnL before fees</td><td>0.01333333 USDT</td>');
+    expect(chartsOf(html).equity.points).toEqual([
+      { at: T0, value: '1000' },
+      { at: T0 + DAY, value: '999.61329333' },
+    ]);
+    expect(html).not.toMatch(/\d\.\d{9,}/);
+  });
+
   it('draws every sample when there are few: the price of each symbol with its own fills, the equity and the drawdown', () => {
     const html = render(withPrices());
     const charts = chartsOf(html);
@@ -126,7 +149,7 @@ describe('renderHtml', () => {
     expect(html).toContain('No equity samples: no drawdown chart.');
     expect(html).toContain('No price samples.');
     expect(html).toContain('No fills.');
-    expect(html).toContain('<td>Sharpe (annualised)</td><td>n/a (needs at least 3 equity samples');
+    expect(html).toContain('<td>Sharpe</td><td>n/a (needs at least 3 equity samples');
     expect(html).not.toMatch(/NaN|Infinity|undefined/);
     expect(html).not.toContain('<script');
   });
