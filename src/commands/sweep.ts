@@ -33,6 +33,8 @@ export interface SweepRow {
   winRate: number | null;
   maxDrawdown: string;
   sharpe: number | null;
+  /** What `sharpe` is ("annualised", "per 10 s sample"); absent from an older worker's figures. */
+  sharpeBasis?: string | null;
   ordersSent: number;
   error?: string;
 }
@@ -123,7 +125,7 @@ export async function runSweep(jobs: readonly SweepJob[], threads = availablePar
 export function rowOf(label: string, outcome: RunOutcome): SweepRow {
   if (outcome.status !== 'ok') return failedRow(label, outcome.status === 'cancelled' ? `cancelled (${outcome.reason})` : outcome.reason);
   const f = outcome.figures;
-  return { label, pnl: f.pnl ?? '-', fees: f.fees, fills: f.fills, winRate: f.winRate, maxDrawdown: f.maxDrawdown ?? '-', sharpe: f.sharpe, ordersSent: f.ordersSent };
+  return { label, pnl: f.pnl ?? '-', fees: f.fees, fills: f.fills, winRate: f.winRate, maxDrawdown: f.maxDrawdown ?? '-', sharpe: f.sharpe, sharpeBasis: f.sharpeBasis, ordersSent: f.ordersSent };
 }
 
 export function failedRow(label: string, error: string): SweepRow {
@@ -140,11 +142,16 @@ export function oneLine(reason: string): string {
 }
 
 export function sweepTable(rows: readonly SweepRow[]): string {
-  const header = ['run', 'pnl', 'fees', 'fills', 'win rate', 'max drawdown', 'sharpe', 'orders'];
+  // Sharpe says what it is (annualised only over 7 days): in the head when every run's is alike, else in each cell.
+  const bases = new Set(rows.filter((r) => !r.error && r.sharpe !== null).map((r) => r.sharpeBasis ?? null));
+  const [only] = bases;
+  const shared = bases.size === 1 && only ? only : undefined;
+  const sharpeOf = (r: SweepRow) => (r.sharpe === null ? '-' : `${r.sharpe.toFixed(2)}${!shared && r.sharpeBasis ? ` ${r.sharpeBasis}` : ''}`);
+  const header = ['run', 'pnl', 'fees', 'fills', 'win rate', 'max drawdown', shared ? `sharpe (${shared})` : 'sharpe', 'orders'];
   const body = rows.map((r) =>
     r.error
       ? [r.label, `failed: ${oneLine(r.error)}`, '', '', '', '', '', '']
-      : [r.label, r.pnl, r.fees, String(r.fills), r.winRate === null ? '-' : `${(r.winRate * 100).toFixed(1)}%`, r.maxDrawdown, r.sharpe === null ? '-' : r.sharpe.toFixed(2), String(r.ordersSent)],
+      : [r.label, r.pnl, r.fees, String(r.fills), r.winRate === null ? '-' : `${(r.winRate * 100).toFixed(1)}%`, r.maxDrawdown, sharpeOf(r), String(r.ordersSent)],
   );
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();

@@ -58,17 +58,28 @@ const num = (v: number | null, places: number, suffix = '') => (v === null ? '-'
 
 function runsTable(report: SweepReport, key: SortKey): string {
   const axes = report.sweep.axes;
-  const head = ['#', ...axes.map((a) => a.key), 'PnL', 'PnL %', 'max drawdown', 'drawdown %', 'Sharpe', 'fills', 'win rate', 'fees', 'orders sent', 'status'];
+  const basis = sharedSharpeBasis(report);
+  const head = ['#', ...axes.map((a) => a.key), 'PnL', 'PnL %', 'max drawdown', 'drawdown %', basis ? `Sharpe (${basis})` : 'Sharpe', 'fills', 'win rate', 'fees', 'orders sent', 'status'];
   const rows = sortEntries(report.runs, key).map((e) => {
     const params = axes.map((a) => `<td>${escapeHtml(e.params[a.key] ?? '')}</td>`).join('');
     const lead = `<td class="num">${e.index}</td>${params}`;
     if (e.status !== 'ok') return `<tr>${lead}<td colspan="9"></td><td class="${e.status}">${e.status}: ${escapeHtml(e.reason)}</td></tr>`;
     const f = e.figures;
-    const cells = [f.pnl ?? '-', num(f.pnlPct, 4, '%'), f.maxDrawdown ?? '-', num(f.maxDrawdownPct, 4, '%'), num(f.sharpe, 2), String(f.fills), f.winRate === null ? '-' : `${(f.winRate * 100).toFixed(1)}%`, f.fees, String(f.ordersSent)];
+    const cells = [f.pnl ?? '-', num(f.pnlPct, 4, '%'), f.maxDrawdown ?? '-', num(f.maxDrawdownPct, 4, '%'), basis ? num(f.sharpe, 2) : sharpeText(f), String(f.fills), f.winRate === null ? '-' : `${(f.winRate * 100).toFixed(1)}%`, f.fees, String(f.ordersSent)];
     return `<tr>${lead}${cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('')}<td>ok</td></tr>`;
   });
   return `<table class="sorted sorted-${key}">\n<tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
 }
+
+/** The Sharpe basis every run with a Sharpe shares ("annualised", "per 10 s sample"), for the column's head; undefined when they differ or none has one. */
+function sharedSharpeBasis(report: SweepReport): string | undefined {
+  const bases = new Set(report.runs.flatMap((e) => (e.status === 'ok' && e.figures.sharpe !== null ? [e.figures.sharpeBasis ?? null] : [])));
+  const [only] = bases;
+  return bases.size === 1 && only !== null ? only : undefined;
+}
+
+/** A run's Sharpe with what it is: "-0.35 per 10 s sample", "1.20 annualised". */
+const sharpeText = (f: { sharpe: number | null; sharpeBasis?: string | null }) => `${num(f.sharpe, 2)}${f.sharpe !== null && f.sharpeBasis ? ` ${f.sharpeBasis}` : ''}`;
 
 /** `#rrggbb` blended with white: share 0 is white, 1 the colour itself. */
 function tint(hex: string, share: number): string {
@@ -79,7 +90,7 @@ function tint(hex: string, share: number): string {
 /** A run's figures as the hover text of its cell. */
 function hover(e: SweepEntry & { status: 'ok' }): string {
   const f = e.figures;
-  return `run ${e.index}: PnL ${f.pnl ?? '-'} (${num(f.pnlPct, 4, '%')}), max drawdown ${f.maxDrawdown ?? '-'} (${num(f.maxDrawdownPct, 4, '%')}), Sharpe ${num(f.sharpe, 2)}, ${f.fills} fills`;
+  return `run ${e.index}: PnL ${f.pnl ?? '-'} (${num(f.pnlPct, 4, '%')}), max drawdown ${f.maxDrawdown ?? '-'} (${num(f.maxDrawdownPct, 4, '%')}), Sharpe ${sharpeText(f)}, ${f.fills} fills`;
 }
 
 /**

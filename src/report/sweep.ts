@@ -15,6 +15,11 @@ export interface RunFigures {
   maxDrawdown: Decimal | null;
   maxDrawdownPct: number | null;
   sharpe: number | null;
+  /**
+   * What `sharpe` is: "annualised", or "per 10 s sample" when the run spans under 7 days; null
+   * with it. Absent from the figures of a worker older than the field (a distributed sweep).
+   */
+  sharpeBasis?: string | null;
   ordersSent: number;
 }
 
@@ -74,6 +79,7 @@ export function runFigures(r: Report): RunFigures {
     maxDrawdown: r.maxDrawdown.amount,
     maxDrawdownPct: r.maxDrawdown.pctOfPeak,
     sharpe: r.sharpe.value,
+    sharpeBasis: r.sharpe.basis,
     ordersSent: r.orders.sent,
   };
 }

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { d } from '../../../src/core/decimal.js';
 import { ConfigError } from '../../../src/core/errors.js';
-import { oneLine, paramKinds, parseSweep, rowOf, sweepRuns } from '../../../src/commands/sweep.js';
+import { oneLine, paramKinds, parseSweep, rowOf, sweepRuns, sweepTable } from '../../../src/commands/sweep.js';
 import { rankedTable, withoutUnusedSections } from '../../../src/commands/sweep-setup.js';
 import { buildSweepReport } from '../../../src/report/index.js';
 import { loadStrategies, type StrategyEntry } from '../../../src/strategy/index.js';
@@ -211,5 +211,26 @@ describe('sluice sweep arguments', () => {
     expect(sweepArgumentProblem({ config: 'c.yaml', sweep: ['a=1,2'], concurrency: 2 })).toBeUndefined();
     expect(sweepArgumentProblem({ config: 'c.yaml', sweep: ['a=1,2'], queue: 'redis://h', detach: true })).toBeUndefined();
     expect(sweepArgumentProblem({ queue: 'redis://h', attach: 'a1', out: 'dir' })).toBeUndefined();
+  });
+});
+
+describe('the printed table labels Sharpe (annualised only over 7 days)', () => {
+  const run = (sharpe: number | null, sharpeBasis: string | null): RunOutcome => ({
+    status: 'ok',
+    figures: { pnl: d('0.01333333'), pnlPct: 0, fees: d('0.40004'), fills: 3, winRate: null, maxDrawdown: d('0.5'), maxDrawdownPct: 0, sharpe, sharpeBasis, ordersSent: 3 },
+  });
+
+  it('in the head when every run\'s Sharpe is alike, with money as the report wrote it', () => {
+    const table = sweepTable([rowOf('x=1', run(-0.3521, 'per 10 s sample')), rowOf('x=2', run(0.1, 'per 10 s sample')), rowOf('x=3', { status: 'failed', reason: 'bad' })]);
+    const [head, , first] = table.split('\n');
+    expect(head).toMatch(/ sharpe \(per 10 s sample\) +orders$/);
+    expect(first).toMatch(/^x=1 +0\.01333333 +0\.40004 +3 +- +0\.5 +-0\.35 +3$/);
+  });
+
+  it('in each cell when they differ', () => {
+    const table = sweepTable([rowOf('a', run(1.2, 'annualised')), rowOf('b', run(-0.35, 'per 10 s sample')), rowOf('c', run(null, null))]);
+    expect(table.split('\n')[0]).toMatch(/ sharpe +orders$/);
+    expect(table).toContain('1.20 annualised');
+    expect(table).toContain('-0.35 per 10 s sample');
   });
 });

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
+import { emptyInput, fill, sample, T0 } from './fixtures.js';
 import {
+  buildReport,
   buildSweepReport,
   clockText,
   etaMs,
   heatMap,
   NOT_RUN,
   renderSweepHtml,
+  runFigures,
   sortEntries,
   SweepProgress,
   sweepProgressLine,
@@ -45,6 +48,7 @@ const figures = (pnl: string | null, maxDrawdown: string | null, sharpe: number 
   maxDrawdown: maxDrawdown === null ? null : d(maxDrawdown),
   maxDrawdownPct: 1.25,
   sharpe,
+  sharpeBasis: sharpe === null ? null : 'per 10 s sample',
   ordersSent: 40,
 });
 
@@ -58,6 +62,16 @@ function outcomes(): Map<number, RunOutcome> {
     [4, { status: 'ok', figures: figures(null, null, null, 0) }],
   ]);
 }
+
+describe('runFigures', () => {
+  it('takes the report\'s figures as written: money rounded to 8 places, Sharpe with its basis', () => {
+    const input = emptyInput({
+      fills: [fill('BUY', '1', '100'), fill('BUY', '2', '100.01'), fill('SELL', '1', '100.02')],
+      equity: [sample(T0, '1000'), sample(T0 + 10_000, '1000.013333333333333333333333333333'), sample(T0 + 20_000, '999.9'), sample(T0 + 30_000, '1000.02')],
+    });
+    expect(runFigures(buildReport(input))).toMatchObject({ pnl: '0.02', fills: 3, maxDrawdown: '0.11333333', sharpeBasis: 'per 10 s sample' });
+  });
+});
 
 describe('buildSweepReport', () => {
   it('has one entry per run in run order, with its parameters and figures or its reason', () => {
@@ -154,6 +168,17 @@ describe('renderSweepHtml', () => {
     expect(html).toMatch(/#by-pnl:checked~\.tables \.sorted-pnl/);
   });
 
+  it('heads the Sharpe column with what every run\'s Sharpe is; labels each cell when they differ', () => {
+    expect(html).toContain('<th>Sharpe (per 10 s sample)</th>');
+    expect(html).toContain('<td class="num">0.20</td>');
+    const mixed = outcomes();
+    mixed.set(2, { status: 'ok', figures: { ...figures('12.250', '9.5', 1.1, 300), sharpeBasis: 'annualised' } });
+    const page = renderSweepHtml(buildSweepReport(spec(), mixed));
+    expect(page).toContain('<th>Sharpe</th>');
+    expect(page).toContain('<td class="num">1.10 annualised</td>');
+    expect(page).toContain('<td class="num">0.20 per 10 s sample</td>');
+  });
+
   it('shows a run\'s figures, and a failed run\'s reason', () => {
     expect(html).toContain('<tr><td class="num">1</td><td>0.02</td><td>5</td><td class="num">12.25</td><td class="num">0.0123%</td><td class="num">3</td>');
     expect(html).toContain('<td class="failed">failed: strategies[0].params.levels: must be at least 1 (plugin grid)</td>');
@@ -165,7 +190,7 @@ describe('renderSweepHtml', () => {
     // The charts' green #089981 at 0.1 + 0.65 = 0.75 of full strength: 255 + (8 - 255) x 0.75 = 70, (153 - 255) x 0.75 -> 179, (129 - 255) x 0.75 -> 161.
     expect(html).toMatch(/<td style="background:rgb\(70,179,161\)" title="run 1: PnL 12\.25 \([^)]*\), max drawdown 3 \([^)]*\), Sharpe [^,]*, \d+ fills">12\.25<\/td>/);
     // -4.5 of a largest 12.25: the charts' red #f23645 at 0.1 + 0.65 x 4.5/12.25 = 0.339: 255 + (242 - 255) x 0.339 -> 251, 187, 192.
-    expect(html).toContain('<td style="background:rgb(251,187,192)" title="run 0: PnL -4.5 (-0.0045%), max drawdown 6 (1.2500%), Sharpe 0.20, 120 fills">-4.5</td>');
+    expect(html).toContain('<td style="background:rgb(251,187,192)" title="run 0: PnL -4.5 (-0.0045%), max drawdown 6 (1.2500%), Sharpe 0.20 per 10 s sample, 120 fills">-4.5</td>');
     expect(html).toContain('<p class="scale">green a gain, red a loss, deeper with size up to the largest (12.25); hover a cell for the run\'s figures</p>');
     expect(html).toMatch(/<td style="background:#ddd" title="strategies\[0\]\.params\.levels: must be at least 1 \(plugin grid\)">failed<\/td>/);
   });
