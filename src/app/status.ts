@@ -1,6 +1,7 @@
 // What `sluice status` shows: the journal and the venue side by side. Read-only: it changes nothing in the
 // journal (no adoption, no baselines, no order updates), so it is safe while the daemon runs.
 import { dec } from '../core/decimal.js';
+import { shownAveragePrice, shownMoney, shownQuantity } from '../core/display.js';
 import type { Market, Order } from '../core/types.js';
 import { describeDrift } from '../reconciler/drift.js';
 import type { App } from './build.js';
@@ -26,9 +27,12 @@ export async function statusReport(app: App): Promise<StatusReport> {
 
   const lines: string[] = [];
   lines.push("positions (from the journal's fills)");
+  // Shown rounded (core/display.ts): the book's average entry and realised PnL divide to 30 places.
+  const { instruments } = engine.riskInputs();
   for (const { market, symbol } of symbols) {
     const p = positions.position(market, symbol);
-    lines.push(`  ${market} ${symbol}: ${p.quantity} at ${p.avgEntryPrice}, realised ${p.realizedPnl}, fees ${p.fees}`);
+    const info = instruments.get(`${market}:${symbol}`);
+    lines.push(`  ${market} ${symbol}: ${shownQuantity(p.quantity, info)} at ${shownAveragePrice(p.avgEntryPrice, info)}, realised ${shownMoney(p.realizedPnl)}, fees ${shownMoney(p.fees)}`);
   }
   lines.push('venue vs journal');
   for (const l of drift) lines.push(`  ${l.beyond ? 'DRIFT' : 'ok   '} ${describeDrift(l)}`);

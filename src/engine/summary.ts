@@ -1,6 +1,9 @@
 // The periodic summary line (and the ops endpoint's figures): orders, fills, positions, PnL,
-// fees and the limiter, from the journal and the position book.
+// fees and the limiter, from the journal and the position book. A log line is for people:
+// money is rounded to MONEY_PLACES (the book's realised PnL divides to 30 places); positions are
+// sums of fill volumes, so they already have their instrument's quantity precision.
 import { dec } from '../core/decimal.js';
+import { shownMoney } from '../core/display.js';
 import type { Journal, Pacer } from '../core/ports.js';
 import type { PositionBook } from '../positions/index.js';
 import type { PipelineStats } from './pipeline.js';
@@ -26,8 +29,8 @@ export function summarize({ journal, positions: book, pacer, pipeline: p, engine
     fills: engine.fills,
     // Keyed by market too: a spot and a futures symbol may share a name.
     positions: Object.fromEntries(positions.map((x) => [`${x.market}:${x.symbol}`, x.quantity])),
-    realizedPnl: dec.sum(positions.map((x) => x.realizedPnl)),
-    fees: dec.sum(positions.map((x) => x.fees)),
+    realizedPnl: shownMoney(dec.sum(positions.map((x) => x.realizedPnl))),
+    fees: shownMoney(dec.sum(positions.map((x) => x.fees))),
     limiter: usage,
     disabled,
   };
