@@ -4,8 +4,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
-import { errorText } from '../core/errors.js';
-import { ZERO } from '../core/decimal.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Journal, Pacer } from '../core/ports.js';
 import type { Fill, Market, Order } from '../core/types.js';
@@ -25,7 +23,8 @@ import { withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
 import { settleAtStop } from './stop.js';
 import { StrategyLedger } from './ledger.js';
-import { feedsOf, hears, strategyHosts, warmUpLacking, withHistory } from './strategies.js';
+import { engineView, feedsOf, hears, strategyHosts, withHistory } from './strategies.js';
+import { applyLeverage, StrategyLifecycle } from './lifecycle.js';
 import { summarize } from './summary.js';
 
 export interface EngineSettings {
@@ -74,9 +73,6 @@ export interface EngineEvents {
 }
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
-const stateKey = (strategyId: string) => `strategy:${strategyId}:state`;
-/** How often strategies' onSave state goes to the journal (and at stop). */
-const SAVE_EVERY_MS = 60_000;
 /** Statuses whose order event carries a reason, read from the journal's history. */
 const WITH_REASON = new Set(['rejected', 'canceled', 'unknown']);
 
@@ -91,33 +87,15 @@ export class Engine {
   private readonly loops: Loops;
   private readonly reported = new Set<string>();
   private readonly ledger: StrategyLedger;
-  /** Strategies started (onStart run, ticking); the others wait for their klines warm-up. */
-  private readonly started = new Set<StrategyHost>();
+  private readonly lifecycle: StrategyLifecycle;
 
   constructor(private readonly parts: EngineParts) {
     this.loops = new Loops(parts.clock, parts.log);
     this.ledger = new StrategyLedger(parts.journal, (market, symbol) => parts.instruments.get(market, symbol));
-    const { marketData } = parts;
-    this.hosts = strategyHosts(
-      parts,
-      {
-        position: (market, symbol) => parts.positions.position(market, symbol),
-        openOrders: (strategyId, symbol) => parts.journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
-        balance: (asset) => this.reconciler.balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
-        lastPrice: (market, symbol) => marketData.lastPrice(market, symbol),
-        instrument: (market, symbol) => parts.instruments.get(market, symbol),
-        ticker: (market, symbol) => marketData.ticker(market, symbol),
-        depth: (market, symbol) => marketData.depth(market, symbol),
-        klines: (market, symbol, interval) => marketData.klines(market, symbol, interval),
-        margin: () => this.reconciler.margins[0],
-        ownFills: (strategyId) => this.ledger.fills(strategyId),
-        ownOrders: (strategyId) => this.ledger.orders(strategyId),
-        ownPosition: (strategyId, market, symbol) => this.ledger.position(strategyId, market, symbol),
-      },
-      async (h, out) => {
-        if (this.pipeline.open) await this.handle(h, out);
-      },
-    );
+    this.hosts = strategyHosts(parts, engineView(parts, this.ledger, () => this.reconciler), async (h, out) => {
+      if (this.pipeline.open) await this.handle(h, out);
+    });
+    this.lifecycle = new StrategyLifecycle({ ...parts, loops: this.loops, hosts: this.hosts, handle: (h, out) => this.handle(h, out), reportOnce: (k, r) => this.reportOnce(k, r) });
     for (const h of this.hosts) this.reportIfDisabled(h);
     this.pipeline = parts.pipeline(
       (order) => this.notify(order),
@@ -158,7 +136,7 @@ export class Engine {
   /** Loads, settles what the previous run left in flight, and reconciles with the venue; no strategy has run yet. */
   async prepare(): Promise<void> {
     await this.load();
-    await this.applyLeverage();
+    await applyLeverage(this.parts);
     // Orders a previous run journaled but never heard back about may be on the venue: unknown,
     // for the reconciler to settle from what the venue shows. Nothing of this run is in flight yet.
     for (const o of this.parts.journal.orders({ openOnly: true })) {
@@ -176,7 +154,7 @@ export class Engine {
     // Prices (and warm-up klines) before any strategy's first tick.
     await this.pollMarketData();
     for (const period of new Set(this.feeds().map((f) => f.subscription.everyMs!))) this.loops.every(period, () => this.pollMarketData(period), true);
-    this.loops.every(SAVE_EVERY_MS, async () => this.saveStates(), true);
+    this.lifecycle.saveEvery();
     const usage = pacer.usage();
     const reconcileEveryMs = reconcileInterval(settings.reconcileEveryMs, this.activeSymbols().length, this.markets(), (e) => usage[e]?.limit ?? 1, settings.reconcile.budgetShare);
     if (reconcileEveryMs > settings.reconcileEveryMs) log.info({ reconcileEveryMs, budgetShare: settings.reconcile.budgetShare }, 'reconcile interval stretched to keep within its share of the request budget');
@@ -194,59 +172,10 @@ export class Engine {
     await this.prepare();
     await this.pollMarketData();
     for (const h of this.hosts) {
-      await this.begin(h, false);
+      await this.lifecycle.begin(h, false);
       await this.handle(h, await h.tick());
     }
     await this.pipeline.handedOff();
-  }
-
-  /** Starts the strategies whose warm-up is done: their saved state, onStart, then a tick every everyMs. */
-  private async startWarm(): Promise<void> {
-    for (const h of this.hosts) {
-      if (this.started.has(h)) continue;
-      const lacking = warmUpLacking(h, this.parts.marketData);
-      if (lacking.length > 0) {
-        this.reportOnce(`warm:${h.id}`, () => this.parts.log.info({ strategy: h.id, lacking }, 'strategy waits for its klines warm-up before it starts'));
-        continue;
-      }
-      await this.begin(h, true);
-    }
-  }
-
-  /** Its saved state, onStart, the market data polled so far, then (when `tick`) a tick every everyMs, the first at once. */
-  private async begin(h: StrategyHost, tick: boolean): Promise<void> {
-    this.started.add(h);
-    const state = this.parts.journal.cursor(stateKey(h.id));
-    if (state !== undefined) await this.handle(h, await h.load(JSON.parse(state)));
-    await this.handle(h, await h.start());
-    for (const feed of feedsOf(h)) {
-      const event = this.parts.marketData.latest(feed);
-      if (event) await this.handle(h, await h.marketData(event));
-    }
-    if (tick) this.loops.every(h.setup.everyMs, async () => this.handle(h, await h.tick()));
-  }
-
-  /** The leverage strategies ask for, per contract, before any order: a refusal stops the start (trading at another leverage than configured is a risk nobody chose). */
-  private async applyLeverage(): Promise<void> {
-    const wanted = new Map<string, number>();
-    for (const s of this.parts.strategies) if (s.entry.market === 'futures' && s.entry.leverage !== undefined) for (const symbol of s.entry.symbols) wanted.set(symbol, s.entry.leverage);
-    for (const [contract, level] of wanted) {
-      try {
-        await this.parts.setLeverage?.(contract, level);
-      } catch (err) {
-        throw new Error(`could not set the leverage of ${contract} to ${level}x: ${errorText(err)}; fix strategies[].leverage or the account (the venue refuses a change while orders are open)`, { cause: err });
-      }
-      this.parts.log.info({ contract, leverage: level }, 'leverage set');
-    }
-  }
-
-  /** Each strategy's onSave state, to the journal. */
-  private saveStates(): void {
-    for (const h of this.hosts) {
-      const text = h.save();
-      if (text !== undefined) this.parts.journal.setCursor(stateKey(h.id), text);
-      this.reportIfDisabled(h);
-    }
   }
 
   /** Stops strategies, settles queued intents per config, optionally cancels open orders. */
@@ -263,7 +192,7 @@ export class Engine {
       return;
     }
     for (const h of this.hosts) await this.handle(h, await h.stop());
-    this.saveStates();
+    this.lifecycle.saveStates();
     await this.pipeline.dropAll('dropped at shutdown', { heldOnly: settings.shutdown.queued !== 'drop' });
     await this.pipeline.drain();
     // Only our strategies' orders: an adopted order belongs to whoever placed it by hand.
@@ -304,9 +233,9 @@ export class Engine {
   async pollMarketData(everyMs?: number): Promise<void> {
     const feeds = this.feeds().filter((f) => everyMs === undefined || f.subscription.everyMs === everyMs);
     await this.parts.marketData.poll(feeds, async (feed, event) => {
-      for (const h of this.hosts) if (this.started.has(h) && hears(h, feed.market, event)) await this.handle(h, await h.marketData(event));
+      for (const h of this.hosts) if (this.lifecycle.started.has(h) && hears(h, feed.market, event)) await this.handle(h, await h.marketData(event));
     });
-    if (this.pipeline.open) await this.startWarm();
+    if (this.pipeline.open) await this.lifecycle.startWarm();
   }
 
   /** What risk judges against; `leaving` are orders about to be sent, not counted as resting. */
@@ -324,7 +253,7 @@ export class Engine {
 
   // ---------- strategy output -> risk -> pipeline ----------
 
-  private async handle(host: StrategyHost, out: HostOutput): Promise<void> {
+  async handle(host: StrategyHost, out: HostOutput): Promise<void> {
     this.reportIfDisabled(host);
     const refused = admit({ ...this.parts, pipeline: this.pipeline, riskInputs: () => this.riskInputs(), onRejected: (r) => this.events.emit('rejected', r), stats: this.stats }, out);
     for (const { order, reason } of refused) await this.notify(order, reason);
@@ -349,7 +278,7 @@ export class Engine {
     await this.handle(host, await host.orderUpdate(order, why));
   }
 
-  private reportOnce(k: string, report: () => void): void {
+  reportOnce(k: string, report: () => void): void {
     if (this.reported.has(k)) return;
     this.reported.add(k);
     report();

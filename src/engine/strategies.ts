@@ -5,7 +5,13 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from 'pino';
 import type { Market } from '../core/types.js';
 import { StrategyHost, type EngineView, type HostOutput, type LoadedStrategy, type MarketEvent, type MarketSubscription } from '../strategy/index.js';
+import { ZERO } from '../core/decimal.js';
+import type { Journal } from '../core/ports.js';
+import type { PositionBook } from '../positions/index.js';
+import type { Reconciler } from '../reconciler/poller.js';
 import type { SequenceAllocator } from '../store/sequences.js';
+import type { InstrumentCatalog } from './instruments.js';
+import type { StrategyLedger } from './ledger.js';
 import type { Feed, MarketDataPoller } from './market-data.js';
 
 export function strategyHosts(
@@ -36,6 +42,29 @@ export function strategyHosts(
     });
     return host;
   });
+}
+
+/** What strategies read of the engine: positions, orders, balances and margin, market data, their own history. */
+export function engineView(
+  parts: { positions: PositionBook; journal: Journal; marketData: MarketDataPoller; instruments: InstrumentCatalog },
+  ledger: StrategyLedger,
+  reconciler: () => Pick<Reconciler, 'balances' | 'margins'>,
+): EngineView {
+  const { positions, journal, marketData, instruments } = parts;
+  return {
+    position: (market, symbol) => positions.position(market, symbol),
+    openOrders: (strategyId, symbol) => journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
+    balance: (asset) => reconciler().balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
+    lastPrice: (market, symbol) => marketData.lastPrice(market, symbol),
+    instrument: (market, symbol) => instruments.get(market, symbol),
+    ticker: (market, symbol) => marketData.ticker(market, symbol),
+    depth: (market, symbol) => marketData.depth(market, symbol),
+    klines: (market, symbol, interval) => marketData.klines(market, symbol, interval),
+    margin: () => reconciler().margins[0],
+    ownFills: (strategyId) => ledger.fills(strategyId),
+    ownOrders: (strategyId) => ledger.orders(strategyId),
+    ownPosition: (strategyId, market, symbol) => ledger.position(strategyId, market, symbol),
+  };
 }
 
 /** The feeds a strategy asked for, on each of its symbols. */

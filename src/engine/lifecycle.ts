@@ -1,0 +1,86 @@
+// When a strategy starts, and what it keeps: its klines warm-up holds the start, then its saved
+// state, onStart, the market data polled so far and its ticks; its onSave state goes to the
+// journal every minute and at stop. And the leverage strategies ask for, set before any order.
+import { errorText } from '../core/errors.js';
+import type { Log } from '../core/log.js';
+import type { Journal } from '../core/ports.js';
+import type { HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
+import type { Loops } from './loops.js';
+import type { MarketDataPoller } from './market-data.js';
+import { feedsOf, warmUpLacking } from './strategies.js';
+
+const stateKey = (strategyId: string) => `strategy:${strategyId}:state`;
+/** How often strategies' onSave state goes to the journal (and at stop). */
+const SAVE_EVERY_MS = 60_000;
+
+export interface LifecycleParts {
+  journal: Journal;
+  log: Log;
+  marketData: MarketDataPoller;
+  loops: Loops;
+  hosts: readonly StrategyHost[];
+  /** The engine's handling of a strategy's output (risk, journal, pipeline). */
+  handle(host: StrategyHost, out: HostOutput): Promise<void>;
+  reportOnce(key: string, report: () => void): void;
+}
+
+export class StrategyLifecycle {
+  /** Strategies started (onStart run, ticking); the others wait for their klines warm-up. */
+  readonly started = new Set<StrategyHost>();
+
+  constructor(private readonly parts: LifecycleParts) {}
+
+  /** Starts the strategies whose warm-up is done. */
+  async startWarm(): Promise<void> {
+    for (const h of this.parts.hosts) {
+      if (this.started.has(h)) continue;
+      const lacking = warmUpLacking(h, this.parts.marketData);
+      if (lacking.length > 0) {
+        this.parts.reportOnce(`warm:${h.id}`, () => this.parts.log.info({ strategy: h.id, lacking }, 'strategy waits for its klines warm-up before it starts'));
+        continue;
+      }
+      await this.begin(h, true);
+    }
+  }
+
+  /** Its saved state, onStart, the market data polled so far, then (when `tick`) a tick every everyMs, the first at once. */
+  async begin(h: StrategyHost, tick: boolean): Promise<void> {
+    const { journal, marketData, handle, loops } = this.parts;
+    this.started.add(h);
+    const state = journal.cursor(stateKey(h.id));
+    if (state !== undefined) await handle(h, await h.load(JSON.parse(state)));
+    await handle(h, await h.start());
+    for (const feed of feedsOf(h)) {
+      const event = marketData.latest(feed);
+      if (event) await handle(h, await h.marketData(event));
+    }
+    if (tick) loops.every(h.setup.everyMs, async () => handle(h, await h.tick()));
+  }
+
+  saveEvery(): void {
+    this.parts.loops.every(SAVE_EVERY_MS, async () => this.saveStates(), true);
+  }
+
+  /** Each strategy's onSave state, to the journal; a strategy whose onSave failed is disabled and reported. */
+  saveStates(): void {
+    for (const h of this.parts.hosts) {
+      const text = h.save();
+      if (text !== undefined) this.parts.journal.setCursor(stateKey(h.id), text);
+      if (!h.enabled) void this.parts.handle(h, { intents: [], invalid: [] });
+    }
+  }
+}
+
+/** The leverage strategies ask for, per contract, before any order: a refusal stops the start (trading at another leverage than configured is a risk nobody chose). */
+export async function applyLeverage(parts: { strategies: readonly LoadedStrategy[]; log: Log; setLeverage?: (contract: string, level: number) => Promise<void> }): Promise<void> {
+  const wanted = new Map<string, number>();
+  for (const s of parts.strategies) if (s.entry.market === 'futures' && s.entry.leverage !== undefined) for (const symbol of s.entry.symbols) wanted.set(symbol, s.entry.leverage);
+  for (const [contract, level] of wanted) {
+    try {
+      await parts.setLeverage?.(contract, level);
+    } catch (err) {
+      throw new Error(`could not set the leverage of ${contract} to ${level}x: ${errorText(err)}; fix strategies[].leverage or the account (the venue refuses a change while orders are open)`, { cause: err });
+    }
+    parts.log.info({ contract, leverage: level }, 'leverage set');
+  }
+}
