@@ -99,7 +99,7 @@ describe('no secret in any output of a live session', () => {
     await receiver.start();
     dir = mkdtempSync(join(tmpdir(), 'sluice-security-'));
     const config = join(dir, 'live.yaml');
-    // The second strategy's volume has more decimals than ETHUSDT allows: the venue rejects each order.
+    // The second strategy's market buys spend 1 USDT, under ETHUSDT's minimum of 5: the venue rejects each (risk does not know that minimum).
     writeFileSync(
       config,
       `mode: live
@@ -112,7 +112,7 @@ log: { level: debug, pretty: false }
 engine: { marketDataEveryMs: 100, summaryEveryMs: 500 }
 strategies:
   - { id: ping, use: test/fixtures/plugins/pinger.ts, symbols: [BTCUSDT], everyMs: 100 }
-  - { id: tiny, use: test/fixtures/plugins/pinger.ts, symbols: [ETHUSDT], everyMs: 300, params: { volume: "0.0000001" } }
+  - { id: tiny, use: test/fixtures/plugins/pinger.ts, symbols: [ETHUSDT], everyMs: 300, params: { type: MARKET, volume: "1" } }
 `,
     );
     const daemon = run(config, childEnv({ apiKey: API_KEY, apiSecret: API_SECRET }));
@@ -131,7 +131,7 @@ strategies:
     await daemon.waitFor((l) => l.msg === 'running; Ctrl-C stops', 'running');
     // Errors of both kinds: the venue rejected an order, and a fault left an outcome unknown.
     const rejected = await daemon.waitFor((l) => l.msg === 'order not placed' && l.outcome === 'rejected', 'a rejected order');
-    expect(rejected.reason).toMatch(/^spot\.order: Volume 0\.0000001 has more than \d+ decimal places allowed for ETHUSDT\.$/);
+    expect(rejected.reason).toMatch(/^spot\.order: Market buy amount 1 is below the minimum 5\.$/);
     await daemon.waitFor((l) => /outcome unknown/.test(l.msg), 'an order whose answer a fault lost');
     daemon.child.kill('SIGUSR2');
     await receiver.next('halt');
