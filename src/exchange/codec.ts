@@ -27,6 +27,8 @@ export interface ContractInfo {
   contractId: number;
   pricePrecision: number;
   multiplier: Decimal;
+  /** The asset one contract's multiplier is counted in (BTC for E-BTC-USDT), where the venue says. */
+  multiplierCoin?: string;
   minOrderVolume: Decimal;
   status: number;
 }
@@ -191,6 +193,8 @@ function decodeSymbol(r: Reader, v: unknown, p: string): SymbolInfo {
   };
 }
 
+const withCoin = (coin: string | undefined) => (coin ? { multiplierCoin: coin.toUpperCase() } : {});
+
 function decodeContract(r: Reader, v: unknown, p: string): ContractInfo {
   const o = r.obj(v, p);
   return {
@@ -198,6 +202,7 @@ function decodeContract(r: Reader, v: unknown, p: string): ContractInfo {
     contractId: r.int(o, 'contractId', p),
     pricePrecision: r.int(o, 'pricePrecision', p),
     multiplier: r.dec(o, 'multiplier', p),
+    ...withCoin(r.optStr(o, 'multiplierCoin', p)),
     minOrderVolume: r.dec(o, 'minOrderVolume', p),
     status: r.int(o, 'status', p),
   };

@@ -137,7 +137,8 @@ class FuturesMarket implements MarketReader {
       skipped,
       items: items.map((c) => ({
         symbol: c.symbol,
-        baseAsset: c.symbol,
+        // What one contract is made of (its multiplier's coin: BTC for E-BTC-USDT), else read from the name.
+        baseAsset: c.multiplierCoin || (/^[A-Z]+-([A-Z0-9]+)-[A-Z0-9]+$/.exec(c.symbol)?.[1] ?? c.symbol),
         // The contract list names no margin coin: take it from the name (E-BTC-USDT).
         quoteAsset: /-([A-Z0-9]+)$/.exec(c.symbol)?.[1] ?? 'USDT',
         pricePrecision: c.pricePrecision,

@@ -162,6 +162,8 @@ describe('a futures strategy through the engine', () => {
     expect(app.journal.fills().every((f) => f.market === 'futures' && f.symbol === BTC_PERP)).toBe(true);
     expect(dec.sum(app.journal.fills().map((f) => f.volume))).toBe('14');
     expect(app.engine.positions.position('spot', BTC_PERP).quantity).toBe('0');
+    // The contract's instrument, as strategies read it: one contract is 0.001 BTC, margined in USDT.
+    expect(app.engine.riskInputs().instruments.get(`futures:${BTC_PERP}`)).toMatchObject({ baseAsset: 'BTC', quoteAsset: 'USDT', multiplier: '0.001' });
 
     // The drift check agrees: the venue holds what our fills explain.
     await app.engine.reconcile();

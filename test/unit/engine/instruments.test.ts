@@ -10,7 +10,7 @@ import { InstrumentCatalog, type Requirements } from '../../../src/engine/instru
 import { BTCUSDT, EBTC, MemoryLog } from '../../fixtures/engine-parts.js';
 
 const ETHUSDT: SymbolInfo = { ...BTCUSDT, symbol: 'ETHUSDT', baseAsset: 'ETH' };
-const EETH: SymbolInfo = { ...EBTC, symbol: 'E-ETH-USDT', baseAsset: 'E-ETH-USDT', multiplier: d('0.01') };
+const EETH: SymbolInfo = { ...EBTC, symbol: 'E-ETH-USDT', baseAsset: 'ETH', multiplier: d('0.01') };
 
 /** A reader whose only answer is its listing; the rest is never asked by the catalog. */
 function listingReader(market: Market, listing: Listing<SymbolInfo> | Error, asked: Market[]): MarketReader {
