@@ -5,7 +5,6 @@ import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Depth, Kline, KlineInterval, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
 import type { Balance, Fill, Market, Order, OrderType, Position, Side } from '../core/types.js';
-export * as indicators from 'trading-signals';
 
 export { z };
 export { dec, d, toDecimal, type Decimal } from '../core/decimal.js';

@@ -3,7 +3,8 @@
 // an inventory limit on its own position. Quotes are refreshed on a timer (and at once after a
 // fill): a quote off its target by more than `requoteTicks` is replaced. It waits for
 // `slow` closed candles (the klines warm-up) before it starts, live and in backtests.
-import { d, dec, decimalParam, defineStrategy, indicators, z, type Decimal, type Order, type Side } from 'sluice/strategy';
+import { EMA } from 'sluice/indicators';
+import { d, dec, decimalParam, defineStrategy, z, type Decimal, type Order, type Side } from 'sluice/strategy';
 
 export default defineStrategy({
   apiVersion: 2,
@@ -27,7 +28,7 @@ export default defineStrategy({
   ],
   create(ctx) {
     const p = ctx.params;
-    const signals = new Map<string, { fast: InstanceType<typeof indicators.EMA>; slow: InstanceType<typeof indicators.EMA> }>();
+    const signals = new Map<string, { fast: EMA; slow: EMA }>();
     /** Quotes this strategy asked to cancel (or replaced): they read open until the venue answers. */
     const leaving = new Set<string>();
     let fills = 0;
@@ -86,7 +87,7 @@ export default defineStrategy({
       },
       onStart() {
         for (const symbol of ctx.symbols) {
-          signals.set(symbol, { fast: ctx.indicator(symbol, '1min', new indicators.EMA(p.fast)), slow: ctx.indicator(symbol, '1min', new indicators.EMA(p.slow)) });
+          signals.set(symbol, { fast: ctx.indicator(symbol, '1min', new EMA(p.fast)), slow: ctx.indicator(symbol, '1min', new EMA(p.slow)) });
         }
         every();
       },

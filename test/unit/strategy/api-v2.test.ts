@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import type { ClientOrderId } from '../../../src/core/ids.js';
 import type { Order } from '../../../src/core/types.js';
-import { defineStrategy, indicators, z, type Candle, type OrderEvent } from '../../../src/strategy/api.js';
+import { defineStrategy, z, type Candle, type OrderEvent } from '../../../src/strategy/api.js';
+import * as indicators from '../../../src/strategy/indicators.js';
 import { harness } from '../../../src/strategy/testing.js';
 
 const candle = (minute: number, close: string, closed = true): Candle => ({ openTime: minute * 60_000, open: d(close), high: d(close), low: d(close), close: d(close), vol: d('1'), closed });
