@@ -8,6 +8,7 @@ import { VenueCode } from '../exchange/codes.js';
 import { endpointFor, ENDPOINTS } from '../exchange/endpoints.js';
 import { authenticate, DEFAULT_RECV_WINDOW, type Credential } from './auth.js';
 import { SimError } from './errors.js';
+import { ArrivalLog } from './arrivals.js';
 import { AFTER_ACT_ANSWERS, Faults, NO_FAULTS, type FaultOptions } from './faults.js';
 import { FuturesEngine, type FuturesOrder, type Position } from './futures.js';
 import { IdSource, ORDER_ID_BASE, TRADE_ID_BASE } from './ids.js';
@@ -70,7 +71,7 @@ export class SimExchange implements VenueView {
     [OTHERS, 10000],
     [USER, 10001],
   ]);
-  private readonly arrivalLog: Arrival[] = [];
+  private readonly arrivalLog = new ArrivalLog(ARRIVALS_KEPT);
   private applying: { symbol: string; market: InstrumentMarket } | undefined;
   private readonly orders: LoggedOrder[] = [];
 
@@ -148,8 +149,7 @@ export class SimExchange implements VenueView {
     const key = headers['x-ch-apikey'] || undefined;
     const ep = endpointFor(req.method, req.path) ?? EXTRA_ROUTES.find((e) => e.method === req.method && e.path === req.path);
     const arrival: Arrival = { at: now, key, remote, endpoint: ep?.id ?? `${req.method} ${req.path}`, status: 0 };
-    this.arrivalLog.push(arrival);
-    if (this.arrivalLog.length > ARRIVALS_KEPT) this.arrivalLog.splice(0, ARRIVALS_KEPT / 2);
+    this.arrivalLog.add(arrival);
 
     if (draw.reset) {
       arrival.fault = 'reset';
@@ -321,7 +321,7 @@ export class SimExchange implements VenueView {
 
   /** Every request seen, in arrival order. */
   arrivals(): readonly Arrival[] {
-    return this.arrivalLog;
+    return this.arrivalLog.list();
   }
 
   /** Every order the venue accepted (spot and futures), in order: the judge of "never placed twice". */
