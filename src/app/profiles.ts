@@ -68,8 +68,13 @@ export function live(clock: Clock = systemClock): Profile {
 
 /** No money: a fresh simulated exchange in this process, a journal in memory, real-time pacing. */
 export function paper(config: Config, clock: Clock = systemClock): Profile {
-  return { name: 'paper', venue: { kind: 'sim', sim: simFromConfig(config.sim, clock, clock.now()) }, clock, journal: 'memory', pacer: 'bottleneck', record: true, orders: 'send' };
+  const sim = simFromConfig(config.sim, clock, clock.now());
+  // Three hours of market before now, as a live venue has: klines warm-ups are met at start.
+  sim.prehistory(PAPER_HISTORY_MS);
+  return { name: 'paper', venue: { kind: 'sim', sim }, clock, journal: 'memory', pacer: 'bottleneck', record: true, orders: 'send' };
 }
+
+const PAPER_HISTORY_MS = 3 * 3_600_000;
 
 /** What `sluice run` trades: live with credentials (mode: live), paper otherwise. */
 export function daemon(config: Config, clock: Clock = systemClock): Profile {

@@ -279,6 +279,18 @@ export class SimExchange implements VenueView {
     this.events.splice(i, 0, e);
   }
 
+  /**
+   * A past for the synthetic market: `historyMs` of it before now, in coarse steps (a few
+   * hundred ms of work for hours), so klines and public trades have history at start as a live
+   * venue's do: a strategy's klines warm-up is then met at once in paper mode, as it is live.
+   * Before any request; coarser steps move the price less than the live ones would.
+   */
+  prehistory(historyMs: number, stepMs = 15_000): void {
+    const now = this.now();
+    for (let at = now - historyMs; at < now; at += stepMs) this.stepMarkets(at);
+    this.lastStep = now;
+  }
+
   private stepMarkets(at: number): void {
     for (const s of this.symbols.values()) this.markets.get(s.symbol)!.step(at);
     for (const c of this.contracts.values()) this.markets.get(c.symbol)!.step(at, this.contractMid(c));
