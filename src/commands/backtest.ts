@@ -11,7 +11,7 @@ import { loadStrategies } from '../strategy/index.js';
 import { openTape, prepareEventCache, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from '../app/backtest.js';
 import { createLogger } from '../app/logger.js';
-import { oneLine, paramKinds, parseSweep, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
+import { oneLine, paramKinds, parseSweep, resolveAxes, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
 
 export interface BacktestCommandOptions {
   config: string;
@@ -97,7 +97,7 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   if (opts.sweep && opts.sweep.length > 0) {
     let runs;
     try {
-      const axes = opts.sweep.map(parseSweep);
+      const axes = await resolveAxes(configText, opts.sweep.map(parseSweep), process.cwd());
       runs = sweepRuns(configText, axes, await paramKinds(configText, axes, process.cwd()));
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;

@@ -8,7 +8,7 @@ import { ConfigError } from '../core/errors.js';
 import { parseConfig } from '../config/index.js';
 import { renderSweepHtml, sortEntries, type Report, type SortKey, type SweepReport, type SweepSpec } from '../report/index.js';
 import { openTape, TapeFormatError } from '../tape/index.js';
-import { paramKinds, parseSweep, rowOf, sweepRuns, sweepTable, type SweepRun } from './sweep.js';
+import { paramKinds, parseSweep, resolveAxes, rowOf, sweepRuns, sweepTable, type SweepRun } from './sweep.js';
 
 export interface SweepCommandOptions {
   config?: string;
@@ -73,7 +73,7 @@ export async function prepareSweep(opts: SweepCommandOptions, id: string): Promi
     // The base config is checked at the door: were it wrong, every run would fail the same way.
     // A value a --sweep sets is checked by its run, which fails alone.
     await parseConfig(configText, { source: opts.config, env: { ...process.env, SLUICE_API_KEY: undefined, SLUICE_API_SECRET: undefined } });
-    const axes = opts.sweep.map(parseSweep);
+    const axes = await resolveAxes(configText, opts.sweep.map(parseSweep), process.cwd());
     // Values are typed by each plugin's params schema (a number for z.number(), text for a decimal).
     const runs = sweepRuns(configText, axes, await paramKinds(configText, axes, process.cwd()));
     const spec: SweepSpec = {

@@ -5,7 +5,8 @@ import { availableParallelism } from 'node:os';
 import { parse, parseDocument, stringify } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import type { RunOutcome } from '../report/index.js';
-import { paramKind, pluginDefinition, type ParamKind } from '../strategy/index.js';
+import { closest } from '../core/spelling.js';
+import { paramKeys, paramKind, pluginDefinition, type ParamKind } from '../strategy/index.js';
 import { ThreadPool, type SweepJob } from './sweep-pool.js';
 
 export type { SweepJob } from './sweep-pool.js';
@@ -47,6 +48,45 @@ export function parseSweep(spec: string): SweepAxis {
   const twice = values.find((v, i) => values.indexOf(v) !== i);
   if (twice !== undefined) throw new ConfigError([{ path: '--sweep', message: `"${spec}" lists ${twice} twice; give each value once` }], '--sweep');
   return { key: m[1]!, path: m[1]!.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), values };
+}
+
+/**
+ * Axes into strategies, checked against the base config before anything runs: `strategies.<id>`
+ * (the strategy's id) becomes its list index; an id or index that is not there, a disabled
+ * strategy (sweeping it changes nothing), and a param its plugin's schema does not have (every
+ * run would fail alike) are refused with the fix.
+ */
+export async function resolveAxes(baseText: string, axes: readonly SweepAxis[], cwd: string): Promise<SweepAxis[]> {
+  const strategies = (parse(baseText) as { strategies?: unknown } | null)?.strategies;
+  const list = Array.isArray(strategies) ? (strategies as Array<{ id?: unknown; use?: unknown; enabled?: unknown }>) : [];
+  const ids = list.map((s) => String(s?.id));
+  const refuse = (axis: SweepAxis, message: string) => new ConfigError([{ path: `--sweep ${axis.key}`, message }], '--sweep');
+  const resolved: SweepAxis[] = [];
+  for (const axis of axes) {
+    const [section, which, ...rest] = axis.path;
+    if (section !== 'strategies' || which === undefined) {
+      resolved.push(axis);
+      continue;
+    }
+    const index = typeof which === 'number' ? which : ids.indexOf(which);
+    const entry = list[index];
+    if (!entry) {
+      const known = list.map((s, i) => `${i} (${String(s?.id)})`).join(', ') || 'none';
+      throw refuse(axis, `${typeof which === 'number' ? `there is no strategies.${which}` : `no strategy has the id ${which}`}: the config lists ${known}; write strategies.<index or id>.params.<name>`);
+    }
+    if (entry.enabled === false) throw refuse(axis, `strategies.${index} (${String(entry.id)}) is disabled (enabled: false): sweeping it changes nothing; sweep an enabled strategy or enable it`);
+    const path = [section, index, ...rest];
+    if (rest[0] === 'params' && rest.length > 1 && typeof entry.use === 'string') {
+      const keys = paramKeys((await pluginDefinition(entry.use, cwd))?.params, rest.slice(1, -1));
+      const name = String(rest.at(-1));
+      if (keys && !keys.includes(name)) {
+        const guess = closest(name, keys);
+        throw refuse(axis, `the plugin of strategies.${index} (${String(entry.id)}) has no param ${name}${guess ? `; did you mean ${guess}?` : ''} (its params: ${keys.join(', ')})`);
+      }
+    }
+    resolved.push({ ...axis, path });
+  }
+  return resolved;
 }
 
 /**

@@ -195,7 +195,7 @@ export function defineStrategy<S extends z.ZodType>(definition: StrategyDefiniti
  * handed to the plugin as a Decimal. Bare YAML numbers are refused (floats never carry money).
  */
 export function decimalParam(defaultValue?: string) {
-  const text = z.string().regex(/^\d+(\.\d+)?$/, 'write a non-negative decimal as a quoted string, e.g. "0.001"');
+  const text = z.string().regex(/^\d+(\.\d+)?$/, { error: (issue) => (String(issue.input).trim().startsWith('-') ? 'must not be negative' : 'write a non-negative decimal as a quoted string, e.g. "0.001"') });
   return (defaultValue === undefined ? text : text.default(defaultValue)).transform((s) => toDecimalChecked(s));
 }
 

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { d } from '../../../src/core/decimal.js';
 import { ConfigError } from '../../../src/core/errors.js';
-import { oneLine, paramKinds, parseSweep, rowOf, sweepRuns, sweepTable } from '../../../src/commands/sweep.js';
+import { oneLine, paramKinds, parseSweep, resolveAxes, rowOf, sweepRuns, sweepTable } from '../../../src/commands/sweep.js';
 import { rankedTable, withoutUnusedSections } from '../../../src/commands/sweep-setup.js';
 import { buildSweepReport } from '../../../src/report/index.js';
 import { loadStrategies, type StrategyEntry } from '../../../src/strategy/index.js';
@@ -232,5 +232,32 @@ describe('the printed table labels Sharpe (annualised only over 7 days)', () => 
     expect(table.split('\n')[0]).toMatch(/ sharpe +orders$/);
     expect(table).toContain('1.20 annualised');
     expect(table).toContain('-0.35 per 10 s sample');
+  });
+});
+
+describe('sweep axes into strategies, checked before anything runs', () => {
+  const config = `mode: paper
+strategies:
+  - { id: demo, use: strategies/grid/index.ts, enabled: false, symbols: [BTCUSDT] }
+  - { id: mine, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { levels: 3 } }
+`;
+  const axes = (...specs: string[]) => resolveAxes(config, specs.map(parseSweep), ROOT);
+  const refusal = async (spec: string) => ((await axes(spec).catch((e: unknown) => e)) as ConfigError).problems[0]!.message;
+
+  it('a strategy may be named by its id: the axis then points at its index', async () => {
+    const [axis] = await axes('strategies.mine.params.levels=2,4');
+    expect(axis!.path).toEqual(['strategies', 1, 'params', 'levels']);
+    expect(axis!.key).toBe('strategies.mine.params.levels');
+    const runs = sweepRuns(config, [axis!], await paramKinds(config, [axis!], ROOT));
+    expect(runs.map((r) => (parse(r.configText) as { strategies: { params: { levels: number } }[] }).strategies[1]!.params.levels)).toEqual([2, 4]);
+  });
+
+  it('a disabled strategy, an id or index that is not there, and a param its plugin does not have are refused, with the fix', async () => {
+    expect(await refusal('strategies.0.params.levels=2,4')).toBe('strategies.0 (demo) is disabled (enabled: false): sweeping it changes nothing; sweep an enabled strategy or enable it');
+    expect(await refusal('strategies.obmm.params.levels=2')).toBe('no strategy has the id obmm: the config lists 0 (demo), 1 (mine); write strategies.<index or id>.params.<name>');
+    expect(await refusal('strategies.5.params.levels=2')).toMatch(/^there is no strategies\.5: the config lists 0 \(demo\), 1 \(mine\)/);
+    expect(await refusal('strategies.mine.params.spasingPct=0.1')).toMatch(/^the plugin of strategies\.1 \(mine\) has no param spasingPct; did you mean spacingPct\? \(its params: .*spacingPct/);
+    // Core config keys pass as they are.
+    expect((await axes('risk.maxOpenOrders=10,20'))[0]!.path).toEqual(['risk', 'maxOpenOrders']);
   });
 });

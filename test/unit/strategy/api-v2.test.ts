@@ -206,3 +206,13 @@ describe('plugin API 2 state', () => {
     expect(big.host.disabledBy!.message).toMatch(/onSave threw: onSave returned \d+ characters of JSON; keep it under 1000000/);
   });
 });
+
+describe('decimalParam', () => {
+  it('says what is wrong: a negative value, or a value that is not a quoted decimal', async () => {
+    const { decimalParam } = await import('../../../src/strategy/api.js');
+    const issue = (v: unknown) => decimalParam().safeParse(v).error?.issues[0]?.message;
+    expect(issue('-1')).toBe('must not be negative');
+    expect(issue('1e3')).toBe('write a non-negative decimal as a quoted string, e.g. "0.001"');
+    expect(decimalParam().parse('0.25')).toBe('0.25');
+  });
+});
