@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { systemClock } from '../core/clock.js';
 import { ConfigError, TapeEventError, TapeMismatchError } from '../core/errors.js';
-import { parseConfig, type Config, type LoadedConfig } from '../config/index.js';
+import { parseConfig, type Config, type LoadedConfig, locatedError } from '../config/index.js';
 import { durationText } from '../core/display.js';
 import { Progress, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
@@ -131,6 +131,11 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
       Boolean(process.stderr.isTTY),
     );
   } catch (err) {
+    // A config the venue refuses at start-up (a symbol it does not list), with its YAML lines.
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${locatedError(err, configText, opts.config).message}\n`);
+      return 1;
+    }
     // A tape broken past its header, or one the simulator's instruments cannot replay.
     if (!(err instanceof TapeFormatError || err instanceof TapeEventError)) throw err;
     process.stderr.write(`backtest stopped: ${err.message}\n`);

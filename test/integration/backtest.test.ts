@@ -151,6 +151,17 @@ strategies:
     expect(readdirSync(join(d, 'cache'))).toEqual([]);
   }, 60_000);
 
+  it('the CLI refuses a symbol the venue does not list with its YAML line and no stack', async () => {
+    const d = tmp();
+    const config = join(d, 'doge.yaml');
+    writeFileSync(config, `mode: paper\nstrategies:\n  - id: d1\n    use: ${join(ROOT, 'strategies/grid/index.ts')}\n    symbols: [DOGEUSDT]\n`);
+    const r = await new Promise<{ code: number; stderr: string }>((done) =>
+      execFile(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', config, '--duration', '1', '--out', d], { cwd: ROOT }, (err, _out, stderr) => done({ code: err ? Number(err.code) : 0, stderr })),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`${config} has 1 problem:\n  - strategies[0].symbols[0] (line 5): DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT, ETHUSDT)\n`);
+  });
+
   it('a run that stops on a bad tape event leaves no event cache behind', async () => {
     const d = tmp();
     const tapePath = join(d, 'bad.jsonl');
