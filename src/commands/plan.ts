@@ -35,7 +35,8 @@ export async function planCommand(configPath: string): Promise<number> {
   // sends each group as one batch request or as singles, whichever the free capacity favours.
   const intents = app.dryRun!.batches.flatMap((b) => b.items);
   const batches = toBatches(intents);
-  const lines = [`plan: ${intents.length} intents accepted by risk, ${rejected.length} rejected, ${batches.length} batches (nothing sent)`];
+  const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  const lines = [`plan: ${n(intents.length, 'intent', 'intents')} accepted by risk, ${rejected.length} rejected, ${n(batches.length, 'batch', 'batches')} (nothing sent)`];
   for (const b of batches) lines.push(`  batch ${b.market} ${b.symbol} ${b.kind} x${b.items.length}: ${b.items.map(describe).join('; ')}`);
   for (const r of rejected) lines.push(`  rejected ${describe(r.intent)}: ${r.reason}`);
   for (const h of app.engine.hosts.filter((x) => !x.enabled)) lines.push(`  disabled ${h.id}: ${h.disabledBy?.message}`);

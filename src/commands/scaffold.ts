@@ -100,7 +100,7 @@ function addToConfig(path: string, name: string): void {
   const entry = doc.createNode({ id: name, use: `./strategies/${name}/index.ts`, enabled: false, symbols: ['BTCUSDT'], everyMs: 1000, params: {} });
   if (isSeq(list)) list.add(entry);
   else doc.set('strategies', doc.createNode([entry.toJSON()]));
-  writeFileSync(path, doc.toString());
+  writeFileSync(path, doc.toString({ flowCollectionPadding: false }));
 }
 
 function strategyFiles(name: string): Record<string, string> {
@@ -113,7 +113,7 @@ function strategySource(name: string): string {
 import { d, dec, decimalParam, defineStrategy, z, type Decimal } from "sluice/strategy";
 
 export default defineStrategy({
-  apiVersion: 1,
+  apiVersion: 2,
   name: '${name}',
   params: z
     .object({
@@ -132,7 +132,8 @@ export default defineStrategy({
           if (!last || ctx.openOrders(symbol).length > 0) continue;
           const top = dec.max(high.get(symbol) ?? last, last);
           high.set(symbol, top);
-          const held = ctx.position(symbol);
+          // This strategy's own position (ctx.position is the whole account's).
+          const held = ctx.ownPosition(symbol);
           if (dec.isPositive(held.quantity)) {
             const target = dec.add(held.avgEntryPrice, pct(held.avgEntryPrice, ctx.params.takeProfitPct));
             if (dec.gte(last, target)) ctx.place({ symbol, side: 'SELL', type: 'LIMIT', price: last, volume: held.quantity });
@@ -144,6 +145,9 @@ export default defineStrategy({
       },
       onFill(fill) {
         ctx.log.info('filled', { side: fill.side, price: fill.price, volume: fill.volume });
+      },
+      onOrderEvent(e) {
+        if (e.kind === 'rejected') ctx.log.warn('order not placed', { reason: e.reason });
       },
     };
   },
@@ -171,8 +175,7 @@ describe('${name}', () => {
   it('sells its position once the price is takeProfitPct above the entry', async () => {
     const { host, view } = harness(strategy, { takeProfitPct: '2' });
     view.prices.set('BTCUSDT', d('102'));
-    view.positions.set('BTCUSDT', d('0.001'));
-    view.entryPrices.set('BTCUSDT', d('100'));
+    view.ownPositions.set('BTCUSDT', { market: 'spot', symbol: 'BTCUSDT', quantity: d('0.001'), avgEntryPrice: d('100'), realizedPnl: d('0'), fees: d('0') });
     expect((await host.tick()).intents).toMatchObject([{ kind: 'place', side: 'SELL', price: '102', volume: '0.001' }]);
   });
 });

@@ -10,7 +10,7 @@ export { z };
 export { dec, d, toDecimal, type Decimal } from '../core/decimal.js';
 export type { ClientOrderId } from '../core/ids.js';
 export type { Depth, Kline, KlineInterval, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
-export type { Balance, Fill, Market, Order, OrderType, Position, Side } from '../core/types.js';
+export type { Balance, CancelIntent, Fill, Market, Order, OrderIntent, OrderType, PlaceIntent, Position, Side } from '../core/types.js';
 
 /**
  * The plugin API this sluice speaks. Version 2 adds readers (depth, klines, best bid and ask,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { d } from '../../src/core/decimal.js';
-import type { PlaceIntent } from '../../src/core/types.js';
+import { d, type PlaceIntent } from 'sluice/strategy';
 import { harness } from 'sluice/testing';
 import grid from './index.js';
 

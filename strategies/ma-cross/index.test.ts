@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { d, type Decimal } from '../../src/core/decimal.js';
-import type { Candle } from 'sluice/strategy';
-import type { PlaceIntent } from '../../src/core/types.js';
+import { d, type Decimal } from 'sluice/strategy';
+import type { Candle, PlaceIntent } from 'sluice/strategy';
 import { harness } from 'sluice/testing';
 import maCross from './index.js';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { d, type Candle, type Order } from 'sluice/strategy';
-import type { PlaceIntent } from '../../src/core/types.js';
+import { d, type Candle, type Order, type PlaceIntent } from 'sluice/strategy';
 import { harness } from 'sluice/testing';
 import signalMm from './index.js';
 

@@ -21,7 +21,7 @@ describe('sluice plan', () => {
   it('prints the batches and verdicts of one tick and exits 0', async () => {
     const { code, out } = await runCli(['plan', '--config', 'config/default.yaml']);
     expect(code).toBe(0);
-    expect(out).toMatch(/^plan: 6 intents accepted by risk, 0 rejected, 1 batches \(nothing sent\)$/m);
+    expect(out).toMatch(/^plan: 6 intents accepted by risk, 0 rejected, 1 batch \(nothing sent\)$/m);
     expect(out).toMatch(/batch spot BTCUSDT place x6: slgrid1-0 BUY LIMIT 0\.001 BTCUSDT @ \d+/);
   });
 });

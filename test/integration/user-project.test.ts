@@ -63,7 +63,7 @@ describe('sluice init and new-strategy', () => {
     expect(validate.stdout).toContain('config OK: 1 strategy');
     const plan = await run(['plan', '--config', 'sluice.yaml'], project);
     expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toMatch(/plan: \d+ intents accepted by risk, 0 rejected/);
+    expect(plan.stdout).toMatch(/plan: \d+ intents? accepted by risk, 0 rejected/);
 
     const tests = await run(['run'], project, join(project, 'node_modules', 'vitest', 'vitest.mjs'));
     expect(tests.code, tests.stdout + tests.stderr).toBe(0);
