@@ -152,6 +152,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     prices: prices.result(),
     orders: {
       sent: app.engine.pipeline.stats.sent,
+      cancelsSent: app.engine.pipeline.stats.cancelsSent,
       accepted: app.engine.pipeline.stats.accepted,
       rejected: app.engine.pipeline.stats.rejected,
       unknown: app.engine.pipeline.stats.unknown,

@@ -157,7 +157,7 @@ export function summaryLine(r: Report): string {
   const s = r.sharpe;
   const sharpe =
     s.value === null ? '-' : s.annualised ? `${s.value.toFixed(3)} annualised` : `${s.value.toFixed(3)} ${s.basis} (not annualised: ${durationText(s.spanMs)} of samples, under ${durationText(SHARPE_ANNUALISE_MIN_MS)})`;
-  return `pnl ${r.pnl.total ?? '-'} ${r.quoteAsset} (${r.pnl.totalPct ?? '-'}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount ?? '-'}, sharpe ${sharpe}, orders sent ${r.orders.sent}`;
+  return `pnl ${r.pnl.total ?? '-'} ${r.quoteAsset} (${r.pnl.totalPct ?? '-'}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount ?? '-'}, sharpe ${sharpe}, orders sent ${r.orders.sent} (and ${r.orders.cancelsSent} cancels)`;
 }
 
 export async function replayCommand(opts: { tape: string }): Promise<number> {

@@ -12,26 +12,12 @@ import { ORDER_ENDPOINTS, type CancelResult, type PlaceResult } from '../executo
 import { groupKey, planRound, VENUE_BATCH_MAX } from '../batcher/index.js';
 import type { BalanceHolds, RiskGate, RiskInputs } from '../risk/index.js';
 import { pendingOrder, withStatus } from './orders.js';
-import { headOfGroups, type Queued } from './queue.js';
+import { headOfGroups, newestMark, type Queued } from './queue.js';
+import { INTENT_TO_WIRE_KEPT, type Gateway, type PipelineStats } from './pipeline-types.js';
+
+export type { Gateway, PipelineStats };
 
 /** Sends batches and says, per intent, what the venue did (executor/gateway.ts is the one that talks to it). */
-export interface Gateway {
-  place(batch: Batch<PlaceIntent>): Promise<PlaceResult[]>;
-  cancel(batch: Batch<CancelIntent>): Promise<CancelResult[]>;
-}
-
-export interface PipelineStats {
-  sent: number;
-  accepted: number;
-  rejected: number;
-  unknown: number;
-  /** Intents dropped unsent after maxQueueMs. */
-  expired: number;
-  /** ms from an intent's arrival to its request leaving, per sent intent, the latest INTENT_TO_WIRE_KEPT at least (a daemon runs for months). */
-  intentToWire: number[];
-}
-const INTENT_TO_WIRE_KEPT = 10_000;
-
 export interface PipelineDeps {
   gateway: Gateway;
   pacer: Pacer;
@@ -53,7 +39,7 @@ export interface PipelineDeps {
 }
 
 export class OrderPipeline {
-  readonly stats: PipelineStats = { sent: 0, accepted: 0, rejected: 0, unknown: 0, expired: 0, intentToWire: [] };
+  readonly stats: PipelineStats = { sent: 0, cancelsSent: 0, accepted: 0, rejected: 0, unknown: 0, expired: 0, intentToWire: [] };
   private queue: Queued[] = [];
   /** Cancels asked for orders without a venue id yet (in flight, or whose answer was lost): sent once the id is known. */
   private readonly cancelWanted = new Set<string>();
@@ -230,8 +216,7 @@ export class OrderPipeline {
    * what waits expires after maxQueueMs.
    */
   private async durable(): Promise<number | undefined> {
-    let newest = 0;
-    for (const q of this.queue) if (q.mark > newest) newest = q.mark;
+    const newest = newestMark(this.queue);
     try {
       await this.deps.journal.durable(newest);
       return newest;
@@ -314,7 +299,8 @@ export class OrderPipeline {
         if (allowed.length === 0) return;
         batch = { ...batch, items: allowed };
       }
-      this.stats.sent += batch.items.length;
+      if (batch.kind === 'place') this.stats.sent += batch.items.length;
+      else this.stats.cancelsSent += batch.items.length;
       const sentAt = clock.now();
       const wire = this.stats.intentToWire;
       for (const i of batch.items) wire.push(sentAt - (arrivedAt.get(i.intentId) ?? sentAt));

@@ -27,3 +27,10 @@ export function headOfGroups(queue: readonly Queued[], most: number, durable: nu
   }
   return { head, tail };
 }
+
+/** The newest journal mark among the entries: once it is durable, every one of them may leave. */
+export function newestMark(queue: readonly Queued[]): number {
+  let newest = 0;
+  for (const q of queue) if (q.mark > newest) newest = q.mark;
+  return newest;
+}

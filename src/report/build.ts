@@ -54,6 +54,7 @@ export function buildReport(input: ReportInput): Report {
     exposure: exposureOf(input.equity),
     orders: {
       sent: input.orders.sent,
+      cancelsSent: input.orders.cancelsSent,
       accepted: input.orders.accepted,
       rejected: input.orders.rejected,
       unknown: input.orders.unknown,

@@ -93,6 +93,7 @@ function summaryTable(r: Report): string {
     ['Time exposed', r.exposure.timeShare === null ? unavailable(r.exposure.reason) : `${fixed(r.exposure.timeShare * 100, 2)}%`],
     ['Average exposure', money(r.exposure.averageValue, r.exposure.reason)],
     ['Orders sent / accepted / rejected / unknown', `${r.orders.sent} / ${r.orders.accepted} / ${r.orders.rejected} / ${r.orders.unknown}`],
+    ['Cancels sent', String(r.orders.cancelsSent)],
     ['Rejected by risk', String(r.orders.riskRejected)],
     ['Time waiting for the limiter', `${r.rateLimits.totalWaitedMs} ms`],
   ];

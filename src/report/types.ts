@@ -24,7 +24,9 @@ export interface PriceSeries {
 }
 
 export interface OrderCounts {
+  /** Orders sent (places); cancels are requests about them, counted apart. */
   sent: number;
+  cancelsSent: number;
   accepted: number;
   rejected: number;
   unknown: number;

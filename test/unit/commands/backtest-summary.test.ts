@@ -15,16 +15,16 @@ describe('summaryLine', () => {
     // 300.02/3 = 100.00666... held, one sold at 99.9: realised -0.10666... to 30 places; fees 0.100000004 + 0.2.
     const fills = [fill('BUY', '1', '100', { fee: d('0.100000004') }), fill('BUY', '2', '100.01', { fee: d('0.2') }), fill('SELL', '1', '99.9')];
     const line = summaryLine(buildReport(emptyInput({ equity, fills })));
-    expect(line).toMatch(/^pnl 1\.80000001 USDT \(0\.18%\), fees 0\.3, fills 3, win rate 0\.0%, max drawdown 0\.[\d]{1,8}, sharpe -?\d+\.\d{3} per 10 s sample \(not annualised: 30 min of samples, under 7 days\), orders sent 0$/);
+    expect(line).toMatch(/^pnl 1\.80000001 USDT \(0\.18%\), fees 0\.3, fills 3, win rate 0\.0%, max drawdown 0\.[\d]{1,8}, sharpe -?\d+\.\d{3} per 10 s sample \(not annualised: 30 min of samples, under 7 days\), orders sent 0 \(and 0 cancels\)$/);
     expect(line).not.toMatch(/\d\.\d{9,}/);
   });
 
   it('a 10-day run: Sharpe annualised', () => {
     const r = buildReport(emptyInput({ equity: wobbling(3_600_000, 10 * DAY) }));
-    expect(summaryLine(r)).toMatch(/, sharpe -?\d+\.\d{3} annualised, orders sent 0$/);
+    expect(summaryLine(r)).toMatch(/, sharpe -?\d+\.\d{3} annualised, orders sent 0 \(and 0 cancels\)$/);
   });
 
   it('no samples: dashes, not "null"', () => {
-    expect(summaryLine(buildReport(emptyInput()))).toBe('pnl - USDT (-%), fees 0, fills 0, win rate -, max drawdown -, sharpe -, orders sent 0');
+    expect(summaryLine(buildReport(emptyInput()))).toBe('pnl - USDT (-%), fees 0, fills 0, win rate -, max drawdown -, sharpe -, orders sent 0 (and 0 cancels)');
   });
 });

@@ -13,7 +13,7 @@ const pacer = { usage: () => ({ 'spot.order': { inWindow: 3, limit: 100, queued:
 function summaryOf(...fills: ReturnType<typeof fill>[]) {
   const positions = new PositionBook();
   for (const f of fills) positions.apply(f);
-  return summarize({ journal, positions, pacer, pipeline: { sent: 4, accepted: 4, rejected: 0, unknown: 0, expired: 0, intentToWire: [] }, engine: { fills: fills.length, riskRejections: 0 }, disabled: [] });
+  return summarize({ journal, positions, pacer, pipeline: { sent: 4, cancelsSent: 0, accepted: 4, rejected: 0, unknown: 0, expired: 0, intentToWire: [] }, engine: { fills: fills.length, riskRejections: 0 }, disabled: [] });
 }
 
 describe('summarize', () => {

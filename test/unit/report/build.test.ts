@@ -73,7 +73,7 @@ describe('buildReport figures (hand-computed)', () => {
   });
 
   it('orders and rate limits, endpoints sorted by name', () => {
-    expect(report.orders).toEqual({ sent: 7, accepted: 5, rejected: 1, unknown: 1, riskRejected: 2 });
+    expect(report.orders).toEqual({ sent: 7, cancelsSent: 0, accepted: 5, rejected: 1, unknown: 1, riskRejected: 2 });
     expect(report.rateLimits).toEqual({
       endpoints: [
         { endpoint: 'account', requests: 5, limit: 20, peakInWindow: 2, peakShareOfLimit: 0.1, waitedMs: 30 },

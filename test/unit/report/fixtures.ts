@@ -18,7 +18,7 @@ export function emptyInput(over: Partial<ReportInput> = {}): ReportInput {
     quoteAsset: 'USDT',
     fills: [],
     equity: [],
-    orders: { sent: 0, accepted: 0, rejected: 0, unknown: 0, riskRejected: 0 },
+    orders: { sent: 0, cancelsSent: 0, accepted: 0, rejected: 0, unknown: 0, riskRejected: 0 },
     limiter: {},
     strategies: [],
     ...over,
@@ -40,7 +40,7 @@ export function tradedInput(): ReportInput {
       fill('BUY', '0.5', '120', { tradeId: 'b3', time: T0 + 5000 }),
     ],
     equity: [sample(T0, '1000'), sample(T0 + DAY, '1100', '100'), sample(T0 + 2 * DAY, '990', '100'), sample(T0 + 3 * DAY, '1089')],
-    orders: { sent: 7, accepted: 5, rejected: 1, unknown: 1, riskRejected: 2 },
+    orders: { sent: 7, cancelsSent: 0, accepted: 5, rejected: 1, unknown: 1, riskRejected: 2 },
     limiter: {
       'spot.order': { requests: 40, limit: 100, peakInWindow: 25, waitedMs: 1200 },
       account: { requests: 5, limit: 20, peakInWindow: 2, waitedMs: 30 },
