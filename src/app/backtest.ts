@@ -36,6 +36,8 @@ export interface BacktestOptions {
   startAt?: number;
   /** Account value samples for the report. Default every 10 s of virtual time. */
   sampleEveryMs?: number;
+  /** Where strategies' ctx.log goes, given the run's virtual clock (its lines carry virtual time); `log` otherwise. */
+  pluginLog?: (now: () => number) => Logger;
   /** Share of the tape done, 0 to 1. */
   onProgress?: (done: number) => void;
   /**
@@ -77,7 +79,8 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   const clock = new ManualClock(start);
   const sim = simFromConfig(config.sim, clock, start);
   const calls = new CallTally();
-  const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }, opts.trustedVenue ?? true), strategies: opts.strategies, log: opts.log, onCall: (r) => calls.add(r) });
+  const pluginLog = opts.pluginLog?.(() => clock.now());
+  const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }, opts.trustedVenue ?? true), strategies: opts.strategies, log: opts.log, ...(pluginLog ? { pluginLog } : {}), onCall: (r) => calls.add(r) });
   const quote = quoteAsset(sim, opts.strategies);
   const midOf = (symbol: string) => (sim.symbols.has(symbol) ? sim.top(symbol).mid : undefined);
   // Each traded symbol's mid, sampled with the equity: report.html's price charts.

@@ -40,6 +40,8 @@ export interface AppInputs {
   journal?: Journal;
   /** Every venue call, for metrics, the doctor and backtest figures. */
   onCall?: (record: CallRecord) => void;
+  /** Where strategies' ctx.log goes, when not `log`. */
+  pluginLog?: Logger;
   /** Operator notifications (the daemon's webhook). */
   alert?: (kind: AlertKind, message: string, details: Record<string, unknown>) => void;
 }
@@ -176,6 +178,7 @@ export function buildApp(inputs: AppInputs): App {
       reconcile: config.reconcile,
     },
     alert: inputs.alert,
+    ...(inputs.pluginLog ? { pluginLog: inputs.pluginLog } : {}),
     setLeverage: (contract, level) => gateway.setLeverage(contract, level),
   });
   return {

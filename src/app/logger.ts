@@ -9,6 +9,8 @@ export interface LoggerOptions {
   /** Values that must never be written, e.g. the API key and secret. */
   secrets: readonly string[];
   destination?: pino.DestinationStream;
+  /** The clock whose time each line carries (a backtest's virtual time); the system's by default. */
+  now?: () => number;
 }
 
 const REDACT_PATHS = [
@@ -44,6 +46,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     hooks: { streamWrite: (line) => scrub(line, secrets) },
     base: undefined,
+    ...(opts.now ? { timestamp: () => `,"time":${opts.now!()}` } : {}),
   };
   if (opts.destination) return pino(options, opts.destination);
   if (opts.pretty) {

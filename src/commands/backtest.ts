@@ -10,6 +10,7 @@ import { Progress, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type Report
 import { loadStrategies } from '../strategy/index.js';
 import { openTape, prepareEventCache, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from '../app/backtest.js';
+import pino from 'pino';
 import { createLogger } from '../app/logger.js';
 import { oneLine, paramKinds, parseSweep, resolveAxes, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
 
@@ -42,7 +43,7 @@ async function loadText(configText: string, source: string, refused: (message: s
  * the caller to print. A config refused at the door is told to `refused` (stderr by default).
  */
 export async function backtestOnce(
-  job: { configText: string; source: string; cwd: string; tapePath?: string; tapeName?: string; durationMs?: number; eventCacheDir?: string },
+  job: { configText: string; source: string; cwd: string; tapePath?: string; tapeName?: string; durationMs?: number; eventCacheDir?: string; strategyLogs?: boolean },
   progress: boolean,
   refused: (message: string) => void = printRefusal,
 ): Promise<{ report: Report; input: ReportInput } | undefined> {
@@ -64,6 +65,9 @@ export async function backtestOnce(
     tapeName: job.tapeName,
     durationMs: job.durationMs,
     eventCacheDir: job.eventCacheDir,
+    // A single run shows what its strategies log (ctx.log, at log.level) on stderr as JSON lines,
+    // stamped with the run's virtual time; sweep runs keep theirs to themselves (they would interleave).
+    ...(job.strategyLogs ? { pluginLog: (now: () => number) => createLogger({ level: loaded.config.log.level, pretty: false, secrets: [], now, destination: pino.destination(2) }) } : {}),
     onProgress: bar ? (done) => bar.update(done) : undefined,
   });
   bar?.finish();
@@ -127,7 +131,7 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   let result;
   try {
     result = await backtestOnce(
-      { configText, source: opts.config, cwd: process.cwd(), tapePath: opts.tape, tapeName, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir },
+      { configText, source: opts.config, cwd: process.cwd(), tapePath: opts.tape, tapeName, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir, strategyLogs: true },
       Boolean(process.stderr.isTTY),
     );
   } catch (err) {

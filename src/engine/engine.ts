@@ -59,6 +59,8 @@ export interface EngineParts {
   settings: EngineSettings;
   /** Sets a futures contract's leverage on the venue (strategies' `leverage`); the dry-run gateway sends nothing. */
   setLeverage?: (contract: string, level: number) => Promise<void>;
+  /** Where strategies' ctx.log goes, when not the engine's log (a backtest shows them on their own). */
+  pluginLog?: Logger;
   /** Operator notifications (ban, halt, drift, a disabled plugin); the log has them too. */
   alert?: (kind: AlertKind, message: string, details: Record<string, unknown>) => void;
 }

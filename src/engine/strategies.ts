@@ -15,13 +15,13 @@ import type { StrategyLedger } from './ledger.js';
 import type { Feed, MarketDataPoller } from './market-data.js';
 
 export function strategyHosts(
-  parts: { strategies: readonly LoadedStrategy[]; clock: Clock; log: Logger; sequences: SequenceAllocator },
+  parts: { strategies: readonly LoadedStrategy[]; clock: Clock; log: Logger; pluginLog?: Logger; sequences: SequenceAllocator },
   view: EngineView,
   /** Where a timer's output goes (the engine hands it to risk and the pipeline, as a tick's). */
   onTimer: (host: StrategyHost, out: HostOutput) => Promise<void>,
 ): StrategyHost[] {
   return parts.strategies.map((s) => {
-    const log = parts.log.child({ strategy: s.entry.id });
+    const log = (parts.pluginLog ?? parts.log).child({ strategy: s.entry.id });
     const host: StrategyHost = new StrategyHost({ id: s.entry.id, market: s.entry.market, symbols: s.entry.symbols, everyMs: s.entry.everyMs }, s.definition, s.params, {
       view,
       now: () => parts.clock.now(),

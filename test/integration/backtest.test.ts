@@ -162,6 +162,21 @@ strategies:
     expect(r.stderr).toBe(`${config} has 1 problem:\n  - strategies[0].symbols[0] (line 5): DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT, ETHUSDT)\n`);
   });
 
+  it('a backtest shows what its strategies log (ctx.log, at log.level), each line at the virtual time it was logged', async () => {
+    const d = tmp();
+    const run = (level: string) => {
+      const config = join(d, `${level}.yaml`);
+      writeFileSync(config, `mode: paper\nlog: { level: ${level} }\nstrategies:\n  - { id: t1, use: ${join(ROOT, 'test/fixtures/plugins/talker.ts')}, symbols: [BTCUSDT] }\n`);
+      return new Promise<string>((done) => execFile(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', config, '--duration', '1', '--out', d], { cwd: ROOT }, (_e, _o, stderr) => done(stderr)));
+    };
+    const lines = (await run('debug')).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; time: number; at?: number; strategy: string });
+    const hello = lines.find((l) => l.msg === 'hello from the strategy')!;
+    expect(hello).toMatchObject({ strategy: 't1', time: Date.UTC(2026, 0, 1) });
+    expect(hello.at).toBe(hello.time);
+    expect(lines.find((l) => l.msg === 'first tick')).toMatchObject({ strategy: 't1' });
+    expect(await run('warn')).not.toContain('hello from the strategy');
+  });
+
   it('a run that stops on a bad tape event leaves no event cache behind', async () => {
     const d = tmp();
     const tapePath = join(d, 'bad.jsonl');
