@@ -248,7 +248,7 @@ await prepareEventCache(day, CACHE);
 const dayCacheBytes = statSync(await eventCachePath(day, CACHE)).size;
 memRows.push(['24 h tape, quiet grid, from the event cache', await memoryRun({ tapePath: day, configText: QUIET, eventCacheDir: CACHE })]);
 const memTable = [
-  '| run | tape (gzip) | events | orders sent | peak RSS | peak heap used | most heap live (after a major GC) | heap kept after the run | of which the simulator\'s request log | wall |',
+  '| run | tape (gzip) | events | orders sent | peak RSS | peak heap used | most heap live (after a major GC) | heap kept after the run | the simulator\'s request log (heap and typed arrays) | wall |',
   '|---|---|---|---|---|---|---|---|---|---|',
   ...memRows.map(
     ([name, m]) =>
