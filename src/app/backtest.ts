@@ -52,6 +52,8 @@ export interface BacktestResult {
   input: ReportInput;
   /** Market events applied from the tape. */
   events: number;
+  /** Symbols traded that the tape holds no market data for (they traded the simulator's own market). */
+  untaped: string[];
   app: App;
   sim: SimExchange;
 }
@@ -77,6 +79,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   const endOf = () => (feed.done ? (feed.lastAt ?? noEvents) : (feed.knownEnd ?? Infinity));
   const stopAt = config.record.path && endOf() === Infinity && opts.tapePath ? ((await lastEventAt(opts.tapePath)) ?? noEvents) : endOf();
   const clock = new ManualClock(start);
+  const taped = new Set<string>();
   const sim = simFromConfig(config.sim, clock, start);
   const calls = new CallTally();
   const pluginLog = opts.pluginLog?.(() => clock.now());
@@ -96,7 +99,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     for (;;) {
       if (feed.empty()) await feed.fill();
       if (feed.nextAt() > upTo) break;
-      apply(sim, feed.take());
+      apply(sim, feed.take(), taped);
     }
     opts.onProgress?.(feed.progress());
   };
@@ -171,7 +174,9 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
       strategies: opts.strategies.map((s) => `${s.entry.id}: ${s.entry.use} ${JSON.stringify(s.entry.params)}`),
     },
   };
-  return { report: buildReport(input), input, events: feed.count, app, sim };
+  // Traded symbols the tape holds no market data for trade the simulator's own synthetic market.
+  const untaped = feed.count === 0 ? [] : app.engine.activeSymbols().filter((s) => !taped.has(`${s.market}:${s.symbol}`)).map((s) => `${s.market} ${s.symbol}`);
+  return { report: buildReport(input), input, events: feed.count, untaped, app, sim };
 }
 
 /**
@@ -239,7 +244,8 @@ async function drive(clock: ManualClock, done: Promise<unknown>): Promise<void> 
   await done;
 }
 
-function apply(sim: SimExchange, e: TapeMarketEvent): void {
+function apply(sim: SimExchange, e: TapeMarketEvent, taped: Set<string>): void {
+  taped.add(`${e.market}:${e.event.symbol.toUpperCase()}`);
   try {
     sim.applyMarketEvent(e.event);
   } catch (err) {

@@ -46,7 +46,7 @@ export async function backtestOnce(
   job: { configText: string; source: string; cwd: string; tapePath?: string; tapeName?: string; durationMs?: number; eventCacheDir?: string; strategyLogs?: boolean },
   progress: boolean,
   refused: (message: string) => void = printRefusal,
-): Promise<{ report: Report; input: ReportInput } | undefined> {
+): Promise<{ report: Report; input: ReportInput; untaped: string[] } | undefined> {
   const { configText, source, cwd, tapePath } = job;
   const loaded = await loadText(configText, source, refused);
   if (!loaded) return undefined;
@@ -71,7 +71,7 @@ export async function backtestOnce(
     onProgress: bar ? (done) => bar.update(done) : undefined,
   });
   bar?.finish();
-  return { report: result.report, input: result.input };
+  return { report: result.report, input: result.input, untaped: result.untaped };
 }
 
 export async function backtestCommand(opts: BacktestCommandOptions): Promise<number> {
@@ -147,6 +147,7 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   }
   if (!result) return 1;
   const { report, input } = result;
+  for (const s of result.untaped) process.stderr.write(`warning: the tape holds no market data for ${s}: it traded the simulator's own synthetic market there, not recorded reality (record a tape of it: README, Record your own tape)\n`);
   const out = opts.out ?? join('backtest', 'reports', `${basename(opts.config).replace(/\.ya?ml$/, '')}${tapeName ? `-${tapeName.replace(/\.jsonl(\.gz)?$/, '')}` : ''}`);
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);

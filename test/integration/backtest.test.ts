@@ -177,6 +177,19 @@ strategies:
     expect(await run('warn')).not.toContain('hello from the strategy');
   });
 
+  it('warns when a traded symbol has no market data on the tape (a futures contract on a spot-only tape)', async () => {
+    const d = tmp();
+    const config = join(d, 'mixed.yaml');
+    const talker = join(ROOT, 'test/fixtures/plugins/talker.ts');
+    writeFileSync(config, `mode: paper\nlog: { level: error }\nstrategies:\n  - { id: f1, use: ${talker}, market: futures, symbols: [E-BTC-USDT] }\n  - { id: s1, use: ${talker}, symbols: [BTCUSDT] }\n`);
+    const stderr = await new Promise<string>((done) =>
+      execFile(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', config, '--tape', SAMPLE, '--out', d, '--no-cache'], { cwd: ROOT }, (_e, _o, err) => done(err)),
+    );
+    expect(stderr.split('\n').filter((l) => l.startsWith('warning:'))).toEqual([
+      "warning: the tape holds no market data for futures E-BTC-USDT: it traded the simulator's own synthetic market there, not recorded reality (record a tape of it: README, Record your own tape)",
+    ]);
+  }, 60_000);
+
   it('a run that stops on a bad tape event leaves no event cache behind', async () => {
     const d = tmp();
     const tapePath = join(d, 'bad.jsonl');
