@@ -17,6 +17,13 @@ async function configFile(text: string): Promise<string> {
 }
 
 describe('sluice validate', () => {
+  it('in paper mode, refuses a symbol the built-in simulator does not list, with its line and what it lists', async () => {
+    const path = await configFile(['mode: paper', 'strategies:', '  - id: doge', '    use: strategies/grid/index.ts', '    symbols: [DOGEUSDT]', ''].join('\n'));
+    const { ok, output } = await validateCommand(path, {}, ROOT);
+    expect(ok).toBe(false);
+    expect(output).toBe(`${path} has 1 problem:\n  - strategies[0].symbols[0] (line 5): DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT, ETHUSDT)`);
+  });
+
   it('refuses a float param, a typo and a missing plugin file, each with its line and fix', async () => {
     const path = await configFile(
       [
