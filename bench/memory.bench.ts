@@ -1,0 +1,114 @@
+// Daemon memory over 24 simulated hours (issue 16): 10 strategies on 10 symbols, the daemon's
+// own wiring (the SQLite journal on disk, fsynced before each order leaves) against the
+// in-process simulator, on a manual clock that jumps from one sleeper to the next, so a day
+// runs in minutes. Every simulated hour: RSS and the heap live after a full GC. Flat means the
+// last hour within 5% of the second (the first hour warms up), and under 150 MB.
+// Run: node --expose-gc --import tsx bench/memory.bench.ts [--hours 24] [--write]
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../src/core/clock.js';
+import { d } from '../src/core/decimal.js';
+import { parseConfig } from '../src/config/index.js';
+import { buildApp } from '../src/app/build.js';
+import { createLogger } from '../src/app/logger.js';
+import { DEFAULT_SYMBOLS, SimExchange, type SymbolSpec } from '../src/sim/index.js';
+import { loadStrategies } from '../src/strategy/index.js';
+import { writeSection } from './results.js';
+
+const argv = process.argv.slice(2);
+const HOURS = Number(argv[argv.indexOf('--hours') + 1] ?? 24) || 24;
+const SYMBOLS = 10;
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with node --expose-gc (see the header)');
+
+// Ten markets shaped like BTCUSDT, each its own random walk.
+const btc = DEFAULT_SYMBOLS[0]!;
+const specs: SymbolSpec[] = Array.from({ length: SYMBOLS }, (_, i) => ({ ...btc, symbol: `C${i}USDT`, baseAsset: `C${i}`, market: { ...btc.market, startPrice: d(String(1000 * (i + 1))) } }));
+const balances = Object.fromEntries([['USDT', '100000000'], ...specs.map((s) => [s.baseAsset, '1000'])]);
+
+// On tmpfs where there is one: the driver waits for the journal's fsync at every wake (an order
+// leaves only once its intent is durable), and a day holds millions of wakes; tmpfs makes that
+// wait free while the journal keeps its code path (SQLite, the -wal file, the off-loop fsync).
+const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'sluice-memory-'));
+const strategies = specs.map((s, i) =>
+  i % 2 === 0
+    ? `  - { id: g${i}, use: strategies/grid/index.ts, symbols: [${s.symbol}], everyMs: 1000, params: { levels: 3, spacingPct: "0.02", orderVolume: "0.001", requotePct: "0.05" } }`
+    : `  - { id: m${i}, use: strategies/signal-mm/index.ts, symbols: [${s.symbol}], everyMs: 1000, params: { fast: 3, slow: 8, spreadPct: "0.02", skewPct: "0.01", volume: "0.001", maxInventory: "0.01", refreshMs: 2000 } }`,
+);
+const { config } = await parseConfig(
+  `
+mode: paper
+engine: { marketDataEveryMs: 1000, reconcileEveryMs: 2000, summaryEveryMs: 600000 }
+journal: { path: "${join(dir, 'journal.db')}" }
+risk: { maxOpenOrders: 1000, maxOrdersPerSecond: 1000, maxNotionalPerMinute: "1000000000" }
+log: { level: error }
+strategies:
+${strategies.join('\n')}
+`,
+  { env: {} },
+);
+const loaded = await loadStrategies(config.strategies, join(import.meta.dirname, '..'));
+const start = Date.UTC(2026, 0, 1);
+const clock = new ManualClock(start);
+const sim = new SimExchange({ seed: 16, clock, symbols: specs, contracts: [], balances });
+const log = createLogger({ level: 'error', pretty: false, secrets: [] });
+// The daemon's wiring (durable journal), on the manual clock and its pacer.
+const app = buildApp({ config, profile: { name: 'paper', venue: { kind: 'sim', sim }, clock, journal: 'durable', pacer: 'virtual', record: false, orders: 'send' }, strategies: loaded, log });
+
+/** Runs what can run, lets the journal's fsync land, then wakes the next sleeper. */
+async function runUntil(target: number): Promise<void> {
+  let wakes = 0;
+  for (;;) {
+    if (++wakes % 2000 === 0) console.error(`  ${new Date(clock.now()).toISOString()} (${wakes} wakes)`);
+    await new Promise<void>((r) => setImmediate(r));
+    await app.journal.durable(app.journal.mark());
+    const next = clock.nextWake();
+    if (next === undefined || next > target) break;
+    clock.wakeNext();
+  }
+  clock.moveTo(target);
+}
+
+// Ctrl-C ends it through process.exit, so --cpu-prof still writes its profile.
+process.on('SIGINT', () => process.exit(130));
+const load0 = loadavg()[0]!.toFixed(2);
+const t0 = Date.now();
+void app.start();
+const samples: { hour: number; rssMb: number; heapMb: number; fills: number; orders: number }[] = [];
+for (let h = 1; h <= HOURS; h++) {
+  await runUntil(start + h * 3_600_000);
+  gc();
+  const m = process.memoryUsage();
+  const s = { hour: h, rssMb: m.rss / 2 ** 20, heapMb: m.heapUsed / 2 ** 20, fills: app.engine.stats.fills, orders: app.engine.pipeline.stats.sent };
+  samples.push(s);
+  console.error(`hour ${h}: rss ${s.rssMb.toFixed(1)} MB, heap after GC ${s.heapMb.toFixed(1)} MB, fills ${s.fills}, orders ${s.orders}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall`);
+}
+const stop = app.stop();
+for (let i = 0; i < 10_000 && clock.nextWake() !== undefined; i++) {
+  await new Promise<void>((r) => setImmediate(r));
+  clock.wakeNext();
+}
+await stop;
+rmSync(dir, { recursive: true, force: true });
+
+const second = samples[1] ?? samples[0]!;
+const last = samples.at(-1)!;
+const growth = (last.rssMb - second.rssMb) / second.rssMb;
+const ms = (x: number) => x.toFixed(1);
+const section = [
+  '## Daemon memory over 24 simulated hours (issue 16)',
+  '',
+  `Measured ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores, Node ${process.version}, load average ${load0} at the start and ${loadavg()[0]!.toFixed(2)} at the end. Run: \`node --expose-gc --import tsx bench/memory.bench.ts --hours ${HOURS} --write\` (${((Date.now() - t0) / 1000).toFixed(0)} s wall).`,
+  '10 strategies (grid and signal-mm, alternating) on 10 simulated symbols, the daemon wiring with the SQLite journal on disk, the in-process simulator (in the same process: its own records count too) on a manual clock. RSS and the heap left after a full GC, at the end of each simulated hour.',
+  '',
+  '| hour | RSS MB | heap after GC MB | fills | orders sent |',
+  '|---|---|---|---|---|',
+  ...samples.filter((s) => s.hour <= 2 || s.hour % 4 === 0 || s.hour === HOURS).map((s) => `| ${s.hour} | ${ms(s.rssMb)} | ${ms(s.heapMb)} | ${s.fills} | ${s.orders} |`),
+  '',
+  `Reading: RSS in the last hour is ${(growth * 100).toFixed(1)}% ${growth >= 0 ? 'above' : 'below'} the second hour's (target within 5%), and ${ms(Math.max(...samples.map((s) => s.rssMb)))} MB at most (target under 150 MB).`,
+  '',
+].join('\n');
+console.log(section);
+if (argv.includes('--write')) console.log(`wrote ${writeSection('Daemon memory over 24 simulated hours \\(issue 16\\)', section)}`);
+process.exit(0);
