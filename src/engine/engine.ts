@@ -2,20 +2,14 @@
 // risk and the order pipeline, polls market data, runs the reconciler, and stops all of it in
 // order. Live, paper and backtest run this same code; only the parts it is given differ.
 import { EventEmitter } from 'node:events';
-import type { Logger } from 'pino';
-import type { Clock } from '../core/clock.js';
 import type { ClientOrderId } from '../core/ids.js';
-import type { Journal, Pacer } from '../core/ports.js';
 import type { Fill, Market, Order } from '../core/types.js';
-import type { ReconcileConfig } from '../config/index.js';
 import type { PositionBook } from '../positions/index.js';
 import { reconcileInterval } from '../reconciler/budget.js';
-import type { Reconciler, ReconcilerHooks } from '../reconciler/poller.js';
-import type { BalanceHolds, RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
-import type { HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
-import type { SequenceAllocator } from '../store/sequences.js';
-import type { InstrumentCatalog } from './instruments.js';
-import { mergeFeeds, recordingFeeds, type Feed, type MarketDataPoller } from './market-data.js';
+import type { Reconciler } from '../reconciler/poller.js';
+import type { RiskInputs } from '../risk/index.js';
+import type { HostOutput, StrategyHost } from '../strategy/index.js';
+import { mergeFeeds, recordingFeeds, type Feed } from './market-data.js';
 import { applyDrift } from './drift-mode.js';
 import { admit } from './intake.js';
 import { Loops } from './loops.js';
@@ -26,53 +20,9 @@ import { StrategyLedger } from './ledger.js';
 import { engineView, feedsOf, hears, strategyHosts, withHistory } from './strategies.js';
 import { applyLeverage, StrategyLifecycle } from './lifecycle.js';
 import { summarize } from './summary.js';
+import type { EngineEvents, EngineParts } from './parts.js';
 
-export interface EngineSettings {
-  marketDataEveryMs: number;
-  reconcileEveryMs: number;
-  summaryEveryMs: number;
-  shutdown: { queued: 'flush' | 'drop'; cancelOpenOrders: boolean };
-  /** Poll depth, trades and ticker of every active symbol (a recording then holds a market a backtest can replay). */
-  recordMarketData?: boolean;
-  reconcile: ReconcileConfig;
-}
-
-export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled';
-
-/** The parts the engine schedules, built by the composition root. */
-export interface EngineParts {
-  clock: Clock;
-  log: Logger;
-  journal: Journal;
-  pacer: Pacer;
-  strategies: readonly LoadedStrategy[];
-  risk: RiskGate;
-  holds: BalanceHolds;
-  positions: PositionBook;
-  /** The order pipeline, told how to report an order change and what risk judges against. */
-  pipeline: (notify: (order: Order) => Promise<void>, riskInputs: (leaving: ReadonlySet<string>) => RiskInputs) => OrderPipeline;
-  /** The reconciler, given the engine's hooks (what it learns goes to strategies and risk). */
-  reconciler: (hooks: ReconcilerHooks) => Reconciler;
-  instruments: InstrumentCatalog;
-  marketData: MarketDataPoller;
-  sequences: SequenceAllocator;
-  settings: EngineSettings;
-  /** Sets a futures contract's leverage on the venue (strategies' `leverage`); the dry-run gateway sends nothing. */
-  setLeverage?: (contract: string, level: number) => Promise<void>;
-  /** Where strategies' ctx.log goes, when not the engine's log (a backtest shows them on their own). */
-  pluginLog?: Logger;
-  /** Operator notifications (ban, halt, drift, a disabled plugin); the log has them too. */
-  alert?: (kind: AlertKind, message: string, details: Record<string, unknown>) => void;
-}
-
-/** What the engine announces, for the ops endpoint and for tests that wait on events, not time. */
-export interface EngineEvents {
-  reconciled: [];
-  order: [Order];
-  fill: [Fill];
-  /** An intent risk refused (or that could not be formed), with the rule and the reason. */
-  rejected: [RiskRejection];
-}
+export type { AlertKind, EngineEvents, EngineParts, EngineSettings } from './parts.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 /** Statuses whose order event carries a reason, read from the journal's history. */
