@@ -104,7 +104,7 @@ program
   .option('-t, --tape <file>', 'recorded tape (.jsonl or .jsonl.gz) whose market data drives the simulator')
   .option('-d, --duration <minutes>', 'without a tape: minutes of the simulator\'s own market', integer('--duration'))
   .option('-o, --out <dir>', 'report directory (default backtest/reports/<config>-<tape>)')
-  .option('-s, --sweep <key=a,b,c>', 'run every value (repeat for a grid) on worker threads; prints one table', (v: string, all: string[] = []) => [...all, v])
+  .option('-s, --sweep <key=a,b,c>', 'run every value (repeat for a grid): the same as sluice sweep on this machine (ranked table, sweep report in --out)', (v: string, all: string[] = []) => [...all, v])
   .option('--cache-dir <dir>', 'where the tape\'s decoded market events are kept for the next run (default $XDG_CACHE_HOME/sluice/events or ~/.cache/sluice/events)')
   .option('--no-cache', 'decode the tape on every run and write no cache')
   .action(async (opts: { config: string; tape?: string; duration?: number; out?: string; sweep?: string[]; cache: boolean; cacheDir?: string }) => {

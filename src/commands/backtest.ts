@@ -8,11 +8,10 @@ import { parseConfig, type Config, type LoadedConfig, locatedError } from '../co
 import { durationText } from '../core/display.js';
 import { Progress, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
-import { openTape, prepareEventCache, readTape, TapeFormatError } from '../tape/index.js';
+import { openTape, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from '../app/backtest.js';
 import pino from 'pino';
 import { createLogger } from '../app/logger.js';
-import { oneLine, paramKinds, parseSweep, resolveAxes, runSweep, sweepRuns, sweepTable, type SweepRow } from './sweep.js';
 
 export interface BacktestCommandOptions {
   config: string;
@@ -98,34 +97,10 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
     return 1;
   }
 
+  // A sweep is `sluice sweep` on this machine's threads: one way to sweep, one report.
   if (opts.sweep && opts.sweep.length > 0) {
-    let runs;
-    try {
-      const axes = await resolveAxes(configText, opts.sweep.map(parseSweep), process.cwd());
-      runs = sweepRuns(configText, axes, await paramKinds(configText, axes, process.cwd()));
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    const started = systemClock.now();
-    // The tape is decoded once, here; every worker then reads the cached events.
-    if (opts.tape && opts.eventCacheDir) {
-      try {
-        await prepareEventCache(opts.tape, opts.eventCacheDir);
-      } catch (err) {
-        if (!(err instanceof TapeFormatError)) throw err;
-        process.stderr.write(`sweep stopped: ${err.message}\n`);
-        return 1;
-      }
-    }
-    const rows: SweepRow[] = await runSweep(
-      runs.map((r) => ({ configText: r.configText, label: r.label, tapePath: opts.tape, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() })),
-    );
-    // The table keeps one line per run; a failed run's whole reason follows it.
-    const reasons = rows.filter((r) => r.error !== undefined && oneLine(r.error) !== r.error).map((r) => `${r.label} failed:\n${r.error}`);
-    process.stdout.write(`${sweepTable(rows)}\n${rows.length} runs in ${((systemClock.now() - started) / 1000).toFixed(1)} s\n${reasons.map((r) => `\n${r}\n`).join('')}`);
-    return rows.some((r) => r.error) ? 1 : 0;
+    const { sweepCommand } = await import('./sweep-command.js');
+    return sweepCommand({ config: opts.config, tape: opts.tape, durationMs: opts.durationMs, sweep: opts.sweep, out: opts.out, eventCacheDir: opts.eventCacheDir });
   }
 
   let result;
