@@ -14,6 +14,21 @@ const account = async () => (await v.client.ok('GET', '/fapi/v1/account')).accou
 const pin = (bid: string, ask: string) => v.server.exchange.applyMarketEvent({ type: 'book', symbol: C, bids: [[bid, '1000']], asks: [[ask, '1000']] });
 
 describe('futures', () => {
+  it('edit_lever sets a contract\'s leverage: margin follows, the account shows it, refused while orders are open', async () => {
+    v = await startVenue({ rateLimits: false });
+    pin('29999', '30000');
+    expect(await v.client.ok('POST', '/fapi/v1/edit_lever', { body: { contractName: C, nowLevel: 20 } })).toEqual({ code: '0', msg: 'success', data: null });
+    await v.client.ok('POST', '/fapi/v1/order', { body: order('BUY', 'OPEN', '10') });
+    // Notional 300 at 20x: margin 15 (at 10x it was 30).
+    expect((await account()).positionVos[0].positions[0]).toMatchObject({ holdAmount: '15', leverageLevel: 20 });
+    await v.client.ok('POST', '/fapi/v1/order', { body: { ...order('BUY', 'OPEN', '1'), type: 'LIMIT', price: '29000' } });
+    const busy = await v.client.signed('POST', '/fapi/v1/edit_lever', { body: { contractName: C, nowLevel: 5 } });
+    expect(busy.status).toBe(400);
+    expect(busy.json.msg).toMatch(/orders are open/);
+    const bad = await v.client.signed('POST', '/fapi/v1/edit_lever', { body: { contractName: C, nowLevel: 0 } });
+    expect(bad.status).toBe(400);
+  });
+
   it('timeInForce: POST_ONLY rests or is cancelled untraded, IOC takes what it can and cancels the rest, FOK all or nothing', async () => {
     v = await startVenue({ rateLimits: false });
     pin('29999', '30000'); // 1000 contracts each side
