@@ -217,6 +217,11 @@ export function journalContract(name: string, make: () => JournalUnderTest): voi
         journal.updateOrder({ ...journal.order('sla-0')!, status: 'filled', updatedAt: T0 + 100 });
         journal.updateOrder({ ...journal.order('slb-1')!, status: 'partially_filled', updatedAt: T0 + 100 });
         expect(ids(journal.orders({ openOnly: true }))).toEqual(['slb-1', 'sla-2', 'sla-6']);
+        // One that opens again (a lost answer given up, then found on the venue) goes back to its place, with its new state.
+        journal.updateOrder({ ...journal.order('sla-4')!, status: 'open', executedVolume: d('0.5'), updatedAt: T0 + 200 });
+        expect(ids(journal.orders({ openOnly: true }))).toEqual(['slb-1', 'sla-2', 'sla-4', 'sla-6']);
+        expect(journal.orders({ openOnly: true, strategyId: 'a' }).find((o) => o.clientOrderId === 'sla-4')).toMatchObject({ status: 'open', executedVolume: '0.5', updatedAt: T0 + 200 });
+        expect(journal.orders({ openOnly: true })).toEqual(journal.orders().filter((o) => !['filled', 'canceled', 'rejected'].includes(o.status)));
       }),
     );
 

@@ -317,6 +317,28 @@ describe('SqliteJournal: writes', () => {
     expect(j.history('sla-0')).toHaveLength(1);
   });
 
+  it('lists open orders as the table holds them after a rolled-back transaction, and as another connection reads them', () => {
+    const j = journal();
+    const a = placeIntent('a', 'sla-0');
+    j.recordIntent(a, pendingOrder(a, 1));
+    expect(j.orders({ openOnly: true }).map((o) => o.clientOrderId)).toEqual(['sla-0']);
+    const b = placeIntent('a', 'sla-1');
+    expect(() =>
+      j.transaction(() => {
+        j.recordIntent(b, pendingOrder(b, 1));
+        j.updateOrder({ ...pendingOrder(a, 1), status: 'filled', executedVolume: a.volume, updatedAt: 2 });
+        expect(j.orders({ openOnly: true }).map((o) => o.clientOrderId)).toEqual(['sla-1']);
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(j.orders({ openOnly: true })).toEqual([pendingOrder(a, 1)]);
+    j.updateOrder({ ...pendingOrder(a, 1), status: 'open', venueOrderId: '9007199254740993' as VenueOrderId, updatedAt: 3 });
+    const reader = new SqliteJournal(path, { readOnly: true });
+    open.push(reader);
+    expect(j.orders({ openOnly: true })).toEqual(reader.orders({ openOnly: true }));
+    expect(j.orders({ openOnly: true })[0]).toMatchObject({ status: 'open', venueOrderId: '9007199254740993', updatedAt: 3 });
+  });
+
   it('has a sequence committed when nextSequence returns: another connection continues after it', () => {
     const a = journal();
     const b = journal();
