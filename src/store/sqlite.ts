@@ -106,7 +106,7 @@ export class SqliteJournal implements Journal {
   private readonly tx: Transactions;
   /**
    * The open orders, in intent order, kept beside the table by this process's own writes (the
-   * only writer: the lock file says so), so risk checks, dispatch rounds and reconcile passes
+   * only writer: the daemon holds the journal's lock), so risk checks, dispatch rounds and reconcile passes
    * read them without a query: reading 600 rows back per tick was a tenth of a busy daemon's
    * event loop (bench/engine.bench.ts). Undefined until read, and again after a rolled-back
    * transaction or an order that reopens (both rare): the next read loads it from the table.
@@ -219,7 +219,7 @@ export class SqliteJournal implements Journal {
 
   orders(filter: { openOnly?: boolean; strategyId?: string } = {}): Order[] {
     if (filter.openOnly && !this.readOnly) {
-      const open = [...this.openOrders().values()];
+      const open = this.guard('orders', () => [...this.openOrders().values()]);
       return filter.strategyId === undefined ? open : open.filter((o) => o.strategyId === filter.strategyId);
     }
     const rows = this.guard('orders', () => {

@@ -212,10 +212,12 @@ describe('SqliteJournal: opening', () => {
 
   it('throws a clear error when used after close; closing twice is harmless', () => {
     const j = journal();
+    expect(j.orders({ openOnly: true })).toEqual([]); // the open orders are then kept in memory
     j.close();
     j.close();
     expect(() => j.nextSequence('a')).toThrow(JournalError);
     expect(() => j.orders()).toThrow(/closed: orders after close\(\)/);
+    expect(() => j.orders({ openOnly: true })).toThrow(/closed: orders after close\(\)/);
   });
 });
 
