@@ -41,8 +41,8 @@ import type { Decimal } from '../core/decimal.js';
 import { JournalError } from '../core/errors.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Journal, OrderEvent } from '../core/ports.js';
-import { FINAL_STATUSES, type Fill, type Market, type Order, type OrderIntent, type OrderStatus, type Position, type Side } from '../core/types.js';
-import { asStored, checkTime, prepareStatements, prepareTransactions, toOrder, type Statements, type Transactions } from './statements.js';
+import type { Fill, Market, Order, OrderIntent, OrderStatus, Position, Side } from '../core/types.js';
+import { checkTime, prepareStatements, prepareTransactions, toOrder, type Statements, type Transactions } from './statements.js';
 import { APPLICATION_ID, BUSY_TIMEOUT_MS, inspectJournal, MOVE_ASIDE, openReadOnly } from './inspect.js';
 import { WalSync } from './wal-sync.js';
 
@@ -104,16 +104,6 @@ export class SqliteJournal implements Journal {
   private readonly wal: WalSync | undefined;
   private readonly stmt: Statements;
   private readonly tx: Transactions;
-  /**
-   * The open orders, in intent order, kept beside the table by this process's own writes (the
-   * only writer: the daemon holds the journal's lock), so risk checks, dispatch rounds and reconcile passes
-   * read them without a query: reading 600 rows back per tick was a tenth of a busy daemon's
-   * event loop (bench/engine.bench.ts). Undefined until read, and again after a rolled-back
-   * transaction or an order that reopens (both rare): the next read loads it from the table.
-   * A read-only journal (another process writes) always queries.
-   */
-  private open: Map<string, Order> | undefined;
-  private readonly readOnly: boolean;
 
   static open(path: string, opts?: SqliteJournalOptions): SqliteJournal {
     return new SqliteJournal(path, opts);
@@ -123,7 +113,6 @@ export class SqliteJournal implements Journal {
     this.path = resolve(path);
     this.now = opts.now ?? systemClock.now;
     this.firstSequence = opts.firstSequence ?? (() => 0);
-    this.readOnly = opts.readOnly ?? false;
     if (!opts.readOnly) mkdirSync(dirname(this.path), { recursive: true });
     // A reader must leave no -wal or -shm behind (see openReadOnly); a writer cleans them up itself.
     refuseUnusable(this.path, opts.readOnly ? undefined : () => new Database(this.path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS }));
@@ -197,7 +186,6 @@ export class SqliteJournal implements Journal {
       }
       checkTime(order.updatedAt, 'order.updatedAt');
       this.tx.recordIntent.immediate(intent, order, this.now());
-      if (this.open && !FINAL_STATUSES.has(order.status)) this.open.set(order.clientOrderId, asStored(order));
     });
   }
 
@@ -205,10 +193,6 @@ export class SqliteJournal implements Journal {
     this.write('updateOrder', () => {
       checkTime(order.updatedAt, 'order.updatedAt');
       this.tx.updateOrder.immediate(order, reason);
-      if (!this.open) return;
-      if (FINAL_STATUSES.has(order.status)) this.open.delete(order.clientOrderId);
-      else if (this.open.has(order.clientOrderId)) this.open.set(order.clientOrderId, asStored(order));
-      else this.open = undefined; // reopened: its place in intent order is the table's to say
     });
   }
 
@@ -218,10 +202,6 @@ export class SqliteJournal implements Journal {
   }
 
   orders(filter: { openOnly?: boolean; strategyId?: string } = {}): Order[] {
-    if (filter.openOnly && !this.readOnly) {
-      const open = this.guard('orders', () => [...this.openOrders().values()]);
-      return filter.strategyId === undefined ? open : open.filter((o) => o.strategyId === filter.strategyId);
-    }
     const rows = this.guard('orders', () => {
       const { openOnly, strategyId } = filter;
       if (strategyId) return openOnly ? this.stmt.ordersOpenStrategy.all(strategyId) : this.stmt.ordersStrategy.all(strategyId);
@@ -327,12 +307,7 @@ export class SqliteJournal implements Journal {
    * reconcile pass's fills with it.
    */
   transaction<T>(fn: () => T): T {
-    try {
-      return this.write('transaction', () => this.db.transaction(fn).immediate());
-    } catch (err) {
-      this.open = undefined; // what fn wrote to the cache was rolled back in the table
-      throw err;
-    }
+    return this.write('transaction', () => this.db.transaction(fn).immediate());
   }
 
   mark(): number {
@@ -368,11 +343,6 @@ export class SqliteJournal implements Journal {
   }
 
   // ---------- plumbing ----------
-
-  private openOrders(): Map<string, Order> {
-    this.open ??= new Map(this.guard('orders', () => this.stmt.ordersOpen.all()).map((r) => [r.client_order_id, toOrder(r)]));
-    return this.open;
-  }
 
   /** A write: its commit is counted, for durable(). */
   private write<T>(op: string, fn: () => T): T {

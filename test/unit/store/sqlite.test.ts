@@ -212,7 +212,7 @@ describe('SqliteJournal: opening', () => {
 
   it('throws a clear error when used after close; closing twice is harmless', () => {
     const j = journal();
-    expect(j.orders({ openOnly: true })).toEqual([]); // the open orders are then kept in memory
+    expect(j.orders({ openOnly: true })).toEqual([]);
     j.close();
     j.close();
     expect(() => j.nextSequence('a')).toThrow(JournalError);
