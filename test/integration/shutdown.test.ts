@@ -229,7 +229,17 @@ describe('shutdown and our open orders', () => {
     expect(heard).toEqual(['tick placed', 'stop sees 1 open']);
     sim!.exchange.catchUp();
     expect(sim!.exchange.openOrders().spot).toEqual([]);
-    expect(placeRequests(sim!)).toHaveLength(1);
+    // onStop's cancel meets the order either still queued (its intent's fsync not landed yet):
+    // withdrawn, never sent; or sent: cancelled on the venue. Either way it ends canceled.
+    const journal = SqliteJournal.open(join(dir!, 'journal.db'), { readOnly: true });
+    reopened.push(journal);
+    const [order] = journal.orders({ strategyId: 'burst' });
+    expect(order?.status).toBe('canceled');
+    if (order!.venueOrderId) expect(placeRequests(sim!)).toHaveLength(1);
+    else {
+      expect(placeRequests(sim!)).toHaveLength(0);
+      expect(journal.history(order!.clientOrderId).at(-1)?.reason).toBe('cancelled before it was sent');
+    }
   });
 
   it('cancelOpenOrders: false leaves ours open on the venue', async () => {
