@@ -23,3 +23,11 @@ export const missing = (name: string): never =>
 
 export const malformed = (name: string, why: string): never =>
   reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, `Parameter '${name}' ${why}.`);
+
+/** A 418: the account is banned until `until` (epoch ms), with a Retry-After in whole seconds. */
+export function banned(until: number, now: number): SimError {
+  return new SimError(VenueCode.TOO_MANY_REQUESTS, `Way too many requests; banned until ${until}.`, 418, {
+    body: { banUntil: until },
+    headers: { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) },
+  });
+}

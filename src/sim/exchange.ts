@@ -7,12 +7,12 @@ import type { HttpRequest, HttpResponse } from '../core/ports.js';
 import { VenueCode } from '../exchange/codes.js';
 import { endpointFor, ENDPOINTS } from '../exchange/endpoints.js';
 import { authenticate, DEFAULT_RECV_WINDOW, type Credential } from './auth.js';
-import { SimError } from './errors.js';
+import { banned, SimError } from './errors.js';
 import { ArrivalLog } from './arrivals.js';
 import { AFTER_ACT_ANSWERS, Faults, NO_FAULTS, type FaultOptions } from './faults.js';
 import { FuturesEngine, type FuturesOrder, type Position } from './futures.js';
 import { IdSource, ORDER_ID_BASE, TRADE_ID_BASE } from './ids.js';
-import { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec } from './instruments.js';
+import { contractMid, DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec } from './instruments.js';
 import { parseBody, parsedResponse, writeJson } from './json.js';
 import { Ledger } from './ledger.js';
 import { RateLimiter } from './limits.js';
@@ -115,7 +115,7 @@ export class SimExchange implements VenueView {
     }
     for (const c of this.contracts.values()) {
       const settle = (f: MarketFill) => this.futures.settle(f, (at) => this.faults.visibleAt(at));
-      this.markets.set(c.symbol, new InstrumentMarket(c.symbol, c.pricePrecision, 0, c.market, this.contractMid(c) ?? 1, stream(this.seed, `market:${c.symbol}`), this.tradeIds, settle));
+      this.markets.set(c.symbol, new InstrumentMarket(c.symbol, c.pricePrecision, 0, c.market, contractMid(c, this.symbols.get(c.underlying), this.markets.get(c.underlying)) ?? 1, stream(this.seed, `market:${c.symbol}`), this.tradeIds, settle));
     }
     this.lastStep = this.now();
     this.stepMarkets(this.lastStep);
@@ -293,17 +293,7 @@ export class SimExchange implements VenueView {
 
   private stepMarkets(at: number): void {
     for (const s of this.symbols.values()) this.markets.get(s.symbol)!.step(at);
-    for (const c of this.contracts.values()) this.markets.get(c.symbol)!.step(at, this.contractMid(c));
-  }
-
-  /** A contract's mid follows its underlying spot mid, at the contract's precision. */
-  private contractMid(c: ContractSpec): number | undefined {
-    const spec = this.symbols.get(c.underlying);
-    const m = this.markets.get(c.underlying);
-    if (!spec) return undefined;
-    const ticks = m ? m.midTicks : (toUnits(spec.market.startPrice, spec.pricePrecision) ?? 1);
-    const shift = c.pricePrecision - spec.pricePrecision;
-    return shift >= 0 ? ticks * 10 ** shift : Math.round(ticks / 10 ** -shift);
+    for (const c of this.contracts.values()) this.markets.get(c.symbol)!.step(at, contractMid(c, this.symbols.get(c.underlying), this.markets.get(c.underlying)));
   }
 
   // ---------- hooks used by the routes ----------
@@ -400,12 +390,4 @@ export class SimExchange implements VenueView {
     }
     this.applying.market.applyEvent(ev, now);
   }
-
-}
-
-function banned(until: number, now: number): SimError {
-  return new SimError(VenueCode.TOO_MANY_REQUESTS, `Way too many requests; banned until ${until}.`, 418, {
-    body: { banUntil: until },
-    headers: { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) },
-  });
 }

@@ -1,6 +1,7 @@
 // Instruments the simulator lists: spot symbols with the notes' precision and minimum fields,
 // and linear perpetual futures contracts. Each also carries the synthetic market's settings.
 import { d, type Decimal } from '../core/decimal.js';
+import { toUnits } from './units.js';
 
 export interface MarketShape {
   /** Starting mid price. */
@@ -162,4 +163,12 @@ export function contractJson(c: ContractSpec): Record<string, unknown> {
     type: 'E',
     status: 1,
   };
+}
+
+/** A contract's mid in its own ticks: its underlying spot mid (or start price) at the contract's precision. */
+export function contractMid(c: ContractSpec, spot: SymbolSpec | undefined, market: { midTicks: number } | undefined): number | undefined {
+  if (!spot) return undefined;
+  const ticks = market ? market.midTicks : (toUnits(spot.market.startPrice, spot.pricePrecision) ?? 1);
+  const shift = c.pricePrecision - spot.pricePrecision;
+  return shift >= 0 ? ticks * 10 ** shift : Math.round(ticks / 10 ** -shift);
 }
