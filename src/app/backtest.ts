@@ -79,7 +79,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   const endOf = () => (feed.done ? (feed.lastAt ?? noEvents) : (feed.knownEnd ?? Infinity));
   const stopAt = config.record.path && endOf() === Infinity && opts.tapePath ? ((await lastEventAt(opts.tapePath)) ?? noEvents) : endOf();
   const clock = new ManualClock(start);
-  const taped = new Set<string>();
+  const taped: Taped = { seen: new Set() };
   const sim = simFromConfig(config.sim, clock, start);
   const calls = new CallTally();
   const pluginLog = opts.pluginLog?.(() => clock.now());
@@ -175,7 +175,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     },
   };
   // Traded symbols the tape holds no market data for trade the simulator's own synthetic market.
-  const untaped = feed.count === 0 ? [] : app.engine.activeSymbols().filter((s) => !taped.has(`${s.market}:${s.symbol}`)).map((s) => `${s.market} ${s.symbol}`);
+  const untaped = feed.count === 0 ? [] : app.engine.activeSymbols().filter((s) => !taped.seen.has(`${s.market}:${s.symbol}`)).map((s) => `${s.market} ${s.symbol}`);
   return { report: buildReport(input), input, events: feed.count, untaped, app, sim };
 }
 
@@ -244,8 +244,19 @@ async function drive(clock: ManualClock, done: Promise<unknown>): Promise<void> 
   await done;
 }
 
-function apply(sim: SimExchange, e: TapeMarketEvent, taped: Set<string>): void {
-  taped.add(`${e.market}:${e.event.symbol.toUpperCase()}`);
+/** The market:SYMBOL pairs the tape fed; the last one apart, as events come a symbol at a time. */
+interface Taped {
+  seen: Set<string>;
+  market?: string;
+  symbol?: string;
+}
+
+function apply(sim: SimExchange, e: TapeMarketEvent, taped: Taped): void {
+  if (e.event.symbol !== taped.symbol || e.market !== taped.market) {
+    taped.symbol = e.event.symbol;
+    taped.market = e.market;
+    taped.seen.add(`${e.market}:${e.event.symbol.toUpperCase()}`);
+  }
   try {
     sim.applyMarketEvent(e.event);
   } catch (err) {
