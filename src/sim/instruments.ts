@@ -51,7 +51,7 @@ export interface ContractSpec {
   minOrderVolume: Decimal;
   maxMarketVolume: Decimal;
   maxLimitVolume: Decimal;
-  /** Leverage used for margin (edit_lever is not simulated). */
+  /** Leverage used for margin until POST /fapi/v1/edit_lever sets another for the contract. */
   leverage: number;
   market: Omit<MarketShape, 'startPrice'>;
 }
