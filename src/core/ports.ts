@@ -110,6 +110,8 @@ export interface Journal {
   /** Stores a fill; false when that trade id was already stored. */
   recordFill(fill: Fill): boolean;
   fills(): Fill[];
+  /** The volumes of the fills journaled for one venue order (its executed volume is their sum). */
+  fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[];
   /** The position book as last saved (positions derive from fills; this is their checkpoint). */
   positions(): Position[];
   savePositions(positions: readonly Position[]): void;

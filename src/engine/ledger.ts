@@ -8,6 +8,11 @@ import type { Fill, Market, Order, Position } from '../core/types.js';
 import { PositionBook } from '../positions/index.js';
 
 const KEPT = 1000;
+/**
+ * Fill keys each strategy's book remembers (about 100 bytes each): its guard needs only the fills
+ * that can reach it twice, the ones journaled while the ledger loads and then delivered.
+ */
+const APPLIED_KEPT = 10_000;
 
 interface Own {
   fills: Fill[];
@@ -64,7 +69,7 @@ export class StrategyLedger {
   private entry(strategyId: string): Own {
     let own = this.own.get(strategyId);
     if (!own) {
-      own = { fills: [], orders: new Map(), book: new PositionBook({ quoteAssetOf: (m, s) => this.instrument(m, s)?.quoteAsset }) };
+      own = { fills: [], orders: new Map(), book: new PositionBook({ quoteAssetOf: (m, s) => this.instrument(m, s)?.quoteAsset, appliedKept: APPLIED_KEPT }) };
       this.own.set(strategyId, own);
     }
     return own;

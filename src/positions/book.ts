@@ -22,6 +22,8 @@ function suffixRule(symbol: string, feeAsset: string): boolean {
 export interface PositionBookOptions {
   /** Names each symbol's quote asset (from the instruments); the suffix rule otherwise. */
   quoteAssetOf?: QuoteAssetOf;
+  /** How many applied fill keys to remember (APPLIED_KEPT by default). */
+  appliedKept?: number;
 }
 
 /** Applied fill keys the book remembers (about 100 bytes each). */
@@ -146,7 +148,7 @@ export class PositionBook {
 
   private remember(key: string): void {
     this.applied.add(key);
-    if (this.applied.size > APPLIED_KEPT) this.applied.delete(this.applied.values().next().value!);
+    if (this.applied.size > (this.options.appliedKept ?? APPLIED_KEPT)) this.applied.delete(this.applied.values().next().value!);
   }
 
   private isQuote(fill: Fill): boolean {

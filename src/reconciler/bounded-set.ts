@@ -1,4 +1,4 @@
-// Remembering what was reported once, without growing forever.
+// Remembering what was reported once, or recently used, without growing forever.
 
 /** Keys reported once (odd items, foreign trades): the oldest are forgotten beyond this many. */
 export const REPORTED_KEPT = 10_000;
@@ -13,5 +13,25 @@ export class BoundedSet {
   add(k: string): void {
     this.keys.add(k);
     if (this.keys.size > this.max) this.keys.delete(this.keys.values().next().value!);
+  }
+}
+
+/** A map that forgets its least recently set entries beyond `max`: a cache of what can be read again. */
+export class BoundedMap<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(k: string): V | undefined {
+    return this.entries.get(k);
+  }
+  set(k: string, v: V): void {
+    this.entries.delete(k); // re-inserted at the end: the newest
+    this.entries.set(k, v);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+  clear(): void {
+    this.entries.clear();
+  }
+  get size(): number {
+    return this.entries.size;
   }
 }

@@ -17,7 +17,7 @@ import { FINAL_STATUSES, type Balance, type Fill, type Market, type Order } from
 import type { SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
 import { nextCursor } from './cursor.js';
 import type { DriftLine } from './drift.js';
-import { BoundedSet, REPORTED_KEPT } from './bounded-set.js';
+import { BoundedMap, BoundedSet, REPORTED_KEPT } from './bounded-set.js';
 import { DriftJudge, type DriftSettings, type PositionsView } from './drift-judge.js';
 import { OrderLookups } from './lookups.js';
 import { afterFills, ownOrderId, toFill } from './fills.js';
@@ -37,6 +37,8 @@ const FULL_SCAN_EVERY = 5;
 /** Trade pages per symbol and pass; start-up and the last pass read on until the venue has no more. */
 const PAGES_PER_PASS = 5;
 const CATCH_UP_PAGES = 50;
+/** Venue orders whose fill totals stay in memory; an older one is summed from the journal again (one indexed read). */
+const FILL_TOTALS_KEPT = 10_000;
 
 /** What the reconciler needs of the config (config's ReconcileConfig is one). */
 export interface ReconcileSettings {
@@ -117,8 +119,8 @@ export class Reconciler {
   private readonly coverage = new Map<string, Coverage>();
   private readonly drift: DriftJudge;
   private readonly lookups: OrderLookups;
-  /** Fill volume per venue order, built from the journal on first use. */
-  private filledByOrder: Map<string, Decimal> | undefined;
+  /** Fill volume per venue order, for the orders filled lately: read from the journal on a miss. */
+  private readonly filledByOrder = new BoundedMap<Decimal>(FILL_TOTALS_KEPT);
   private readonly cancelAsked = new Map<string, number>();
   private readonly reported = new BoundedSet(REPORTED_KEPT);
   private readonly times: VenueTimes;
@@ -237,8 +239,6 @@ export class Reconciler {
   private decide(input: PassInput): PassResult {
     const { market, symbol, ours, byVenueId, page, trades, coverage, now, cursor } = input;
     const { journal, log } = this.deps;
-    // Fill totals are read before this pass journals any fill (inside the commit it would count them twice).
-    this.indexFills();
     const d = decideSymbol({
       market,
       symbol,
@@ -318,7 +318,7 @@ export class Reconciler {
         return { fills, changed: changes.changed(), toQuery, toIdentify: d.toIdentify };
       });
     } catch (err) {
-      this.filledByOrder = undefined; // it counted fills the failed commit did not keep
+      this.filledByOrder.clear(); // it counted fills the failed commit did not keep
       throw err;
     }
   }
@@ -334,27 +334,25 @@ export class Reconciler {
 
   // ---------- fills ----------
 
+  /** The volume journaled as filled for a venue order. */
   private filled(market: Market, symbol: string, venueOrderId: string): Decimal {
-    this.indexFills();
-    return this.filledByOrder!.get(`${market}:${symbol}:${venueOrderId}`) ?? ZERO;
+    const k = `${market}:${symbol}:${venueOrderId}`;
+    let total = this.filledByOrder.get(k);
+    if (total === undefined) {
+      total = this.deps.journal.fillVolumes(market, symbol, venueOrderId).reduce(dec.add, ZERO);
+      this.filledByOrder.set(k, total);
+    }
+    return total;
   }
 
-  private indexFills(): void {
-    if (this.filledByOrder) return;
-    this.filledByOrder = new Map();
-    for (const f of this.deps.journal.fills()) this.sum(f);
-  }
-
-  /** Adds a just-journaled fill to its order's total; returns the total. */
+  /** Adds a fill just journaled to its order's total; returns the total. */
   private addFill(f: Fill): Decimal {
-    this.indexFills();
-    return this.sum(f);
-  }
-
-  private sum(f: Fill): Decimal {
     const k = `${f.market}:${f.symbol}:${f.venueOrderId}`;
-    const total = dec.add(this.filledByOrder!.get(k) ?? ZERO, f.volume);
-    this.filledByOrder!.set(k, total);
+    const before = this.filledByOrder.get(k);
+    // Not in memory: the journal's sum already counts the fill just written (same connection).
+    if (before === undefined) return this.filled(f.market, f.symbol, f.venueOrderId);
+    const total = dec.add(before, f.volume);
+    this.filledByOrder.set(k, total);
     return total;
   }
 

@@ -1,6 +1,7 @@
 // The journal kept in memory: for paper runs that need no restart safety, and for tests.
+import type { Decimal } from '../core/decimal.js';
 import type { Journal, OrderEvent } from '../core/ports.js';
-import { FINAL_STATUSES, fillKey, type Fill, type Order, type OrderIntent, type Position } from '../core/types.js';
+import { FINAL_STATUSES, fillKey, type Fill, type Market, type Order, type OrderIntent, type Position } from '../core/types.js';
 
 export class MemoryJournal implements Journal {
   private readonly sequences = new Map<string, number>();
@@ -10,6 +11,7 @@ export class MemoryJournal implements Journal {
   private readonly byVenueId = new Map<string, string[]>();
   private readonly events = new Map<string, OrderEvent[]>();
   private readonly fillMap = new Map<string, Fill>();
+  private readonly volumesByOrder = new Map<string, Decimal[]>();
   private readonly cursors = new Map<string, string>();
   private ban = 0;
   private savedPositions: Position[] = [];
@@ -71,11 +73,19 @@ export class MemoryJournal implements Journal {
   recordFill(fill: Fill): boolean {
     if (this.fillMap.has(fillKey(fill))) return false;
     this.fillMap.set(fillKey(fill), fill);
+    const k = `${fill.market}:${fill.symbol}:${fill.venueOrderId}`;
+    const volumes = this.volumesByOrder.get(k);
+    if (volumes) volumes.push(fill.volume);
+    else this.volumesByOrder.set(k, [fill.volume]);
     return true;
   }
 
   fills(): Fill[] {
     return [...this.fillMap.values()];
+  }
+
+  fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[] {
+    return [...(this.volumesByOrder.get(`${market}:${symbol}:${venueOrderId}`) ?? [])];
   }
 
   positions(): Position[] {

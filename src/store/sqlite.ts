@@ -266,6 +266,10 @@ export class SqliteJournal implements Journal {
     }));
   }
 
+  fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[] {
+    return this.guard('fillVolumes', () => this.stmt.fillVolumes.all(venueOrderId, market, symbol)).map((r) => r.volume as Decimal);
+  }
+
   positions(): Position[] {
     return this.guard('positions', () => this.stmt.positions.all()).map((r) => ({
       market: r.market as Market,

@@ -97,6 +97,7 @@ export function prepareStatements(db: Database.Database) {
        VALUES (@market, @symbol, @tradeId, @venueOrderId, @side, @price, @volume, @fee, @feeAsset, @isMaker, @time, @recordedAt)`,
     ),
     fills: db.prepare<[], FillRow>(`SELECT * FROM fills ORDER BY id`),
+    fillVolumes: db.prepare<[string, string, string], { volume: string }>(`SELECT volume FROM fills WHERE venue_order_id = ? AND market = ? AND symbol = ?`),
     positions: db.prepare<[], PositionRow>(`SELECT * FROM positions ORDER BY ordinal`),
     clearPositions: db.prepare(`DELETE FROM positions`),
     insertPosition: db.prepare(

@@ -236,6 +236,21 @@ export function journalContract(name: string, make: () => JournalUnderTest): voi
     );
 
     it(
+      "lists one venue order's fill volumes, of that market and symbol only, the refused repeat not among them",
+      withJournal(({ journal }) => {
+        journal.recordFill(fill('3001', { venueOrderId: '21' as VenueOrderId, volume: d('0.25') }));
+        journal.recordFill(fill('3002', { venueOrderId: '22' as VenueOrderId, volume: d('9') }));
+        journal.recordFill(fill('3003', { venueOrderId: '21' as VenueOrderId, volume: d('0.5') }));
+        journal.recordFill(fill('3003', { venueOrderId: '21' as VenueOrderId, volume: d('7') }));
+        journal.recordFill(fill('3004', { venueOrderId: '21' as VenueOrderId, market: 'futures', symbol: 'E-BTC-USDT', volume: d('3') }));
+        expect([...journal.fillVolumes('spot', 'BTCUSDT', '21')].sort()).toEqual(['0.25', '0.5']);
+        expect(journal.fillVolumes('futures', 'E-BTC-USDT', '21')).toEqual(['3']);
+        expect(journal.fillVolumes('spot', 'ETHUSDT', '21')).toEqual([]);
+        expect(journal.fillVolumes('spot', 'BTCUSDT', '99')).toEqual([]);
+      }),
+    );
+
+    it(
       'keeps both sides of a self-trade (one trade id, the bid and the ask both ours) as two fills',
       withJournal(({ journal }) => {
         const buy = fill('2001', { side: 'BUY', venueOrderId: '11' as VenueOrderId, isMaker: true });

@@ -157,4 +157,11 @@ describe('PositionBook memory', () => {
     expect(b.apply({ ...fill('BUY', '0.001', '100'), tradeId: String(n - 1) })).toBe(false);
     expect(b.has({ ...fill('BUY', '0.001', '100'), tradeId: '0' })).toBe(false);
   });
+
+  it('remembers as many keys as appliedKept says (a strategy book needs fewer than the account book)', () => {
+    const b = new PositionBook({ appliedKept: 3 });
+    for (let i = 0; i < 5; i++) b.apply({ ...fill('BUY', '0.001', '100'), tradeId: String(i) });
+    expect(b.toJSON().appliedTradeKeys).toEqual(['spot:BTCUSDT:2:BUY', 'spot:BTCUSDT:3:BUY', 'spot:BTCUSDT:4:BUY']);
+    expect(b.position('spot', 'BTCUSDT').quantity).toBe('0.005');
+  });
 });
