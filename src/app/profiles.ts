@@ -46,9 +46,13 @@ export interface Profile {
   retries?: number;
 }
 
-/** The simulated venue the config's `sim` section describes; its timed troubles count from `start`. */
-export function simFromConfig(sim: Config['sim'], clock: Clock, start: number): SimExchange {
+/**
+ * The simulated venue the config's `sim` section describes; its timed troubles count from `start`.
+ * `keepMs`: how long it keeps final orders and trades (SimOptions.keepMs); the whole run without.
+ */
+export function simFromConfig(sim: Config['sim'], clock: Clock, start: number, keepMs?: number): SimExchange {
   return new SimExchange({
+    keepMs,
     profile: sim.profile,
     seed: sim.seed,
     clock,
@@ -68,13 +72,15 @@ export function live(clock: Clock = systemClock): Profile {
 
 /** No money: a fresh simulated exchange in this process, a journal in memory, real-time pacing. */
 export function paper(config: Config, clock: Clock = systemClock): Profile {
-  const sim = simFromConfig(config.sim, clock, clock.now());
+  const sim = simFromConfig(config.sim, clock, clock.now(), PAPER_KEEP_MS);
   // Three hours of market before now, as a live venue has: klines warm-ups are met at start.
   sim.prehistory(PAPER_HISTORY_MS);
   return { name: 'paper', venue: { kind: 'sim', sim }, clock, journal: 'memory', pacer: 'bottleneck', record: true, orders: 'send' };
 }
 
 const PAPER_HISTORY_MS = 3 * 3_600_000;
+/** A paper daemon runs for days: its venue keeps an hour of final orders and trades, not every one (sim/history.ts). */
+const PAPER_KEEP_MS = 3_600_000;
 
 /** What `sluice run` trades: live with credentials (mode: live), paper otherwise. */
 export function daemon(config: Config, clock: Clock = systemClock): Profile {

@@ -11,6 +11,7 @@ import { banned, SimError } from './errors.js';
 import { ArrivalLog } from './arrivals.js';
 import { AFTER_ACT_ANSWERS, Faults, NO_FAULTS, type FaultOptions } from './faults.js';
 import { FuturesEngine, type FuturesOrder, type Position } from './futures.js';
+import { forgetLogged, Forgetting } from './history.js';
 import { IdSource, ORDER_ID_BASE, TRADE_ID_BASE } from './ids.js';
 import { contractMid, DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec } from './instruments.js';
 import { parseBody, parsedResponse, writeJson } from './json.js';
@@ -74,6 +75,8 @@ export class SimExchange implements VenueView {
   private readonly arrivalLog = new ArrivalLog(ARRIVALS_KEPT);
   private applying: { symbol: string; market: InstrumentMarket } | undefined;
   private readonly orders: LoggedOrder[] = [];
+  /** Forgets final orders and trades older than opts.keepMs (history.ts); undefined: keeps the whole run. */
+  private readonly forgetting: Forgetting | undefined;
 
   constructor(opts: SimOptions = {}) {
     this.seed = opts.seed ?? 1;
@@ -104,6 +107,8 @@ export class SimExchange implements VenueView {
     const tradeHook = { nextOrderId: () => this.orderIds.next(), onTrade: (t: UserTrade) => this.tradeLog.add(t) };
     this.spot = new SpotEngine(this.symbols, this.markets, this.ledger, fees, tradeHook);
     this.futures = new FuturesEngine(this.contracts, this.markets, fees, tradeHook, opts.futuresPositionModel ?? 2);
+    const orderLog = { forget: (cutoff: number) => forgetLogged(this.orders, cutoff) };
+    if (opts.keepMs !== undefined) this.forgetting = new Forgetting(opts.keepMs, [this.spot, this.futures, this.tradeLog, orderLog]);
     for (const c of this.contracts.values()) {
       if (!this.futures.wallets.has(USER)) this.futures.openWallet(USER, c.marginCoin, toDecimal(opts.futuresBalance ?? '100000', 'futuresBalance'));
     }
@@ -292,6 +297,7 @@ export class SimExchange implements VenueView {
   }
 
   private stepMarkets(at: number): void {
+    this.forgetting?.step(at);
     for (const s of this.symbols.values()) this.markets.get(s.symbol)!.step(at);
     for (const c of this.contracts.values()) this.markets.get(c.symbol)!.step(at, contractMid(c, this.symbols.get(c.underlying), this.markets.get(c.underlying)));
   }
@@ -326,7 +332,7 @@ export class SimExchange implements VenueView {
     return this.arrivalLog.list();
   }
 
-  /** Every order the venue accepted (spot and futures), in order: the judge of "never placed twice". */
+  /** Every order the venue accepted (spot and futures; within keepMs when set), in order: the judge of "never placed twice". */
   orderLog(): readonly LoggedOrder[] {
     return this.orders;
   }
@@ -336,7 +342,7 @@ export class SimExchange implements VenueView {
     return this.ledger.balances(USER);
   }
 
-  /** Every fill of the account, including those myTrades does not show yet. */
+  /** Every fill of the account (within keepMs when set), including those myTrades does not show yet. */
   allTrades(): readonly UserTrade[] {
     return this.tradeLog.everything().filter((t) => t.account === USER);
   }

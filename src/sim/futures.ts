@@ -8,6 +8,7 @@ import { VenueCode } from '../exchange/codes.js';
 import { reject } from './errors.js';
 import type { ContractSpec } from './instruments.js';
 import { OTHERS, type InstrumentMarket, type MarketFill } from './market.js';
+import { forgetOrders } from './history.js';
 import { clientKey, FINAL, stillOpen, type Fees, type UserTrade, type VenueStatus } from './types.js';
 import { fromUnits, toUnits } from './units.js';
 
@@ -115,6 +116,11 @@ export class FuturesEngine {
   /** Key of the position of `side` (BUY long, SELL short) in the wallet's map. */
   private positionKey(contract: string, side: Side): string {
     return this.positionModel === 1 ? contract : `${contract}:${side}`;
+  }
+
+  /** Forgets final orders last changed before `cutoff` (the venue's bounded memory, history.ts). */
+  forget(cutoff: number): void {
+    forgetOrders(this.orders, this.byClientId, (o) => clientKey(o.account, o.contract, o.clientOrderId!), cutoff);
   }
 
   /** The position a CLOSE order of `side` reduces (a SELL closes a long, a BUY a short), if any. */

@@ -9,6 +9,7 @@ import type { SymbolSpec } from './instruments.js';
 import type { Ledger } from './ledger.js';
 import { OTHERS, type InstrumentMarket, type MarketFill } from './market.js';
 import { fromUnits, toUnits, toUnitsBig } from './units.js';
+import { forgetOrders } from './history.js';
 import { clientKey, FINAL, stillOpen, type Fees, type UserTrade, type VenueStatus } from './types.js';
 
 export interface SpotOrderInput {
@@ -109,6 +110,11 @@ export class SpotEngine {
 
   spec(symbol: string): SymbolSpec {
     return this.specs.get(symbol.toUpperCase()) ?? reject(VenueCode.BAD_SYMBOL, 'Invalid symbol.');
+  }
+
+  /** Forgets final orders last changed before `cutoff` (the venue's bounded memory, history.ts). */
+  forget(cutoff: number): void {
+    forgetOrders(this.orders, this.byClientId, (o) => clientKey(o.account, o.symbol, o.clientOrderId!), cutoff);
   }
 
   /**

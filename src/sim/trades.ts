@@ -2,6 +2,7 @@
 // the page (plus fills not yet visible), not every fill ever made. Trade ids come from one
 // rising counter and fills are recorded as they happen, so each list is already in id order
 // (a self-trade records the same id twice, buyer first).
+import { olderThan } from './history.js';
 import type { UserTrade } from './types.js';
 
 export interface PageRequest {
@@ -30,6 +31,19 @@ export class TradeLog {
     let mine = this.byOrder.get(t.orderId);
     if (!mine) this.byOrder.set(t.orderId, (mine = []));
     mine.push(t);
+  }
+
+  /** Forgets the fills made before `cutoff` (see history.ts). */
+  forget(cutoff: number): void {
+    const n = olderThan(this.all, (t) => t.at, cutoff);
+    if (n === 0) return;
+    for (const t of this.all.splice(0, n)) {
+      // Each order's list is in the same order as `all`: the fill forgotten is its first.
+      const mine = this.byOrder.get(t.orderId)!;
+      mine.shift();
+      if (mine.length === 0) this.byOrder.delete(t.orderId);
+    }
+    for (const list of this.bySymbol.values()) list.splice(0, olderThan(list, (t) => t.at, cutoff));
   }
 
   /** Every fill recorded, in order. */

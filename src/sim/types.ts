@@ -49,6 +49,12 @@ export interface SimOptions {
    * 'lenient' (default for now), 'strict', or a VenueProfile of your own. See README.md, Profiles.
    */
   profile?: ProfileOption;
+  /**
+   * Venue time (ms) the venue keeps final orders, account trades and its accepted-order log
+   * answerable: older ones are forgotten (see history.ts). Default: kept for the run (tests and
+   * backtests judge the whole run from them); paper mode sets an hour.
+   */
+  keepMs?: number;
   /** Futures position model: 1 net (one signed position per contract), 2 hedge (long and short apart). Default 2. */
   futuresPositionModel?: 1 | 2;
   /**
