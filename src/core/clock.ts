@@ -5,11 +5,18 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms` of this clock's time. */
   sleep(ms: number): Promise<void>;
+  /**
+   * Lets waiting timers and I/O run before going on: a long synchronous run (a busy reconcile
+   * pass's events) calls it now and then so it never stalls the event loop. On a manual clock
+   * only queued microtasks run, so a backtest's interleaving does not depend on it.
+   */
+  breathe(): Promise<void>;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+  breathe: () => new Promise((resolve) => setImmediate(resolve)),
 };
 
 interface Timer {
@@ -41,6 +48,10 @@ export class ManualClock implements Clock {
       this.timers.push({ at: this.current + Math.max(0, ms), seq: this.seq++, resolve });
       this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
     });
+  }
+
+  breathe(): Promise<void> {
+    return Promise.resolve();
   }
 
   /** Number of sleepers not yet woken. */

@@ -8,7 +8,6 @@
 // which is what lets drift compare like with like (see drift.ts).
 import { errorText } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
-import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
@@ -17,7 +16,8 @@ import { FINAL_STATUSES, type Balance, type Fill, type Market, type Order } from
 import type { SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
 import { nextCursor } from './cursor.js';
 import type { DriftLine } from './drift.js';
-import { BoundedMap, BoundedSet, REPORTED_KEPT } from './bounded-set.js';
+import { BoundedSet, REPORTED_KEPT } from './bounded-set.js';
+import { FillTotals } from './fill-totals.js';
 import { DriftJudge, type DriftSettings, type PositionsView } from './drift-judge.js';
 import { OrderLookups } from './lookups.js';
 import { afterFills, ownOrderId, toFill } from './fills.js';
@@ -37,8 +37,8 @@ const FULL_SCAN_EVERY = 5;
 /** Trade pages per symbol and pass; start-up and the last pass read on until the venue has no more. */
 const PAGES_PER_PASS = 5;
 const CATCH_UP_PAGES = 50;
-/** Venue orders whose fill totals stay in memory; an older one is summed from the journal again (one indexed read). */
-const FILL_TOTALS_KEPT = 10_000;
+/** Order changes and fills told to the engine between two breaths of the event loop (Clock.breathe). */
+const TOLD_BETWEEN_BREATHS = 25;
 
 /** What the reconciler needs of the config (config's ReconcileConfig is one). */
 export interface ReconcileSettings {
@@ -119,14 +119,14 @@ export class Reconciler {
   private readonly coverage = new Map<string, Coverage>();
   private readonly drift: DriftJudge;
   private readonly lookups: OrderLookups;
-  /** Fill volume per venue order, for the orders filled lately: read from the journal on a miss. */
-  private readonly filledByOrder = new BoundedMap<Decimal>(FILL_TOTALS_KEPT);
+  private readonly fillTotals: FillTotals;
   private readonly cancelAsked = new Map<string, number>();
   private readonly reported = new BoundedSet(REPORTED_KEPT);
   private readonly times: VenueTimes;
 
   constructor(private readonly deps: ReconcilerDeps & ReconcilerHooks) {
     this.times = new VenueTimes(deps);
+    this.fillTotals = new FillTotals(deps.journal);
     this.drift = new DriftJudge({
       journal: deps.journal,
       positions: deps.positions,
@@ -137,7 +137,7 @@ export class Reconciler {
       log: deps.log,
       onDrift: deps.onDrift,
     });
-    this.lookups = new OrderLookups({ ...deps, filled: (market, symbol, id) => this.filled(market, symbol, id) });
+    this.lookups = new OrderLookups({ ...deps, filled: (market, symbol, id) => this.fillTotals.of(market, symbol, id) });
   }
 
   /**
@@ -227,8 +227,18 @@ export class Reconciler {
     const now = clock.now();
     const result = this.decide({ market, symbol, ours, byVenueId, page, trades, coverage, now, cursor: nextCursorValue });
     for (const { fill } of result.fills) this.remember(fill);
-    for (const order of result.changed) await this.deps.onOrder(order);
-    for (const { fill, order } of result.fills) await this.deps.onFill(fill, order);
+    // A busy pass tells hundreds of changes, each through its strategy and risk: the event loop
+    // gets a breath between groups of them, so timers and answers are not held up meanwhile.
+    let told = 0;
+    const breathe = () => (++told % TOLD_BETWEEN_BREATHS === 0 ? clock.breathe() : undefined);
+    for (const order of result.changed) {
+      await this.deps.onOrder(order);
+      await breathe();
+    }
+    for (const { fill, order } of result.fills) {
+      await this.deps.onFill(fill, order);
+      await breathe();
+    }
 
     await this.lookups.identify(market, symbol, result.toIdentify, IDENTIFY_PER_PASS);
     await this.lookups.unknowns(market, symbol, QUERIES_PER_PASS);
@@ -292,7 +302,7 @@ export class Reconciler {
           // Trades re-read within graceMs are mostly ours already: the book knows, cheaper than a write.
           if (this.deps.positions.has(fill) || !journal.recordFill(fill)) continue;
           const latest = changes.get(order);
-          const next = afterFills(latest, this.addFill(fill), now);
+          const next = afterFills(latest, this.fillTotals.add(fill), now);
           if (next) {
             journal.updateOrder(next, `fill ${fill.tradeId}`);
             changes.note(next);
@@ -303,7 +313,7 @@ export class Reconciler {
         for (const o of open.absent) {
           const latest = changes.get(o);
           if (FINAL_STATUSES.has(latest.status)) continue;
-          const settled = settleAbsent(latest, this.filled(market, symbol, latest.venueOrderId!), now);
+          const settled = settleAbsent(latest, this.fillTotals.of(market, symbol, latest.venueOrderId!), now);
           if (settled === 'query') toQuery.push(latest);
           else {
             journal.updateOrder(settled.order, settled.reason);
@@ -318,7 +328,7 @@ export class Reconciler {
         return { fills, changed: changes.changed(), toQuery, toIdentify: d.toIdentify };
       });
     } catch (err) {
-      this.filledByOrder.clear(); // it counted fills the failed commit did not keep
+      this.fillTotals.clear(); // it counted fills the failed commit did not keep
       throw err;
     }
   }
@@ -333,28 +343,6 @@ export class Reconciler {
   }
 
   // ---------- fills ----------
-
-  /** The volume journaled as filled for a venue order. */
-  private filled(market: Market, symbol: string, venueOrderId: string): Decimal {
-    const k = `${market}:${symbol}:${venueOrderId}`;
-    let total = this.filledByOrder.get(k);
-    if (total === undefined) {
-      total = this.deps.journal.fillVolumes(market, symbol, venueOrderId).reduce(dec.add, ZERO);
-      this.filledByOrder.set(k, total);
-    }
-    return total;
-  }
-
-  /** Adds a fill just journaled to its order's total; returns the total. */
-  private addFill(f: Fill): Decimal {
-    const k = `${f.market}:${f.symbol}:${f.venueOrderId}`;
-    const before = this.filledByOrder.get(k);
-    // Not in memory: the journal's sum already counts the fill just written (same connection).
-    if (before === undefined) return this.filled(f.market, f.symbol, f.venueOrderId);
-    const total = dec.add(before, f.volume);
-    this.filledByOrder.set(k, total);
-    return total;
-  }
 
   /** A new fill reaches positions, and its movement is kept for judging holdings read before it. */
   private remember(fill: Fill): void {
