@@ -14,6 +14,12 @@ export interface OpenOrdersInput {
   /** Our orders in this symbol that are not final. */
   ours: readonly Order[];
   page: OpenOrdersPage;
+  /**
+   * When the page was asked for (our clock). `ours` is read from the journal after the page's
+   * answer, so an order acknowledged (or otherwise changed) since may have reached the venue
+   * after the page was taken: its absence from that page proves nothing.
+   */
+  askedAt: number;
   /** Any journal order by venue id (final ones too) in this market and symbol. */
   byVenueId(id: VenueOrderId): Order | undefined;
   /** Any journal order by client order id. */
@@ -26,7 +32,7 @@ export interface OpenOrdersResult {
   changes: OrderChange[];
   /** On the venue, and no journal order claims it: an order of ours still unresolved, or foreign. */
   unclaimed: VenueOrder[];
-  /** Ours with a venue id, missing from a complete page: they left the book (how, is for settle). */
+  /** Ours with a venue id, missing from a complete page, unchanged since it was asked for: they left the book (how, is for settle). */
   absent: Order[];
   /** Ours with a venue id, missing from an incomplete page: they may simply be beyond it. */
   unseen: Order[];
@@ -60,6 +66,9 @@ export function readOpenOrders(input: OpenOrdersInput): OpenOrdersResult {
   const unseen: Order[] = [];
   for (const o of input.ours) {
     if (!o.venueOrderId || seen.has(o.venueOrderId)) continue;
+    // Changed at or after the read was sent (an answer to its place, a cancel's): the venue may
+    // have taken it after the page was taken. The next pass's page judges it.
+    if (o.updatedAt >= input.askedAt) continue;
     (page.complete ? absent : unseen).push(o);
   }
   return { changes, unclaimed, absent, unseen };

@@ -18,6 +18,8 @@ export interface SymbolInput {
   /** Our orders of this symbol that are not final. */
   ours: readonly Order[];
   page: OpenOrdersPage;
+  /** When the page was asked for (our clock): orders changed since are not judged by it. */
+  pageAskedAt: number;
   /** Trades read this pass. */
   trades: readonly VenueTrade[];
   /** Any journal order of this symbol by venue id (final ones too), and by client order id. */
@@ -68,7 +70,7 @@ export interface SymbolDecision {
 export function decideSymbol(input: SymbolInput): SymbolDecision {
   const { now, page, trades, market } = input;
   const changes = new PassChanges();
-  const open = readOpenOrders({ ours: input.ours, page, byVenueId: input.byVenueId, byClientId: input.byClientId, now });
+  const open = readOpenOrders({ ours: input.ours, page, askedAt: input.pageAskedAt, byVenueId: input.byVenueId, byClientId: input.byClientId, now });
   for (const c of open.changes) changes.set(c);
 
   // Orders whose answer was lost, matched to what nobody claims: exactly where the venue's order

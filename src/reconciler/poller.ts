@@ -90,11 +90,13 @@ const keyOf = (market: Market, symbol: string) => `${market}:${symbol}`;
 interface PassInput {
   market: Market;
   symbol: string;
-  /** Our orders of the symbol that are not final, as the pass began. */
+  /** Our orders of the symbol that are not final, as the journal has them after the venue reads. */
   ours: Order[];
   /** Any journal order of the symbol by venue id (looked up once per pass). */
   byVenueId(id: string): Order | undefined;
   page: OpenOrdersPage;
+  /** When the open orders were asked for (our clock). */
+  pageAskedAt: number;
   trades: readonly VenueTrade[];
   coverage: Coverage;
   now: number;
@@ -225,7 +227,7 @@ export class Reconciler {
       });
 
     const now = clock.now();
-    const result = this.decide({ market, symbol, ours, byVenueId, page, trades, coverage, now, cursor: nextCursorValue });
+    const result = this.decide({ market, symbol, ours, byVenueId, page, pageAskedAt: openSentAt, trades, coverage, now, cursor: nextCursorValue });
     for (const { fill } of result.fills) this.remember(fill);
     // A busy pass tells hundreds of changes, each through its strategy and risk: the event loop
     // gets a breath between groups of them, so timers and answers are not held up meanwhile.
@@ -247,7 +249,7 @@ export class Reconciler {
 
   /** Everything the reads say, decided and journaled in one commit. */
   private decide(input: PassInput): PassResult {
-    const { market, symbol, ours, byVenueId, page, trades, coverage, now, cursor } = input;
+    const { market, symbol, ours, byVenueId, page, pageAskedAt, trades, coverage, now, cursor } = input;
     const { journal, log } = this.deps;
     const d = decideSymbol({
       market,
@@ -255,6 +257,7 @@ export class Reconciler {
       now,
       ours,
       page,
+      pageAskedAt,
       trades,
       byVenueId,
       byClientId: (id) => this.byClientId(market, symbol, id),

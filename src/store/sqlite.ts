@@ -42,6 +42,7 @@ import { JournalError } from '../core/errors.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Journal, OrderEvent } from '../core/ports.js';
 import type { Fill, Market, Order, OrderIntent, OrderStatus, Position, Side } from '../core/types.js';
+import { OpenOrderCopy } from './open-orders.js';
 import { checkTime, prepareStatements, prepareTransactions, toOrder, type Statements, type Transactions } from './statements.js';
 import { APPLICATION_ID, BUSY_TIMEOUT_MS, inspectJournal, MOVE_ASIDE, openReadOnly } from './inspect.js';
 import { WalSync } from './wal-sync.js';
@@ -104,6 +105,8 @@ export class SqliteJournal implements Journal {
   private readonly wal: WalSync | undefined;
   private readonly stmt: Statements;
   private readonly tx: Transactions;
+  /** The open orders kept beside the table (open-orders.ts); none read-only, where another process writes. */
+  private readonly openCopy: OpenOrderCopy | undefined;
 
   static open(path: string, opts?: SqliteJournalOptions): SqliteJournal {
     return new SqliteJournal(path, opts);
@@ -113,6 +116,7 @@ export class SqliteJournal implements Journal {
     this.path = resolve(path);
     this.now = opts.now ?? systemClock.now;
     this.firstSequence = opts.firstSequence ?? (() => 0);
+    if (!opts.readOnly) this.openCopy = new OpenOrderCopy(() => this.stmt.ordersOpen.all().map(toOrder)); // read inside orders()' guard
     if (!opts.readOnly) mkdirSync(dirname(this.path), { recursive: true });
     // A reader must leave no -wal or -shm behind (see openReadOnly); a writer cleans them up itself.
     refuseUnusable(this.path, opts.readOnly ? undefined : () => new Database(this.path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS }));
@@ -186,6 +190,7 @@ export class SqliteJournal implements Journal {
       }
       checkTime(order.updatedAt, 'order.updatedAt');
       this.tx.recordIntent.immediate(intent, order, this.now());
+      this.openCopy?.recorded(order);
     });
   }
 
@@ -193,6 +198,7 @@ export class SqliteJournal implements Journal {
     this.write('updateOrder', () => {
       checkTime(order.updatedAt, 'order.updatedAt');
       this.tx.updateOrder.immediate(order, reason);
+      this.openCopy?.updated(order);
     });
   }
 
@@ -202,6 +208,10 @@ export class SqliteJournal implements Journal {
   }
 
   orders(filter: { openOnly?: boolean; strategyId?: string } = {}): Order[] {
+    if (filter.openOnly && this.openCopy) {
+      const open = this.guard('orders', () => this.openCopy!.list());
+      return filter.strategyId === undefined ? open : open.filter((o) => o.strategyId === filter.strategyId);
+    }
     const rows = this.guard('orders', () => {
       const { openOnly, strategyId } = filter;
       if (strategyId) return openOnly ? this.stmt.ordersOpenStrategy.all(strategyId) : this.stmt.ordersStrategy.all(strategyId);
@@ -311,7 +321,12 @@ export class SqliteJournal implements Journal {
    * reconcile pass's fills with it.
    */
   transaction<T>(fn: () => T): T {
-    return this.write('transaction', () => this.db.transaction(fn).immediate());
+    try {
+      return this.write('transaction', () => this.db.transaction(fn).immediate());
+    } catch (err) {
+      this.openCopy?.reload(); // what fn wrote to the copy was rolled back in the table
+      throw err;
+    }
   }
 
   mark(): number {

@@ -192,6 +192,30 @@ export function eventParams(o: Order, reason: string | undefined) {
   };
 }
 
+/** The order as reading it back from the journal gives it: what the open-order cache holds. */
+export function asStored(o: Order): Order {
+  const p = orderParams(o);
+  return toOrder({
+    client_order_id: p.clientOrderId,
+    intent: 0,
+    venue_order_id: p.venueOrderId,
+    strategy: p.strategy,
+    market: p.market,
+    symbol: p.symbol,
+    side: p.side,
+    type: p.type,
+    volume: p.volume,
+    price: p.price,
+    executed_volume: p.executedVolume,
+    avg_price: p.avgPrice,
+    status: p.status,
+    updated_at: p.updatedAt,
+    created_at: p.createdAt,
+    open: p.open,
+    position_type: p.positionType,
+  });
+}
+
 export function toOrder(r: OrderRow): Order {
   const o: Order = {
     clientOrderId: r.client_order_id as ClientOrderId,

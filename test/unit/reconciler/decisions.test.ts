@@ -154,7 +154,7 @@ describe('a page of open orders', () => {
           const ours = specs.map((s, i) => order(i, { venueOrderId: vid(i), executedVolume: d(`0.00${s.executed}`) }));
           const items = specs.flatMap((s, i) => (s.listed ? [venueOrder(i, { executedQty: d(`0.00${s.listedExecuted}`) })] : []));
           const byId = new Map(ours.map((o) => [o.venueOrderId as string, o]));
-          const r = readOpenOrders({ ours, page: { items, skipped: [], complete }, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5 });
+          const r = readOpenOrders({ ours, page: { items, skipped: [], complete }, askedAt: 5000, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5 });
           const listed = new Set(items.map((v) => v.orderId as string));
           expect(r.absent.length + r.unseen.length).toBe(ours.filter((o) => !listed.has(o.venueOrderId!)).length);
           if (!complete) expect(r.absent).toEqual([]);
@@ -168,8 +168,20 @@ describe('a page of open orders', () => {
 
   it('an item that could not be read is not absence: the order it names stays', () => {
     const o = order(1, { venueOrderId: vid(1) });
-    const r = readOpenOrders({ ours: [o], page: { items: [], skipped: [{ path: 'body[0]', problem: 'odd', key: vid(1) }], complete: true }, byVenueId: () => o, byClientId: () => undefined, now: 5 });
+    const r = readOpenOrders({ ours: [o], page: { items: [], skipped: [{ path: 'body[0]', problem: 'odd', key: vid(1) }], complete: true }, askedAt: 5000, byVenueId: () => o, byClientId: () => undefined, now: 5 });
     expect(r.absent).toEqual([]);
+  });
+
+  it('an order changed at or after the page was asked for is not judged by it: acknowledged meanwhile, the venue may have taken it after the page', () => {
+    // ours is read after the venue's answers: the page (asked at 5000) saw none of these.
+    const before = order(1, { venueOrderId: vid(1), updatedAt: 4999 });
+    const same = order(2, { venueOrderId: vid(2), updatedAt: 5000 });
+    const after = order(3, { venueOrderId: vid(3), updatedAt: 5200 });
+    for (const complete of [true, false]) {
+      const r = readOpenOrders({ ours: [before, same, after], page: { items: [], skipped: [], complete }, askedAt: 5000, byVenueId: () => undefined, byClientId: () => undefined, now: 5300 });
+      expect(complete ? r.absent : r.unseen).toEqual([before]);
+      expect(complete ? r.unseen : r.absent).toEqual([]);
+    }
   });
 });
 
@@ -210,6 +222,7 @@ describe('one symbol, decided', () => {
     market: 'spot' as const,
     symbol: 'BTCUSDT',
     now: 5000,
+    pageAskedAt: 5000,
     offsetMs: 0,
     slack: SLACK,
     coverage: { completeOpenAt: 5000, caughtUpAt: 5000 },
