@@ -3,10 +3,11 @@
 // in-process simulator, on a manual clock that jumps from one sleeper to the next, so a day
 // runs in minutes. Every simulated hour: RSS and the heap live after a full GC. Flat means the
 // last hour within 5% of the second (the first hour warms up), and under 150 MB.
-// Run: node --expose-gc --import tsx bench/memory.bench.ts [--hours 24] [--write]
+// Run: node --expose-gc --import tsx bench/memory.bench.ts [--hours 24] [--write] [--snapshots DIR]
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { ManualClock } from '../src/core/clock.js';
 import { d } from '../src/core/decimal.js';
 import { parseConfig } from '../src/config/index.js';
@@ -19,6 +20,8 @@ import { writeSection } from './results.js';
 const argv = process.argv.slice(2);
 const HOURS = Number(argv[argv.indexOf('--hours') + 1] ?? 24) || 24;
 const SYMBOLS = 10;
+/** --snapshots DIR: a heap snapshot at the end of each hour, to diff what grew (for example with Chrome's devtools). */
+const SNAPSHOTS = argv.includes('--snapshots') ? argv[argv.indexOf('--snapshots') + 1] : undefined;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (see the header)');
 
@@ -78,14 +81,16 @@ process.on('SIGINT', () => process.exit(130));
 const load0 = loadavg()[0]!.toFixed(2);
 const t0 = Date.now();
 void app.start();
-const samples: { hour: number; rssMb: number; heapMb: number; fills: number; orders: number }[] = [];
+const samples: { hour: number; rssMb: number; heapMb: number; heapTotalMb: number; externalMb: number; fills: number; orders: number }[] = [];
 for (let h = 1; h <= HOURS; h++) {
   await runUntil(start + h * 3_600_000);
   gc();
   const m = process.memoryUsage();
-  const s = { hour: h, rssMb: m.rss / 2 ** 20, heapMb: m.heapUsed / 2 ** 20, fills: app.engine.stats.fills, orders: app.engine.pipeline.stats.sent };
+  const mb = (bytes: number) => bytes / 2 ** 20;
+  const s = { hour: h, rssMb: mb(m.rss), heapMb: mb(m.heapUsed), heapTotalMb: mb(m.heapTotal), externalMb: mb(m.external), fills: app.engine.stats.fills, orders: app.engine.pipeline.stats.sent };
   samples.push(s);
-  console.error(`hour ${h}: rss ${s.rssMb.toFixed(1)} MB, heap after GC ${s.heapMb.toFixed(1)} MB, fills ${s.fills}, orders ${s.orders}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall`);
+  if (SNAPSHOTS) writeHeapSnapshot(join(SNAPSHOTS, `hour-${h}.heapsnapshot`));
+  console.error(`hour ${h}: rss ${s.rssMb.toFixed(1)} MB, heap after GC ${s.heapMb.toFixed(1)} MB (of ${s.heapTotalMb.toFixed(1)} MB the heap holds), external ${s.externalMb.toFixed(1)} MB, fills ${s.fills}, orders ${s.orders}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall`);
 }
 const stop = app.stop();
 for (let i = 0; i < 10_000 && clock.nextWake() !== undefined; i++) {
@@ -103,13 +108,13 @@ const section = [
   '## Daemon memory over 24 simulated hours (issue 16)',
   '',
   `Measured ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores, Node ${process.version}, load average ${load0} at the start and ${loadavg()[0]!.toFixed(2)} at the end. Run: \`node --expose-gc --import tsx bench/memory.bench.ts --hours ${HOURS} --write\` (${((Date.now() - t0) / 1000).toFixed(0)} s wall).`,
-  '10 strategies (grid and signal-mm, alternating) on 10 simulated symbols, the daemon wiring with the SQLite journal on disk, the in-process simulator on a manual clock (in the same process, so its records count too; it keeps ${SIM_KEEP_MS / 60_000} minutes of final orders and trades, SimOptions.keepMs). RSS and the heap left after a full GC, at the end of each simulated hour.',
+  `10 strategies (grid and signal-mm, alternating) on 10 simulated symbols, the daemon wiring with the SQLite journal on disk, the in-process simulator on a manual clock (in the same process, so its records count too; it keeps ${SIM_KEEP_MS / 60_000} minutes of final orders and trades, SimOptions.keepMs). RSS and the heap left after a full GC, at the end of each simulated hour.`,
   '',
-  '| hour | RSS MB | heap after GC MB | fills | orders sent |',
-  '|---|---|---|---|---|',
-  ...samples.filter((s) => s.hour <= 2 || s.hour % 4 === 0 || s.hour === HOURS).map((s) => `| ${s.hour} | ${ms(s.rssMb)} | ${ms(s.heapMb)} | ${s.fills} | ${s.orders} |`),
+  '| hour | RSS MB | heap after GC MB | heap held MB | external MB | fills | orders sent |',
+  '|---|---|---|---|---|---|---|',
+  ...samples.filter((s) => s.hour <= 2 || s.hour % 4 === 0 || s.hour === HOURS).map((s) => `| ${s.hour} | ${ms(s.rssMb)} | ${ms(s.heapMb)} | ${ms(s.heapTotalMb)} | ${ms(s.externalMb)} | ${s.fills} | ${s.orders} |`),
   '',
-  `Reading: RSS in the last hour is ${(growth * 100).toFixed(1)}% ${growth >= 0 ? 'above' : 'below'} the second hour's (target within 5%), and ${ms(Math.max(...samples.map((s) => s.rssMb)))} MB at most (target under 150 MB).`,
+  `Reading: RSS in the last hour is ${(growth * 100).toFixed(1)}% ${growth >= 0 ? 'above' : 'below'} the second hour's (target within 5%), and ${ms(Math.max(...samples.map((s) => s.rssMb)))} MB at most (target under 150 MB); the heap after a full GC went from ${ms(second.heapMb)} MB in the second hour to ${ms(last.heapMb)} MB in the last.`,
   '',
 ].join('\n');
 console.log(section);
