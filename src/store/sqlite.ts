@@ -42,7 +42,7 @@ import { JournalError } from '../core/errors.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Journal, OrderEvent } from '../core/ports.js';
 import type { Fill, Market, Order, OrderIntent, OrderStatus, Position, Side } from '../core/types.js';
-import { OpenOrderCopy } from './open-orders.js';
+import { OrderCopies } from './copies.js';
 import { checkTime, prepareStatements, prepareTransactions, toOrder, type Statements, type Transactions } from './statements.js';
 import { APPLICATION_ID, BUSY_TIMEOUT_MS, inspectJournal, MOVE_ASIDE, openReadOnly } from './inspect.js';
 import { WalSync } from './wal-sync.js';
@@ -105,8 +105,8 @@ export class SqliteJournal implements Journal {
   private readonly wal: WalSync | undefined;
   private readonly stmt: Statements;
   private readonly tx: Transactions;
-  /** The open orders kept beside the table (open-orders.ts); none read-only, where another process writes. */
-  private readonly openCopy: OpenOrderCopy | undefined;
+  /** Orders kept beside the table (copies.ts); none read-only. */
+  private readonly copies: OrderCopies | undefined;
 
   static open(path: string, opts?: SqliteJournalOptions): SqliteJournal {
     return new SqliteJournal(path, opts);
@@ -116,7 +116,7 @@ export class SqliteJournal implements Journal {
     this.path = resolve(path);
     this.now = opts.now ?? systemClock.now;
     this.firstSequence = opts.firstSequence ?? (() => 0);
-    if (!opts.readOnly) this.openCopy = new OpenOrderCopy(() => this.stmt.ordersOpen.all().map(toOrder)); // read inside orders()' guard
+    if (!opts.readOnly) this.copies = new OrderCopies(() => this.stmt.ordersOpen.all().map(toOrder)); // read inside orders()' guard
     if (!opts.readOnly) mkdirSync(dirname(this.path), { recursive: true });
     // A reader must leave no -wal or -shm behind (see openReadOnly); a writer cleans them up itself.
     refuseUnusable(this.path, opts.readOnly ? undefined : () => new Database(this.path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS }));
@@ -190,7 +190,7 @@ export class SqliteJournal implements Journal {
       }
       checkTime(order.updatedAt, 'order.updatedAt');
       this.tx.recordIntent.immediate(intent, order, this.now());
-      this.openCopy?.recorded(order);
+      this.copies?.recorded(order);
     });
   }
 
@@ -198,7 +198,7 @@ export class SqliteJournal implements Journal {
     this.write('updateOrder', () => {
       checkTime(order.updatedAt, 'order.updatedAt');
       this.tx.updateOrder.immediate(order, reason);
-      this.openCopy?.updated(order);
+      this.copies?.updated(order);
     });
   }
 
@@ -208,8 +208,8 @@ export class SqliteJournal implements Journal {
   }
 
   orders(filter: { openOnly?: boolean; strategyId?: string } = {}): Order[] {
-    if (filter.openOnly && this.openCopy) {
-      const open = this.guard('orders', () => this.openCopy!.list());
+    if (filter.openOnly && this.copies) {
+      const open = this.guard('orders', () => this.copies!.open.list());
       return filter.strategyId === undefined ? open : open.filter((o) => o.strategyId === filter.strategyId);
     }
     const rows = this.guard('orders', () => {
@@ -220,9 +220,12 @@ export class SqliteJournal implements Journal {
     return rows.map(toOrder);
   }
 
-  /** Orders the venue knows by this id (normally one). Not on the port: a faster lookup for fills. */
+  /** Orders the venue knows by this id (normally one). */
   ordersByVenueId(venueOrderId: string): Order[] {
-    return this.guard('ordersByVenueId', () => this.stmt.ordersByVenueId.all(venueOrderId)).map(toOrder);
+    const kept = this.copies?.byVenue.get(venueOrderId);
+    if (kept) return [...kept];
+    const orders = this.guard('ordersByVenueId', () => this.stmt.ordersByVenueId.all(venueOrderId)).map(toOrder);
+    return this.copies ? [...this.copies.byVenue.remember(venueOrderId, orders)] : orders;
   }
 
   history(clientOrderId: string): OrderEvent[] {
@@ -324,7 +327,7 @@ export class SqliteJournal implements Journal {
     try {
       return this.write('transaction', () => this.db.transaction(fn).immediate());
     } catch (err) {
-      this.openCopy?.reload(); // what fn wrote to the copy was rolled back in the table
+      this.copies?.reload(); // what fn wrote to the copies was rolled back in the table
       throw err;
     }
   }

@@ -384,6 +384,7 @@ const STRATEGIES = ['a', 'b'] as const;
 const CLIENT_IDS = ['c0', 'c1', 'c2', 'c3'] as const;
 const TRADE_IDS = ['1', '2', '3', '9007199254740993'] as const;
 const CURSOR_KEYS = ['k0', 'k1'] as const;
+const VENUE_IDS = ['1', '9007199254740993123'] as const;
 const STATUSES: readonly OrderStatus[] = ['pending', 'open', 'partially_filled', 'filled', 'canceled', 'rejected', 'unknown'];
 const DECIMALS = ['0', '1', '0.10000000000000000001', '-3.5', '123456789012345678901234567890.000000001'] as const;
 
@@ -395,6 +396,7 @@ type Op =
   | { kind: 'cursor'; key: string; value: string }
   | { kind: 'ban'; until: number }
   | { kind: 'positions'; rows: { symbol: string; quantity: string }[] }
+  | { kind: 'lookup'; venueId: string }
   | { kind: 'reopen' };
 
 const time = fc.integer({ min: T0, max: T0 + 1_000_000 });
@@ -407,7 +409,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     id: fc.constantFrom(...CLIENT_IDS, 'ghost'),
     status: fc.constantFrom(...STATUSES),
     executed: decimal,
-    venueId: fc.option(fc.constantFrom('1', '9007199254740993123'), { nil: null }),
+    venueId: fc.option(fc.constantFrom(...VENUE_IDS), { nil: null }),
     at: time,
     reason: fc.option(fc.constantFrom('acknowledged', 'reconciled', ''), { nil: null }),
   }),
@@ -418,6 +420,8 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     kind: fc.constant('positions' as const),
     rows: fc.array(fc.record({ symbol: fc.constantFrom('BTCUSDT', 'ETHUSDT'), quantity: decimal }), { maxLength: 3 }),
   }),
+  // A read between writes: a journal that keeps what it read must keep it up to date.
+  fc.record({ kind: fc.constant('lookup' as const), venueId: fc.constantFrom(...VENUE_IDS) }),
   fc.constant({ kind: 'reopen' as const }),
 );
 
@@ -440,6 +444,8 @@ function apply(j: Journal, op: Exclude<Op, { kind: 'reopen' }>): unknown {
       const market: Market = Number(op.tradeId) % 2 === 0 ? 'futures' : 'spot';
       return j.recordFill(fill(op.tradeId, { market, symbol: `SYM${op.tradeId}`, volume: op.volume as Decimal }));
     }
+    case 'lookup':
+      return j.ordersByVenueId(op.venueId);
     case 'cursor':
       return j.setCursor(op.key, op.value);
     case 'ban':
@@ -472,5 +478,7 @@ function observe(j: Journal) {
     cursors: CURSOR_KEYS.map((k) => j.cursor(k)),
     ban: j.banUntil(),
     positions: j.positions(),
+    byVenueId: VENUE_IDS.map((id) => j.ordersByVenueId(id)),
+    fillVolumes: (['spot', 'futures'] as const).flatMap((m) => TRADE_IDS.map((t) => [...j.fillVolumes(m, `SYM${t}`, '9007199254740993123')].sort())),
   };
 }
