@@ -1,10 +1,10 @@
 // Fill volume per venue order: what settles an order whose fills show before or after its
 // answer. Kept for the orders filled lately only; an older one is summed from the journal again
 // (one indexed read), so memory does not grow with every order ever filled.
+import { BoundedMap } from '../core/bounded.js';
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { Journal } from '../core/ports.js';
 import type { Fill, Market } from '../core/types.js';
-import { BoundedMap } from './bounded-set.js';
 
 /** Venue orders whose totals stay in memory. */
 const KEPT = 10_000;

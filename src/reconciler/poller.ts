@@ -7,6 +7,7 @@
 // orders and the trades. Trades read after the holdings hold every fill the holdings include,
 // which is what lets drift compare like with like (see drift.ts).
 import { errorText } from '../core/errors.js';
+import { BoundedSet } from '../core/bounded.js';
 import type { Clock } from '../core/clock.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
@@ -16,7 +17,6 @@ import { FINAL_STATUSES, type Balance, type Fill, type Market, type Order } from
 import type { SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
 import { nextCursor } from './cursor.js';
 import type { DriftLine } from './drift.js';
-import { BoundedSet, REPORTED_KEPT } from './bounded-set.js';
 import { FillTotals } from './fill-totals.js';
 import { DriftJudge, type DriftSettings, type PositionsView } from './drift-judge.js';
 import { OrderLookups } from './lookups.js';
@@ -37,6 +37,8 @@ const FULL_SCAN_EVERY = 5;
 /** Trade pages per symbol and pass; start-up and the last pass read on until the venue has no more. */
 const PAGES_PER_PASS = 5;
 const CATCH_UP_PAGES = 50;
+/** Keys reported once (odd items, foreign trades): the oldest are forgotten beyond this many. */
+const REPORTED_KEPT = 10_000;
 /** Order changes and fills told to the engine between two breaths of the event loop (Clock.breathe). */
 const TOLD_BETWEEN_BREATHS = 25;
 

@@ -1,25 +1,32 @@
 // Turns the stream of order updates a strategy hears into typed events (plugin API 2): each
 // change of status once, partial fills as the executed volume grows, with the reason where
 // there is one.
+import { BoundedSet } from '../core/bounded.js';
 import { dec, type Decimal } from '../core/decimal.js';
 import { FINAL_STATUSES as FINAL, type Order } from '../core/types.js';
 import type { OrderEvent } from './api.js';
 
-/** Orders followed at once; the oldest are forgotten beyond this (an old order's next update then reads as new). */
+/** Orders not ended followed at once; the oldest are forgotten beyond this (an old order's next update then reads as new). */
 const FOLLOWED = 10_000;
+/** Ended orders remembered, so a late repeat of their update says nothing: repeats come within seconds. */
+const ENDED_KEPT = 2_000;
 
 export class OrderEvents {
   private readonly last = new Map<string, { status: Order['status']; executed: Decimal }>();
+  private readonly ended = new BoundedSet(ENDED_KEPT);
 
   /** The event `order`'s update makes, if any. */
   next(order: Order, reason: string | undefined): OrderEvent | undefined {
-    const prev = this.last.get(order.clientOrderId);
     // An ended order says nothing new (a filled one's fill is often read after its answer).
-    if (prev && FINAL.has(prev.status)) return undefined;
+    if (this.ended.has(order.clientOrderId)) return undefined;
+    const prev = this.last.get(order.clientOrderId);
     const changed = !prev || prev.status !== order.status || !dec.eq(prev.executed, order.executedVolume);
     this.last.delete(order.clientOrderId);
-    this.last.set(order.clientOrderId, { status: order.status, executed: order.executedVolume });
-    if (this.last.size > FOLLOWED) this.last.delete(this.last.keys().next().value!);
+    if (FINAL.has(order.status)) this.ended.add(order.clientOrderId);
+    else {
+      this.last.set(order.clientOrderId, { status: order.status, executed: order.executedVolume });
+      if (this.last.size > FOLLOWED) this.last.delete(this.last.keys().next().value!);
+    }
     if (!changed) return undefined;
     switch (order.status) {
       case 'pending':

@@ -1,7 +1,4 @@
-// Remembering what was reported once, or recently used, without growing forever.
-
-/** Keys reported once (odd items, foreign trades): the oldest are forgotten beyond this many. */
-export const REPORTED_KEPT = 10_000;
+// Remembering what was seen lately without growing forever: a daemon runs for weeks.
 
 /** A set that forgets its oldest entries beyond `max`: remembering forever would grow without end. */
 export class BoundedSet {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedMap, BoundedSet } from '../../../src/reconciler/bounded-set.js';
+import { BoundedMap, BoundedSet } from '../../../src/core/bounded.js';
 
 describe('BoundedSet', () => {
   it('forgets the oldest key beyond its size', () => {
