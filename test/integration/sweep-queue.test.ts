@@ -168,7 +168,7 @@ describe('sluice sweep --queue with two sluice workers', () => {
       `${readFileSync(CONFIG, 'utf8')}alerts: { webhookUrl: "https://hooks.example/services/${LITERAL_TOKEN}" }\nhttp: { enabled: false }\n`,
     );
     const detached = sluice('sweep', '--queue', redis.url, '-c', secretConfig, '-t', SAMPLE, ...GRID, '--detach');
-    expect(await detached.exited).toBe(0);
+    expect(await detached.exited, `sluice sweep --detach said:\n${detached.stderr}`).toBe(0);
     const id = await submitted(detached);
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     try {
