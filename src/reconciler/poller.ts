@@ -13,16 +13,16 @@ import type { VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { AccountReader, Journal, MarginAccount, OpenOrdersPage } from '../core/ports.js';
-import { FINAL_STATUSES, type Balance, type Fill, type Market, type Order } from '../core/types.js';
+import type { Balance, Fill, Market, Order } from '../core/types.js';
 import type { SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
 import { nextCursor } from './cursor.js';
 import type { DriftLine } from './drift.js';
 import { FillTotals } from './fill-totals.js';
 import { DriftJudge, type DriftSettings, type PositionsView } from './drift-judge.js';
 import { OrderLookups } from './lookups.js';
-import { afterFills, ownOrderId, toFill } from './fills.js';
-import { decideSymbol } from './pass.js';
-import { settleAbsent } from './settle.js';
+import { ownOrderId } from './fills.js';
+import { commitPass } from './commit.js';
+import { decideSymbol, type SymbolDecision } from './pass.js';
 import { readTrades } from './trade-reads.js';
 import { couldBe, tradeCandidates, type Coverage } from './unknown.js';
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
@@ -102,16 +102,8 @@ interface PassInput {
   trades: readonly VenueTrade[];
   coverage: Coverage;
   now: number;
-  /** Where the trade cursor moves with this pass's commit, if it moves. */
-  cursor: string | undefined;
 }
 
-interface PassResult {
-  fills: { fill: Fill; order: Order | undefined }[];
-  changed: Order[];
-  toQuery: Order[];
-  toIdentify: VenueOrderId[];
-}
 
 export class Reconciler {
   /** Spot balances as last read, and when that read was sent (our clock): risk's view of funds. */
@@ -229,30 +221,36 @@ export class Reconciler {
       });
 
     const now = clock.now();
-    const result = this.decide({ market, symbol, ours, byVenueId, page, pageAskedAt: openSentAt, trades, coverage, now, cursor: nextCursorValue });
-    for (const { fill } of result.fills) this.remember(fill);
+    const decision = this.decide({ market, symbol, ours, byVenueId, page, pageAskedAt: openSentAt, trades, coverage, now });
     // A busy pass tells hundreds of changes, each through its strategy and risk: the event loop
     // gets a breath between groups of them, so timers and answers are not held up meanwhile.
     let told = 0;
     const breathe = () => (++told % TOLD_BETWEEN_BREATHS === 0 ? clock.breathe() : undefined);
-    for (const order of result.changed) {
-      await this.deps.onOrder(order);
-      await breathe();
-    }
-    for (const { fill, order } of result.fills) {
-      await this.deps.onFill(fill, order);
-      await breathe();
-    }
+    const toQuery = await commitPass(
+      { market, symbol, trades, decision, now, cursor: nextCursorValue },
+      { journal: this.deps.journal, applied: (f) => this.deps.positions.has(f), fillTotals: this.fillTotals, breathe: () => clock.breathe() },
+      async ({ fills, changed }) => {
+        for (const { fill } of fills) this.remember(fill);
+        for (const order of changed) {
+          await this.deps.onOrder(order);
+          await breathe();
+        }
+        for (const { fill, order } of fills) {
+          await this.deps.onFill(fill, order);
+          await breathe();
+        }
+      },
+    );
 
-    await this.lookups.identify(market, symbol, result.toIdentify, IDENTIFY_PER_PASS);
+    await this.lookups.identify(market, symbol, decision.toIdentify, IDENTIFY_PER_PASS);
     await this.lookups.unknowns(market, symbol, QUERIES_PER_PASS);
-    for (const o of result.toQuery.slice(0, QUERIES_PER_PASS)) await this.lookups.query(o);
+    for (const o of toQuery.slice(0, QUERIES_PER_PASS)) await this.lookups.query(o);
   }
 
-  /** Everything the reads say, decided and journaled in one commit. */
-  private decide(input: PassInput): PassResult {
-    const { market, symbol, ours, byVenueId, page, pageAskedAt, trades, coverage, now, cursor } = input;
-    const { journal, log } = this.deps;
+  /** Everything the reads say, decided; what is not the journal's (foreign cancels, warnings) done. */
+  private decide(input: PassInput): SymbolDecision {
+    const { market, symbol, ours, byVenueId, page, pageAskedAt, trades, coverage, now } = input;
+    const { log } = this.deps;
     const d = decideSymbol({
       market,
       symbol,
@@ -276,14 +274,13 @@ export class Reconciler {
       shownBefore: now - this.deps.settings.drift.graceMs,
     });
     this.lookups.keepNames(market, symbol, d.unclaimedIds);
-    const { changes, open, adoptions } = d;
     for (const o of d.found) this.lookups.found(market, o.clientOrderId);
     for (const v of d.cancels) {
       this.cancelAsked.set(v.orderId, now);
       log.warn({ market, symbol, venueOrderId: v.orderId, clientOrderId: v.clientOrderId }, 'an open order on the venue that sluice did not place: cancelling it (reconcile.foreignOrders: cancel)');
       this.deps.cancelForeign(v, market);
     }
-    for (const a of adoptions) {
+    for (const a of d.adoptions) {
       log.warn({ market, symbol, venueOrderId: a.order.venueOrderId, clientOrderId: a.order.clientOrderId, strategy: a.order.strategyId }, 'adopted an open order on the venue that the journal did not know; its fills count toward positions');
     }
     this.drift.setAwaited(market, symbol, d.awaited);
@@ -292,50 +289,7 @@ export class Reconciler {
         log.warn({ market, symbol, tradeId: t.tradeId, venueOrderId: ownOrderId(t) }, 'a trade of this account matches no order sluice knows; it does not count toward positions'),
       );
     }
-    const byId = (id: string) => d.claimant(id);
-
-    try {
-      return journal.transaction(() => {
-        for (const a of adoptions) journal.recordIntent(a.intent, a.order);
-        for (const c of changes.list) journal.updateOrder(c.order, c.reason);
-        const fills: PassResult['fills'] = [];
-        for (const t of trades) {
-          const id = ownOrderId(t)!;
-          const order = byId(id);
-          if (!order) continue;
-          const fill = toFill(t, market, symbol, id);
-          // Trades re-read within graceMs are mostly ours already: the book knows, cheaper than a write.
-          if (this.deps.positions.has(fill) || !journal.recordFill(fill)) continue;
-          const latest = changes.get(order);
-          const next = afterFills(latest, this.fillTotals.add(fill), now);
-          if (next) {
-            journal.updateOrder(next, `fill ${fill.tradeId}`);
-            changes.note(next);
-          }
-          fills.push({ fill, order: latest });
-        }
-        const toQuery: Order[] = [];
-        for (const o of open.absent) {
-          const latest = changes.get(o);
-          if (FINAL_STATUSES.has(latest.status)) continue;
-          const settled = settleAbsent(latest, this.fillTotals.of(market, symbol, latest.venueOrderId!), now);
-          if (settled === 'query') toQuery.push(latest);
-          else {
-            journal.updateOrder(settled.order, settled.reason);
-            changes.note(settled.order);
-          }
-        }
-        // Beyond an incomplete page, only orders we asked to cancel are worth a query: the rest
-        // may simply be resting past the page's end.
-        toQuery.push(...open.unseen.map((o) => changes.get(o)).filter((o) => o.status === 'pending_cancel'));
-        // The cursor moves in the commit of the fills it passes, never ahead of them.
-        if (cursor !== undefined) journal.setCursor(`trades:${market}:${symbol}`, cursor);
-        return { fills, changed: changes.changed(), toQuery, toIdentify: d.toIdentify };
-      });
-    } catch (err) {
-      this.fillTotals.clear(); // it counted fills the failed commit did not keep
-      throw err;
-    }
+    return d;
   }
 
   private byVenueId(market: Market, symbol: string, id: VenueOrderId | string): Order | undefined {
