@@ -99,6 +99,28 @@ export function planDispatch(batches: readonly Batch[], capacity: DispatchCapaci
   };
 }
 
+/** The single and batch endpoints each kind of intent is sent to (futures has no batch endpoint). */
+const ENDPOINTS = {
+  spot: { place: ['spot.order', 'spot.batchOrders'], cancel: ['spot.cancel', 'spot.batchCancel'] },
+  futures: { place: ['futures.order', undefined], cancel: ['futures.cancel', undefined] },
+} as const;
+
+/** The free capacity of the endpoints an intent's kind (market, place or cancel) is sent to. */
+function capacityOf(market: OrderIntent['market'], kind: OrderIntent['kind'], free: (endpoint: string) => number): DispatchCapacity {
+  const [single, batch] = ENDPOINTS[market][kind];
+  return { single: free(single), batch: batch === undefined ? 0 : free(batch) };
+}
+
+/**
+ * The most intents of one group (a symbol and kind) a round can send now: a plan sends a prefix
+ * of each group, so it needs no more than that many of the group's oldest, and a backlog of
+ * hundreds is not re-planned each time one slot comes back.
+ */
+export function mostPerRound(intent: OrderIntent, free: (endpoint: string) => number): number {
+  const { single, batch } = capacityOf(intent.market, intent.kind, free);
+  return whole(single) + whole(batch) * VENUE_BATCH_MAX;
+}
+
 /**
  * One dispatch round over every kind: spot places and cancels share the capacity of their
  * single and batch endpoints, futures goes one by one. `free` is what the pacer has left per
@@ -108,16 +130,15 @@ export function planRound(intents: readonly OrderIntent[], free: (endpoint: stri
   const batches = toBatches(intents);
   const send: Batch[] = [];
   const wait: OrderIntent[] = [];
-  const kinds: [Batch[], DispatchCapacity][] = [
-    [batches.filter((b) => b.market === 'spot' && b.kind === 'place'), { single: free('spot.order'), batch: free('spot.batchOrders') }],
-    [batches.filter((b) => b.market === 'spot' && b.kind === 'cancel'), { single: free('spot.cancel'), batch: free('spot.batchCancel') }],
-    [batches.filter((b) => b.market === 'futures' && b.kind === 'place'), { single: free('futures.order'), batch: 0 }],
-    [batches.filter((b) => b.market === 'futures' && b.kind === 'cancel'), { single: free('futures.cancel'), batch: 0 }],
-  ];
-  for (const [group, capacity] of kinds) {
-    const plan = planDispatch(group, capacity);
-    send.push(...plan.viaBatch, ...plan.viaSingle.map((i) => batchOf([i])));
-    wait.push(...plan.leftover.flatMap((b) => b.items));
+  for (const market of ['spot', 'futures'] as const) {
+    for (const kind of ['place', 'cancel'] as const) {
+      const plan = planDispatch(
+        batches.filter((b) => b.market === market && b.kind === kind),
+        capacityOf(market, kind, free),
+      );
+      send.push(...plan.viaBatch, ...plan.viaSingle.map((i) => batchOf([i])));
+      wait.push(...plan.leftover.flatMap((b) => b.items));
+    }
   }
   return { send, wait };
 }

@@ -1,3 +1,3 @@
 // Pure batching (toBatches) and the dispatch decision (planDispatch; planRound for all kinds at once).
 export { batchOf, chunk, groupIntents, groupKey, toBatches, VENUE_BATCH_MAX } from './batches.js';
-export { planDispatch, planRound, type DispatchCapacity, type DispatchPlan } from './dispatch.js';
+export { mostPerRound, planDispatch, planRound, type DispatchCapacity, type DispatchPlan } from './dispatch.js';

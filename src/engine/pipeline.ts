@@ -8,8 +8,8 @@ import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { Journal, Pacer } from '../core/ports.js';
 import { FINAL_STATUSES, type Batch, type CancelIntent, type Order, type OrderIntent, type PlaceIntent } from '../core/types.js';
-import { ORDER_ENDPOINTS, type CancelResult, type PlaceResult } from '../executor/index.js';
-import { groupKey, planRound, VENUE_BATCH_MAX } from '../batcher/index.js';
+import type { CancelResult, PlaceResult } from '../executor/index.js';
+import { groupKey, mostPerRound, planRound } from '../batcher/index.js';
 import type { BalanceHolds, RiskGate, RiskInputs } from '../risk/index.js';
 import { pendingOrder, withStatus } from './orders.js';
 import { headOfGroups, newestMark, type Queued } from './queue.js';
@@ -240,10 +240,7 @@ export class OrderPipeline {
         const u = usage[e];
         return u ? Math.max(0, u.limit - u.inWindow - u.queued) : 0;
       };
-      // A round sends at most what the free order slots carry, so the plan only needs that many
-      // of each group's oldest intents (it sends a prefix of each group): a backlog of hundreds
-      // is not re-batched every time one slot comes back.
-      const { head, tail } = headOfGroups(this.queue, ORDER_ENDPOINTS.reduce((n, e) => n + free(e), 0) * VENUE_BATCH_MAX, durable);
+      const { head, tail } = headOfGroups(this.queue, (q) => mostPerRound(q.intent, free), durable);
       const planned = new Map(head.map((q) => [q.intent.intentId, q]));
       const arrivedAt = new Map(head.map((q) => [q.intent.intentId, q.at]));
       let send: Batch[] = [];

@@ -12,18 +12,23 @@ export interface Queued {
   mark: number;
 }
 
-/** The first `most` of each group whose journal writes are durable (mark up to `durable`), in queue order, and the rest. */
-export function headOfGroups(queue: readonly Queued[], most: number, durable: number): { head: Queued[]; tail: Queued[] } {
-  if (most <= 0) return { head: [], tail: [...queue] };
-  const taken = new Map<string, number>();
+/**
+ * The first `most(entry)` of each group whose journal writes are durable (mark up to `durable`),
+ * in queue order, and the rest. `most` is asked once per group, with the group's first entry.
+ */
+export function headOfGroups(queue: readonly Queued[], most: (first: Queued) => number, durable: number): { head: Queued[]; tail: Queued[] } {
+  const room = new Map<string, number>();
   const head: Queued[] = [];
   const tail: Queued[] = [];
   for (const q of queue) {
-    const n = taken.get(q.group) ?? 0;
-    if (n < most && q.mark <= durable) {
-      taken.set(q.group, n + 1);
+    const left = room.get(q.group) ?? most(q);
+    if (left > 0 && q.mark <= durable) {
+      room.set(q.group, left - 1);
       head.push(q);
-    } else tail.push(q);
+    } else {
+      room.set(q.group, left);
+      tail.push(q);
+    }
   }
   return { head, tail };
 }

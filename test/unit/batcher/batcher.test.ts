@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import type { ClientOrderId } from '../../../src/core/ids.js';
 import type { Batch, Market, OrderIntent } from '../../../src/core/types.js';
-import { planDispatch, toBatches, type DispatchPlan } from '../../../src/batcher/index.js';
+import { mostPerRound, planDispatch, planRound, toBatches, type DispatchPlan } from '../../../src/batcher/index.js';
 
 const place = (n: number | string, symbol = 'BTCUSDT', market: Market = 'spot'): OrderIntent => ({
   kind: 'place',
@@ -113,6 +113,33 @@ function bruteForceBest(groups: { size: number; batchable: boolean }[], single: 
   visit(0, batch, 0);
   return best;
 }
+
+describe('a round over every kind', () => {
+  const free = (room: Record<string, number>) => (endpoint: string) => room[endpoint] ?? 0;
+
+  it('a group needs no more of its oldest than its own endpoints can take now, whatever the others have free', () => {
+    const room = free({ 'spot.order': 3, 'spot.batchOrders': 2, 'spot.cancel': 100, 'spot.batchCancel': 50, 'futures.order': 7, 'futures.cancel': 20 });
+    expect(mostPerRound(place(1), room)).toBe(23);
+    expect(mostPerRound(cancel(1), room)).toBe(600);
+    expect(mostPerRound(place(1, 'E-BTC-USDT', 'futures'), room)).toBe(7);
+    // Places with no place slot free: none, though every cancel slot is free.
+    expect(mostPerRound(place(1), free({ 'spot.order': 0, 'spot.batchOrders': -0.5, 'spot.cancel': 100 }))).toBe(0);
+  });
+
+  it('sends what a plan over the whole queue sends when it is given only that many of each group', () => {
+    const queue = [...places(40), ...places(15, 'ETHUSDT'), cancel(1), cancel(2), place(9, 'E-BTC-USDT', 'futures')];
+    const room = free({ 'spot.order': 3, 'spot.batchOrders': 2, 'spot.cancel': 1, 'futures.order': 1 });
+    const taken = new Map<string, number>();
+    const head = queue.filter((i) => {
+      const key = `${i.market}:${i.symbol}:${i.kind}`;
+      const n = taken.get(key) ?? 0;
+      taken.set(key, n + 1);
+      return n < mostPerRound(i, room);
+    });
+    expect(head.length).toBeLessThan(queue.length);
+    expect(planRound(head, room).send).toEqual(planRound(queue, room).send);
+  });
+});
 
 describe('planDispatch properties', () => {
   const scenario = fc.record({

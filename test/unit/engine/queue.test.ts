@@ -11,19 +11,27 @@ describe('headOfGroups', () => {
   const queue = [entry('a1', 'A', 1), entry('b1', 'B', 1), entry('a2', 'A', 2), entry('a3', 'A', 3), entry('b2', 'B', 5), entry('a4', 'A', 2)];
 
   it('takes at most `most` per group, in queue order; the rest stays in order', () => {
-    const { head, tail } = headOfGroups(queue, 2, 10);
+    const { head, tail } = headOfGroups(queue, () => 2, 10);
     expect(ids(head)).toEqual(['a1', 'b1', 'a2', 'b2']);
     expect(ids(tail)).toEqual(['a3', 'a4']);
   });
 
   it('leaves an entry whose journal mark is not durable yet, and lets a durable one behind it go', () => {
-    const { head, tail } = headOfGroups(queue, 3, 2);
+    const { head, tail } = headOfGroups(queue, () => 3, 2);
     expect(ids(head)).toEqual(['a1', 'b1', 'a2', 'a4']);
     expect(ids(tail)).toEqual(['a3', 'b2']);
   });
 
+  it('takes from each group what its own kind has room for, asking once per group', () => {
+    const asked: string[] = [];
+    const { head, tail } = headOfGroups(queue, (first) => (asked.push(first.intent.intentId), first.group === 'A' ? 3 : 0), 10);
+    expect(ids(head)).toEqual(['a1', 'a2', 'a3']);
+    expect(ids(tail)).toEqual(['b1', 'b2', 'a4']);
+    expect(asked).toEqual(['a1', 'b1']);
+  });
+
   it('takes nothing when no capacity is left', () => {
-    expect(headOfGroups(queue, 0, 10)).toEqual({ head: [], tail: queue });
+    expect(headOfGroups(queue, () => 0, 10)).toEqual({ head: [], tail: queue });
   });
 });
 
