@@ -19,7 +19,7 @@ import type { SymbolDecision } from './pass.js';
 import { settleAbsent } from './settle.js';
 
 /** New fills journaled per commit. */
-export const FILLS_PER_COMMIT = 100;
+export const FILLS_PER_COMMIT = 50;
 
 export interface CommitInput {
   market: Market;

@@ -18,6 +18,8 @@ import { pendingOrder, placeIntent } from '../../contract/journal.contract.js';
 
 const NOW = 1_700_000_100_000;
 const CURSOR_KEY = 'trades:spot:BTCUSDT';
+/** Two and a half commits' worth. */
+const MANY = FILLS_PER_COMMIT * 2.5;
 const vid = (n: number) => String(9_007_199_254_740_000n + BigInt(n)) as VenueOrderId;
 
 let dir: string;
@@ -119,45 +121,47 @@ async function commit(j: SqliteJournal, read: VenueTrade[], page: Order[], opts:
 }
 
 describe('a pass journaled in parts', () => {
-  it('commits 250 fills 100 at a time, the event loop running between parts and the cursor moving with the last', async () => {
+  it('commits two and a half commits\' worth of fills in three parts, the event loop running between them and the cursor moving with the last', async () => {
     const j = journal();
     const a = openOrder(j, 1, '1');
-    const read = trades(1, 250);
+    const read = trades(1, MANY);
     let timerRan = false;
     setImmediate(() => (timerRan = true));
     const seen: { cursor: string | undefined; fills: number; timerRan: boolean }[] = [];
     const { parts } = await commit(j, read, [a], { told: () => seen.push({ cursor: j.cursor(CURSOR_KEY), fills: j.fills().length, timerRan }) });
 
-    expect(FILLS_PER_COMMIT).toBe(100);
-    expect(parts.map((p) => p.fills.length)).toEqual([100, 100, 50]);
+    const n = FILLS_PER_COMMIT;
+    expect(parts.map((p) => p.fills.length)).toEqual([n, n, n / 2]);
     expect(seen).toEqual([
-      { cursor: undefined, fills: 100, timerRan: false },
-      { cursor: undefined, fills: 200, timerRan: true },
-      { cursor: '250', fills: 250, timerRan: true },
+      { cursor: undefined, fills: n, timerRan: false },
+      { cursor: undefined, fills: 2 * n, timerRan: true },
+      { cursor: String(MANY), fills: MANY, timerRan: true },
     ]);
-    // Each part tells the order's version after its own fills.
-    expect(parts.map((p) => p.changed.map((o) => [o.status, o.executedVolume]))).toEqual([[['partially_filled', '0.1']], [['partially_filled', '0.2']], [['partially_filled', '0.25']]]);
-    expect(j.order(a.clientOrderId)).toMatchObject({ status: 'partially_filled', executedVolume: '0.25' });
+    // Each part tells the order's version after its own fills (0.001 each).
+    const volume = (fills: number) => String(fills / 1000);
+    expect(parts.map((p) => p.changed.map((o) => [o.status, o.executedVolume]))).toEqual([[['partially_filled', volume(n)]], [['partially_filled', volume(2 * n)]], [['partially_filled', volume(MANY)]]]);
+    expect(j.order(a.clientOrderId)).toMatchObject({ status: 'partially_filled', executedVolume: volume(MANY) });
   });
 
   it('a part that fails keeps the parts before it; the next pass reads on from the old cursor and counts every fill once', async () => {
     const j = journal();
     const a = openOrder(j, 1, '1');
-    const read = trades(1, 250);
+    const read = trades(1, MANY);
     const applied = new Set<string>();
-    j.failAt = 150;
+    const n = FILLS_PER_COMMIT;
+    j.failAt = n * 1.5;
     await expect(commit(j, read, [a], { applied })).rejects.toThrow('disk full');
-    expect(j.fills()).toHaveLength(100);
+    expect(j.fills()).toHaveLength(n);
     expect(j.cursor(CURSOR_KEY)).toBeUndefined();
-    expect(j.order(a.clientOrderId)).toMatchObject({ status: 'partially_filled', executedVolume: '0.1' });
+    expect(j.order(a.clientOrderId)).toMatchObject({ status: 'partially_filled', executedVolume: String(n / 1000) });
 
     j.failAt = 0;
     const { parts } = await commit(j, read, [j.order(a.clientOrderId)!], { applied });
-    expect(parts.map((p) => p.fills.length)).toEqual([100, 50]);
-    expect(new Set(j.fills().map((f) => f.tradeId)).size).toBe(250);
-    expect(j.fills()).toHaveLength(250);
-    expect(j.cursor(CURSOR_KEY)).toBe('250');
-    expect(j.order(a.clientOrderId)).toMatchObject({ status: 'partially_filled', executedVolume: '0.25' });
+    expect(parts.map((p) => p.fills.length)).toEqual([n, n / 2]);
+    expect(new Set(j.fills().map((f) => f.tradeId)).size).toBe(MANY);
+    expect(j.fills()).toHaveLength(MANY);
+    expect(j.cursor(CURSOR_KEY)).toBe(String(MANY));
+    expect(j.order(a.clientOrderId)).toMatchObject({ status: 'partially_filled', executedVolume: String(MANY / 1000) });
   });
 
   it('what another writer did to an order between parts stands: a fill builds on it, and an order it settled is not settled again', async () => {
@@ -166,7 +170,7 @@ describe('a pass journaled in parts', () => {
     // b's cancel was accepted; it left the book (absent from the complete page), and before the
     // pass's last part a query answered that it filled after all.
     const b = openOrder(j, 2, '0.5', { status: 'pending_cancel' });
-    const read = trades(1, 250);
+    const read = trades(1, MANY);
     let breaths = 0;
     const pipeline = async () => {
       if (++breaths === 1) {
@@ -178,7 +182,7 @@ describe('a pass journaled in parts', () => {
     const { toQuery } = await commit(j, read, [a], { breathe: pipeline });
 
     expect(breaths).toBe(2);
-    expect(j.order(a.clientOrderId)).toMatchObject({ status: 'pending_cancel', executedVolume: '0.25' });
+    expect(j.order(a.clientOrderId)).toMatchObject({ status: 'pending_cancel', executedVolume: String(MANY / 1000) });
     expect(j.order(b.clientOrderId)).toMatchObject({ status: 'filled', executedVolume: '0.5' });
     expect(toQuery).toEqual([]);
   });
@@ -188,13 +192,13 @@ describe('a pass journaled in parts', () => {
     const a = openOrder(j, 1, '1');
     const b = openOrder(j, 2, '0.5', { status: 'pending_cancel' });
     let breaths = 0;
-    const { parts } = await commit(j, trades(1, 30), [a], { breathe: async () => void breaths++ });
+    const { parts } = await commit(j, trades(1, FILLS_PER_COMMIT - 1), [a], { breathe: async () => void breaths++ });
     expect(breaths).toBe(0);
     expect(parts).toHaveLength(1);
     expect(parts[0]!.changed.map((o) => [o.clientOrderId, o.status])).toEqual([
       [a.clientOrderId, 'partially_filled'],
       [b.clientOrderId, 'canceled'],
     ]);
-    expect(j.cursor(CURSOR_KEY)).toBe('30');
+    expect(j.cursor(CURSOR_KEY)).toBe(String(FILLS_PER_COMMIT - 1));
   });
 });
