@@ -40,10 +40,16 @@ class Tally {
     this.notional = [...state.notional];
     this.recent = { ...state.recent };
     for (const [asset, total] of Object.entries(state.notionalTotal)) this.minuteSum.set(asset, total);
+    // Summed per symbol and side in one pass each: a busy daemon has a thousand orders open.
+    const remaining = new Map<string, { buy: Decimal[]; sell: Decimal[] }>();
     for (const o of snapshot.openOrders) {
       this.openCount.set(o.strategyId, (this.openCount.get(o.strategyId) ?? 0) + 1);
-      this.addResting(symbolKey(o.market, o.symbol), o.side, o.remaining);
+      const key = symbolKey(o.market, o.symbol);
+      let sides = remaining.get(key);
+      if (!sides) remaining.set(key, (sides = { buy: [], sell: [] }));
+      (o.side === 'BUY' ? sides.buy : sides.sell).push(o.remaining);
     }
+    for (const [key, { buy, sell }] of remaining) this.resting.set(key, { buy: dec.sum(buy), sell: dec.sum(sell) });
   }
 
   restingOf(key: string): Resting {

@@ -25,10 +25,24 @@ export function toRiskOpenOrder(order: Order, lastPrices: ReadonlyMap<string, De
   return { strategyId: order.strategyId, market: order.market, symbol: order.symbol, side: order.side, remaining };
 }
 
+/**
+ * Each order version converted once: orders are values (a change is a new object; the journal's
+ * copies are frozen), and a busy daemon checks risk against the same thousand open orders many
+ * times a second. A quote-sized order depends on the last price, so it is converted each time.
+ */
+const converted = new WeakMap<Order, RiskOpenOrder>();
+
+function riskOpenOrder(order: Order, lastPrices: ReadonlyMap<string, Decimal>): RiskOpenOrder {
+  if (isQuoteSized(order)) return toRiskOpenOrder(order, lastPrices);
+  let r = converted.get(order);
+  if (!r) converted.set(order, (r = toRiskOpenOrder(order, lastPrices)));
+  return r;
+}
+
 export function toRiskSnapshot(inputs: RiskInputs): RiskSnapshot {
   return {
     ...inputs,
-    openOrders: inputs.openOrders.map((o) => ('remaining' in o ? o : toRiskOpenOrder(o, inputs.lastPrices))),
+    openOrders: inputs.openOrders.map((o) => ('remaining' in o ? o : riskOpenOrder(o, inputs.lastPrices))),
   };
 }
 

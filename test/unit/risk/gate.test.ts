@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import type { ClientOrderId } from '../../../src/core/ids.js';
 import type { Order } from '../../../src/core/types.js';
-import { RiskGate, toRiskOpenOrder } from '../../../src/risk/index.js';
+import { RiskGate, toRiskOpenOrder, toRiskSnapshot } from '../../../src/risk/index.js';
 import { LIMITS, market, place, snapshot } from './fixtures.js';
 
 const order = (over: Partial<Order>): Order => ({
@@ -57,5 +57,24 @@ describe('RiskGate', () => {
     const v = gate.check([place('0.3', '20000')], { ...snapshot(), openOrders: [order({})] }, 0);
     expect(v.rejected[0]!.reason).toBe('max_position: position 0 + open buys 0.75 + this 0.3 = 1.05 BTCUSDT, above the 1 limit');
     expect(gate.check([market('SELL', '0.1')], { ...snapshot(), openOrders: [order({})] }, 0).accepted).toHaveLength(1);
+  });
+
+  it('reads each order version as it is: a new version of an order counts anew, a quote-sized one at the price of the moment', () => {
+    const resting = order({});
+    const inputs = (o: Order, last: string) => ({ ...snapshot(), openOrders: [o], lastPrices: new Map([['spot:BTCUSDT', d(last)]]) });
+    expect(toRiskSnapshot(inputs(resting, '20000')).openOrders[0]!.remaining).toBe('0.75');
+    expect(toRiskSnapshot(inputs({ ...resting, executedVolume: d('0.9') }, '20000')).openOrders[0]!.remaining).toBe('0.1');
+    expect(toRiskSnapshot(inputs(resting, '20000')).openOrders[0]!.remaining).toBe('0.75');
+    const quoteSized = order({ type: 'MARKET', volume: d('5000'), executedVolume: d('0') });
+    expect(toRiskSnapshot(inputs(quoteSized, '20000')).openOrders[0]!.remaining).toBe('0.25');
+    expect(toRiskSnapshot(inputs(quoteSized, '25000')).openOrders[0]!.remaining).toBe('0.2');
+  });
+
+  it('sums what rests per symbol and side over many open orders', () => {
+    const many = Array.from({ length: 300 }, (_, i) => order({ clientOrderId: `slt-${i}` as ClientOrderId, side: i % 3 === 0 ? 'SELL' : 'BUY', volume: d('0.0013'), executedVolume: d('0.0001') }));
+    const gate = new RiskGate({ ...LIMITS, maxOpenOrders: 1000, maxPosition: { BTCUSDT: d('0.24') } });
+    // 200 buys of 0.0012 left: 0.24 rest; any further buy is over the limit, a sell is not.
+    const v = gate.check([place('0.001', '20000')], { ...snapshot(), openOrders: many }, 0);
+    expect(v.rejected[0]!.reason).toBe('max_position: position 0 + open buys 0.24 + this 0.001 = 0.241 BTCUSDT, above the 0.24 limit');
   });
 });
