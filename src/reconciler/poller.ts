@@ -1,6 +1,6 @@
 // The reconciler's I/O: reads the venue through the per-market read ports, lets the pure
-// decisions of this folder say what changed, journals it in one commit per symbol and pass,
-// and tells the engine. Every symbol, and every order query, fails on its own: one odd symbol
+// decisions of this folder say what changed, journals it per symbol and pass (commit.ts: in
+// commits of at most 50 fills), and tells the engine. Every symbol, and every order query, fails on its own: one odd symbol
 // or order never stops the rest of a pass.
 //
 // Order of reads in a pass: holdings first (balances or positions), then per symbol the open
