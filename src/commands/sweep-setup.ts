@@ -91,7 +91,8 @@ export async function prepareSweep(opts: SweepCommandOptions, id: string): Promi
   }
 }
 
-export const newSweepId = () => randomBytes(5).toString('hex');
+/** A new sweep's id: never all digits, which BullMQ refuses as a job id ("Custom Id cannot be integers"; 1 hex id in 120 was). */
+export const newSweepId = () => `s${randomBytes(5).toString('hex')}`;
 
 export function checkSweepId(id: string): string | undefined {
   return /^[A-Za-z0-9_-]{1,64}$/.test(id) ? undefined : `"${id}" is not a sweep id (letters, digits, - and _; printed when the sweep was submitted)`;

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { d } from '../../../src/core/decimal.js';
 import { ConfigError } from '../../../src/core/errors.js';
 import { oneLine, paramKinds, parseSweep, resolveAxes, rowOf, sweepRuns, sweepTable } from '../../../src/commands/sweep.js';
-import { rankedTable, withoutUnusedSections } from '../../../src/commands/sweep-setup.js';
+import { checkSweepId, newSweepId, rankedTable, withoutUnusedSections } from '../../../src/commands/sweep-setup.js';
 import { buildSweepReport } from '../../../src/report/index.js';
 import { loadStrategies, type StrategyEntry } from '../../../src/strategy/index.js';
 import { sweepArgumentProblem } from '../../../src/commands/sweep-command.js';
@@ -191,6 +191,16 @@ describe('the printed table', () => {
     expect(long).not.toContain('\n');
     expect(long.length).toBe(160);
     expect(long.endsWith('…')).toBe(true);
+  });
+});
+
+describe('sweep ids', () => {
+  it('never read as an integer, which BullMQ refuses as a job id, and pass the id check', () => {
+    for (let i = 0; i < 2000; i++) {
+      const id = newSweepId();
+      expect(String(Number.parseInt(id, 10))).not.toBe(id);
+      expect(checkSweepId(id)).toBeUndefined();
+    }
   });
 });
 
