@@ -8,7 +8,10 @@ import type { RecordedMarketEvent } from './types.js';
 import type { MarketShape } from './instruments.js';
 import type { IdSource } from './ids.js';
 import type { Rng } from './random.js';
+import { PrintLog, type PublicTrade } from './prints.js';
 import { fromUnits, toUnits } from './units.js';
+
+export type { PublicTrade } from './prints.js';
 
 /** Owner of every order of the other participants. */
 export const OTHERS = '~others';
@@ -22,13 +25,6 @@ export interface MarketFill {
   takerId: string;
   takerOwner: string;
   maker: Resting;
-}
-
-export interface PublicTrade {
-  priceTicks: number;
-  lots: number;
-  at: number;
-  side: Side;
 }
 
 interface Candle {
@@ -58,7 +54,7 @@ export class InstrumentMarket {
   lastTicks: number;
   /** A tape drives this market: no random walk, no synthetic quotes or trades. */
   external = false;
-  readonly trades: PublicTrade[] = [];
+  private readonly prints = new PrintLog(MAX_TRADES);
   private readonly candles = new Map<number, Candle>();
   private readonly candleOrder: number[] = [];
   private seq = 0;
@@ -206,8 +202,7 @@ export class InstrumentMarket {
 
   private print(priceTicks: number, lots: number, at: number, side: Side): void {
     this.lastTicks = priceTicks;
-    this.trades.push({ priceTicks, lots, at, side });
-    if (this.trades.length > MAX_TRADES * 2) this.trades.splice(0, this.trades.length - MAX_TRADES);
+    this.prints.push(priceTicks, lots, at, side);
     const c = this.touchCandle(at);
     c.high = Math.max(c.high, priceTicks);
     c.low = Math.min(c.low, priceTicks);
@@ -241,7 +236,7 @@ export class InstrumentMarket {
 
   /** Most recent public trades, newest first. */
   recentTrades(limit: number): PublicTrade[] {
-    return this.trades.slice(-limit).reverse();
+    return this.prints.recent(limit);
   }
 
   /** Candles aggregated into buckets of `bucket(t)` start, ascending, filtered by time. */

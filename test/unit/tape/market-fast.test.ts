@@ -158,7 +158,7 @@ describe('tape market data fast paths', () => {
         }
         const state = (s: SimExchange) => {
           const m = s.markets.get('BTCUSDT')!;
-          return { bids: m.book.levels('BUY', 50), asks: m.book.levels('SELL', 50), mid: m.midTicks, last: m.lastTicks, trades: m.trades };
+          return { bids: m.book.levels('BUY', 50), asks: m.book.levels('SELL', 50), mid: m.midTicks, last: m.lastTicks, trades: m.recentTrades(1000) };
         };
         expect(state(b)).toEqual(state(a));
       }),
