@@ -82,8 +82,11 @@ export class OrderBook {
     const buy = order.side === 'BUY';
     const price = order.priceTicks;
     // First index whose order does not come before `order` (binary search over a sorted side).
+    // A tape's book comes best level first, so each quote usually goes last: try that first.
     let lo = 0;
     let hi = side.length;
+    const last = side[hi - 1];
+    if (last !== undefined && (last.priceTicks === price ? last.seq < order.seq : buy ? last.priceTicks > price : last.priceTicks < price)) lo = hi;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const a = side[mid]!;

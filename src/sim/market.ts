@@ -64,6 +64,8 @@ export class InstrumentMarket {
   /** The taker execute() is matching and its time, for onFill (fields, not an object a match). */
   private matchingTaker: Taker | undefined;
   private matchingAt = 0;
+  /** A tape book's levels in units (see readLevels). */
+  private levelUnits = new Float64Array(0);
 
   constructor(
     readonly name: string,
@@ -156,11 +158,14 @@ export class InstrumentMarket {
   applyEvent(ev: RecordedMarketEvent, at: number): void {
     this.external = true;
     if (ev.type === 'book') {
-      this.applyBook(
-        ev.bids.map(([p, q]) => [units(p, 'price', this.pricePrecision), units(q, 'qty', this.quantityPrecision)]),
-        ev.asks.map(([p, q]) => [units(p, 'price', this.pricePrecision), units(q, 'qty', this.quantityPrecision)]),
-        at,
-      );
+      // Every level is read before the book changes: a bad one leaves the book as it was.
+      const bids = this.readLevels(ev.bids, 0);
+      const asks = this.readLevels(ev.asks, 2 * bids);
+      this.book.removeOwner(OTHERS);
+      const l = this.levelUnits;
+      for (let i = 2 * bids; i < 2 * (bids + asks); i += 2) this.quote('SELL', l[i]!, l[i + 1]!, at);
+      for (let i = 0; i < 2 * bids; i += 2) this.quote('BUY', l[i]!, l[i + 1]!, at);
+      this.bookChanged(at);
     } else if (ev.type === 'trade') this.applyTrade(units(ev.price, 'price', this.pricePrecision), units(ev.qty, 'qty', this.quantityPrecision), ev.side, at);
     else {
       this.midTicks = units(ev.last, 'price', this.pricePrecision);
@@ -173,10 +178,32 @@ export class InstrumentMarket {
     this.book.removeOwner(OTHERS);
     for (const [p, l] of asks) this.quote('SELL', p, l, at);
     for (const [p, l] of bids) this.quote('BUY', p, l, at);
+    this.bookChanged(at);
+  }
+
+  private bookChanged(at: number): void {
     const b = this.book.best('BUY');
     const a = this.book.best('SELL');
     if (b && a) this.midTicks = Math.round((b.priceTicks + a.priceTicks) / 2);
     this.touchCandle(at);
+  }
+
+  /**
+   * A tape book's levels as ticks and lots, into levelUnits from `from` (ticks, lots, ...);
+   * returns how many. One array reused: a book of 40 levels made 42 arrays.
+   */
+  private readLevels(levels: ReadonlyArray<readonly [string, string]>, from: number): number {
+    if (this.levelUnits.length < from + 2 * levels.length) {
+      const grown = new Float64Array(2 * (from + 2 * levels.length));
+      grown.set(this.levelUnits);
+      this.levelUnits = grown;
+    }
+    for (let i = 0; i < levels.length; i++) {
+      const [p, q] = levels[i]!;
+      this.levelUnits[from + 2 * i] = units(p, 'price', this.pricePrecision);
+      this.levelUnits[from + 2 * i + 1] = units(q, 'qty', this.quantityPrecision);
+    }
+    return levels.length;
   }
 
   /**
@@ -310,21 +337,33 @@ class OthersOrder implements Resting, Taker {
  * path, which also names what is wrong.
  */
 function units(text: string, field: string, places: number): number {
+  const length = text.length;
   let n = 0;
-  let digits = 0;
-  let frac = -1;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39) {
-      n = n * 10 + (c - 0x30);
-      digits++;
-      if (frac >= 0) frac++;
-    } else if (c === 0x2e && frac < 0 && digits > 0) frac = 0;
-    else return exactUnits(text, field, places);
+  let i = 0;
+  let c = 0;
+  for (; i < length; i++) {
+    c = text.charCodeAt(i) - 0x30;
+    if (c < 0 || c > 9) break;
+    n = n * 10 + c;
   }
-  if (digits === 0 || frac === 0 || frac > places || digits + places - Math.max(frac, 0) > 15) return exactUnits(text, field, places);
-  return n * 10 ** (places - Math.max(frac, 0));
+  const intDigits = i;
+  let fracDigits = 0;
+  if (i < length) {
+    if (c !== 0x2e - 0x30 || intDigits === 0) return exactUnits(text, field, places);
+    for (i++; i < length; i++) {
+      c = text.charCodeAt(i) - 0x30;
+      if (c < 0 || c > 9) return exactUnits(text, field, places);
+      n = n * 10 + c;
+      fracDigits++;
+    }
+    if (fracDigits === 0) return exactUnits(text, field, places);
+  }
+  if (intDigits === 0 || fracDigits > places || intDigits + places > 15) return exactUnits(text, field, places);
+  return n * POW10[places - fracDigits]!;
 }
+
+/** 10^0 to 10^15: units() scales by a table, not by Math.pow. */
+const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
 
 function exactUnits(text: string, field: string, places: number): number {
   const n = toUnits(toDecimal(text, field), places);
