@@ -4,12 +4,12 @@
 import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { Side } from '../core/types.js';
 import { OrderBook, type Resting, type Taker } from './book.js';
-import type { RecordedMarketEvent } from './types.js';
+import type { RecordedMarketEvent, TapeDecimal } from './types.js';
 import type { MarketShape } from './instruments.js';
 import type { IdSource } from './ids.js';
 import type { Rng } from './random.js';
 import { PrintLog, type PublicTrade } from './prints.js';
-import { fromUnits, toUnits } from './units.js';
+import { fromUnits, tapeDecimalText, toUnits } from './units.js';
 
 export type { PublicTrade } from './prints.js';
 
@@ -192,7 +192,7 @@ export class InstrumentMarket {
    * A tape book's levels as ticks and lots, into levelUnits from `from` (ticks, lots, ...);
    * returns how many. One array reused: a book of 40 levels made 42 arrays.
    */
-  private readLevels(levels: ReadonlyArray<readonly [string, string]>, from: number): number {
+  private readLevels(levels: ReadonlyArray<readonly [TapeDecimal, TapeDecimal]>, from: number): number {
     if (this.levelUnits.length < from + 2 * levels.length) {
       const grown = new Float64Array(2 * (from + 2 * levels.length));
       grown.set(this.levelUnits);
@@ -331,12 +331,19 @@ class OthersOrder implements Resting, Taker {
 }
 
 /**
- * A tape's decimal string as integer units (ticks or lots). Plain digits are read directly: a
- * tape holds hundreds of thousands of them, and decimal.js would parse each one. Anything else
- * (a sign, an exponent, more than 15 digits, trailing zeros past `places`) takes the exact
- * path, which also names what is wrong.
+ * A tape's decimal as integer units (ticks or lots). Plain digits are read directly, and a
+ * ScaledDecimal (the event cache's) is scaled: a tape holds hundreds of thousands of them, and
+ * decimal.js would parse each one. Anything else (a sign, an exponent, more than 15 digits,
+ * trailing zeros past `places`) takes the exact path, which also names what is wrong.
  */
-function units(text: string, field: string, places: number): number {
+function units(d: TapeDecimal, field: string, places: number): number {
+  if (typeof d !== 'string') {
+    // Exact: both factors are integers and a product below 10^15 is below 2^53 (a scale beyond
+    // the table is NaN: the exact path).
+    const n = d.places <= places ? d.digits * POW10[places - d.places]! : Infinity;
+    return n < 1e15 ? n : exactUnits(tapeDecimalText(d), field, places);
+  }
+  const text = d;
   const length = text.length;
   let n = 0;
   let i = 0;

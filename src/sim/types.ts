@@ -116,11 +116,24 @@ export interface LoggedOrder {
   at: number;
 }
 
-/** A market-data event recorded on a tape, as the simulator applies it (strategies see strategy/api.ts MarketEvent). Prices and quantities are decimal strings. */
+/**
+ * A plain decimal as its digits, an integer, and the places after the point: 29999.32 is
+ * `{ digits: 2999932, places: 2 }`, 1.50 is `{ digits: 150, places: 2 }`. At most 15 digits, so
+ * `digits` is exact. The event cache reads a tape's decimals so, without a string each.
+ */
+export interface ScaledDecimal {
+  digits: number;
+  places: number;
+}
+
+/** A tape's price or quantity: its decimal text, or that text's ScaledDecimal. */
+export type TapeDecimal = string | ScaledDecimal;
+
+/** A market-data event recorded on a tape, as the simulator applies it (strategies see strategy/api.ts MarketEvent). */
 export type RecordedMarketEvent =
-  | { type: 'book'; symbol: string; bids: ReadonlyArray<readonly [string, string]>; asks: ReadonlyArray<readonly [string, string]> }
-  | { type: 'trade'; symbol: string; price: string; qty: string; side: Side }
-  | { type: 'ticker'; symbol: string; last: string };
+  | { type: 'book'; symbol: string; bids: ReadonlyArray<readonly [TapeDecimal, TapeDecimal]>; asks: ReadonlyArray<readonly [TapeDecimal, TapeDecimal]> }
+  | { type: 'trade'; symbol: string; price: TapeDecimal; qty: TapeDecimal; side: Side }
+  | { type: 'ticker'; symbol: string; last: TapeDecimal };
 
 // ---------- what spot and futures share ----------
 

@@ -1,6 +1,7 @@
 // The book counts in integer ticks (price) and lots (quantity): exact, fast, and never a float.
 // These convert between those integers and decimal strings at a given number of places.
 import { toDecimal, type Decimal } from '../core/decimal.js';
+import type { TapeDecimal } from './types.js';
 
 /** `n * 10^-places` as a canonical decimal string. */
 export function fromUnits(n: number | bigint, places: number): Decimal {
@@ -34,4 +35,11 @@ export function toUnitsBig(d: Decimal, places: number): bigint | undefined {
   if (frac.length > places) return undefined;
   const v = BigInt(int + frac.padEnd(places, '0'));
   return neg ? -v : v;
+}
+
+/** A tape decimal's text: a ScaledDecimal written back exactly as the tape wrote it (1.50 stays 1.50). */
+export function tapeDecimalText(d: TapeDecimal): string {
+  if (typeof d === 'string') return d;
+  const digits = String(d.digits).padStart(d.places + 1, '0');
+  return d.places === 0 ? digits : `${digits.slice(0, -d.places)}.${digits.slice(-d.places)}`;
 }

@@ -12,7 +12,8 @@ import { closeSync, createReadStream, type ReadStream, fsyncSync, mkdirSync, ope
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Market } from '../core/types.js';
+import { tapeDecimalText } from '../sim/units.js';
+import { CacheLineDecoder } from './cache-lines.js';
 import { TapeFormatError } from './format.js';
 import { streamMarketEvents, type TapeMarketEvent } from './market.js';
 import { openTape } from './reader.js';
@@ -105,9 +106,12 @@ function decoderHash(): string {
 //
 // One answer's events per line, space-separated: splitting a line is several times cheaper than
 // JSON.parse. Prices and quantities are decimal strings as the decoder gave them (digits, a
-// point, a sign: never a space); a symbol is URI-encoded.
+// point, a sign: never a space); a symbol is URI-encoded. Reading gives a plain decimal back as
+// a ScaledDecimal (cache-lines.ts), which is the same text to the simulator.
 
 const MAGIC = 'sluice-events 1';
+const END = 'end ';
+const NEWLINE = 0x0a;
 /** Bytes buffered before a write: one write per megabyte, synchronously (a write is a millisecond). */
 const WRITE_CHUNK = 1024 * 1024;
 
@@ -121,13 +125,13 @@ function encode(batch: readonly TapeMarketEvent[]): string {
   switch (event.type) {
     case 'trade': {
       let line = `${head} t`;
-      for (const { event: e } of batch) if (e.type === 'trade') line += ` ${e.price} ${e.qty} ${e.side === 'BUY' ? 'B' : 'S'}`;
+      for (const { event: e } of batch) if (e.type === 'trade') line += ` ${tapeDecimalText(e.price)} ${tapeDecimalText(e.qty)} ${e.side === 'BUY' ? 'B' : 'S'}`;
       return line;
     }
     case 'ticker':
-      return `${head} k ${event.last}`;
+      return `${head} k ${tapeDecimalText(event.last)}`;
     case 'book':
-      return [head, 'b', event.bids.length, event.asks.length, ...event.bids.flat(), ...event.asks.flat()].join(' ');
+      return [head, 'b', event.bids.length, event.asks.length, ...event.bids.flat().map(tapeDecimalText), ...event.asks.flat().map(tapeDecimalText)].join(' ');
   }
 }
 
@@ -274,7 +278,7 @@ function openCacheFile(path: string): MarketEventSource | undefined {
   }
   // Opened on the first read: a source closed before it is read leaves no file open.
   let stream: ReadStream | undefined;
-  const open = () => (stream = createReadStream(path, { highWaterMark: 1024 * 1024, encoding: 'utf8' }));
+  const open = () => (stream = createReadStream(path, { highWaterMark: 1024 * 1024 }));
   return { batches: readCache(path, open, trailer.events), progress: () => Math.min(1, (stream?.bytesRead ?? 0) / size), lastAt: trailer.lastAt, cached: true };
 }
 
@@ -296,80 +300,33 @@ function readTrailer(path: string, size: number): { events: number; lastAt: numb
 
 async function* readCache(path: string, open: () => ReadStream, expected: number): AsyncGenerator<TapeMarketEvent[]> {
   const stream = open();
-  let rest = '';
+  let rest: Buffer = Buffer.alloc(0);
   let lineNo = 0;
   let events = 0;
-  const symbols = new Map<string, string>();
+  const lines = new CacheLineDecoder();
   const damaged = (problem: string) => new TapeFormatError(path, lineNo, `event cache damaged (${problem}): delete the file, or run with --no-cache`);
   try {
-    for await (const chunk of stream as AsyncIterable<string>) {
-      rest += chunk;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const bytes = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
       let start = 0;
       let nl: number;
-      while ((nl = rest.indexOf('\n', start)) >= 0) {
-        const line = rest.slice(start, nl);
+      while ((nl = bytes.indexOf(NEWLINE, start)) >= 0) {
+        const from = start;
         start = nl + 1;
         if (++lineNo === 1) continue;
-        if (line.startsWith('end ')) {
+        if (bytes.toString('latin1', from, Math.min(from + END.length, nl)) === END) {
           if (events !== expected) throw damaged(`${events} events, the file says ${expected}`);
           return;
         }
-        const batch = decode(line, symbols);
+        const batch = lines.decode(bytes, from, nl);
         if (!batch) throw damaged('a line that is no event');
         events += batch.length;
         yield batch;
       }
-      rest = rest.slice(start);
+      rest = bytes.subarray(start);
     }
     throw damaged('no end line');
   } finally {
     stream.destroy();
   }
-}
-
-// Prices and quantities are not checked here: the simulator reads each as a decimal and
-// refuses a bad one, as it does for a tape's.
-function decode(line: string, symbols: Map<string, string>): TapeMarketEvent[] | undefined {
-  const f = line.split(' ');
-  const at = Number(f[0]);
-  const market = f[1] as Market;
-  if (f.length < 5 || !Number.isSafeInteger(at) || (market !== 'spot' && market !== 'futures')) return undefined;
-  let symbol = symbols.get(f[2]!);
-  if (symbol === undefined) {
-    try {
-      symbol = decodeURIComponent(f[2]!);
-    } catch {
-      return undefined;
-    }
-    symbols.set(f[2]!, symbol);
-  }
-  switch (f[3]) {
-    case 't': {
-      if ((f.length - 4) % 3 !== 0) return undefined;
-      const out: TapeMarketEvent[] = [];
-      for (let i = 4; i < f.length; i += 3) {
-        const side = f[i + 2] === 'B' ? 'BUY' : f[i + 2] === 'S' ? 'SELL' : undefined;
-        if (!side) return undefined;
-        out.push({ at, market, event: { type: 'trade', symbol, price: f[i]!, qty: f[i + 1]!, side } });
-      }
-      return out;
-    }
-    case 'k':
-      return f.length === 5 ? [{ at, market, event: { type: 'ticker', symbol, last: f[4]! } }] : undefined;
-    case 'b': {
-      const bids = Number(f[4]);
-      const asks = Number(f[5]);
-      if (!Number.isSafeInteger(bids) || !Number.isSafeInteger(asks) || f.length !== 6 + 2 * (bids + asks)) return undefined;
-      return [{ at, market, event: { type: 'book', symbol, bids: levels(f, 6, bids), asks: levels(f, 6 + 2 * bids, asks) } }];
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** `n` [price, quantity] pairs of a split book line from `from` (a function, not a closure per line: tsx names each closure it makes). */
-function levels(f: readonly string[], from: number, n: number): [string, string][] {
-  const out: [string, string][] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = [f[from + 2 * i]!, f[from + 2 * i + 1]!];
-  return out;
 }

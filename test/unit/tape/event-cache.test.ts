@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { evict } from '../../../src/tape/event-cache.js';
 import { eventCachePath, openMarketEvents, openTape, streamMarketEvents, TAPE_VERSION, TapeFormatError, type TapeCall, type TapeMarketEvent } from '../../../src/tape/index.js';
+import { tapeDecimalText } from '../../../src/sim/units.js';
+import type { RecordedMarketEvent, TapeDecimal } from '../../../src/sim/types.js';
 import { call, T0, tempDir } from './helpers.js';
 
 const SAMPLE = join(import.meta.dirname, '../../../backtest/tapes/sample.jsonl.gz');
@@ -36,11 +38,23 @@ async function decoded(tapePath: string): Promise<TapeMarketEvent[][]> {
   return out;
 }
 
-async function read(tapePath: string, cacheDir: string): Promise<{ batches: TapeMarketEvent[][]; cached: boolean; lastAt?: number }> {
+/** The source's batches, each decimal as its text (the cache gives plain ones as ScaledDecimal): `scaled` counts those. */
+async function read(tapePath: string, cacheDir: string): Promise<{ batches: TapeMarketEvent[][]; cached: boolean; lastAt?: number; scaled: number }> {
   const source = await openMarketEvents(tapePath, cacheDir);
   const batches: TapeMarketEvent[][] = [];
-  for await (const batch of source.batches) batches.push(batch);
-  return { batches, cached: source.cached, lastAt: source.lastAt };
+  let scaled = 0;
+  const text = (d: TapeDecimal) => {
+    if (typeof d !== 'string') scaled++;
+    return tapeDecimalText(d);
+  };
+  const asText = (e: RecordedMarketEvent): RecordedMarketEvent => {
+    if (e.type === 'trade') return { ...e, price: text(e.price), qty: text(e.qty) };
+    if (e.type === 'ticker') return { ...e, last: text(e.last) };
+    const levels = (side: typeof e.bids) => side.map(([p, q]) => [text(p), text(q)] as const);
+    return { ...e, bids: levels(e.bids), asks: levels(e.asks) };
+  };
+  for await (const batch of source.batches) batches.push(batch.map((e) => ({ ...e, event: asText(e.event) })));
+  return { batches, cached: source.cached, lastAt: source.lastAt, scaled };
 }
 
 const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
@@ -54,8 +68,10 @@ describe('event cache', () => {
     const first = await read(tape, cache);
     expect(first).toMatchObject({ cached: false, batches: want });
     expect(cacheFiles(cache)).toEqual([expect.stringMatching(/^[0-9a-f]{40}\.events$/)]);
+    expect(first.scaled).toBe(0);
     const second = await read(tape, cache);
-    expect(second).toEqual({ cached: true, batches: want, lastAt: want.at(-1)![0]!.at });
+    // Every decimal of CALLS is plain: each comes back as a ScaledDecimal, the same text.
+    expect(second).toEqual({ cached: true, batches: want, lastAt: want.at(-1)![0]!.at, scaled: 16 });
     expect(second.batches.flat().map((e) => e.event.symbol)).toContain('ETH USDT');
   });
 
