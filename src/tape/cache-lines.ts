@@ -147,24 +147,23 @@ export class CacheLineDecoder {
   private decimal(): TapeDecimal {
     const from = this.pos;
     const bytes = this.bytes;
+    const end = this.end;
     let digits = 0;
-    let count = 0;
-    let places = -1;
+    let point = -1;
     let plain = true;
     let i = from;
-    for (; i < this.end; i++) {
-      const c = bytes[i]!;
-      if (c === SPACE) break;
-      if (c >= ZERO && c <= NINE) {
-        digits = digits * 10 + (c - ZERO);
-        count++;
-        if (places >= 0) places++;
-      } else if (c === DOT && places < 0) places = 0;
+    // Digits first: they are most of the file. Counts come from positions afterwards.
+    for (; i < end; i++) {
+      const digit = bytes[i]! - ZERO;
+      if (digit >= 0 && digit <= 9) digits = digits * 10 + digit;
+      else if (digit === SPACE - ZERO) break;
+      else if (digit === DOT - ZERO && point < 0) point = i;
       else plain = false;
     }
     this.pos = i + 1;
-    const intDigits = count - Math.max(places, 0);
-    if (!plain || intDigits === 0 || places === 0 || count > MAX_DIGITS || (bytes[from] === ZERO && intDigits > 1)) return bytes.toString('utf8', from, i);
-    return { digits, places: Math.max(places, 0) };
+    const places = point < 0 ? 0 : i - point - 1;
+    const intDigits = (point < 0 ? i : point) - from;
+    if (!plain || intDigits === 0 || (point >= 0 && places === 0) || intDigits + places > MAX_DIGITS || (bytes[from] === ZERO && intDigits > 1)) return bytes.toString('utf8', from, i);
+    return { digits, places };
   }
 }
