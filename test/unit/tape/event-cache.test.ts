@@ -57,6 +57,13 @@ async function read(tapePath: string, cacheDir: string): Promise<{ batches: Tape
   return { batches, cached: source.cached, lastAt: source.lastAt, scaled };
 }
 
+/** Where each record of a cache file starts (after the magic line, each a u32 length and its bytes, to the u32 0 of the end). */
+function recordStarts(file: Buffer): number[] {
+  const starts: number[] = [];
+  for (let at = file.indexOf('\n') + 1; file.readUInt32LE(at) !== 0; at += 4 + file.readUInt32LE(at)) starts.push(at);
+  return starts;
+}
+
 const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
 describe('event cache', () => {
@@ -115,23 +122,27 @@ describe('event cache', () => {
     const cache = tmp.path('cache');
     const path = await eventCachePath(tape, cache);
     await read(tape, cache);
-    const whole = readFileSync(path, 'utf8');
+    const whole = readFileSync(path);
 
-    writeFileSync(path, whole.slice(0, whole.lastIndexOf('end ')));
+    writeFileSync(path, whole.subarray(0, whole.lastIndexOf('\nend ')));
     const again = await read(tape, cache);
     expect(again.cached).toBe(false);
-    expect(readFileSync(path, 'utf8')).toBe(whole);
+    expect(readFileSync(path)).toEqual(whole);
 
-    const lines = whole.split('\n');
-    lines[2] = lines[2]!.replace(' t ', ' x ');
-    writeFileSync(path, lines.join('\n'));
+    // The second record (the first trades) made no event kind: its kind byte follows the symbol.
+    const [, second, third] = recordStarts(whole);
+    const kind = whole.indexOf('BTCUSDTt', second) + 'BTCUSDT'.length;
+    expect(kind).toBeLessThan(third!);
+    const bad = Buffer.from(whole);
+    bad[kind] = 'x'.charCodeAt(0);
+    writeFileSync(path, bad);
     const err = await read(tape, cache).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TapeFormatError);
     expect((err as Error).message).toContain(path);
     expect((err as Error).message).toMatch(/\.events:3: event cache damaged .*--no-cache/);
 
-    // A line lost: the count in the end line no longer matches.
-    writeFileSync(path, whole.split('\n').filter((_, i) => i !== 2).join('\n'));
+    // A record lost: the count in the end line no longer matches.
+    writeFileSync(path, Buffer.concat([whole.subarray(0, second), whole.subarray(third)]));
     await expect(read(tape, cache)).rejects.toThrow(/event cache damaged \(5 events, the file says 7\)/);
   });
 

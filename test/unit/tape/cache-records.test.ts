@@ -1,0 +1,84 @@
+// An event cache record: the events written come back, plain decimals as ScaledDecimal with the
+// same text, anything else as its text; a damaged record is refused, not misread.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/core/clock.js';
+import { SimExchange } from '../../../src/sim/index.js';
+import type { RecordedMarketEvent, TapeDecimal } from '../../../src/sim/types.js';
+import { tapeDecimalText } from '../../../src/sim/units.js';
+import { encodeRecord, RecordDecoder } from '../../../src/tape/cache-records.js';
+import type { TapeMarketEvent } from '../../../src/tape/market.js';
+
+const roundTrip = (batch: TapeMarketEvent[]) => {
+  const record = encodeRecord(batch);
+  return new RecordDecoder().decode(record, 4, record.length);
+};
+const trade = (price: string, qty = '1', side: 'BUY' | 'SELL' = 'BUY'): TapeMarketEvent => ({ at: 5, market: 'spot', event: { type: 'trade', symbol: 'BTCUSDT', price, qty, side } });
+const priceOf = (text: string): TapeDecimal => {
+  const e = roundTrip([trade(text)])![0]!.event;
+  return e.type === 'trade' ? e.price : 'not a trade';
+};
+
+describe('event cache records', () => {
+  it('gives plain decimals back as ScaledDecimal and anything else as its text', () => {
+    expect(roundTrip([trade('29999.32', '0.5'), trade('1', '2', 'SELL')])!.map((e) => e.event)).toEqual([
+      { type: 'trade', symbol: 'BTCUSDT', price: { digits: 2999932, places: 2 }, qty: { digits: 5, places: 1 }, side: 'BUY' },
+      { type: 'trade', symbol: 'BTCUSDT', price: { digits: 1, places: 0 }, qty: { digits: 2, places: 0 }, side: 'SELL' },
+    ]);
+    expect(priceOf('0.00100')).toEqual({ digits: 100, places: 5 });
+    expect(priceOf('123456789012.345')).toEqual({ digits: 123456789012345, places: 3 });
+    for (const text of ['1234567890123.456', '-1', '1e5', '007', '.5', '5.', '1.2.3', '', '٣']) expect(priceOf(text)).toBe(text);
+  });
+
+  it('gives every decimal its text back', () => {
+    const digits = (minLength: number, maxLength: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength, maxLength });
+    const integer = fc.oneof(fc.constant('0'), fc.tuple(fc.constantFrom(...'123456789'), digits(0, 12)).map(([a, b]) => a + b));
+    const plain = fc.tuple(integer, fc.option(digits(1, 9))).map(([i, f]) => (f === null ? i : `${i}.${f}`));
+    const anything = fc.string({ unit: fc.constantFrom('0', '1', '9', '.', '-', 'e', '+', ' ') });
+    fc.assert(
+      fc.property(fc.oneof(plain, anything), (text) => {
+        expect(tapeDecimalText(priceOf(text))).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('gives books, tickers, markets and symbols back', () => {
+    const book: TapeMarketEvent = { at: 7, market: 'futures', event: { type: 'book', symbol: 'E-BTC USDT', bids: [], asks: [['30002', '4']] } };
+    expect(roundTrip([book])).toEqual([{ ...book, event: { ...book.event, asks: [[{ digits: 30002, places: 0 }, { digits: 4, places: 0 }]] } }]);
+    expect(roundTrip([{ at: 8, market: 'spot', event: { type: 'ticker', symbol: 'ÉTH', last: '2001.5' } }])).toEqual([{ at: 8, market: 'spot', event: { type: 'ticker', symbol: 'ÉTH', last: { digits: 20015, places: 1 } } }]);
+  });
+
+  it('refuses a damaged record', () => {
+    const record = encodeRecord([trade('30000.5'), trade('30001', '0.25', 'SELL')]);
+    const decode = (bytes: Buffer, end = bytes.length) => new RecordDecoder().decode(bytes, 4, end);
+    expect(decode(record)).toHaveLength(2);
+    const kind = record.indexOf('BTCUSDT') + 'BTCUSDT'.length;
+    const changed = (at: number, value: number) => {
+      const copy = Buffer.from(record);
+      copy[at] = value;
+      return copy;
+    };
+    expect(decode(record, record.length - 1)).toBeUndefined();
+    expect(decode(Buffer.concat([record, Buffer.from([0])]), record.length + 1)).toBeUndefined();
+    expect(decode(changed(kind, 'x'.charCodeAt(0)))).toBeUndefined();
+    expect(decode(changed(kind + 4, 0xff))).toBeUndefined(); // a count of billions
+    expect(decode(changed(record.length - 1, 'X'.charCodeAt(0)))).toBeUndefined(); // a side
+    expect(decode(changed(kind + 5, 16))).toBeUndefined(); // places beyond 15
+    expect(decode(changed(12, 2))).toBeUndefined(); // a market
+  });
+
+  it('gives the simulator the same market as the text would', () => {
+    const text: RecordedMarketEvent = { type: 'book', symbol: 'BTCUSDT', bids: [['30000.10', '1.50000'], ['29999', '2']], asks: [['30001', '0.25'], ['30002.5', '4']] };
+    const cached = roundTrip([{ at: 5, market: 'spot', event: text }])![0]!.event;
+    const state = (ev: RecordedMarketEvent) => {
+      const sim = new SimExchange({ clock: new ManualClock(5), seed: 1 });
+      sim.applyMarketEvent(ev);
+      const m = sim.markets.get('BTCUSDT')!;
+      return { bids: m.book.levels('BUY', 10), asks: m.book.levels('SELL', 10), mid: m.midTicks };
+    };
+    expect(cached).not.toEqual(text);
+    expect(state(cached)).toEqual(state(text));
+    expect(() => state({ type: 'trade', symbol: 'BTCUSDT', price: { digits: 300001, places: 3 }, qty: '1', side: 'BUY' })).toThrow(/300.001 has more decimals/);
+  });
+});
