@@ -28,9 +28,18 @@ const MIN_LEVEL = 6;
 
 /** A plain decimal's digits and places (`0` or digits without a leading zero, maybe a point and digits; at most 15 digits); undefined for any other text. */
 export function scaledDecimal(text: string): ScaledDecimal | undefined {
-  const m = /^(0|[1-9]\d*)(?:\.(\d+))?$/.exec(text);
-  if (!m || m[1]!.length + (m[2]?.length ?? 0) > MAX_DIGITS) return undefined;
-  return { digits: Number(m[1]! + (m[2] ?? '')), places: m[2]?.length ?? 0 };
+  let digits = 0;
+  let point = -1;
+  for (let i = 0; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (digit >= 0 && digit <= 9) digits = digits * 10 + digit;
+    else if (text[i] === '.' && point < 0) point = i;
+    else return undefined;
+  }
+  const intDigits = point < 0 ? text.length : point;
+  const places = point < 0 ? 0 : text.length - point - 1;
+  if (intDigits === 0 || (point >= 0 && places === 0) || intDigits + places > MAX_DIGITS || (text[0] === '0' && intDigits > 1)) return undefined;
+  return { digits, places };
 }
 
 /** One answer's events as a record. */
