@@ -186,9 +186,12 @@ export class RecordDecoder {
     return { digits, places };
   }
 
-  /** The symbol of `bytes[from, to)`: the last one's string again when the bytes are the same. */
+  /** The symbol of `bytes[from, to)`: the last one's string again when the bytes are the same (a loop: Buffer.compare is a native call a record). */
   private symbolAt(from: number, to: number): string {
-    if (this.symbolBytes.length !== to - from || this.bytes.compare(this.symbolBytes, 0, this.symbolBytes.length, from, to) !== 0) {
+    const last = this.symbolBytes;
+    let same = last.length === to - from;
+    for (let i = 0; same && i < last.length; i++) same = last[i] === this.bytes[from + i];
+    if (!same) {
       this.symbolBytes = Buffer.from(this.bytes.subarray(from, to));
       this.symbol = this.bytes.toString('utf8', from, to);
     }
