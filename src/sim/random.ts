@@ -6,12 +6,14 @@ export class Rng {
   private state: number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.state = seed | 0;
   }
 
   /** Uniform in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    // The state's 32 bits kept signed (| 0): the same bits as >>> 0 gives (every use below reads
+    // them as 32 bits), but a small integer to V8, where an unsigned one above 2^31 is boxed.
+    this.state = (this.state + 0x6d2b79f5) | 0;
     let t = this.state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
