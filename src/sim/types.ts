@@ -5,6 +5,7 @@ import type { Side } from '../core/types.js';
 import type { FaultOptions, LatencySpec } from './faults.js';
 import type { ContractSpec, SymbolSpec } from './instruments.js';
 import type { ProfileOption } from './profile.js';
+import type { TapeDecimal } from './units.js';
 
 export interface SimOptions {
   /** Seed of the synthetic market, ids, generated credentials and fault draws. Default 1. */
@@ -116,18 +117,7 @@ export interface LoggedOrder {
   at: number;
 }
 
-/**
- * A plain decimal as its digits, an integer, and the places after the point: 29999.32 is
- * `{ digits: 2999932, places: 2 }`, 1.50 is `{ digits: 150, places: 2 }`. At most 15 digits, so
- * `digits` is exact. The event cache reads a tape's decimals so, without a string each.
- */
-export interface ScaledDecimal {
-  digits: number;
-  places: number;
-}
-
-/** A tape's price or quantity: its decimal text, or that text's ScaledDecimal. */
-export type TapeDecimal = string | ScaledDecimal;
+export type { ScaledDecimal, TapeDecimal } from './units.js';
 
 /** A market-data event recorded on a tape, as the simulator applies it (strategies see strategy/api.ts MarketEvent). */
 export type RecordedMarketEvent =

@@ -1,7 +1,19 @@
 // The book counts in integer ticks (price) and lots (quantity): exact, fast, and never a float.
 // These convert between those integers and decimal strings at a given number of places.
 import { toDecimal, type Decimal } from '../core/decimal.js';
-import type { TapeDecimal } from './types.js';
+
+/**
+ * A plain decimal as its digits, an integer, and the places after the point: 29999.32 is
+ * `{ digits: 2999932, places: 2 }`, 1.50 is `{ digits: 150, places: 2 }`. At most 15 digits, so
+ * `digits` is exact. The event cache reads a tape's decimals so, without a string each.
+ */
+export interface ScaledDecimal {
+  digits: number;
+  places: number;
+}
+
+/** A tape's price or quantity: its decimal text, or that text's ScaledDecimal. */
+export type TapeDecimal = string | ScaledDecimal;
 
 /** `n * 10^-places` as a canonical decimal string. */
 export function fromUnits(n: number | bigint, places: number): Decimal {
