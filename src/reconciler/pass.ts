@@ -209,8 +209,4 @@ export class PassChanges {
   byVenueId(id: string): Order | undefined {
     return this.byVenue.get(id);
   }
-
-  changed(): Order[] {
-    return [...this.latest.values()];
-  }
 }

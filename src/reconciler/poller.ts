@@ -1,7 +1,7 @@
 // The reconciler's I/O: reads the venue through the per-market read ports, lets the pure
 // decisions of this folder say what changed, journals it per symbol and pass (commit.ts: in
-// commits of at most 50 fills), and tells the engine. Every symbol, and every order query, fails on its own: one odd symbol
-// or order never stops the rest of a pass.
+// commits of at most 50 fills), and tells the engine. Every symbol, and every order query,
+// fails on its own: one odd symbol or order never stops the rest of a pass.
 //
 // Order of reads in a pass: holdings first (balances or positions), then per symbol the open
 // orders and the trades. Trades read after the holdings hold every fill the holdings include,
@@ -103,7 +103,6 @@ interface PassInput {
   coverage: Coverage;
   now: number;
 }
-
 
 export class Reconciler {
   /** Spot balances as last read, and when that read was sent (our clock): risk's view of funds. */
