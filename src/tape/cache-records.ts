@@ -42,51 +42,118 @@ export function scaledDecimal(text: string): ScaledDecimal | undefined {
   return { digits, places };
 }
 
-/** One answer's events as a record. */
+/** One answer's events as a record (with its u32 length first). */
 export function encodeRecord(batch: readonly TapeMarketEvent[]): Buffer {
-  const { at, market, event } = batch[0]!;
-  const decimals: TapeDecimal[] = [];
-  const sides: number[] = [];
-  switch (event.type) {
-    case 'trade':
-      for (const { event: e } of batch) {
-        if (e.type !== 'trade') continue;
-        decimals.push(e.price, e.qty);
-        sides.push(e.side === 'BUY' ? BUY : SELL);
-      }
-      break;
-    case 'ticker':
-      decimals.push(event.last);
-      break;
-    case 'book':
-      for (const [p, q] of [...event.bids, ...event.asks]) decimals.push(p, q);
+  const encoder = new RecordEncoder(256);
+  encoder.record(batch);
+  return encoder.take();
+}
+
+/** Writes records one after another into one buffer; `take()` hands over what is written. */
+export class RecordEncoder {
+  private buf: Buffer;
+  private o = 0;
+
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafeSlow(capacity);
   }
-  const stored = decimals.map((d) => (typeof d === 'string' ? (scaledDecimal(d) ?? Buffer.from(d, 'utf8')) : d));
-  const symbol = Buffer.from(event.symbol, 'utf8');
-  const counts = event.type === 'trade' ? 4 : event.type === 'book' ? 8 : 0;
-  const size = 8 + 1 + 2 + symbol.length + 1 + counts + sides.length + stored.reduce((n, d) => n + (Buffer.isBuffer(d) ? 3 + d.length : 8), 0);
-  const out = Buffer.alloc(4 + size);
-  let o = out.writeUInt32LE(size, 0);
-  o = out.writeDoubleLE(at, o);
-  o = out.writeUInt8(MARKETS.indexOf(market), o);
-  o = out.writeUInt16LE(symbol.length, o);
-  o += symbol.copy(out, o);
-  o = out.writeUInt8(event.type === 'trade' ? TRADES : event.type === 'ticker' ? TICKER : BOOK, o);
-  if (event.type === 'trade') o = out.writeUInt32LE(sides.length, o);
-  if (event.type === 'book') o = out.writeUInt32LE(event.asks.length, out.writeUInt32LE(event.bids.length, o));
-  const decimal = (d: ScaledDecimal | Buffer) => {
-    if (!Buffer.isBuffer(d)) o = out.writeUIntLE(Math.floor(d.digits / 0x100000000), out.writeUInt32LE(d.digits % 0x100000000, out.writeUInt8(d.places, o)), 3);
-    else {
-      const from = out.writeUInt16LE(d.length, out.writeUInt8(TEXT, o));
-      o = from + d.copy(out, from);
+
+  get length(): number {
+    return this.o;
+  }
+
+  /** What is written, copied out (the encoder writes over its buffer again). */
+  take(): Buffer {
+    const out = Buffer.allocUnsafeSlow(this.o);
+    this.buf.copy(out, 0, 0, this.o);
+    this.o = 0;
+    return out;
+  }
+
+  u32(n: number): void {
+    this.room(4);
+    this.o = this.buf.writeUInt32LE(n, this.o);
+  }
+
+  text(s: string): void {
+    this.room(Buffer.byteLength(s, 'utf8'));
+    this.o += this.buf.write(s, this.o, 'utf8');
+  }
+
+  record(batch: readonly TapeMarketEvent[]): void {
+    const { at, market, event } = batch[0]!;
+    const symbolBytes = Buffer.byteLength(event.symbol, 'utf8');
+    this.room(4 + 8 + 1 + 2 + symbolBytes + 1 + 8);
+    const sizeAt = this.o;
+    const b = this.buf;
+    let o = b.writeDoubleLE(at, sizeAt + 4);
+    b[o++] = MARKETS.indexOf(market);
+    o = b.writeUInt16LE(symbolBytes, o);
+    o += b.write(event.symbol, o, 'utf8');
+    b[o++] = event.type === 'trade' ? TRADES : event.type === 'ticker' ? TICKER : BOOK;
+    this.o = o;
+    switch (event.type) {
+      case 'trade':
+        this.u32(batch.length);
+        for (const { event: e } of batch) {
+          if (e.type !== 'trade') throw new Error('a trade record holds trades only');
+          this.decimal(e.price);
+          this.decimal(e.qty);
+          this.room(1);
+          this.buf[this.o++] = e.side === 'BUY' ? BUY : SELL;
+        }
+        break;
+      case 'ticker':
+        this.decimal(event.last);
+        break;
+      case 'book':
+        this.u32(event.bids.length);
+        this.u32(event.asks.length);
+        for (const side of [event.bids, event.asks]) {
+          for (const [p, q] of side) {
+            this.decimal(p);
+            this.decimal(q);
+          }
+        }
     }
-  };
-  for (let i = 0; i < stored.length; i++) {
-    decimal(stored[i]!);
-    // A trade's side follows its quantity.
-    if (event.type === 'trade' && i % 2 === 1) o = out.writeUInt8(sides[(i - 1) / 2]!, o);
+    this.buf.writeUInt32LE(this.o - sizeAt - 4, sizeAt);
   }
-  return out;
+
+  private decimal(d: TapeDecimal): void {
+    const scaled = typeof d === 'string' ? scaledDecimal(d) : d;
+    if (scaled === undefined) {
+      const text = d as string;
+      const bytes = Buffer.byteLength(text, 'utf8');
+      this.room(3 + bytes);
+      this.buf[this.o] = TEXT;
+      this.o = this.buf.writeUInt16LE(bytes, this.o + 1);
+      this.o += this.buf.write(text, this.o, 'utf8');
+      return;
+    }
+    this.room(8);
+    const b = this.buf;
+    const o = this.o;
+    // Seven bytes, low first (digits < 10^15 < 2^56).
+    const low = scaled.digits % 0x100000000;
+    const high = (scaled.digits - low) / 0x100000000;
+    b[o] = scaled.places;
+    b[o + 1] = low & 0xff;
+    b[o + 2] = (low >>> 8) & 0xff;
+    b[o + 3] = (low >>> 16) & 0xff;
+    b[o + 4] = low >>> 24;
+    b[o + 5] = high & 0xff;
+    b[o + 6] = (high >>> 8) & 0xff;
+    b[o + 7] = high >>> 16;
+    this.o = o + 8;
+  }
+
+  /** Grows the buffer (keeping what is written) so that `bytes` more fit. */
+  private room(bytes: number): void {
+    if (this.o + bytes <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.o + bytes));
+    this.buf.copy(bigger, 0, 0, this.o);
+    this.buf = bigger;
+  }
 }
 
 /** Reads records back; one per file, as it keeps the last symbol read. */

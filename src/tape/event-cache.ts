@@ -8,11 +8,11 @@
 // It is written to a temporary name and renamed when complete, so a file under the final name
 // is whole; its last line counts the events, which reading checks again.
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, type ReadStream, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, type ReadStream, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { encodeRecord, RecordDecoder } from './cache-records.js';
+import { CacheChunks, CacheFileWriter, MAGIC, readRecords } from './cache-file.js';
 import { TapeFormatError } from './format.js';
 import { streamMarketEvents, type TapeMarketEvent } from './market.js';
 import { openTape } from './reader.js';
@@ -32,9 +32,6 @@ export function defaultEventCacheDir(env: NodeJS.ProcessEnv = process.env): stri
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'sluice', 'events');
 }
 
-/** The cache keeps the most recently used files up to this size; older ones are deleted. */
-export const EVENT_CACHE_MAX_BYTES = 2 * 1024 ** 3;
-
 /**
  * A tape's market events: from the cache in `cacheDir` when it holds them, else decoded from
  * the tape and, once the tape has been read to its end, written there. Without a cacheDir
@@ -45,7 +42,7 @@ export async function openMarketEvents(tapePath: string, cacheDir?: string): Pro
   const path = await eventCachePath(tapePath, cacheDir);
   const cached = openCacheFile(path);
   if (cached) return cached;
-  const source = await decodeTape(tapePath);
+  const source = decodeTape(tapePath);
   return { ...source, batches: writeThrough(source.batches, path) };
 }
 
@@ -59,7 +56,7 @@ export async function prepareEventCache(tapePath: string, cacheDir: string): Pro
   for await (const _ of source.batches);
 }
 
-async function decodeTape(tapePath: string): Promise<MarketEventSource> {
+function decodeTape(tapePath: string): MarketEventSource {
   // Opened on the first read, like a cache file: a source closed before it is read leaves no file open.
   let progress = () => 0;
   const batches = (async function* () {
@@ -68,6 +65,31 @@ async function decodeTape(tapePath: string): Promise<MarketEventSource> {
     yield* streamMarketEvents(tape.calls);
   })();
   return { batches, progress: () => progress(), cached: false };
+}
+
+/** Passes the batches on and writes them to a temporary file, renamed to `path` once the tape is read to its end. */
+async function* writeThrough(batches: AsyncGenerator<TapeMarketEvent[]>, path: string): AsyncGenerator<TapeMarketEvent[]> {
+  let writer: CacheFileWriter | undefined;
+  try {
+    writer = new CacheFileWriter(path, `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part`);
+  } catch {
+    // A cache that cannot be written (read-only, full) costs speed, not the run.
+  }
+  const chunks = new CacheChunks();
+  let complete = false;
+  try {
+    for await (const batch of batches) {
+      const chunk = writer && chunks.add(batch);
+      if (chunk) writer!.write(chunk);
+      yield batch;
+    }
+    complete = true;
+  } finally {
+    if (complete && writer) {
+      writer.write(chunks.end());
+      writer.commit();
+    } else writer?.abort();
+  }
 }
 
 /** The cache file for a tape: a hash of its bytes and of the decoder. */
@@ -93,147 +115,6 @@ function decoderHash(): string {
   hash.update(readFileSync(new URL('../core/decimal.ts', import.meta.url)));
   hash.update(readFileSync(createRequire(import.meta.url).resolve('decimal.js/package.json')));
   return (decoderDigest = hash.digest('hex'));
-}
-
-// ---------- the file ----------
-//
-//   sluice-events 2\n
-//   a record per answer (cache-records.ts: binary, one answer's events each)
-//   u32 0, then \nend <events> <last at>\n
-//
-// Records, not text: reading a line of text scanned every digit, and was most of a cached
-// backtest's reading. The end is text so that a file is known whole from its last bytes.
-
-const MAGIC = 'sluice-events 2';
-/** Bytes buffered before a write: one write per megabyte, synchronously (a write is a millisecond). */
-const WRITE_CHUNK = 1024 * 1024;
-
-function encode(batch: readonly TapeMarketEvent[]): Buffer {
-  const { at, market, event } = batch[0]!;
-  for (const e of batch) {
-    if (e.at !== at || e.market !== market || e.event.symbol !== event.symbol || e.event.type !== event.type) throw new Error('an event batch mixes answers (the decoder gives one answer per batch)');
-  }
-  if (event.type !== 'trade' && batch.length !== 1) throw new Error(`a ${event.type} batch holds one ${event.type}`);
-  return encodeRecord(batch);
-}
-
-/** Passes the batches on and writes them to a temporary file, renamed to `path` once the tape is read to its end. */
-async function* writeThrough(batches: AsyncGenerator<TapeMarketEvent[]>, path: string): AsyncGenerator<TapeMarketEvent[]> {
-  let writer: CacheWriter | undefined;
-  try {
-    writer = new CacheWriter(path);
-  } catch {
-    // A cache that cannot be written (read-only, full) costs speed, not the run.
-  }
-  let complete = false;
-  try {
-    for await (const batch of batches) {
-      writer?.add(batch);
-      yield batch;
-    }
-    complete = true;
-  } finally {
-    if (complete) writer?.commit();
-    else writer?.abort();
-  }
-}
-
-class CacheWriter {
-  private readonly tmp: string;
-  private readonly fd: number;
-  private buffered: Buffer[] = [Buffer.from(`${MAGIC}\n`)];
-  private bufferedBytes = 0;
-  private events = 0;
-  private lastAt = 0;
-  private failed = false;
-  private closed = false;
-
-  constructor(private readonly path: string) {
-    mkdirSync(join(path, '..'), { recursive: true });
-    this.tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part`;
-    this.fd = openSync(this.tmp, 'w');
-  }
-
-  add(batch: readonly TapeMarketEvent[]): void {
-    if (this.failed) return;
-    const record = encode(batch);
-    this.buffered.push(record);
-    this.bufferedBytes += record.length;
-    this.events += batch.length;
-    this.lastAt = batch[batch.length - 1]!.at;
-    if (this.bufferedBytes >= WRITE_CHUNK) this.flush();
-  }
-
-  commit(): void {
-    this.buffered.push(Buffer.alloc(4), Buffer.from(`\nend ${this.events} ${this.lastAt}\n`));
-    this.flush();
-    if (this.failed) return this.abort();
-    try {
-      fsyncSync(this.fd);
-      this.close();
-      renameSync(this.tmp, this.path);
-    } catch {
-      return this.abort();
-    }
-    try {
-      evict(join(this.path, '..'), EVENT_CACHE_MAX_BYTES, this.path);
-    } catch {
-      // A directory we cannot list or prune still served this run.
-    }
-  }
-
-  abort(): void {
-    try {
-      this.close();
-      rmSync(this.tmp, { force: true });
-    } catch {
-      // a .part file left behind is removed by a later eviction
-    }
-  }
-
-  /** Closes the file once: a second close could hit a descriptor another thread has reused. */
-  private close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    closeSync(this.fd);
-  }
-
-  private flush(): void {
-    if (this.failed) return;
-    const bytes = Buffer.concat(this.buffered);
-    this.buffered = [];
-    this.bufferedBytes = 0;
-    try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done);
-    } catch {
-      this.failed = true;
-    }
-  }
-}
-
-/** Deletes the least recently used cache files beyond `maxBytes` (never `keep`), and temporary files a crash left. */
-export function evict(dir: string, maxBytes: number, keep: string): void {
-  const now = Date.now();
-  const files = readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    try {
-      const s = statSync(path);
-      if (name.endsWith('.part') && now - s.mtimeMs > 24 * 3600_000) rmSync(path, { force: true });
-      return name.endsWith('.events') ? [{ path, size: s.size, used: s.mtimeMs }] : [];
-    } catch {
-      return [];
-    }
-  });
-  let total = 0;
-  for (const f of files.sort((a, b) => b.used - a.used)) {
-    total += f.size;
-    if (total <= maxBytes || f.path === keep) continue;
-    try {
-      rmSync(f.path, { force: true });
-    } catch {
-      // Someone else's file, or gone already.
-    }
-  }
 }
 
 /** A whole cache file, read as a stream; undefined when there is none (or an unfinished one). */
@@ -286,34 +167,10 @@ function readTrailer(path: string, size: number): { events: number; lastAt: numb
 
 async function* readCache(path: string, open: () => ReadStream, expected: number): AsyncGenerator<TapeMarketEvent[]> {
   const stream = open();
-  let rest: Buffer = Buffer.alloc(0);
-  let record = 0;
-  let events = 0;
-  const records = new RecordDecoder();
   // Placed as a line would be: the magic line is 1, record n is n + 1.
-  const damaged = (problem: string) => new TapeFormatError(path, record + 1, `event cache damaged (${problem}): delete the file, or run with --no-cache`);
+  const damaged = (problem: string, record: number) => new TapeFormatError(path, record + 1, `event cache damaged (${problem}): delete the file, or run with --no-cache`);
   try {
-    let start = MAGIC.length + 1;
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const bytes = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
-      while (start + 4 <= bytes.length) {
-        const size = bytes.readUInt32LE(start);
-        if (size === 0) {
-          if (events !== expected) throw damaged(`${events} events, the file says ${expected}`);
-          return;
-        }
-        if (start + 4 + size > bytes.length) break;
-        record++;
-        const batch = records.decode(bytes, start + 4, start + 4 + size);
-        if (!batch) throw damaged('a record that is no event');
-        start += 4 + size;
-        events += batch.length;
-        yield batch;
-      }
-      rest = bytes.subarray(start);
-      start = 0;
-    }
-    throw damaged('no end');
+    yield* readRecords(stream as AsyncIterable<Buffer>, damaged, expected);
   } finally {
     stream.destroy();
   }

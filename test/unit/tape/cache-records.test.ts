@@ -6,7 +6,7 @@ import { ManualClock } from '../../../src/core/clock.js';
 import { SimExchange } from '../../../src/sim/index.js';
 import type { RecordedMarketEvent, TapeDecimal } from '../../../src/sim/types.js';
 import { tapeDecimalText } from '../../../src/sim/units.js';
-import { encodeRecord, RecordDecoder } from '../../../src/tape/cache-records.js';
+import { encodeRecord, RecordDecoder, RecordEncoder } from '../../../src/tape/cache-records.js';
 import type { TapeMarketEvent } from '../../../src/tape/market.js';
 
 const roundTrip = (batch: TapeMarketEvent[]) => {
@@ -47,6 +47,22 @@ describe('event cache records', () => {
     const book: TapeMarketEvent = { at: 7, market: 'futures', event: { type: 'book', symbol: 'E-BTC USDT', bids: [], asks: [['30002', '4']] } };
     expect(roundTrip([book])).toEqual([{ ...book, event: { ...book.event, asks: [[{ digits: 30002, places: 0 }, { digits: 4, places: 0 }]] } }]);
     expect(roundTrip([{ at: 8, market: 'spot', event: { type: 'ticker', symbol: 'ÉTH', last: '2001.5' } }])).toEqual([{ at: 8, market: 'spot', event: { type: 'ticker', symbol: 'ÉTH', last: { digits: 20015, places: 1 } } }]);
+  });
+
+  it('writes records one after another, growing its buffer, and starts over after take()', () => {
+    const encoder = new RecordEncoder(8);
+    const batches = Array.from({ length: 50 }, (_, i) => [trade(`${30000 + i}.5`, `${i + 1}`), trade('1e5', '0.25', 'SELL')]);
+    for (const batch of batches) encoder.record(batch);
+    const bytes = encoder.take();
+    expect(encoder.length).toBe(0);
+    const decoder = new RecordDecoder();
+    const back: string[] = [];
+    for (let at = 0; at < bytes.length; at += 4 + bytes.readUInt32LE(at)) {
+      for (const e of decoder.decode(bytes, at + 4, at + 4 + bytes.readUInt32LE(at))!) back.push(e.event.type === 'trade' ? `${tapeDecimalText(e.event.price)} ${tapeDecimalText(e.event.qty)} ${e.event.side}` : '');
+    }
+    expect(back).toEqual(batches.flatMap((b) => b.map((t) => (t.event.type === 'trade' ? `${tapeDecimalText(t.event.price)} ${tapeDecimalText(t.event.qty)} ${t.event.side}` : ''))));
+    encoder.record(batches[0]!);
+    expect(encoder.take()).toEqual(encodeRecord(batches[0]!));
   });
 
   it('refuses a damaged record', () => {

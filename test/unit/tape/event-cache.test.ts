@@ -3,7 +3,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { evict } from '../../../src/tape/event-cache.js';
+import { evict } from '../../../src/tape/cache-file.js';
 import { eventCachePath, openMarketEvents, openTape, streamMarketEvents, TAPE_VERSION, TapeFormatError, type TapeCall, type TapeMarketEvent } from '../../../src/tape/index.js';
 import { tapeDecimalText } from '../../../src/sim/units.js';
 import type { RecordedMarketEvent, TapeDecimal } from '../../../src/sim/types.js';
@@ -115,6 +115,30 @@ describe('event cache', () => {
     await source.batches.return(undefined);
     expect(cacheFiles(cache)).toEqual([]);
     expect((await read(tape, cache)).cached).toBe(false);
+  });
+
+  it('gives a failing tape\'s events up to the bad line, then the tape\'s error by file and line; caches nothing', async () => {
+    // Tickers a second apart: those more than REORDER_MS before the bad line are out of the decoder's hands.
+    const tickers = Array.from({ length: 30 }, (_, i) => call(i, 'spot', 'GET', '/sapi/v1/ticker', { query: 'symbol=BTCUSDT', at: T0 + i * 1000, response: ticker(`${30000 + i}`) }));
+    const tape = writeTape(tmp.path('t.jsonl'), tickers);
+    const lines = readFileSync(tape, 'utf8').split('\n');
+    lines.splice(21, 0, '{"not a call"');
+    writeFileSync(tape, lines.join('\n'));
+    const until = async (batches: AsyncIterable<TapeMarketEvent[]>) => {
+      const got: string[] = [];
+      const err = await (async () => {
+        for await (const batch of batches) got.push(...batch.map((e) => tapeDecimalText(e.event.type === 'ticker' ? e.event.last : '')));
+      })().catch((e: unknown) => e);
+      return { got, err };
+    };
+    const cache = tmp.path('cache');
+    const { got, err } = await until((await openMarketEvents(tape, cache)).batches);
+    expect(got).toEqual(Array.from({ length: 9 }, (_, i) => `${30000 + i}`));
+    expect(err).toBeInstanceOf(TapeFormatError);
+    expect(err).toMatchObject({ file: tape, line: 22 });
+    expect((err as Error).message).toContain(`${tape}:22: `);
+    expect(await until(streamMarketEvents((await openTape(tape)).calls))).toEqual({ got, err });
+    expect(cacheFiles(cache)).toEqual([]);
   });
 
   it('decodes again over a file without its end line, and names a damaged file and the fix', async () => {

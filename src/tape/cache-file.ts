@@ -1,0 +1,166 @@
+// The bytes of an event cache file (see event-cache.ts), written and read as a stream:
+//
+//   sluice-events 2\n
+//   a record per answer (cache-records.ts: binary, one answer's events each)
+//   u32 0, then \nend <events> <last at>\n
+//
+// Records, not text: reading a line of text scanned every digit, and was most of a cached
+// backtest's reading. The end is text so that a file is known whole from its last bytes.
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { RecordDecoder, RecordEncoder } from './cache-records.js';
+import type { TapeMarketEvent } from './market.js';
+
+export const MAGIC = 'sluice-events 2';
+/** Bytes gathered before a chunk is written: one write per megabyte, synchronously (a write is a millisecond). */
+const CHUNK_BYTES = 1024 * 1024;
+
+/** A cache file's bytes, in chunks of about a megabyte: the magic line first, the end last. */
+export class CacheChunks {
+  private readonly encoder = new RecordEncoder(CHUNK_BYTES + 64 * 1024);
+  private events = 0;
+  private lastAt = 0;
+
+  constructor() {
+    this.encoder.text(`${MAGIC}\n`);
+  }
+
+  /** Adds one answer's events; a full chunk when one is ready. */
+  add(batch: readonly TapeMarketEvent[]): Buffer | undefined {
+    const { at, market, event } = batch[0]!;
+    for (const e of batch) {
+      if (e.at !== at || e.market !== market || e.event.symbol !== event.symbol || e.event.type !== event.type) throw new Error('an event batch mixes answers (the decoder gives one answer per batch)');
+    }
+    if (event.type !== 'trade' && batch.length !== 1) throw new Error(`a ${event.type} batch holds one ${event.type}`);
+    this.encoder.record(batch);
+    this.events += batch.length;
+    this.lastAt = batch[batch.length - 1]!.at;
+    return this.encoder.length >= CHUNK_BYTES ? this.encoder.take() : undefined;
+  }
+
+  /** The records not yet written, and the end. */
+  end(): Buffer {
+    this.encoder.u32(0);
+    this.encoder.text(`\nend ${this.events} ${this.lastAt}\n`);
+    return this.encoder.take();
+  }
+}
+
+/**
+ * The answers of a cache file's bytes, as chunks of them arrive, to the u32 0 of the end (then
+ * `expected`, when given, must be the number of events read); `damaged` names the file and the fix.
+ */
+export async function* readRecords(chunks: AsyncIterable<Buffer>, damaged: (problem: string, record: number) => Error, expected?: number): AsyncGenerator<TapeMarketEvent[]> {
+  let rest: Buffer = Buffer.alloc(0);
+  let record = 0;
+  let events = 0;
+  const records = new RecordDecoder();
+  let start = MAGIC.length + 1;
+  for await (const chunk of chunks) {
+    const bytes = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
+    while (start + 4 <= bytes.length) {
+      const size = bytes.readUInt32LE(start);
+      if (size === 0) {
+        if (expected !== undefined && events !== expected) throw damaged(`${events} events, the file says ${expected}`, record);
+        return;
+      }
+      if (start + 4 + size > bytes.length) break;
+      record++;
+      const batch = records.decode(bytes, start + 4, start + 4 + size);
+      if (!batch) throw damaged('a record that is no event', record);
+      start += 4 + size;
+      events += batch.length;
+      yield batch;
+    }
+    rest = bytes.subarray(start);
+    start = 0;
+  }
+  throw damaged('no end', record);
+}
+
+/** A cache file being written: under a temporary name, renamed to its own once whole and on disk. */
+export class CacheFileWriter {
+  private readonly fd: number;
+  private failed = false;
+  private closed = false;
+
+  /** Throws when the file cannot be created (a read-only or missing cache directory). */
+  constructor(
+    private readonly path: string,
+    private readonly tmp: string,
+  ) {
+    mkdirSync(join(path, '..'), { recursive: true });
+    this.fd = openSync(tmp, 'w');
+  }
+
+  write(bytes: Buffer): void {
+    if (this.failed) return;
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done);
+    } catch {
+      // A full disk costs the cache, not the run.
+      this.failed = true;
+    }
+  }
+
+  /** Makes the file whole under its own name, then prunes the cache to its size limit. */
+  commit(): void {
+    if (this.failed) return this.abort();
+    try {
+      fsyncSync(this.fd);
+      this.close();
+      renameSync(this.tmp, this.path);
+    } catch {
+      return this.abort();
+    }
+    try {
+      evict(join(this.path, '..'), EVENT_CACHE_MAX_BYTES, this.path);
+    } catch {
+      // A directory we cannot list or prune still served this run.
+    }
+  }
+
+  abort(): void {
+    try {
+      this.close();
+      rmSync(this.tmp, { force: true });
+    } catch {
+      // a .part file left behind is removed by a later eviction
+    }
+  }
+
+  /** Closes the file once: a second close could hit a descriptor another thread has reused. */
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+  }
+}
+
+/** The cache keeps the most recently used files up to this size; older ones are deleted. */
+export const EVENT_CACHE_MAX_BYTES = 2 * 1024 ** 3;
+
+/** Deletes the least recently used cache files beyond `maxBytes` (never `keep`), and temporary files a crash left. */
+export function evict(dir: string, maxBytes: number, keep: string): void {
+  const now = Date.now();
+  const files = readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    try {
+      const s = statSync(path);
+      if (name.endsWith('.part') && now - s.mtimeMs > 24 * 3600_000) rmSync(path, { force: true });
+      return name.endsWith('.events') ? [{ path, size: s.size, used: s.mtimeMs }] : [];
+    } catch {
+      return [];
+    }
+  });
+  let total = 0;
+  for (const f of files.sort((a, b) => b.used - a.used)) {
+    total += f.size;
+    if (total <= maxBytes || f.path === keep) continue;
+    try {
+      rmSync(f.path, { force: true });
+    } catch {
+      // Someone else's file, or gone already.
+    }
+  }
+}
