@@ -15,9 +15,14 @@ export const MAGIC = 'sluice-events 2';
 /** Bytes gathered before a chunk is written: one write per megabyte, synchronously (a write is a millisecond). */
 const CHUNK_BYTES = 1024 * 1024;
 
-/** A cache file's bytes, in chunks of about a megabyte: the magic line first, the end last. */
+/**
+ * A cache file's bytes, in chunks of about a megabyte: the magic line first, the end last. Each
+ * answer added comes back as the file gives it back, so a run that writes the cache sees the
+ * very events every later run reads from it.
+ */
 export class CacheChunks {
   private readonly encoder = new RecordEncoder(CHUNK_BYTES + 64 * 1024);
+  private readonly decoder = new RecordDecoder();
   private events = 0;
   private lastAt = 0;
 
@@ -25,20 +30,27 @@ export class CacheChunks {
     this.encoder.text(`${MAGIC}\n`);
   }
 
-  /** Adds one answer's events; a full chunk when one is ready. */
-  add(batch: readonly TapeMarketEvent[]): Buffer | undefined {
+  /** Adds one answer's events; gives them back read from the record written. */
+  add(batch: readonly TapeMarketEvent[]): TapeMarketEvent[] {
     const { at, market, event } = batch[0]!;
     for (const e of batch) {
       if (e.at !== at || e.market !== market || e.event.symbol !== event.symbol || e.event.type !== event.type) throw new Error('an event batch mixes answers (the decoder gives one answer per batch)');
     }
     if (event.type !== 'trade' && batch.length !== 1) throw new Error(`a ${event.type} batch holds one ${event.type}`);
-    this.encoder.record(batch);
+    const { start, end } = this.encoder.record(batch);
+    const back = this.decoder.decode(this.encoder.bytes, start, end);
+    if (!back) throw new Error(`an answer of ${event.symbol} at ${at} does not read back from its record`);
     this.events += batch.length;
     this.lastAt = batch[batch.length - 1]!.at;
+    return back;
+  }
+
+  /** A chunk of about a megabyte, when one is ready. */
+  full(): Buffer | undefined {
     return this.encoder.length >= CHUNK_BYTES ? this.encoder.take() : undefined;
   }
 
-  /** The records not yet written, and the end. */
+  /** The records not yet taken, and the end. */
   end(): Buffer {
     this.encoder.u32(0);
     this.encoder.text(`\nend ${this.events} ${this.lastAt}\n`);

@@ -80,7 +80,8 @@ export class RecordEncoder {
     this.o += this.buf.write(s, this.o, 'utf8');
   }
 
-  record(batch: readonly TapeMarketEvent[]): void {
+  /** Writes one answer's events; where its payload lies in `bytes` (after its u32 length). */
+  record(batch: readonly TapeMarketEvent[]): { start: number; end: number } {
     const { at, market, event } = batch[0]!;
     const symbolBytes = Buffer.byteLength(event.symbol, 'utf8');
     this.room(4 + 8 + 1 + 2 + symbolBytes + 1 + 8);
@@ -117,6 +118,12 @@ export class RecordEncoder {
         }
     }
     this.buf.writeUInt32LE(this.o - sizeAt - 4, sizeAt);
+    return { start: sizeAt + 4, end: this.o };
+  }
+
+  /** The buffer written into (valid until the next write). */
+  get bytes(): Buffer {
+    return this.buf;
   }
 
   private decimal(d: TapeDecimal): void {

@@ -35,15 +35,15 @@ export function defaultEventCacheDir(env: NodeJS.ProcessEnv = process.env): stri
 /**
  * A tape's market events: from the cache in `cacheDir` when it holds them, else decoded from
  * the tape and, once the tape has been read to its end, written there. Without a cacheDir
- * the tape is decoded and nothing is written.
+ * the tape is decoded and nothing is written. Either way the events are what a cache file
+ * gives back (CacheChunks), so every run of a tape sees the same events.
  */
 export async function openMarketEvents(tapePath: string, cacheDir?: string): Promise<MarketEventSource> {
-  if (cacheDir === undefined) return decodeTape(tapePath);
-  const path = await eventCachePath(tapePath, cacheDir);
-  const cached = openCacheFile(path);
+  const path = cacheDir === undefined ? undefined : await eventCachePath(tapePath, cacheDir);
+  const cached = path === undefined ? undefined : openCacheFile(path);
   if (cached) return cached;
   const source = decodeTape(tapePath);
-  return { ...source, batches: writeThrough(source.batches, path) };
+  return { ...source, batches: asRecords(source.batches, path) };
 }
 
 /** Decodes a tape into the cache unless it is there already (a sweep does this once, before its workers start). */
@@ -67,11 +67,11 @@ function decodeTape(tapePath: string): MarketEventSource {
   return { batches, progress: () => progress(), cached: false };
 }
 
-/** Passes the batches on and writes them to a temporary file, renamed to `path` once the tape is read to its end. */
-async function* writeThrough(batches: AsyncGenerator<TapeMarketEvent[]>, path: string): AsyncGenerator<TapeMarketEvent[]> {
+/** The batches as a cache file gives them back, written to `path` (when given) under a temporary name, renamed once the tape is read to its end. */
+async function* asRecords(batches: AsyncGenerator<TapeMarketEvent[]>, path: string | undefined): AsyncGenerator<TapeMarketEvent[]> {
   let writer: CacheFileWriter | undefined;
   try {
-    writer = new CacheFileWriter(path, `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part`);
+    if (path) writer = new CacheFileWriter(path, `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part`);
   } catch {
     // A cache that cannot be written (read-only, full) costs speed, not the run.
   }
@@ -79,9 +79,10 @@ async function* writeThrough(batches: AsyncGenerator<TapeMarketEvent[]>, path: s
   let complete = false;
   try {
     for await (const batch of batches) {
-      const chunk = writer && chunks.add(batch);
-      if (chunk) writer!.write(chunk);
-      yield batch;
+      const events = chunks.add(batch);
+      const chunk = chunks.full();
+      if (chunk) writer?.write(chunk);
+      yield events;
     }
     complete = true;
   } finally {

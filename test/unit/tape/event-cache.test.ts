@@ -39,7 +39,7 @@ async function decoded(tapePath: string): Promise<TapeMarketEvent[][]> {
 }
 
 /** The source's batches, each decimal as its text (the cache gives plain ones as ScaledDecimal): `scaled` counts those. */
-async function read(tapePath: string, cacheDir: string): Promise<{ batches: TapeMarketEvent[][]; cached: boolean; lastAt?: number; scaled: number }> {
+async function read(tapePath: string, cacheDir: string | undefined): Promise<{ batches: TapeMarketEvent[][]; cached: boolean; lastAt?: number; scaled: number }> {
   const source = await openMarketEvents(tapePath, cacheDir);
   const batches: TapeMarketEvent[][] = [];
   let scaled = 0;
@@ -75,10 +75,12 @@ describe('event cache', () => {
     const first = await read(tape, cache);
     expect(first).toMatchObject({ cached: false, batches: want });
     expect(cacheFiles(cache)).toEqual([expect.stringMatching(/^[0-9a-f]{40}\.events$/)]);
-    expect(first.scaled).toBe(0);
+    // A first run gives the events as the file it writes gives them back: plain decimals as ScaledDecimal.
+    expect(first.scaled).toBe(16);
     const second = await read(tape, cache);
     // Every decimal of CALLS is plain: each comes back as a ScaledDecimal, the same text.
     expect(second).toEqual({ cached: true, batches: want, lastAt: want.at(-1)![0]!.at, scaled: 16 });
+    expect((await read(tape, undefined)).scaled).toBe(16);
     expect(second.batches.flat().map((e) => e.event.symbol)).toContain('ETH USDT');
   });
 
