@@ -59,10 +59,10 @@ export class CacheChunks {
 }
 
 /**
- * The answers of a cache file's bytes, as chunks of them arrive, to the u32 0 of the end (then
- * `expected`, when given, must be the number of events read); `damaged` names the file and the fix.
+ * The answers of a cache file's bytes, as chunks of them arrive, to the u32 0 of the end, where
+ * the events read must number `expected` (the end line's count); `damaged` names the file and the fix.
  */
-export async function* readRecords(chunks: AsyncIterable<Buffer>, damaged: (problem: string, record: number) => Error, expected?: number): AsyncGenerator<TapeMarketEvent[]> {
+export async function* readRecords(chunks: AsyncIterable<Buffer>, expected: number, damaged: (problem: string, record: number) => Error): AsyncGenerator<TapeMarketEvent[]> {
   let rest: Buffer = Buffer.alloc(0);
   let record = 0;
   let events = 0;
@@ -73,7 +73,7 @@ export async function* readRecords(chunks: AsyncIterable<Buffer>, damaged: (prob
     while (start + 4 <= bytes.length) {
       const size = bytes.readUInt32LE(start);
       if (size === 0) {
-        if (expected !== undefined && events !== expected) throw damaged(`${events} events, the file says ${expected}`, record);
+        if (events !== expected) throw damaged(`${events} events, the file says ${expected}`, record);
         return;
       }
       if (start + 4 + size > bytes.length) break;

@@ -171,7 +171,7 @@ async function* readCache(path: string, open: () => ReadStream, expected: number
   // Placed as a line would be: the magic line is 1, record n is n + 1.
   const damaged = (problem: string, record: number) => new TapeFormatError(path, record + 1, `event cache damaged (${problem}): delete the file, or run with --no-cache`);
   try {
-    yield* readRecords(stream as AsyncIterable<Buffer>, damaged, expected);
+    yield* readRecords(stream as AsyncIterable<Buffer>, expected, damaged);
   } finally {
     stream.destroy();
   }
