@@ -217,7 +217,7 @@ export function buildApp(inputs: AppInputs): App {
 /** The profile's journal: live orders are journaled durably (and locked) before they are sent. */
 function openJournal(choice: Profile['journal'] | Journal, config: Config, profile: Profile): { journal: Journal; lock?: { release(): void } } {
   if (typeof choice !== 'string') return { journal: choice };
-  if (choice === 'memory') return { journal: new MemoryJournal() };
+  if (choice === 'memory') return { journal: new MemoryJournal(profile.journalKeepMs ? { keep: { ms: profile.journalKeepMs, now: () => profile.clock.now() } } : {}) };
   // No lock and no write: status must work while the daemon runs, even one of another version.
   if (choice === 'read-only') return { journal: SqliteJournal.open(config.journal.path, { readOnly: true }) };
   const lock = lockJournal(config.journal.path);

@@ -32,6 +32,8 @@ export interface Profile {
    * the process (a fresh simulator, a backtest, a throwaway for commands that must not write).
    */
   journal: 'durable' | 'read-only' | 'memory';
+  /** The memory journal forgets final orders, with their fills, this long after they end (MemoryJournalOptions.keep). */
+  journalKeepMs?: number;
   /** Bottleneck on the wall clock, or the virtual pacer whose slots free by clock arithmetic. */
   pacer: 'bottleneck' | 'virtual';
   /** Write the session to record.path when the config asks for it. */
@@ -75,12 +77,17 @@ export function paper(config: Config, clock: Clock = systemClock): Profile {
   const sim = simFromConfig(config.sim, clock, clock.now(), PAPER_KEEP_MS);
   // Three hours of market before now, as a live venue has: klines warm-ups are met at start.
   sim.prehistory(PAPER_HISTORY_MS);
-  return { name: 'paper', venue: { kind: 'sim', sim }, clock, journal: 'memory', pacer: 'bottleneck', record: true, orders: 'send' };
+  return { name: 'paper', venue: { kind: 'sim', sim }, clock, journal: 'memory', journalKeepMs: PAPER_JOURNAL_KEEP_MS, pacer: 'bottleneck', record: true, orders: 'send' };
 }
 
 const PAPER_HISTORY_MS = 3 * 3_600_000;
 /** A paper daemon runs for days: its venue keeps an hour of final orders and trades, not every one (sim/history.ts). */
 const PAPER_KEEP_MS = 3_600_000;
+/**
+ * Its journal forgets final orders two hours after they end: after the venue has forgotten
+ * them and their trades (PAPER_KEEP_MS), so no trade the reconciler reads can be one forgotten.
+ */
+const PAPER_JOURNAL_KEEP_MS = 2 * PAPER_KEEP_MS;
 
 /** What `sluice run` trades: live with credentials (mode: live), paper otherwise. */
 export function daemon(config: Config, clock: Clock = systemClock): Profile {

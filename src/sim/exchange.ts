@@ -77,6 +77,8 @@ export class SimExchange implements VenueView {
   private readonly orders: LoggedOrder[] = [];
   /** Forgets final orders and trades older than opts.keepMs (history.ts); undefined: keeps the whole run. */
   private readonly forgetting: Forgetting | undefined;
+  /** How long final orders and trades stay answerable (SimOptions.keepMs); undefined: the whole run. */
+  readonly keepMs: number | undefined;
 
   constructor(opts: SimOptions = {}) {
     this.seed = opts.seed ?? 1;
@@ -108,6 +110,7 @@ export class SimExchange implements VenueView {
     this.spot = new SpotEngine(this.symbols, this.markets, this.ledger, fees, tradeHook);
     this.futures = new FuturesEngine(this.contracts, this.markets, fees, tradeHook, opts.futuresPositionModel ?? 2);
     const orderLog = { forget: (cutoff: number) => forgetLogged(this.orders, cutoff) };
+    this.keepMs = opts.keepMs;
     if (opts.keepMs !== undefined) this.forgetting = new Forgetting(opts.keepMs, [this.spot, this.futures, this.tradeLog, orderLog]);
     for (const c of this.contracts.values()) {
       if (!this.futures.wallets.has(USER)) this.futures.openWallet(USER, c.marginCoin, toDecimal(opts.futuresBalance ?? '100000', 'futuresBalance'));

@@ -1,7 +1,21 @@
 // The journal kept in memory: for paper runs that need no restart safety, and for tests.
+//
+// A paper daemon runs for days, so it may be told to forget (MemoryJournalOptions.keep): final
+// orders that ended longer ago than keep.ms, with their events and fills. The paper venue
+// forgets its own final orders and trades after an hour (sim/history.ts), so the reconciler
+// can never read those trades again: a fill forgotten here cannot come back to be counted twice,
+// as long as keep.ms is longer than the venue's hour. Backtests keep everything (their report).
 import type { Decimal } from '../core/decimal.js';
 import type { Journal, OrderEvent } from '../core/ports.js';
 import { FINAL_STATUSES, fillKey, type Fill, type Market, type Order, type OrderIntent, type Position } from '../core/types.js';
+
+export interface MemoryJournalOptions {
+  /** Forget final orders that ended more than `ms` before `now()`, with their events and fills. */
+  keep?: { ms: number; now: () => number };
+}
+
+/** How often forgetting runs (by keep.now): a minute's orders at a time, not a walk per write. */
+const FORGET_EVERY_MS = 60_000;
 
 export class MemoryJournal implements Journal {
   private readonly sequences = new Map<string, number>();
@@ -12,9 +26,14 @@ export class MemoryJournal implements Journal {
   private readonly events = new Map<string, OrderEvent[]>();
   private readonly fillMap = new Map<string, Fill>();
   private readonly volumesByOrder = new Map<string, Decimal[]>();
+  /** Fill keys by market:symbol:venue order id, so an order's fills go with it when it is forgotten. */
+  private readonly fillKeysByOrder = new Map<string, string[]>();
   private readonly cursors = new Map<string, string>();
   private ban = 0;
   private savedPositions: Position[] = [];
+  private forgotAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly opts: MemoryJournalOptions = {}) {}
 
   nextSequence(strategyId: string): number {
     const n = this.sequences.get(strategyId) ?? 0;
@@ -24,6 +43,7 @@ export class MemoryJournal implements Journal {
 
   recordIntent(_intent: OrderIntent, order: Order): void {
     if (this.orderMap.has(order.clientOrderId)) throw new Error(`client order id ${order.clientOrderId} was journaled before`);
+    this.forgetOld();
     this.orderMap.set(order.clientOrderId, order);
     this.index(order, undefined);
     this.events.set(order.clientOrderId, [{ clientOrderId: order.clientOrderId, at: order.updatedAt, status: order.status, reason: 'intent' }]);
@@ -77,7 +97,45 @@ export class MemoryJournal implements Journal {
     const volumes = this.volumesByOrder.get(k);
     if (volumes) volumes.push(fill.volume);
     else this.volumesByOrder.set(k, [fill.volume]);
+    if (this.opts.keep) {
+      const keys = this.fillKeysByOrder.get(k);
+      if (keys) keys.push(fillKey(fill));
+      else this.fillKeysByOrder.set(k, [fillKey(fill)]);
+    }
     return true;
+  }
+
+  /**
+   * Forgets final orders that ended before now - keep.ms, with their events and fills (at most
+   * once a minute). Orders sit in the map in the order they were journaled, so the walk stops at
+   * the first one journaled after the cutoff: its cost is what is forgotten plus the old orders
+   * still open.
+   */
+  private forgetOld(): void {
+    const keep = this.opts.keep;
+    if (!keep) return;
+    const now = keep.now();
+    if (now - this.forgotAt < FORGET_EVERY_MS) return;
+    this.forgotAt = now;
+    const cutoff = now - keep.ms;
+    for (const [id, order] of this.orderMap) {
+      if (order.createdAt >= cutoff) break;
+      if (!FINAL_STATUSES.has(order.status) || order.updatedAt >= cutoff) continue;
+      this.orderMap.delete(id);
+      this.events.delete(id);
+      if (!order.venueOrderId) continue;
+      const named = this.byVenueId.get(order.venueOrderId)?.filter((other) => other !== id);
+      // Another order kept under the same venue id (one bound by looks) keeps the fills too.
+      if (named?.length) {
+        this.byVenueId.set(order.venueOrderId, named);
+        continue;
+      }
+      this.byVenueId.delete(order.venueOrderId);
+      const k = `${order.market}:${order.symbol}:${order.venueOrderId}`;
+      for (const key of this.fillKeysByOrder.get(k) ?? []) this.fillMap.delete(key);
+      this.fillKeysByOrder.delete(k);
+      this.volumesByOrder.delete(k);
+    }
   }
 
   fills(): Fill[] {
