@@ -75,9 +75,8 @@ export class SimExchange implements VenueView {
   private readonly arrivalLog = new ArrivalLog(ARRIVALS_KEPT);
   private applying: { symbol: string; market: InstrumentMarket } | undefined;
   private readonly orders: LoggedOrder[] = [];
-  /** Forgets final orders and trades older than opts.keepMs (history.ts); undefined: keeps the whole run. */
+  /** Forgets final orders and trades older than keepMs (SimOptions, history.ts); undefined: keeps the whole run. */
   private readonly forgetting: Forgetting | undefined;
-  /** How long final orders and trades stay answerable (SimOptions.keepMs); undefined: the whole run. */
   readonly keepMs: number | undefined;
 
   constructor(opts: SimOptions = {}) {
@@ -101,7 +100,6 @@ export class SimExchange implements VenueView {
     this.orderIds = new IdSource(ORDER_ID_BASE, stream(this.seed, 'order-ids'));
     this.tradeIds = new IdSource(TRADE_ID_BASE, stream(this.seed, 'trade-ids'));
     const fees = { maker: toDecimal(opts.fees?.maker ?? '0.001', 'fees.maker'), taker: toDecimal(opts.fees?.taker ?? '0.002', 'fees.taker') };
-
     const assets = [...new Set([...this.symbols.values()].flatMap((s) => [s.baseAsset, s.quoteAsset]))];
     this.ledger = new Ledger(assets);
     const balances = opts.balances ?? { USDT: '100000', BTC: '2', ETH: '20' };
