@@ -1,9 +1,19 @@
 // Daemon memory over 24 simulated hours (issue 16): 10 strategies on 10 symbols, the daemon's
-// own wiring (the SQLite journal on disk, fsynced before each order leaves) against the
-// in-process simulator, on a manual clock that jumps from one sleeper to the next, so a day
-// runs in minutes. Every simulated hour: RSS and the heap live after a full GC. Flat means the
-// last hour within 5% of the second (the first hour warms up), and under 150 MB.
+// own wiring (the SQLite journal on disk, fsynced before each order leaves, the pacers, the
+// reconciler) on a manual clock that jumps from one sleeper to the next, so a day runs in about
+// an hour. Every simulated hour: RSS and the heap live after a full GC. Flat means the last hour
+// within 5% of the second (the first hour warms up), and under 150 MB.
+// The venue runs in a child process (bench/memory-sim-child.ts) so that this process holds the
+// daemon alone: in one process the simulator's orders, trades and request log counted in RSS
+// and in every heap snapshot. The daemon reaches it through a Transport that sends each request
+// (signed, its JSON as text, as a wire would carry it) over IPC with the daemon's clock time;
+// the child moves its clock there and answers. The driver wakes the next sleeper only when no
+// request is in flight and the journal's fsync has landed, so time never moves under a request,
+// as with the in-process venue (which answers without latency). The profile is the daemon's
+// (paper) with the venue given as a transport, the seam replay uses; an HTTP venue would use
+// undici's pool instead of this transport, a fixed cost.
 // Run: node --expose-gc --import tsx bench/memory.bench.ts [--hours 24] [--write] [--snapshots DIR]
+import { fork } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +23,11 @@ import { d } from '../src/core/decimal.js';
 import { parseConfig } from '../src/config/index.js';
 import { buildApp } from '../src/app/build.js';
 import { createLogger } from '../src/app/logger.js';
-import { DEFAULT_SYMBOLS, SimExchange, type SymbolSpec } from '../src/sim/index.js';
+import { TransportFailure, type HttpRequest, type HttpResponse, type Transport } from '../src/core/ports.js';
+import { DEFAULT_SYMBOLS, type SymbolSpec } from '../src/sim/index.js';
 import { loadStrategies } from '../src/strategy/index.js';
 import { writeSection } from './results.js';
+import type { FromChild, SimChildSetup, ToChild } from './memory-sim-child.js';
 
 const argv = process.argv.slice(2);
 const HOURS = Number(argv[argv.indexOf('--hours') + 1] ?? 24) || 24;
@@ -54,13 +66,43 @@ ${strategies.join('\n')}
 const loaded = await loadStrategies(config.strategies, join(import.meta.dirname, '..'));
 const start = Date.UTC(2026, 0, 1);
 const clock = new ManualClock(start);
-// The venue keeps ten minutes of final orders and trades (paper mode keeps an hour): in this
-// process its records would otherwise be most of the heap, and this bench measures the daemon.
+// The venue keeps ten minutes of final orders and trades (paper mode keeps an hour); it is in
+// its own process now, so this only keeps the child small.
 const SIM_KEEP_MS = 600_000;
-const sim = new SimExchange({ seed: 16, clock, symbols: specs, contracts: [], balances, keepMs: SIM_KEEP_MS });
+const setup: SimChildSetup = { seed: 16, start, keepMs: SIM_KEEP_MS, symbols: specs, balances };
+const child = fork(join(import.meta.dirname, 'memory-sim-child.ts'), [JSON.stringify(setup)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+child.once('exit', (code) => {
+  console.error(`the venue's process exited (${code})`);
+  process.exit(1);
+});
+const pending = new Map<number, { resolve(r: HttpResponse): void; reject(e: Error): void }>();
+const idleWaiters: (() => void)[] = [];
+const ready = new Promise<{ apiKey: string; apiSecret: string }>((resolve) => {
+  child.on('message', (m: FromChild) => {
+    if (m.kind === 'ready') return resolve(m);
+    const p = pending.get(m.id)!;
+    pending.delete(m.id);
+    if (m.kind === 'answer') p.resolve(m.response);
+    else p.reject(new TransportFailure(m.message, m.maybeDelivered));
+    if (pending.size === 0) for (const w of idleWaiters.splice(0)) w();
+  });
+});
+let nextId = 0;
+const ipc: Transport = {
+  send(request: HttpRequest): Promise<HttpResponse> {
+    const id = ++nextId;
+    const m: ToChild = { id, now: clock.now(), request };
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      child.send(m);
+    });
+  },
+};
+const idle = () => (pending.size === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r)));
+const credentials = await ready;
 const log = createLogger({ level: 'error', pretty: false, secrets: [] });
 // The daemon's wiring (durable journal), on the manual clock and its pacer.
-const app = buildApp({ config, profile: { name: 'paper', venue: { kind: 'sim', sim }, clock, journal: 'durable', pacer: 'virtual', record: false, orders: 'send' }, strategies: loaded, log });
+const app = buildApp({ config, profile: { name: 'paper', venue: { kind: 'transport', transport: () => ipc, credentials }, clock, journal: 'durable', pacer: 'virtual', record: false, orders: 'send' }, strategies: loaded, log });
 
 /** Runs what can run, lets the journal's fsync land, then wakes the next sleeper. */
 async function runUntil(target: number): Promise<void> {
@@ -68,7 +110,13 @@ async function runUntil(target: number): Promise<void> {
   for (;;) {
     if (++wakes % 2000 === 0) console.error(`  ${new Date(clock.now()).toISOString()} (${wakes} wakes)`);
     await new Promise<void>((r) => setImmediate(r));
+    // Answers that arrive start more work (and more requests): settle until nothing is in flight.
+    if (pending.size > 0) {
+      await idle();
+      continue;
+    }
     await app.journal.durable(app.journal.mark());
+    if (pending.size > 0) continue;
     const next = clock.nextWake();
     if (next === undefined || next > target) break;
     clock.wakeNext();
@@ -93,11 +141,14 @@ for (let h = 1; h <= HOURS; h++) {
   console.error(`hour ${h}: rss ${s.rssMb.toFixed(1)} MB, heap after GC ${s.heapMb.toFixed(1)} MB (of ${s.heapTotalMb.toFixed(1)} MB the heap holds), external ${s.externalMb.toFixed(1)} MB, fills ${s.fills}, orders ${s.orders}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall`);
 }
 const stop = app.stop();
-for (let i = 0; i < 10_000 && clock.nextWake() !== undefined; i++) {
+for (let i = 0; i < 10_000 && (clock.nextWake() !== undefined || pending.size > 0); i++) {
   await new Promise<void>((r) => setImmediate(r));
-  clock.wakeNext();
+  await idle();
+  if (clock.nextWake() !== undefined) clock.wakeNext();
 }
 await stop;
+child.removeAllListeners('exit');
+child.disconnect();
 rmSync(dir, { recursive: true, force: true });
 
 const second = samples[1] ?? samples[0]!;
@@ -108,7 +159,7 @@ const section = [
   '## Daemon memory over 24 simulated hours (issue 16)',
   '',
   `Measured ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores, Node ${process.version}, load average ${load0} at the start and ${loadavg()[0]!.toFixed(2)} at the end. Run: \`node --expose-gc --import tsx bench/memory.bench.ts --hours ${HOURS} --write\` (${((Date.now() - t0) / 1000).toFixed(0)} s wall).`,
-  `10 strategies (grid and signal-mm, alternating) on 10 simulated symbols, the daemon wiring with the SQLite journal on disk, the in-process simulator on a manual clock (in the same process, so its records count too; it keeps ${SIM_KEEP_MS / 60_000} minutes of final orders and trades, SimOptions.keepMs). RSS and the heap left after a full GC, at the end of each simulated hour.`,
+  `10 strategies (grid and signal-mm, alternating) on 10 simulated symbols, the daemon wiring with the SQLite journal on disk, the simulator in a child process (bench/memory-sim-child.ts: its records do not count here) reached over IPC with the daemon's clock. RSS and the heap left after a full GC, at the end of each simulated hour.`,
   '',
   '| hour | RSS MB | heap after GC MB | heap held MB | external MB | fills | orders sent |',
   '|---|---|---|---|---|---|---|',
