@@ -6,11 +6,12 @@ import type { KlineInterval } from '../core/market.js';
 import type { CancelIntent, PlaceIntent, Side } from '../core/types.js';
 import type { OrderRequest, StrategyContext } from './api.js';
 import type { HostDeps, HostInternals, StrategySetup } from './host-types.js';
+import { Cancelling } from './cancelling.js';
 import { formPlace } from './requests.js';
 
 export function buildContext(setup: StrategySetup, params: unknown, deps: HostDeps, host: HostInternals): StrategyContext<unknown> {
   const { view } = deps;
-  const canceling = new Set<string>();
+  const canceling = new Cancelling();
   const up = (symbol: string) => symbol.toUpperCase();
   const subscribedKlines = (interval: KlineInterval) => host.subscriptions.some((s) => s.kind === 'klines' && s.interval === interval);
   const bestBid = (symbol: string) => view.depth(setup.market, up(symbol))?.bids[0]?.[0] ?? view.ticker(setup.market, up(symbol))?.buy;
@@ -66,7 +67,8 @@ export function buildContext(setup: StrategySetup, params: unknown, deps: HostDe
       return id;
     },
     cancel(target: ClientOrderId): void {
-      const order = view.openOrders(setup.id).find((o) => o.clientOrderId === target);
+      const open = view.openOrders(setup.id);
+      const order = open.find((o) => o.clientOrderId === target);
       const queued = host.outbox.find((i): i is PlaceIntent => i.kind === 'place' && i.clientOrderId === target);
       if (queued) {
         // Not sent yet: withdrawing it is the cancel.
@@ -74,7 +76,7 @@ export function buildContext(setup: StrategySetup, params: unknown, deps: HostDe
         return;
       }
       if (!order || canceling.has(target)) return;
-      canceling.add(target);
+      canceling.add(target, () => open);
       const intent: CancelIntent = {
         kind: 'cancel',
         intentId: `${target}:cancel`,
