@@ -4,15 +4,25 @@
 // Bounded: the latest KEPT fills and orders per strategy; positions keep every fill's effect.
 import type { Journal } from '../core/ports.js';
 import type { SymbolInfo } from '../core/market.js';
-import type { Fill, Market, Order, Position } from '../core/types.js';
+import { fillKey, type Fill, type Market, type Order, type Position } from '../core/types.js';
 import { PositionBook } from '../positions/index.js';
 
 const KEPT = 1000;
 /**
- * Fill keys each strategy's book remembers (about 100 bytes each): its guard needs only the fills
- * that can reach it twice, the ones journaled while the ledger loads and then delivered.
+ * The journal's latest fills the ledger takes for not yet told when it loads. A reconcile pass
+ * journals its fills in commits of up to FILLS_PER_COMMIT (50, reconciler/commit.ts) and tells
+ * each commit's fills, in journal order, before the next commit; a ledger that loads between a
+ * commit and its telling hears those fills again, and they are the last ones in journal order.
+ * Twenty commits' worth, for margin.
  */
-const APPLIED_KEPT = 10_000;
+const UNTOLD_KEPT = 1000;
+/**
+ * Fill keys each strategy's book remembers (about 125 bytes each). The fills that can reach the
+ * ledger twice are handled by `untold` (they need not be the latest by time, which is the order
+ * the book remembers in); this is the book's own guard, kept small: 10 strategies at the former
+ * 10,000 each held 100,000 keys, about 12 MB.
+ */
+const APPLIED_KEPT = 1000;
 
 interface Own {
   fills: Fill[];
@@ -24,6 +34,11 @@ interface Own {
 export class StrategyLedger {
   private readonly own = new Map<string, Own>();
   private loaded = false;
+  /**
+   * Keys of the fills that may still be told after the ledger loaded them (UNTOLD_KEPT); dropped
+   * at the first fill told that is not among them, since fills are told in journal order.
+   */
+  private untold: Set<string> | undefined;
 
   constructor(
     private readonly journal: Journal,
@@ -54,6 +69,10 @@ export class StrategyLedger {
   /** A new fill of `strategyId`'s order (already journaled). */
   fill(strategyId: string, f: Fill): void {
     if (!this.loaded) return;
+    if (this.untold) {
+      if (this.untold.has(fillKey(f))) return;
+      this.untold = undefined;
+    }
     const own = this.entry(strategyId);
     this.sizeLine(own.book, f);
     if (!own.book.apply(f)) return;
@@ -84,10 +103,12 @@ export class StrategyLedger {
       if (o.venueOrderId) strategyOf.set(`${o.market}:${o.symbol}:${o.venueOrderId}`, o.strategyId);
       this.order(o);
     }
-    for (const f of [...this.journal.fills()].sort((a, b) => a.time - b.time)) {
+    const fills = this.journal.fills();
+    for (const f of [...fills].sort((a, b) => a.time - b.time)) {
       const strategyId = strategyOf.get(`${f.market}:${f.symbol}:${f.venueOrderId}`);
       if (strategyId) this.fill(strategyId, f);
     }
+    this.untold = new Set(fills.slice(-UNTOLD_KEPT).map(fillKey));
   }
 
   /** A futures line counts contracts: its book needs the contract size before the first fill. */
