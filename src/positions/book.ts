@@ -26,8 +26,15 @@ export interface PositionBookOptions {
   appliedKept?: number;
 }
 
-/** Applied fill keys the book remembers (about 100 bytes each). */
-export const APPLIED_KEPT = 100_000;
+/**
+ * Applied fill keys the book remembers (about 125 bytes each). What repeats a fill is the
+ * reconciler reading trades again: those within drift.graceMs (10 s; at the venue's ceiling of
+ * 300 orders/s, 3,000 fills) and, every fifth pass, each symbol's latest page (1,000 at most).
+ * 20,000 covers that for ten symbols with half again to spare. A key forgotten costs a
+ * journal insert that the fill's unique key refuses, never a fill counted twice (test/unit/reconciler/commit.test.ts).
+ * The former 100,000 held 12 MB once full, at about hour 2.3 of bench/memory.bench.ts.
+ */
+export const APPLIED_KEPT = 20_000;
 
 export class PositionBook {
   private readonly lines = new Map<string, BookEntry>();

@@ -158,6 +158,14 @@ describe('PositionBook memory', () => {
     expect(b.has({ ...fill('BUY', '0.001', '100'), tradeId: '0' })).toBe(false);
   });
 
+  it('APPLIED_KEPT covers what a reconciler reads again on ten symbols: each one\'s latest trades page and graceMs at the venue\'s ceiling', () => {
+    const LATEST_PAGE = 1000; // executor/readers.ts MAX_PAGE
+    const GRACE_FILLS = 300 * 10; // 300 orders/s for drift.graceMs (10 s)
+    expect(APPLIED_KEPT).toBeGreaterThanOrEqual(10 * LATEST_PAGE + GRACE_FILLS);
+    // ... and no more than twice that: 100,000 keys held 12 MB (bench/memory.bench.ts).
+    expect(APPLIED_KEPT).toBeLessThanOrEqual(2 * (10 * LATEST_PAGE + GRACE_FILLS));
+  });
+
   it('remembers as many keys as appliedKept says (a strategy book needs fewer than the account book)', () => {
     const b = new PositionBook({ appliedKept: 3 });
     for (let i = 0; i < 5; i++) b.apply({ ...fill('BUY', '0.001', '100'), tradeId: String(i) });

@@ -164,6 +164,19 @@ describe('a pass journaled in parts', () => {
     expect(j.order(a.clientOrderId)).toMatchObject({ status: 'partially_filled', executedVolume: String(MANY / 1000) });
   });
 
+  it('trades read again after the position book forgot their keys are journaled and told once: the book\'s bound costs a journal insert, not a fill', async () => {
+    const j = journal();
+    const a = openOrder(j, 1, '1');
+    const read = trades(1, MANY);
+    const first = await commit(j, read, [a]);
+    expect(first.parts.flatMap((p) => p.fills)).toHaveLength(MANY);
+    // A fresh set: the book remembers none of these keys (APPLIED_KEPT pushed them out).
+    const again = await commit(j, read, [j.order(a.clientOrderId)!], { applied: new Set() });
+    expect(again.parts.flatMap((p) => p.fills)).toEqual([]);
+    expect(j.fills()).toHaveLength(MANY);
+    expect(j.order(a.clientOrderId)).toMatchObject({ executedVolume: String(MANY / 1000) });
+  });
+
   it('what another writer did to an order between parts stands: a fill builds on it, and an order it settled is not settled again', async () => {
     const j = journal();
     const a = openOrder(j, 1, '1');
