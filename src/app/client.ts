@@ -1,9 +1,9 @@
 // Composes the exchange client: transport per market, one pacer, the venue clock and the executor.
 import { systemClock, type Clock, type Random } from '../core/clock.js';
-import type { Pacer, Transport } from '../core/ports.js';
+import type { HttpRequest, HttpResponse, Pacer, Transport } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import { endpointLimits, type EndpointId } from '../exchange/endpoints.js';
-import { HttpTransport } from '../exchange/transport/http.js';
+import type { HttpTransport, HttpTransportOptions } from '../exchange/transport/http.js';
 import { Executor, VenueClock, type CallRecord, type Credentials, type RetryPolicy } from '../executor/index.js';
 import { BottleneckPacer } from '../limiter/index.js';
 
@@ -42,7 +42,7 @@ export interface ExchangeClient {
 
 export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClient {
   const clock = opts.clock ?? systemClock;
-  const owned: HttpTransport[] = [];
+  const owned: LazyHttpTransport[] = [];
   const transports = new Map<Market, Transport>();
   const base =
     opts.transport ??
@@ -51,7 +51,7 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
       if (!t) {
         const baseUrl = market === 'futures' ? (opts.futuresUrl ?? opts.spotUrl) : opts.spotUrl;
         if (!baseUrl) throw new Error(`no URL configured for the ${market} venue`);
-        const http = new HttpTransport({
+        const http = new LazyHttpTransport({
           baseUrl,
           connectTimeoutMs: opts.timeouts?.connectMs,
           headersTimeoutMs: opts.timeouts?.headersMs,
@@ -105,4 +105,27 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
       await Promise.all(owned.map((t) => t.close()));
     },
   };
+}
+
+/**
+ * The HTTP transport, its module (and undici, about 10 MB of RSS) loaded at the first request:
+ * a profile whose venue is in this process (paper, backtest, replay) never loads them.
+ */
+class LazyHttpTransport implements Transport {
+  private http: HttpTransport | undefined;
+  private loading: Promise<HttpTransport> | undefined;
+
+  constructor(private readonly opts: HttpTransportOptions) {}
+
+  send(request: HttpRequest): Promise<HttpResponse> {
+    if (this.http) return this.http.send(request);
+    this.loading ??= import('../exchange/transport/http.js').then((m) => (this.http = new m.HttpTransport(this.opts)));
+    return this.loading.then((http) => http.send(request));
+  }
+
+  async close(): Promise<void> {
+    // A transport whose load failed has nothing to close (its sends already failed).
+    const http = this.http ?? (await this.loading?.catch(() => undefined));
+    await http?.close();
+  }
 }

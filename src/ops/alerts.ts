@@ -2,7 +2,6 @@
 // can take. Alerts are a side channel: send() never throws, never awaits the network, and a
 // flood of one kind is folded into a count carried by the next alert of that kind.
 import { errorText } from '../core/errors.js';
-import { request } from 'undici';
 import type { OpsLog } from './types.js';
 
 export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled';
@@ -36,8 +35,13 @@ export interface AlertsOptions {
 
 const POST_TIMEOUT_MS = 5_000;
 
-/** undici, with short timeouts so a hung receiver cannot pile up sockets. */
+/**
+ * undici, with short timeouts so a hung receiver cannot pile up sockets. Imported at the first
+ * alert sent: a daemon without a webhook (or a paper one, whose venue is in-process) never
+ * loads undici, about 10 MB of RSS.
+ */
 export const postJson: AlertPost = async (url, body) => {
+  const { request } = await import('undici');
   const res = await request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
