@@ -20,10 +20,10 @@ export class Cancelling {
    * forgotten once the set reaches twice what the last prune left (at least PRUNE_FLOOR), so
    * a prune's cost is spread over as many cancels as it keeps.
    */
-  add(clientOrderId: string, open: () => readonly { clientOrderId: string }[]): void {
+  add(clientOrderId: string, open: readonly { clientOrderId: string }[]): void {
     this.ids.add(clientOrderId);
     if (this.ids.size < this.pruneAt) return;
-    const stillOpen = new Set(open().map((o) => o.clientOrderId));
+    const stillOpen = new Set(open.map((o) => o.clientOrderId));
     for (const id of this.ids) if (!stillOpen.has(id)) this.ids.delete(id);
     this.pruneAt = Math.max(PRUNE_FLOOR, 2 * this.ids.size);
   }

@@ -76,7 +76,7 @@ export function buildContext(setup: StrategySetup, params: unknown, deps: HostDe
         return;
       }
       if (!order || canceling.has(target)) return;
-      canceling.add(target, () => open);
+      canceling.add(target, open);
       const intent: CancelIntent = {
         kind: 'cancel',
         intentId: `${target}:cancel`,

@@ -13,9 +13,9 @@ describe('Cancelling', () => {
     let max = 0;
     // Each cancelled order ends before the next is cancelled; five stay open throughout.
     const resting = ['keep-0', 'keep-1', 'keep-2', 'keep-3', 'keep-4'];
-    for (const id of resting) c.add(id, () => ids(...resting));
+    for (const id of resting) c.add(id, ids(...resting));
     for (let i = 0; i < 100_000; i++) {
-      c.add(`gone-${i}`, () => ids(...resting, `gone-${i}`));
+      c.add(`gone-${i}`, ids(...resting, `gone-${i}`));
       max = Math.max(max, c.size);
     }
     expect(max).toBeLessThanOrEqual(512);
@@ -25,7 +25,7 @@ describe('Cancelling', () => {
   it('never forgets a target that is still open', () => {
     const c = new Cancelling();
     const open = Array.from({ length: 2000 }, (_, i) => `open-${i}`);
-    for (const id of open) c.add(id, () => ids(...open));
+    for (const id of open) c.add(id, ids(...open));
     expect(open.every((id) => c.has(id))).toBe(true);
     expect(c.size).toBe(2000);
   });
