@@ -22,6 +22,7 @@ import { ManualClock } from '../src/core/clock.js';
 import { d } from '../src/core/decimal.js';
 import { parseConfig } from '../src/config/index.js';
 import { buildApp } from '../src/app/build.js';
+import { preferSmallHeap } from '../src/app/heap.js';
 import { createLogger } from '../src/app/logger.js';
 import { TransportFailure, type HttpRequest, type HttpResponse, type Transport } from '../src/core/ports.js';
 import { DEFAULT_SYMBOLS, type SymbolSpec } from '../src/sim/index.js';
@@ -34,6 +35,8 @@ const HOURS = Number(argv[argv.indexOf('--hours') + 1] ?? 24) || 24;
 const SYMBOLS = 10;
 /** --snapshots DIR: a heap snapshot at the end of each hour, to diff what grew (for example with Chrome's devtools). */
 const SNAPSHOTS = argv.includes('--snapshots') ? argv[argv.indexOf('--snapshots') + 1] : undefined;
+// As `sluice run` does at its start.
+preferSmallHeap();
 const gc = (globalThis as { gc?: (options?: never) => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (see the header)');
 
@@ -130,7 +133,8 @@ process.on('SIGINT', () => process.exit(130));
 const load0 = loadavg()[0]!.toFixed(2);
 const t0 = Date.now();
 void app.start();
-const samples: { hour: number; rssMb: number; rssReducedMb: number; heapMb: number; heapTotalMb: number; newSpaceMb: number; oldSpaceMb: number; externalMb: number; fills: number; orders: number }[] = [];
+const samples: { hour: number; rssMb: number; rssReducedMb: number; heapMb: number; heapTotalMb: number; newSpaceMb: number; oldSpaceMb: number; externalMb: number; cpuS: number; fills: number; orders: number }[] = [];
+let cpu0 = process.cpuUsage();
 for (let h = 1; h <= HOURS; h++) {
   await runUntil(start + h * 3_600_000);
   gc();
@@ -150,12 +154,15 @@ for (let h = 1; h <= HOURS; h++) {
     newSpaceMb: spaces.new_space ?? 0,
     oldSpaceMb: spaces.old_space ?? 0,
     externalMb: mb(m.external),
+    // This process's CPU time in the hour (the simulator's is its own): what a GC setting costs.
+    cpuS: ((c) => (c.user + c.system) / 1e6)(process.cpuUsage(cpu0)),
     fills: app.engine.stats.fills,
     orders: app.engine.pipeline.stats.sent,
   };
   samples.push(s);
+  cpu0 = process.cpuUsage();
   if (SNAPSHOTS) writeHeapSnapshot(join(SNAPSHOTS, `hour-${h}.heapsnapshot`));
-  console.error(`hour ${h}: rss ${s.rssMb.toFixed(1)} MB (${s.rssReducedMb.toFixed(1)} reduced), heap after GC ${s.heapMb.toFixed(1)} MB (of ${s.heapTotalMb.toFixed(1)} MB the heap holds: new ${s.newSpaceMb.toFixed(1)}, old ${s.oldSpaceMb.toFixed(1)}), external ${s.externalMb.toFixed(1)} MB, fills ${s.fills}, orders ${s.orders}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall`);
+  console.error(`hour ${h}: rss ${s.rssMb.toFixed(1)} MB (${s.rssReducedMb.toFixed(1)} reduced), heap after GC ${s.heapMb.toFixed(1)} MB (of ${s.heapTotalMb.toFixed(1)} MB the heap holds: new ${s.newSpaceMb.toFixed(1)}, old ${s.oldSpaceMb.toFixed(1)}), external ${s.externalMb.toFixed(1)} MB, ${s.cpuS.toFixed(0)} CPU s, fills ${s.fills}, orders ${s.orders}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall`);
 }
 const stop = app.stop();
 for (let i = 0; i < 10_000 && (clock.nextWake() !== undefined || pending.size > 0); i++) {
@@ -179,9 +186,9 @@ const section = [
   `Measured ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores, Node ${process.version}, load average ${load0} at the start and ${loadavg()[0]!.toFixed(2)} at the end. Run: \`node --expose-gc --import tsx bench/memory.bench.ts --hours ${HOURS} --write\` (${((Date.now() - t0) / 1000).toFixed(0)} s wall).`,
   `10 strategies (grid and signal-mm, alternating) on 10 simulated symbols, the daemon wiring with the SQLite journal on disk, the simulator in a child process (bench/memory-sim-child.ts: its records do not count here) reached over IPC with the daemon's clock. At the end of each simulated hour: RSS after a full GC; RSS after a memory-reducing GC (V8 returns its free pages to the OS, as its memory reducer does once a daemon on the wall clock idles between ticks; this driver never idles); the heap left, the heap V8 holds (its new and old spaces) and external memory.`,
   '',
-  '| hour | RSS MB | RSS reduced MB | heap after GC MB | heap held MB (new, old space) | external MB | fills | orders sent |',
-  '|---|---|---|---|---|---|---|---|',
-  ...samples.filter((s) => s.hour <= 2 || s.hour % 4 === 0 || s.hour === HOURS).map((s) => `| ${s.hour} | ${ms(s.rssMb)} | ${ms(s.rssReducedMb)} | ${ms(s.heapMb)} | ${ms(s.heapTotalMb)} (${ms(s.newSpaceMb)}, ${ms(s.oldSpaceMb)}) | ${ms(s.externalMb)} | ${s.fills} | ${s.orders} |`),
+  '| hour | RSS MB | RSS reduced MB | heap after GC MB | heap held MB (new, old space) | external MB | CPU s | fills | orders sent |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...samples.filter((s) => s.hour <= 2 || s.hour % 4 === 0 || s.hour === HOURS).map((s) => `| ${s.hour} | ${ms(s.rssMb)} | ${ms(s.rssReducedMb)} | ${ms(s.heapMb)} | ${ms(s.heapTotalMb)} (${ms(s.newSpaceMb)}, ${ms(s.oldSpaceMb)}) | ${ms(s.externalMb)} | ${s.cpuS.toFixed(0)} | ${s.fills} | ${s.orders} |`),
   '',
   `Reading: RSS in the last hour is ${(growth * 100).toFixed(1)}% ${growth >= 0 ? 'above' : 'below'} the second hour's (target within 5%), and ${ms(Math.max(...samples.map((s) => s.rssMb)))} MB at most (target under 150 MB); after V8 reduces memory, ${(reducedGrowth * 100).toFixed(1)}% and ${ms(Math.max(...samples.map((s) => s.rssReducedMb)))} MB at most; the heap after a full GC went from ${ms(second.heapMb)} MB in the second hour to ${ms(last.heapMb)} MB in the last.`,
   '',

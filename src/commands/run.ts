@@ -8,6 +8,7 @@ import type { Order } from '../core/types.js';
 import { DEFAULTS, locatedError, opsEnabled } from '../config/index.js';
 import { buildApp, type App, type AppInputs } from '../app/build.js';
 import { createLogger, prettyLogs } from '../app/logger.js';
+import { preferSmallHeap } from '../app/heap.js';
 import { createDaemonOpsSource, VenueWatch } from '../app/ops-source.js';
 import { daemon } from '../app/profiles.js';
 import { Alerts, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
@@ -18,6 +19,7 @@ import { prepare, secretsOf } from './prepare.js';
 export const DASHBOARD_SAMPLE_MS = 1000;
 
 export async function runCommand(configPath: string): Promise<number> {
+  preferSmallHeap();
   const prepared = await prepare(configPath);
   if (!prepared) return 1;
   const { config, credentials } = prepared.loaded;
