@@ -35,7 +35,8 @@ const HOURS = Number(argv[argv.indexOf('--hours') + 1] ?? 24) || 24;
 const SYMBOLS = 10;
 /** --snapshots DIR: a heap snapshot at the end of each hour, to diff what grew (for example with Chrome's devtools). */
 const SNAPSHOTS = argv.includes('--snapshots') ? argv[argv.indexOf('--snapshots') + 1] : undefined;
-// As `sluice run` does at its start.
+// As `sluice run` does at its start with engine.heap: small (the config below); the default,
+// fast, keeps V8's heap sizing: bench/RESULTS.md has both.
 preferSmallHeap();
 const gc = (globalThis as { gc?: (options?: never) => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (see the header)');
@@ -57,7 +58,7 @@ const strategies = specs.map((s, i) =>
 const { config } = await parseConfig(
   `
 mode: paper
-engine: { marketDataEveryMs: 1000, reconcileEveryMs: 2000, summaryEveryMs: 600000 }
+engine: { marketDataEveryMs: 1000, reconcileEveryMs: 2000, summaryEveryMs: 600000, heap: small }
 journal: { path: "${join(dir, 'journal.db')}" }
 risk: { maxOpenOrders: 1000, maxOrdersPerSecond: 1000, maxNotionalPerMinute: "1000000000" }
 log: { level: error }

@@ -1,4 +1,4 @@
-// The daemon's V8 heap: sized for a process that runs for days, not for throughput.
+// The daemon's V8 heap, when engine.heap is small: sized for a process that runs for days, not for throughput.
 import { setFlagsFromString } from 'node:v8';
 
 /**

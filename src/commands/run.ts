@@ -19,10 +19,11 @@ import { prepare, secretsOf } from './prepare.js';
 export const DASHBOARD_SAMPLE_MS = 1000;
 
 export async function runCommand(configPath: string): Promise<number> {
-  preferSmallHeap();
   const prepared = await prepare(configPath);
   if (!prepared) return 1;
   const { config, credentials } = prepared.loaded;
+  // Before the app is built: V8 reads it as it sizes its heap after each collection.
+  if (config.engine.heap === 'small') preferSmallHeap();
   const log = createLogger({
     level: config.log.level,
     pretty: prettyLogs(config.log.pretty, process.stdout.isTTY),

@@ -237,6 +237,7 @@ export const configSchema = z.strictObject(
       reconcileEveryMs: int(100).default(2000),
       maxQueueMs: int(100).default(5000),
       shutdown: section({ queued: oneOf(['flush', 'drop']).default('drop'), cancelOpenOrders: bool().default(true) }),
+      heap: oneOf(['fast', 'small']).default('fast'),
     }),
     reconcile: section({
       budgetShare: z

@@ -121,6 +121,12 @@ export interface Config {
     /** An intent still unsent after this long is dropped (its strategy hears 'canceled'): a stale order is worse than none. */
     readonly maxQueueMs: number;
     readonly shutdown: { readonly queued: 'flush' | 'drop'; readonly cancelOpenOrders: boolean };
+    /**
+     * V8's heap for `sluice run`: fast keeps V8's defaults; small sets --optimize-for-size at the
+     * start (app/heap.ts): less memory for a daemon that runs for days, more CPU and longer
+     * collections at the venue's ceiling (bench/RESULTS.md).
+     */
+    readonly heap: 'fast' | 'small';
   };
   readonly reconcile: ReconcileConfig;
   readonly journal: { readonly path: string };

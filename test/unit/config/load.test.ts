@@ -113,6 +113,12 @@ describe('shipped configs', () => {
 });
 
 describe('values', () => {
+  it('engine.heap is fast unless set to small, and names its choices when it is neither', async () => {
+    expect((await parseConfig('', { env: {} })).config.engine.heap).toBe('fast');
+    expect((await parseConfig('engine: { heap: small }', { env: {} })).config.engine.heap).toBe('small');
+    await expect(parseConfig('engine: { heap: tiny }', { env: {} })).rejects.toThrow(/engine\.heap \(line 1\): must be one of fast \| small/);
+  });
+
   it('merges over the defaults, normalises symbols and fills futuresUrl from spotUrl', async () => {
     const { config } = await parseConfig(
       `mode: live
