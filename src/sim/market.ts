@@ -173,14 +173,6 @@ export class InstrumentMarket {
     }
   }
 
-  /** Replaces the other participants' quotes with a tape's levels (price, quantity in lots). */
-  applyBook(bids: ReadonlyArray<[number, number]>, asks: ReadonlyArray<[number, number]>, at: number): void {
-    this.book.removeOwner(OTHERS);
-    for (const [p, l] of asks) this.quote('SELL', p, l, at);
-    for (const [p, l] of bids) this.quote('BUY', p, l, at);
-    this.bookChanged(at);
-  }
-
   private bookChanged(at: number): void {
     const b = this.book.best('BUY');
     const a = this.book.best('SELL');

@@ -4,6 +4,7 @@ import type { Order } from '../../../src/core/types.js';
 import { defineStrategy, z } from '../../../src/strategy/api.js';
 import { Cancelling } from '../../../src/strategy/cancelling.js';
 import { harness } from '../../../src/strategy/testing.js';
+import { placeOf } from '../../fixtures/engine-parts.js';
 
 const ids = (...list: string[]) => list.map((clientOrderId) => ({ clientOrderId }));
 
@@ -31,20 +32,7 @@ describe('Cancelling', () => {
   });
 });
 
-const order = (clientOrderId: string): Order => ({
-  clientOrderId: clientOrderId as Order['clientOrderId'],
-  strategyId: 'test',
-  market: 'spot',
-  symbol: 'BTCUSDT',
-  side: 'BUY',
-  type: 'LIMIT',
-  volume: d('1'),
-  price: d('100'),
-  executedVolume: d('0'),
-  status: 'open',
-  createdAt: 0,
-  updatedAt: 0,
-});
+const order = (clientOrderId: string): Order => ({ ...placeOf(clientOrderId, { strategyId: 'test' }), executedVolume: d('0'), status: 'open', createdAt: 0, updatedAt: 0 });
 
 describe('ctx.cancel after many ended cancels', () => {
   it('still sends one cancel for an order that stays open', async () => {
