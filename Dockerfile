@@ -9,8 +9,8 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# tsx is in "dependencies", not "devDependencies": bin/sluice.js runs the TypeScript sources
-# (and strategy plugins) through it at run time, so --omit=dev keeps it.
+# esbuild is in "dependencies", not "devDependencies": it compiles the TypeScript sources (below)
+# and strategy plugins (as they load), so --omit=dev keeps it.
 RUN npm ci --omit=dev && npm cache clean --force
 
 FROM node:20-slim
@@ -26,6 +26,8 @@ COPY bin ./bin
 COPY src ./src
 COPY strategies ./strategies
 COPY config ./config
+# The sources compiled to dist/ while still root: the sluice user cannot write to /app.
+RUN node bin/build.js
 COPY deploy/sluice.yaml /etc/sluice/sluice.yaml
 
 # Never root: the daemon needs nothing but its state directory.

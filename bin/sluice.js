@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (no build step), the same way plugins are loaded.
-import { register } from 'tsx/esm/api';
+// Runs the CLI from its JavaScript build (bin/build.js), so the process carries no TypeScript
+// loader: in Node 20 tsx's loader hooks run on a thread of their own, a second V8 isolate that
+// cost a daemon about 29 MB for its whole life. Strategy plugins are compiled as they load
+// (src/strategy/loader.ts). Source maps keep stack traces pointing into the .ts files.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { built } from './build.js';
 
-register();
-await import('../src/cli.ts');
+process.setSourceMapsEnabled(true);
+await import(pathToFileURL(join(await built(), 'cli.js')).href);

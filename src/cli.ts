@@ -1,8 +1,10 @@
 // The `sluice` command. Each subcommand loads only what it needs.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { PACKAGE_ROOT } from './core/package-root.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
 const program = new Command();
 program
   .name('sluice')

@@ -8,8 +8,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { isMap, isSeq, parseDocument } from 'yaml';
+import { PACKAGE_ROOT } from '../core/package-root.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
+const ROOT = PACKAGE_ROOT;
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 /** How the new project names its sluice dependency: the installed version, or this checkout's path. */

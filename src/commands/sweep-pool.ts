@@ -27,7 +27,9 @@ export interface ThreadAnswer {
   report?: Report;
 }
 
-const SCRIPT = new URL('./sweep-worker.mjs', import.meta.url);
+// Built (bin/sluice.js), the worker is plain JavaScript; from the sources (tests, benches) a
+// shim registers tsx in the thread first.
+const SCRIPT = import.meta.url.endsWith('.ts') ? new URL('./sweep-worker.mjs', import.meta.url) : new URL('./sweep-worker.js', import.meta.url);
 
 export class ThreadPool {
   private readonly idle: Worker[] = [];

@@ -2,13 +2,12 @@
 // module that is not a strategy, or params that do not fit the plugin's schema are all
 // reported at once with their YAML paths, before anything trades.
 import { existsSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { isAbsolute, resolve } from 'node:path';
-import { tsImport } from 'tsx/esm/api';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import type { Market } from '../core/types.js';
 import { API_VERSION, API_VERSIONS, type StrategyDefinition } from './api.js';
 import { paramProblems } from './param-problems.js';
+import { importPlugin } from './plugin-import.js';
 
 export interface StrategyEntry {
   id: string;
@@ -67,23 +66,6 @@ export async function loadStrategies(entries: readonly StrategyEntry[], baseDir:
   }
   if (problems.length > 0) throw new ConfigError(problems, 'strategies');
   return loaded;
-}
-
-/**
- * Imports a plugin file. In a CommonJS project (a package.json without "type": "module") a
- * .ts plugin is CommonJS, and its import of sluice (an ES module) is refused by Node 20
- * (ERR_REQUIRE_CYCLE_MODULE): such a file is imported again through tsx's own loader, which
- * compiles it apart, and its CommonJS exports carry the default export one level down.
- */
-async function importPlugin(file: string): Promise<{ default?: unknown }> {
-  const url = pathToFileURL(file).href;
-  try {
-    return (await import(url)) as { default?: unknown };
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'ERR_REQUIRE_CYCLE_MODULE') throw err;
-    const mod = (await tsImport(url, import.meta.url)) as { default?: { default?: unknown } };
-    return mod.default && typeof mod.default === 'object' && 'default' in mod.default ? { default: mod.default.default } : mod;
-  }
 }
 
 function checkDefinition(v: unknown): string | undefined {

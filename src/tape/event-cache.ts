@@ -12,6 +12,7 @@ import { closeSync, createReadStream, type ReadStream, openSync, readdirSync, re
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../core/package-root.js';
 import { CacheChunks, CacheFileWriter, MAGIC, readRecords } from './cache-file.js';
 import { TapeFormatError } from './format.js';
 import { streamMarketEvents, type TapeMarketEvent } from './market.js';
@@ -109,11 +110,12 @@ let decoderDigest: string | undefined;
 function decoderHash(): string {
   if (decoderDigest) return decoderDigest;
   const hash = createHash('sha256');
-  for (const dir of ['./', '../exchange/']) {
-    const url = new URL(dir, import.meta.url);
-    for (const name of readdirSync(url).filter((n) => n.endsWith('.ts')).sort()) hash.update(name).update(readFileSync(new URL(name, url)));
+  // The sources, not the module beside this one: the same key from src/ and from a build.
+  for (const dir of ['src/tape', 'src/exchange']) {
+    const at = join(PACKAGE_ROOT, dir);
+    for (const name of readdirSync(at).filter((n) => n.endsWith('.ts')).sort()) hash.update(name).update(readFileSync(join(at, name)));
   }
-  hash.update(readFileSync(new URL('../core/decimal.ts', import.meta.url)));
+  hash.update(readFileSync(join(PACKAGE_ROOT, 'src/core/decimal.ts')));
   hash.update(readFileSync(createRequire(import.meta.url).resolve('decimal.js/package.json')));
   return (decoderDigest = hash.digest('hex'));
 }

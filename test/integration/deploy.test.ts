@@ -171,15 +171,22 @@ describe('Dockerfile and .dockerignore', () => {
       return re.test(path);
     });
 
-  it('builds on node:20-slim and keeps tsx, which runs the sources at run time, with npm ci --omit=dev', () => {
+  it('builds on node:20-slim, keeps esbuild with npm ci --omit=dev, and compiles the sources while still root', () => {
     const froms = instr('FROM').map((f) => f.args.split(' ')[0]);
     expect(froms.length).toBeGreaterThan(0);
     for (const f of froms) expect(f).toBe('node:20-slim');
     expect(instr('RUN').some((r) => r.args.includes('npm ci --omit=dev'))).toBe(true);
-    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-    expect(pkg.dependencies.tsx).toBeDefined();
-    expect(pkg.devDependencies.tsx).toBeUndefined();
-    expect(read('bin/sluice.js')).toContain("from 'tsx/esm/api'");
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };
+    expect(pkg.dependencies.esbuild).toBeDefined();
+    expect(pkg.dependencies.tsx).toBeUndefined();
+    expect(pkg.scripts.build).toBe('node bin/build.js');
+    // The image's /app is root's: the build (dist/) must exist before USER, after src is copied.
+    const final = docker.slice(docker.findLastIndex((i) => i.op === 'FROM'));
+    const at = (pred: (i: { op: string; args: string }) => boolean) => final.findIndex(pred);
+    const build = at((i) => i.op === 'RUN' && i.args === 'node bin/build.js');
+    expect(build).toBeGreaterThan(at((i) => i.op === 'COPY' && i.args.startsWith('src ')));
+    expect(build).toBeLessThan(at((i) => i.op === 'USER'));
+    expect(ignored('dist')).toBe(true); // a local build never reaches the image; its own is made there
   });
 
   it('copies paths that exist and that .dockerignore does not drop; entrypoint and command exist', () => {

@@ -41,7 +41,7 @@ const ALLOWED: Record<string, string[]> = {
 const PACKAGES: Record<string, string[]> = {
   core: ['decimal.js'],
   config: ['yaml', 'zod'],
-  strategy: ['zod', 'tsx', 'trading-signals'], // tsx: plugins are TypeScript, loaded as they are; trading-signals: indicators for plugins
+  strategy: ['zod', 'esbuild', 'trading-signals'], // esbuild: plugins are TypeScript, compiled as they load; trading-signals: indicators for plugins
   limiter: ['bottleneck'],
   exchange: ['undici'],
   executor: ['p-retry'],

@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// Compiles src/ to JavaScript under dist/<digest>/, one file per source (esbuild strips the
+// types, as tsx did at run time; nothing is bundled, so every module keeps its identity). The
+// digest covers every source file and the compiler, so a build never changes once written: a
+// running daemon keeps importing its own modules (undici, the ops endpoint) while a newer build
+// appears beside it. bin/sluice.js builds when the sources have none yet; a read-only install
+// (Docker, systemd's ProtectSystem) builds at install time: `npm run build`.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const SRC = join(ROOT, 'src');
+const DIST = join(ROOT, 'dist');
+/** Builds other than the current one kept for daemons still running from them. */
+const KEEP = 3;
+const OPTIONS = { format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'silent' };
+
+function sources(dir = SRC) {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []))
+    .sort();
+}
+
+function digest(files, compiler) {
+  const hash = createHash('sha256').update(JSON.stringify([compiler, OPTIONS]));
+  for (const f of files) hash.update(relative(SRC, f)).update('\0').update(readFileSync(f)).update('\0');
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The directory of the build of the current sources, compiling them first when there is none. */
+export async function built() {
+  const files = sources();
+  const esbuild = await import('esbuild');
+  const out = join(DIST, digest(files, esbuild.version));
+  if (existsSync(out)) {
+    try {
+      utimesSync(out, new Date(), new Date()); // used now: the last a prune removes
+    } catch {
+      // a read-only install never prunes
+    }
+    return out;
+  }
+  const tmp = join(DIST, `.tmp-${process.pid}-${Date.now()}`);
+  try {
+    mkdirSync(DIST, { recursive: true });
+    esbuild.buildSync({ ...OPTIONS, entryPoints: files, outdir: tmp, outbase: SRC });
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    const code = /** @type {{ code?: string }} */ (err).code;
+    if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM') {
+      throw new Error(`sluice has no build of its sources in ${DIST}, and cannot write one there (${code}): run \`npm run build\` in ${ROOT} as the user who installed it`);
+    }
+    throw err;
+  }
+  try {
+    renameSync(tmp, out);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true }); // another process built the same sources first
+  }
+  prune(out);
+  return out;
+}
+
+/** Drops the oldest builds, keeping the current one and the KEEP used last before it. */
+function prune(current) {
+  const builds = [];
+  for (const name of readdirSync(DIST)) {
+    const path = join(DIST, name);
+    try {
+      const { mtimeMs } = statSync(path);
+      // A .tmp- directory is a build under way, or one a killed process left an hour ago.
+      if (path !== current && !(name.startsWith('.tmp-') && Date.now() - mtimeMs < 3_600_000)) builds.push({ path, mtimeMs });
+    } catch {
+      // removed by another process meanwhile
+    }
+  }
+  builds.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { path } of builds.slice(KEEP)) rmSync(path, { recursive: true, force: true });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(relative(ROOT, await built()));

@@ -1,0 +1,55 @@
+// bin/build.js: the sources compiled to dist/<digest>/, a build per set of sources, never changed
+// once written (a daemon running from it keeps importing its modules), the oldest pruned.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+let root: string;
+
+function checkout(): string {
+  root = mkdtempSync(join(tmpdir(), 'sluice-build-'));
+  mkdirSync(join(root, 'bin'));
+  cpSync(join(ROOT, 'bin/build.js'), join(root, 'bin/build.js'));
+  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+  mkdirSync(join(root, 'src/core'), { recursive: true });
+  writeFileSync(join(root, 'src/core/a.ts'), "import type { B } from './b.js';\nexport const x: number = 1;\nexport type A = B;\n");
+  writeFileSync(join(root, 'src/core/b.ts'), 'export type B = string;\n');
+  return root;
+}
+
+const build = async () => (await promisify(execFile)(process.execPath, [join(root, 'bin/build.js')], { cwd: root })).stdout.trim();
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('bin/build.js', () => {
+  it('compiles each source to JavaScript once per set of sources, and leaves older builds as they were', async () => {
+    checkout();
+    const first = await build();
+    expect(first).toMatch(/^dist\/[0-9a-f]{16}$/);
+    const a = readFileSync(join(root, first, 'core/a.js'), 'utf8');
+    expect(a).toContain('const x = 1;');
+    expect(a).not.toContain('number');
+    expect(a).toContain('//# sourceMappingURL=a.js.map');
+    expect(await build()).toBe(first);
+
+    writeFileSync(join(root, 'src/core/a.ts'), 'export const x: number = 2;\n');
+    const second = await build();
+    expect(second).not.toBe(first);
+    expect(readFileSync(join(root, second, 'core/a.js'), 'utf8')).toContain('const x = 2;');
+    expect(readFileSync(join(root, first, 'core/a.js'), 'utf8')).toBe(a);
+  });
+
+  it('keeps the current build and the three used before it', async () => {
+    checkout();
+    const builds: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      writeFileSync(join(root, 'src/core/a.ts'), `export const x = ${i};\n`);
+      builds.push(await build());
+    }
+    expect(readdirSync(join(root, 'dist')).sort()).toEqual(builds.slice(2).map((b) => b.slice('dist/'.length)).sort());
+  });
+});
