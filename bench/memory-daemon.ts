@@ -1,0 +1,191 @@
+// The daemon of bench/memory.bench.ts, in a process of its own that runs from sluice's
+// JavaScript build, as `sluice run` does (bench/against-build.ts): 10 strategies on 10 symbols,
+// the daemon's own wiring (the SQLite journal on disk, fsynced before each order leaves, the
+// pacers, the reconciler) on a manual clock that jumps from one sleeper to the next, so a day
+// runs in about an hour. Every simulated hour it sends its parent RSS and the heap live after
+// a full GC.
+// The venue runs in a child process of this one (bench/memory-sim-child.ts, through tsx) so that
+// this process holds the daemon alone. The daemon reaches it through a Transport that sends
+// each request (signed, its JSON as text, as a wire would carry it) over IPC with the daemon's
+// clock time; the child moves its clock there and answers. The driver wakes the next sleeper
+// only when no request is in flight and the journal's fsync has landed, so time never moves
+// under a request, as with the in-process venue (which answers without latency). The profile
+// is the daemon's (paper) with the venue given as a transport, the seam replay uses; an HTTP
+// venue would use undici's pool instead of this transport, a fixed cost.
+import { fork } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
+import { ManualClock } from '../src/core/clock.js';
+import { d } from '../src/core/decimal.js';
+import { parseConfig } from '../src/config/index.js';
+import { buildApp } from '../src/app/build.js';
+import { preferSmallHeap } from '../src/app/heap.js';
+import { createLogger } from '../src/app/logger.js';
+import { TransportFailure, type HttpRequest, type HttpResponse, type Transport } from '../src/core/ports.js';
+import { DEFAULT_SYMBOLS, type SymbolSpec } from '../src/sim/index.js';
+import { loadStrategies } from '../src/strategy/index.js';
+import type { FromChild, SimChildSetup, ToChild } from './memory-sim-child.js';
+
+/** What this process tells bench/memory.bench.ts. */
+export type DaemonReport = { kind: 'hour'; sample: HourSample } | { kind: 'done' };
+export interface HourSample {
+  hour: number;
+  rssMb: number;
+  rssReducedMb: number;
+  heapMb: number;
+  heapTotalMb: number;
+  newSpaceMb: number;
+  oldSpaceMb: number;
+  externalMb: number;
+  cpuS: number;
+  fills: number;
+  orders: number;
+}
+const report = (m: DaemonReport) => new Promise<void>((r) => process.send!(m, () => r()));
+
+const argv = process.argv.slice(2);
+const HOURS = Number(argv[argv.indexOf('--hours') + 1] ?? 24) || 24;
+const SYMBOLS = 10;
+/** --snapshots DIR: a heap snapshot at the end of each hour, to diff what grew (for example with Chrome's devtools). */
+const SNAPSHOTS = argv.includes('--snapshots') ? argv[argv.indexOf('--snapshots') + 1] : undefined;
+// As `sluice run` does at its start with engine.heap: small (the config below); the default,
+// fast, keeps V8's heap sizing: bench/RESULTS.md has both.
+preferSmallHeap();
+const gc = (globalThis as { gc?: (options?: never) => void }).gc;
+if (!gc) throw new Error('run with node --expose-gc (bench/memory.bench.ts does)');
+
+// Ten markets shaped like BTCUSDT, each its own random walk.
+const btc = DEFAULT_SYMBOLS[0]!;
+const specs: SymbolSpec[] = Array.from({ length: SYMBOLS }, (_, i) => ({ ...btc, symbol: `C${i}USDT`, baseAsset: `C${i}`, market: { ...btc.market, startPrice: d(String(1000 * (i + 1))) } }));
+const balances = Object.fromEntries([['USDT', '100000000'], ...specs.map((s) => [s.baseAsset, '1000'])]);
+
+// On tmpfs where there is one: the driver waits for the journal's fsync at every wake (an order
+// leaves only once its intent is durable), and a day holds millions of wakes; tmpfs makes that
+// wait free while the journal keeps its code path (SQLite, the -wal file, the off-loop fsync).
+const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'sluice-memory-'));
+const strategies = specs.map((s, i) =>
+  i % 2 === 0
+    ? `  - { id: g${i}, use: strategies/grid/index.ts, symbols: [${s.symbol}], everyMs: 1000, params: { levels: 3, spacingPct: "0.02", orderVolume: "0.001", requotePct: "0.05" } }`
+    : `  - { id: m${i}, use: strategies/signal-mm/index.ts, symbols: [${s.symbol}], everyMs: 1000, params: { fast: 3, slow: 8, spreadPct: "0.02", skewPct: "0.01", volume: "0.001", maxInventory: "0.01", refreshMs: 2000 } }`,
+);
+const { config } = await parseConfig(
+  `
+mode: paper
+engine: { marketDataEveryMs: 1000, reconcileEveryMs: 2000, summaryEveryMs: 600000, heap: small }
+journal: { path: "${join(dir, 'journal.db')}" }
+risk: { maxOpenOrders: 1000, maxOrdersPerSecond: 1000, maxNotionalPerMinute: "1000000000" }
+log: { level: error }
+strategies:
+${strategies.join('\n')}
+`,
+  { env: {} },
+);
+const loaded = await loadStrategies(config.strategies, join(import.meta.dirname, '..'));
+const start = Date.UTC(2026, 0, 1);
+const clock = new ManualClock(start);
+// The venue keeps ten minutes of final orders and trades (paper mode keeps an hour); it is in
+// its own process now, so this only keeps the child small.
+const SIM_KEEP_MS = 600_000;
+const setup: SimChildSetup = { seed: 16, start, keepMs: SIM_KEEP_MS, symbols: specs, balances };
+const child = fork(join(import.meta.dirname, 'memory-sim-child.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+child.once('exit', (code) => {
+  console.error(`the venue's process exited (${code})`);
+  process.exit(1);
+});
+const pending = new Map<number, { resolve(r: HttpResponse): void; reject(e: Error): void }>();
+const idleWaiters: (() => void)[] = [];
+const ready = new Promise<{ apiKey: string; apiSecret: string }>((resolve) => {
+  child.on('message', (m: FromChild) => {
+    if (m.kind === 'ready') return resolve(m);
+    const p = pending.get(m.id)!;
+    pending.delete(m.id);
+    if (m.kind === 'answer') p.resolve(m.response);
+    else p.reject(new TransportFailure(m.message, m.maybeDelivered));
+    if (pending.size === 0) for (const w of idleWaiters.splice(0)) w();
+  });
+});
+let nextId = 0;
+const ipc: Transport = {
+  send(request: HttpRequest): Promise<HttpResponse> {
+    const id = ++nextId;
+    const m: ToChild = { kind: 'request', id, now: clock.now(), request };
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      child.send(m);
+    });
+  },
+};
+const idle = () => (pending.size === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r)));
+child.send({ kind: 'setup', setup } satisfies ToChild);
+const credentials = await ready;
+const log = createLogger({ level: 'error', pretty: false, secrets: [] });
+// The daemon's wiring (durable journal), on the manual clock and its pacer.
+const app = buildApp({ config, profile: { name: 'paper', venue: { kind: 'transport', transport: () => ipc, credentials }, clock, journal: 'durable', pacer: 'virtual', record: false, orders: 'send' }, strategies: loaded, log });
+
+/** Runs what can run, lets the journal's fsync land, then wakes the next sleeper. */
+async function runUntil(target: number): Promise<void> {
+  let wakes = 0;
+  for (;;) {
+    if (++wakes % 2000 === 0) console.error(`  ${new Date(clock.now()).toISOString()} (${wakes} wakes)`);
+    await new Promise<void>((r) => setImmediate(r));
+    // Answers that arrive start more work (and more requests): settle until nothing is in flight.
+    if (pending.size > 0) {
+      await idle();
+      continue;
+    }
+    await app.journal.durable(app.journal.mark());
+    if (pending.size > 0) continue;
+    const next = clock.nextWake();
+    if (next === undefined || next > target) break;
+    clock.wakeNext();
+  }
+  clock.moveTo(target);
+}
+
+// Ctrl-C ends it through process.exit, so --cpu-prof still writes its profile.
+process.on('SIGINT', () => process.exit(130));
+void app.start();
+let cpu0 = process.cpuUsage();
+for (let h = 1; h <= HOURS; h++) {
+  await runUntil(start + h * 3_600_000);
+  gc();
+  const m = process.memoryUsage();
+  const mb = (bytes: number) => bytes / 2 ** 20;
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((x) => [x.space_name, mb(x.space_size)]));
+  // What V8 gives back when it reduces memory (its memory reducer does so once a daemon on the
+  // wall clock goes idle between ticks; this driver never idles): free pages returned to the OS.
+  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' } as never);
+  const rssReducedMb = mb(process.memoryUsage().rss);
+  const s: HourSample = {
+    hour: h,
+    rssMb: mb(m.rss),
+    rssReducedMb,
+    heapMb: mb(m.heapUsed),
+    heapTotalMb: mb(m.heapTotal),
+    newSpaceMb: spaces.new_space ?? 0,
+    oldSpaceMb: spaces.old_space ?? 0,
+    externalMb: mb(m.external),
+    // This process's CPU time in the hour (the simulator's is its own): what a GC setting costs.
+    cpuS: ((c) => (c.user + c.system) / 1e6)(process.cpuUsage(cpu0)),
+    fills: app.engine.stats.fills,
+    orders: app.engine.pipeline.stats.sent,
+  };
+  await report({ kind: 'hour', sample: s });
+  cpu0 = process.cpuUsage();
+  if (SNAPSHOTS) writeHeapSnapshot(join(SNAPSHOTS, `hour-${h}.heapsnapshot`));
+}
+const stop = app.stop();
+for (let i = 0; i < 10_000 && (clock.nextWake() !== undefined || pending.size > 0); i++) {
+  await new Promise<void>((r) => setImmediate(r));
+  await idle();
+  if (clock.nextWake() !== undefined) clock.wakeNext();
+}
+await stop;
+child.removeAllListeners('exit');
+child.disconnect();
+rmSync(dir, { recursive: true, force: true });
+
+await report({ kind: 'done' });
+process.exit(0);
