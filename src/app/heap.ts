@@ -2,14 +2,17 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * V8's --optimize-for-size, set at the daemon's start (NODE_OPTIONS refuses it, and bin/sluice.js
- * runs every command, backtests included, which want throughput). Its heap then grows by a
- * smaller factor past what is live. bench/memory.bench.ts, 10 strategies on 10 symbols: RSS
- * 175 MB with 70 MB of heap held at hour 1, against 218-354 MB and 115-178 MB without; the
- * process used about 24% more CPU per simulated hour (144 s against 116), still a few percent
- * of a core for a day run on the wall clock. Set before the app is built; V8 reads it as it
- * sizes its heap after each collection.
+ * V8's --optimize-for-size and a young generation that never grows, set at the daemon's start
+ * (NODE_OPTIONS refuses the first, a young generation's size is fixed when the heap is made, and
+ * bin/sluice.js runs every command, backtests included, which want throughput).
+ *   - --optimize-for-size: the old generation grows by a smaller factor past what is live.
+ *   - --semi-space-growth-factor=1: the young generation stays at its first 2 MB; otherwise it
+ *     grew to 8 or 16 MB and back, which alone moved RSS by 8-10 MB from hour to hour.
+ * bench/memory.bench.ts, 10 strategies on 10 symbols, from the JavaScript build: bench/RESULTS.md
+ * has RSS and CPU with and without. Set before the app is built; V8 reads both as it sizes its
+ * heap after each collection.
  */
 export function preferSmallHeap(): void {
   setFlagsFromString('--optimize-for-size');
+  setFlagsFromString('--semi-space-growth-factor=1');
 }
