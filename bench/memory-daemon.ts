@@ -20,29 +20,19 @@ import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { ManualClock } from '../src/core/clock.js';
 import { d } from '../src/core/decimal.js';
 import { parseConfig } from '../src/config/index.js';
-import { buildApp } from '../src/app/build.js';
+import { buildApp, type App } from '../src/app/build.js';
 import { preferSmallHeap } from '../src/app/heap.js';
 import { createLogger } from '../src/app/logger.js';
-import { TransportFailure, type HttpRequest, type HttpResponse, type Transport } from '../src/core/ports.js';
+import type { HttpRequest, HttpResponse, Transport } from '../src/core/ports.js';
+import { HttpTransport } from '../src/exchange/transport/http.js';
+import type { CallRecord } from '../src/executor/executor.js';
+import { createDaemonOpsSource, VenueWatch } from '../src/app/ops-source.js';
+import { DASHBOARD_SAMPLE_MS } from '../src/commands/run.js';
+import { createMetrics, startOpsServer } from '../src/ops/index.js';
 import { DEFAULT_SYMBOLS, type SymbolSpec } from '../src/sim/index.js';
 import { loadStrategies } from '../src/strategy/index.js';
-import type { FromChild, SimChildSetup, ToChild } from './memory-sim-child.js';
+import { NOW_HEADER, type DaemonReport, type FromVenue, type HourSample, type SimChildSetup, type ToVenue } from './memory-protocol.js';
 
-/** What this process tells bench/memory.bench.ts. */
-export type DaemonReport = { kind: 'hour'; sample: HourSample } | { kind: 'done' };
-export interface HourSample {
-  hour: number;
-  rssMb: number;
-  rssReducedMb: number;
-  heapMb: number;
-  heapTotalMb: number;
-  newSpaceMb: number;
-  oldSpaceMb: number;
-  externalMb: number;
-  cpuS: number;
-  fills: number;
-  orders: number;
-}
 const report = (m: DaemonReport) => new Promise<void>((r) => process.send!(m, () => r()));
 
 const argv = process.argv.slice(2);
@@ -50,9 +40,10 @@ const HOURS = Number(argv[argv.indexOf('--hours') + 1] ?? 24) || 24;
 const SYMBOLS = 10;
 /** --snapshots DIR: a heap snapshot at the end of each hour, to diff what grew (for example with Chrome's devtools). */
 const SNAPSHOTS = argv.includes('--snapshots') ? argv[argv.indexOf('--snapshots') + 1] : undefined;
-// As `sluice run` does at its start with engine.heap: small (the config below); the default,
-// fast, keeps V8's heap sizing: bench/RESULTS.md has both.
-preferSmallHeap();
+/** --heap fast: V8's own sizing, sluice's default; small (the bench's default) as `sluice run` sets it at its start. */
+const HEAP = argv.includes('--heap') ? argv[argv.indexOf('--heap') + 1] : 'small';
+if (HEAP !== 'fast' && HEAP !== 'small') throw new Error(`--heap is fast or small, not ${HEAP}`);
+if (HEAP === 'small') preferSmallHeap();
 const gc = (globalThis as { gc?: (options?: never) => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (bench/memory.bench.ts does)');
 
@@ -73,7 +64,7 @@ const strategies = specs.map((s, i) =>
 const { config } = await parseConfig(
   `
 mode: paper
-engine: { marketDataEveryMs: 1000, reconcileEveryMs: 2000, summaryEveryMs: 600000, heap: small }
+engine: { marketDataEveryMs: 1000, reconcileEveryMs: 2000, summaryEveryMs: 600000, heap: ${HEAP} }
 journal: { path: "${join(dir, 'journal.db')}" }
 risk: { maxOpenOrders: 1000, maxOrdersPerSecond: 1000, maxNotionalPerMinute: "1000000000" }
 log: { level: error }
@@ -94,35 +85,50 @@ child.once('exit', (code) => {
   console.error(`the venue's process exited (${code})`);
   process.exit(1);
 });
-const pending = new Map<number, { resolve(r: HttpResponse): void; reject(e: Error): void }>();
+const ready = new Promise<FromVenue>((resolve) => child.once('message', resolve));
+child.send({ kind: 'setup', setup } satisfies ToVenue);
+const venue = await ready;
+// The daemon's own HTTP transport (undici) to the venue, each request stamped with this clock's
+// time, and counted so the driver knows when none is in flight.
+const http = new HttpTransport({ baseUrl: venue.url });
+let inFlight = 0;
 const idleWaiters: (() => void)[] = [];
-const ready = new Promise<{ apiKey: string; apiSecret: string }>((resolve) => {
-  child.on('message', (m: FromChild) => {
-    if (m.kind === 'ready') return resolve(m);
-    const p = pending.get(m.id)!;
-    pending.delete(m.id);
-    if (m.kind === 'answer') p.resolve(m.response);
-    else p.reject(new TransportFailure(m.message, m.maybeDelivered));
-    if (pending.size === 0) for (const w of idleWaiters.splice(0)) w();
-  });
-});
-let nextId = 0;
-const ipc: Transport = {
-  send(request: HttpRequest): Promise<HttpResponse> {
-    const id = ++nextId;
-    const m: ToChild = { kind: 'request', id, now: clock.now(), request };
-    return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-      child.send(m);
-    });
+const transport: Transport = {
+  async send(request: HttpRequest): Promise<HttpResponse> {
+    inFlight++;
+    try {
+      return await http.send({ ...request, headers: { ...request.headers, [NOW_HEADER]: String(clock.now()) } });
+    } finally {
+      if (--inFlight === 0) for (const w of idleWaiters.splice(0)) w();
+    }
   },
 };
-const idle = () => (pending.size === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r)));
-child.send({ kind: 'setup', setup } satisfies ToChild);
-const credentials = await ready;
+const idle = () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r)));
 const log = createLogger({ level: 'error', pretty: false, secrets: [] });
+// What `sluice run` puts around the app (commands/run.ts): metrics from every venue call, the
+// dashboard's source sampled every second, and the ops endpoint, which the parent scrapes.
+const now = () => clock.now();
+const watch = new VenueWatch();
+// The source reads the app late, as in `sluice run`: the app takes the call tap that feeds it.
+let built: App | undefined;
+const source = createDaemonOpsSource({ config, app: () => built, watch, now });
+const metrics = createMetrics(source, { now });
+const ops = await startOpsServer({ host: '127.0.0.1', port: 0, source, metrics, now, log });
+const onCall = (record: CallRecord) => {
+  metrics.onCall(record);
+  watch.observe(record);
+};
 // The daemon's wiring (durable journal), on the manual clock and its pacer.
-const app = buildApp({ config, profile: { name: 'paper', venue: { kind: 'transport', transport: () => ipc, credentials }, clock, journal: 'durable', pacer: 'virtual', record: false, orders: 'send' }, strategies: loaded, log });
+const app = buildApp({ config, profile: { name: 'paper', venue: { kind: 'transport', transport: () => transport, credentials: venue }, clock, journal: 'durable', pacer: 'virtual', record: false, orders: 'send' }, strategies: loaded, log, onCall });
+built = app;
+let sampling = true;
+void (async () => {
+  while (sampling) {
+    await clock.sleep(DASHBOARD_SAMPLE_MS);
+    source.sample();
+  }
+})();
+await report({ kind: 'ops', url: ops.url });
 
 /** Runs what can run, lets the journal's fsync land, then wakes the next sleeper. */
 async function runUntil(target: number): Promise<void> {
@@ -131,12 +137,12 @@ async function runUntil(target: number): Promise<void> {
     if (++wakes % 2000 === 0) console.error(`  ${new Date(clock.now()).toISOString()} (${wakes} wakes)`);
     await new Promise<void>((r) => setImmediate(r));
     // Answers that arrive start more work (and more requests): settle until nothing is in flight.
-    if (pending.size > 0) {
+    if (inFlight > 0) {
       await idle();
       continue;
     }
     await app.journal.durable(app.journal.mark());
-    if (pending.size > 0) continue;
+    if (inFlight > 0) continue;
     const next = clock.nextWake();
     if (next === undefined || next > target) break;
     clock.wakeNext();
@@ -177,12 +183,15 @@ for (let h = 1; h <= HOURS; h++) {
   if (SNAPSHOTS) writeHeapSnapshot(join(SNAPSHOTS, `hour-${h}.heapsnapshot`));
 }
 const stop = app.stop();
-for (let i = 0; i < 10_000 && (clock.nextWake() !== undefined || pending.size > 0); i++) {
+sampling = false;
+for (let i = 0; i < 10_000 && (clock.nextWake() !== undefined || inFlight > 0); i++) {
   await new Promise<void>((r) => setImmediate(r));
   await idle();
   if (clock.nextWake() !== undefined) clock.wakeNext();
 }
 await stop;
+await ops.close();
+await http.close();
 child.removeAllListeners('exit');
 child.disconnect();
 rmSync(dir, { recursive: true, force: true });
