@@ -1,13 +1,14 @@
-// Imports a strategy plugin file. JavaScript is imported as it is. TypeScript is compiled first
-// by esbuild, the plugin's own files into one module, written to a temporary file, imported,
-// and removed; no loader thread stays in the process, as tsx's did.
+// Imports a strategy plugin file. esbuild compiles it first (TypeScript or JavaScript: either
+// may import `sluice/strategy`, whose sources are TypeScript), the plugin's own files into one
+// module, written to a temporary file, imported, and removed; no loader thread stays in the
+// process, as tsx's did.
 //   - Packages stay outside the module: each is resolved from the plugin's directory as Node
 //     would (the "import" and "node" conditions, then "main") and imported from its absolute
 //     URL, so one copy of each package serves sluice and every plugin.
 //   - `sluice/...` is the running sluice's own module, so plugins share the engine's classes
 //     whatever copy of sluice their project installed.
 //   - import.meta.url, .dirname and .filename keep naming each plugin file, not the temporary
-//     one; an inline source map keeps stack traces pointing into the .ts files.
+//     one; an inline source map keeps stack traces pointing into the plugin's files.
 // A file is compiled once per process, as Node imports a module once.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
@@ -25,12 +26,8 @@ let compiling: Promise<unknown> = Promise.resolve();
 export function importPlugin(file: string): Promise<{ default?: unknown }> {
   let mod = imported.get(file);
   if (!mod) {
-    if (TYPESCRIPT.test(file)) {
-      mod = compiling.then(() => compileAndImport(file));
-      compiling = mod.catch(() => undefined);
-    } else {
-      mod = import(pathToFileURL(file).href) as Promise<{ default?: unknown }>;
-    }
+    mod = compiling.then(() => compileAndImport(file));
+    compiling = mod.catch(() => undefined);
     imported.set(file, mod);
     mod.catch(() => imported.delete(file)); // a fixed file loads on the next try
   }

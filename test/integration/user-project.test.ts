@@ -117,6 +117,19 @@ describe('plugins in projects of their own', () => {
     expect(plan.stdout).toContain('plan: 0 intents accepted by risk');
   }, 60_000);
 
+  it('loads a plugin written in JavaScript, whose sluice/strategy is TypeScript', async () => {
+    const project = join(dir, 'js');
+    mkdirSync(join(project, 'strategies', 'p'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), '{"name":"js","type":"module"}\n');
+    writeFileSync(join(project, 'strategies', 'p', 'index.js'), plugin(''));
+    writeFileSync(join(project, 'sluice.yaml'), config.replace('index.ts', 'index.js'));
+    link(project);
+    const plan = await run(['plan', '--config', 'sluice.yaml'], project);
+    expect(plan.stderr).not.toContain('failed to load');
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('plan: 0 intents accepted by risk');
+  }, 60_000);
+
   it('names a missing import as such, not as a missing plugin', async () => {
     const project = join(dir, 'missing-dep');
     mkdirSync(join(project, 'strategies', 'p'), { recursive: true });

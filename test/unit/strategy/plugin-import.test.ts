@@ -75,6 +75,12 @@ describe('importPlugin', () => {
     expect(await importPlugin(file)).toBe(mod);
   });
 
+  it('compiles a JavaScript plugin too: its import of sluice/strategy names TypeScript sources', async () => {
+    const file = write('strategies/js/index.js', "import { z } from 'sluice/strategy';\nexport const schema = z.object({});\n");
+    const mod = (await importPlugin(file)) as { schema: unknown };
+    expect(mod.schema).toBeInstanceOf(api.z.ZodObject);
+  });
+
   it('names a package the project lacks, with the code Node gives a missing module', async () => {
     const file = write('strategies/missing/index.ts', "import 'not-installed-anywhere';\nexport default 1;\n");
     const err = (await importPlugin(file).catch((e: unknown) => e)) as Error & { code?: string };
