@@ -20,8 +20,7 @@
 //   never handed out twice, even when the process dies right after.
 // - Nothing is ever written to a file we do not recognise: before opening for writing, the file
 //   is inspected read-only (store/inspect.ts: SQLite header, application_id, user_version,
-//   quick_check). A file
-//   that is not a database, is corrupt, belongs to another program, or was written by a newer
+//   quick_check). A file that is not a database, is corrupt, belongs to another program, or was written by a newer
 //   sluice raises JournalError and stays byte-for-byte as it was.
 // - Decimals are TEXT in STRICT tables (never REAL: "0.10000000000000000001" must come back as
 //   written); venue ids are TEXT (they exceed 2^53); times are INTEGER epoch ms.
@@ -145,6 +144,7 @@ export class SqliteJournal implements Journal {
       }
       db.pragma('foreign_keys = ON');
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.pragma('cache_size = -2000'); // SQLite's own 2 MB page cache, not better-sqlite3's 16: writes append, reads are recent
       // Catch a damaged page as soon as it is read rather than acting on it.
       db.pragma('cell_size_check = ON');
       db.pragma('trusted_schema = OFF');
@@ -354,8 +354,9 @@ export class SqliteJournal implements Journal {
   }
 
   /** The connection's durability settings as SQLite reports them: for a start-up log line and tests. */
-  settings(): { schemaVersion: number; journalMode: string; synchronous: string; foreignKeys: boolean; busyTimeoutMs: number } {
+  settings(): { schemaVersion: number; journalMode: string; synchronous: string; foreignKeys: boolean; busyTimeoutMs: number; cacheKib: number } {
     return this.guard('settings', () => ({
+      cacheKib: -(this.db.pragma('cache_size', { simple: true }) as number),
       schemaVersion: this.db.pragma('user_version', { simple: true }) as number,
       journalMode: String(this.db.pragma('journal_mode', { simple: true })),
       synchronous: ['OFF', 'NORMAL', 'FULL', 'EXTRA'][this.db.pragma('synchronous', { simple: true }) as number] ?? 'unknown',
@@ -365,7 +366,6 @@ export class SqliteJournal implements Journal {
   }
 
   // ---------- plumbing ----------
-
   /** A write: its commit is counted, for durable(). */
   private write<T>(op: string, fn: () => T): T {
     const result = this.guard(op, fn);

@@ -7,8 +7,12 @@
 import type { Order } from '../core/types.js';
 import { asStored } from './statements.js';
 
-/** Venue ids remembered; the oldest asked is forgotten beyond this many. */
-const KEPT = 20_000;
+/**
+ * Venue ids remembered; the oldest asked is forgotten beyond this many. A full scan reads each
+ * symbol's latest trades page, at most 1000 trades (the venue's page), so ten symbols' scan asks
+ * at most 10,000 ids; about 600 bytes each (bench/RESULTS.md, Daemon memory).
+ */
+const KEPT = 10_000;
 
 export class VenueIdMemo {
   private readonly byVenue = new Map<string, readonly Order[]>();

@@ -50,7 +50,7 @@ afterEach(() => {
 describe('SqliteJournal: opening', () => {
   it('creates missing parent directories and a WAL journal with NORMAL sync (the fsync runs off the event loop: durable()), foreign keys and a busy timeout', () => {
     const j = journal(join(dir, 'a', 'b', 'journal.db'));
-    expect(j.settings()).toEqual({ schemaVersion: SCHEMA_VERSION, journalMode: 'wal', synchronous: 'NORMAL', foreignKeys: true, busyTimeoutMs: 5000 });
+    expect(j.settings()).toEqual({ schemaVersion: SCHEMA_VERSION, journalMode: 'wal', synchronous: 'NORMAL', foreignKeys: true, busyTimeoutMs: 5000, cacheKib: 2000 });
     expect(readdirSync(join(dir, 'a', 'b'))).toContain('journal.db');
   });
 
