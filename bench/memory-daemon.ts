@@ -5,13 +5,13 @@
 // runs in about an hour. Every simulated hour it sends its parent RSS and the heap live after
 // a full GC.
 // The venue runs in a child process of this one (bench/memory-sim-child.ts, through tsx) so that
-// this process holds the daemon alone. The daemon reaches it through a Transport that sends
-// each request (signed, its JSON as text, as a wire would carry it) over IPC with the daemon's
-// clock time; the child moves its clock there and answers. The driver wakes the next sleeper
-// only when no request is in flight and the journal's fsync has landed, so time never moves
-// under a request, as with the in-process venue (which answers without latency). The profile
-// is the daemon's (paper) with the venue given as a transport, the seam replay uses; an HTTP
-// venue would use undici's pool instead of this transport, a fixed cost.
+// this process holds the daemon alone. The daemon reaches it over HTTP on 127.0.0.1 with its own
+// transport (undici), each request carrying the daemon's clock time in a header; the venue moves
+// its clock there and answers. Around the app, what `sluice run` adds: metrics on every venue
+// call, the dashboard's source sampled every simulated second, and the ops endpoint (the parent
+// reads its event stream and scrapes it). The driver wakes the next sleeper only when no request
+// is in flight and the journal's fsync has landed, so time never moves under a request. The
+// profile is the daemon's (paper) with the venue given as a transport, the seam replay uses.
 import { fork } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -10,18 +10,17 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { isMap, isSeq, parseDocument } from 'yaml';
 import { PACKAGE_ROOT } from '../core/package-root.js';
 
-const ROOT = PACKAGE_ROOT;
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 /** How the new project names its sluice dependency: the installed version, or this checkout's path. */
 function sluiceSpec(): string {
-  const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  return ROOT.split(sep).includes('node_modules') ? `^${own.version}` : `file:${ROOT}`;
+  const own = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
+  return PACKAGE_ROOT.split(sep).includes('node_modules') ? `^${own.version}` : `file:${PACKAGE_ROOT}`;
 }
 
 /** The versions sluice itself tests and typechecks with, for the project's own tests and editor. */
 function devDependencies(): Record<string, string> {
-  const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+  const own = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
   return Object.fromEntries(['vitest', 'typescript', '@types/node'].map((p) => [p, own.devDependencies?.[p] ?? 'latest']));
 }
 
