@@ -44,6 +44,7 @@ const SNAPSHOTS = argv.includes('--snapshots') ? argv[argv.indexOf('--snapshots'
 const HEAP = argv.includes('--heap') ? argv[argv.indexOf('--heap') + 1] : 'small';
 if (HEAP !== 'fast' && HEAP !== 'small') throw new Error(`--heap is fast or small, not ${HEAP}`);
 if (HEAP === 'small') preferSmallHeap();
+process.setSourceMapsEnabled(true); // as bin/sluice.js does, for the plugins' source maps
 const gc = (globalThis as { gc?: (options?: never) => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (bench/memory.bench.ts does)');
 

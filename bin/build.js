@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Compiles src/ to JavaScript under dist/<digest>/, one file per source (esbuild strips the
-// types, as tsx did at run time; nothing is bundled, so every module keeps its identity). The
+// types, as tsx did at run time; nothing is bundled, so every module keeps its identity, and no
+// source maps: bin/sluice.js says why). The
 // digest covers every source file and the compiler, so a build never changes once written: a
 // running daemon keeps importing its own modules (undici, the ops endpoint) while a newer build
 // appears beside it. bin/sluice.js builds when the sources have none yet; a read-only install
@@ -15,7 +16,7 @@ const SRC = join(ROOT, 'src');
 const DIST = join(ROOT, 'dist');
 /** Builds other than the current one kept for daemons still running from them. */
 const KEEP = 3;
-const OPTIONS = { format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'silent' };
+const OPTIONS = { format: 'esm', platform: 'node', target: 'node20', logLevel: 'silent' };
 
 function sources(dir = SRC) {
   return readdirSync(dir, { withFileTypes: true })
