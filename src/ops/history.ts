@@ -11,8 +11,31 @@ export interface OpsSample {
   realized?: string;
 }
 
-interface Kept extends OpsPoint {
-  seq: number;
+/**
+ * One series, a column per field: about 40 bytes a point instead of 78 as objects (a full
+ * history of ten symbols is 86,400 points: bench/RESULTS.md, Daemon memory).
+ */
+class Series {
+  readonly seq: number[] = [];
+  readonly at: number[] = [];
+  readonly value: string[] = [];
+
+  push(seq: number, at: number, value: string): void {
+    const last = this.value[this.value.length - 1];
+    this.seq.push(seq);
+    this.at.push(at);
+    this.value.push(value === last ? last : value); // an unchanged value keeps one string
+  }
+
+  /** Drops the oldest points, keeping `keep`; returns the highest sequence number dropped. */
+  trim(keep: number): number {
+    const n = this.seq.length - keep;
+    const dropped = this.seq[n - 1]!;
+    this.seq.splice(0, n);
+    this.at.splice(0, n);
+    this.value.splice(0, n);
+    return dropped;
+  }
 }
 
 /** About two hours at one sample a second. */
@@ -22,16 +45,16 @@ export class OpsRecorder {
   private seq = 0;
   /** Highest sequence number no longer kept: a cursor before it cannot be continued. */
   private dropped = 0;
-  private readonly series = new Map<string, Kept[]>();
+  private readonly series = new Map<string, Series>();
   private readonly listeners = new Set<() => void>();
 
   constructor(private readonly maxPoints = DEFAULT_MAX_POINTS) {}
 
   record(sample: OpsSample): void {
     const seq = ++this.seq;
-    for (const [key, value] of Object.entries(sample.prices)) this.push(`price ${key}`, { seq, at: sample.at, value });
-    if (sample.equity !== undefined) this.push('equity', { seq, at: sample.at, value: sample.equity });
-    if (sample.realized !== undefined) this.push('realized', { seq, at: sample.at, value: sample.realized });
+    for (const [key, value] of Object.entries(sample.prices)) this.push(`price ${key}`, seq, sample.at, value);
+    if (sample.equity !== undefined) this.push('equity', seq, sample.at, sample.equity);
+    if (sample.realized !== undefined) this.push('realized', seq, sample.at, sample.realized);
     for (const listener of [...this.listeners]) {
       try {
         listener();
@@ -45,10 +68,13 @@ export class OpsRecorder {
     const full = cursor === undefined || cursor < this.dropped || cursor > this.seq;
     const after = full ? 0 : cursor;
     const pick = (name: string): OpsPoint[] => {
-      const kept = this.series.get(name) ?? [];
-      let i = kept.length;
-      while (i > 0 && kept[i - 1]!.seq > after) i--;
-      return kept.slice(i).map(({ at, value }) => ({ at, value }));
+      const kept = this.series.get(name);
+      if (!kept) return [];
+      let i = kept.seq.length;
+      while (i > 0 && kept.seq[i - 1]! > after) i--;
+      const points: OpsPoint[] = [];
+      for (; i < kept.seq.length; i++) points.push({ at: kept.at[i]!, value: kept.value[i]! });
+      return points;
     };
     const prices: Record<string, OpsPoint[]> = {};
     for (const name of this.series.keys()) {
@@ -64,14 +90,11 @@ export class OpsRecorder {
     return () => this.listeners.delete(listener);
   }
 
-  private push(name: string, point: Kept): void {
+  private push(name: string, seq: number, at: number, value: string): void {
     let kept = this.series.get(name);
-    if (!kept) this.series.set(name, (kept = []));
-    kept.push(point);
+    if (!kept) this.series.set(name, (kept = new Series()));
+    kept.push(seq, at, value);
     // Trimmed in chunks, so a full series costs one splice per tenth of its length, not one per sample.
-    if (kept.length > this.maxPoints + Math.ceil(this.maxPoints / 10)) {
-      const gone = kept.splice(0, kept.length - this.maxPoints);
-      this.dropped = Math.max(this.dropped, gone[gone.length - 1]!.seq);
-    }
+    if (kept.seq.length > this.maxPoints + Math.ceil(this.maxPoints / 10)) this.dropped = Math.max(this.dropped, kept.trim(this.maxPoints));
   }
 }
