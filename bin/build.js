@@ -68,6 +68,7 @@ export async function built() {
 function prune(current) {
   const builds = [];
   for (const name of readdirSync(DIST)) {
+    if (!/^[0-9a-f]{16}$|^\.tmp-/.test(name)) continue; // not a build: leave it
     const path = join(DIST, name);
     try {
       const { mtimeMs } = statSync(path);

@@ -43,13 +43,15 @@ describe('bin/build.js', () => {
     expect(readFileSync(join(root, first, 'core/a.js'), 'utf8')).toBe(a);
   });
 
-  it('keeps the current build and the three used before it', async () => {
+  it('keeps the current build and the three used before it, and nothing else there is touched', async () => {
     checkout();
+    mkdirSync(join(root, 'dist'));
+    writeFileSync(join(root, 'dist/notes.txt'), 'mine');
     const builds: string[] = [];
     for (let i = 0; i < 6; i++) {
       writeFileSync(join(root, 'src/core/a.ts'), `export const x = ${i};\n`);
       builds.push(await build());
     }
-    expect(readdirSync(join(root, 'dist')).sort()).toEqual(builds.slice(2).map((b) => b.slice('dist/'.length)).sort());
+    expect(readdirSync(join(root, 'dist')).sort()).toEqual([...builds.slice(2).map((b) => b.slice('dist/'.length)), 'notes.txt'].sort());
   });
 });
