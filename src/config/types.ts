@@ -122,9 +122,10 @@ export interface Config {
     readonly maxQueueMs: number;
     readonly shutdown: { readonly queued: 'flush' | 'drop'; readonly cancelOpenOrders: boolean };
     /**
-     * V8's heap for `sluice run`: fast keeps V8's defaults; small sets --optimize-for-size at the
-     * start (app/heap.ts): less memory for a daemon that runs for days, more CPU and longer
-     * collections at the venue's ceiling (bench/RESULTS.md).
+     * V8's heap for `sluice run`: fast keeps V8's defaults; small sets --optimize-for-size and a
+     * young generation that stays at 2 MB at the start (app/heap.ts): less than half the memory
+     * for a daemon that runs for days, more CPU and longer collections at the venue's ceiling
+     * (bench/RESULTS.md).
      */
     readonly heap: 'fast' | 'small';
   };
