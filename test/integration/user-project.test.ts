@@ -104,31 +104,23 @@ describe('plugins in projects of their own', () => {
   const plugin = (body: string) => `import { defineStrategy, z } from 'sluice/strategy';\n${body}\nexport default defineStrategy({ apiVersion: 1, name: 'p', params: z.object({ n: z.number() }), create: () => ({ onTick() {} }) });\n`;
   const config = 'strategies:\n  - id: p\n    use: ./strategies/p/index.ts\n    symbols: [BTCUSDT]\n    params: { n: 1 }\n';
 
-  it('loads from a CommonJS project (a package.json without "type": "module")', async () => {
-    const project = join(dir, 'cjs');
+  /** `sluice plan` in a project of its own whose one plugin is strategies/p/<file>: it must load and plan. */
+  async function plansWith(name: string, packageJson: string, file: string) {
+    const project = join(dir, name);
     mkdirSync(join(project, 'strategies', 'p'), { recursive: true });
-    writeFileSync(join(project, 'package.json'), '{"name":"cjs","version":"1.0.0"}\n');
-    writeFileSync(join(project, 'strategies', 'p', 'index.ts'), plugin(''));
-    writeFileSync(join(project, 'sluice.yaml'), config);
+    writeFileSync(join(project, 'package.json'), packageJson);
+    writeFileSync(join(project, 'strategies', 'p', file), plugin(''));
+    writeFileSync(join(project, 'sluice.yaml'), config.replace('index.ts', file));
     link(project);
     const plan = await run(['plan', '--config', 'sluice.yaml'], project);
     expect(plan.stderr).not.toContain('failed to load');
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('plan: 0 intents accepted by risk');
-  }, 60_000);
+  }
 
-  it('loads a plugin written in JavaScript, whose sluice/strategy is TypeScript', async () => {
-    const project = join(dir, 'js');
-    mkdirSync(join(project, 'strategies', 'p'), { recursive: true });
-    writeFileSync(join(project, 'package.json'), '{"name":"js","type":"module"}\n');
-    writeFileSync(join(project, 'strategies', 'p', 'index.js'), plugin(''));
-    writeFileSync(join(project, 'sluice.yaml'), config.replace('index.ts', 'index.js'));
-    link(project);
-    const plan = await run(['plan', '--config', 'sluice.yaml'], project);
-    expect(plan.stderr).not.toContain('failed to load');
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('plan: 0 intents accepted by risk');
-  }, 60_000);
+  it('loads from a CommonJS project (a package.json without "type": "module")', () => plansWith('cjs', '{"name":"cjs","version":"1.0.0"}\n', 'index.ts'), 60_000);
+
+  it('loads a plugin written in JavaScript, whose sluice/strategy is TypeScript', () => plansWith('js', '{"name":"js","type":"module"}\n', 'index.js'), 60_000);
 
   it('names a missing import as such, not as a missing plugin', async () => {
     const project = join(dir, 'missing-dep');
