@@ -82,6 +82,11 @@ export class MemoryJournal implements Journal {
     if (order.venueOrderId && order.venueOrderId !== before?.venueOrderId) {
       const ids = this.byVenueId.get(order.venueOrderId) ?? [];
       if (!ids.includes(order.clientOrderId)) ids.push(order.clientOrderId);
+      // In intent order, like the SQLite journal's; orders sharing a venue id are rare, so sorted only then.
+      if (ids.length > 1) {
+        const rank = new Map([...this.orderMap.keys()].map((id, i) => [id, i]));
+        ids.sort((a, b) => (rank.get(a) ?? -1) - (rank.get(b) ?? -1));
+      }
       this.byVenueId.set(order.venueOrderId, ids);
     }
   }

@@ -83,6 +83,17 @@ export function journalContract(name: string, make: () => JournalUnderTest): voi
       };
     }
 
+    it(
+      'lists the orders under one venue id in intent order, whichever got the id first',
+      withJournal(({ journal }) => {
+        const first = journaled(journal, 'a', 'c3');
+        const second = journaled(journal, 'a', 'c2');
+        journal.updateOrder({ ...second, venueOrderId: '1' as VenueOrderId, status: 'open' });
+        journal.updateOrder({ ...first, venueOrderId: '1' as VenueOrderId, status: 'open' });
+        expect(journal.ordersByVenueId('1').map((o) => o.clientOrderId)).toEqual(['c3', 'c2']);
+      }),
+    );
+
     it('durable(mark) resolves for every mark handed out, the latest naming every write so far', async () => {
       const t = make();
       try {
