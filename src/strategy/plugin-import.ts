@@ -15,7 +15,7 @@ import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Message, Plugin } from 'esbuild';
+import type { Loader, Message, Plugin } from 'esbuild';
 import { PACKAGE_ROOT } from '../core/package-root.js';
 
 const TYPESCRIPT = /\.[cm]?tsx?$/;
@@ -93,10 +93,12 @@ const externals: Plugin = {
   },
 };
 
+let ownExports: Record<string, string> | undefined;
+
 /** `sluice/strategy` and the rest of package.json's exports, as modules of this sluice. */
 function ownModule(specifier: string): string {
-  const { exports } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string> };
-  const target = exports[`.${specifier.slice('sluice'.length)}`];
+  ownExports ??= (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string> }).exports;
+  const target = ownExports[`.${specifier.slice('sluice'.length)}`];
   if (!target?.startsWith('./src/')) throw new Error(`sluice exports no "${specifier}"; plugins import "sluice/strategy", "sluice/indicators" or "sluice/testing"`);
   // This module runs from the sources or from a build of them; so does the one named.
   return new URL(`../${target.slice('./src/'.length).replace(TYPESCRIPT, extname(import.meta.url))}`, import.meta.url).href;
@@ -109,8 +111,8 @@ const ownMeta: Plugin = {
       const url = pathToFileURL(args.path).href;
       const names: Record<string, string> = { url, filename: args.path, dirname: dirname(args.path) };
       const contents = readFileSync(args.path, 'utf8').replace(/\bimport\.meta\.(url|filename|dirname)\b/g, (_, k: string) => JSON.stringify(names[k]));
-      const ext = extname(args.path).replace(/^\.[cm]/, '.');
-      return { contents, loader: ext === '.tsx' ? 'tsx' : ext === '.ts' ? 'ts' : ext === '.jsx' ? 'jsx' : 'js' };
+      // .mts and .cts are ts, .mjs and .cjs js: the loader is the extension without its m or c.
+      return { contents, loader: extname(args.path).replace(/^\.[cm]?/, '') as Loader };
     });
   },
 };
