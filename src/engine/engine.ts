@@ -163,6 +163,8 @@ export class Engine {
       graceMs: settings.reconcile.drift.graceMs,
       reconcile: () => this.reconcile({ final: true }),
     });
+    // A cancel the last pass released (its order's venue id came) is answered before the journal closes.
+    await this.pipeline.drain();
     log.info(this.summary(), 'stopped');
   }
 

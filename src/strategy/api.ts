@@ -169,6 +169,11 @@ export interface StrategyHandlers {
   onOrderUpdate?(order: Order): void | Promise<void>;
   /** Version 2: what happened to an order, with the reason. */
   onOrderEvent?(event: OrderEvent): void | Promise<void>;
+  /**
+   * The daemon is stopping: the last call whose requests are sent (engine.shutdown.queued decides
+   * whether they go). Fills and order updates still arrive as the stop settles its orders; what
+   * is asked for then is refused and logged.
+   */
   onStop?(): void | Promise<void>;
   /** Version 2: state to keep across restarts (JSON, at most 1 MB): asked every minute and at stop, kept in the journal. */
   onSave?(): unknown;

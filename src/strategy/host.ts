@@ -18,6 +18,7 @@ export class StrategyHost {
   private readonly events = new OrderEvents();
   private readonly timers = new Map<TimerId, () => void>();
   private timerSeq = 0;
+  private stopped = false;
   readonly subscriptions: MarketSubscription[];
   readonly apiVersion: 1 | 2;
 
@@ -79,11 +80,18 @@ export class StrategyHost {
       if (event) await h.onOrderEvent?.(event);
     });
 
-  /** Stops its timers, then onStop. */
-  stop = () => {
+  /**
+   * Stops its timers, then onStop, whose requests are the last it makes: it still hears how its
+   * orders end, but what it asks for then is refused. The stop settles its orders as
+   * engine.shutdown says; a strategy that re-placed what the stop cancelled would leave orders
+   * resting after the daemon exited.
+   */
+  stop = async () => {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
-    return this.invoke('onStop', (h) => h.onStop?.());
+    const out = await this.invoke('onStop', (h) => h.onStop?.());
+    this.stopped = true;
+    return out;
   };
 
   /** The state to keep (onSave's JSON), or undefined when it keeps none or onSave failed (the strategy is then disabled). */
@@ -121,7 +129,7 @@ export class StrategyHost {
         this.disable(name, err);
       }
     }
-    return this.drain();
+    return this.drain(name);
   }
 
   /**
@@ -154,10 +162,15 @@ export class StrategyHost {
     this.timers.clear();
   }
 
-  private drain(): HostOutput {
+  private drain(name: string): HostOutput {
     const out = { intents: this.internals.outbox, invalid: this.internals.invalid };
     this.internals.outbox = [];
     this.internals.invalid = [];
+    if (this.stopped && out.intents.length > 0) {
+      const reason = `not sent: the strategy has stopped (${name} after onStop); the stop settles its orders as engine.shutdown says`;
+      out.invalid = [...out.invalid, ...out.intents.map((i) => ({ strategyId: this.id, clientOrderId: i.clientOrderId, reason }))];
+      out.intents = [];
+    }
     return out;
   }
 }

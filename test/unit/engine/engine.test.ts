@@ -173,6 +173,46 @@ describe('Engine.stop', () => {
     expect(buyer.heard.filter((h) => !h.startsWith('tick') && !h.startsWith('marketData'))).toEqual(['start', 'order open', 'stop', 'order pending_cancel', 'order canceled']);
   });
 
+  it('sends what onStop asks for, and nothing a strategy asks for after it: its orders end as the stop settles them', async () => {
+    // Re-places every order that ends, and places one more in onStop: the stop's cancels would
+    // otherwise be answered by fresh orders left resting after the daemon exited.
+    const asked: ClientOrderId[] = [];
+    const replacer = defineStrategy({
+      apiVersion: 1,
+      name: 'replacer',
+      params: z.object({}),
+      create(ctx) {
+        const bid = () => {
+          const last = ctx.lastPrice('BTCUSDT');
+          // A volume of its own each time, or risk would refuse a repeat as a duplicate.
+          if (last) asked.push(ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d(`0.00${asked.length + 1}`), price: dec.truncate(dec.mul(last, d('0.97')), 2) }));
+        };
+        return {
+          onTick: () => void (asked.length === 0 && bid()),
+          onOrderUpdate: (o) => void (o.status === 'canceled' && bid()),
+          onStop: bid,
+        };
+      },
+    });
+    running = await engineApp(yaml('{ queued: flush, cancelOpenOrders: true }'), [loaded('replacer', replacer)]);
+    const { app, clock, sim, logs } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 1000);
+    await drive(clock, app.stop());
+    running = undefined;
+
+    // The tick's order and onStop's were sent, and cancelled by the stop; the two asked for when
+    // they ended were refused, and reached neither the journal nor the venue.
+    expect(asked).toHaveLength(4);
+    expect(sim.openOrders().spot).toEqual([]);
+    expect(sim.orderLog().map((o) => o.clientOrderId)).toEqual(asked.slice(0, 2));
+    expect(asked.slice(0, 2).map((id) => app.journal.order(id)?.status)).toEqual(['canceled', 'canceled']);
+    expect(asked.slice(2).map((id) => app.journal.order(id))).toEqual([undefined, undefined]);
+    expect(logs.withMsg('intent rejected').map((l) => [l.clientOrderId, l.rule, l.reason])).toEqual(
+      asked.slice(2).map((id) => [id, 'invalid', 'not sent: the strategy has stopped (onOrderUpdate after onStop); the stop settles its orders as engine.shutdown says']),
+    );
+  });
+
   it('leaves them open when not', async () => {
     const { app, clock, sim, id } = await withRestingOrder('{ queued: drop, cancelOpenOrders: false }');
     await drive(clock, app.stop());
