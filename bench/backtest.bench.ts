@@ -10,8 +10,8 @@
 // (2) Sweep speed-up: the same configurations one after another vs on worker threads.
 // (3) Memory: peak RSS and heap of backtests over 1 h and 24 h tapes at the simulator's density,
 //     each in a fresh process.
-// Run: npx tsx bench/backtest.bench.ts [--write]   (--write replaces "## Backtest (issue 6)" in
-// bench/RESULTS.md). Generated tapes are kept in the temp dir between runs (about 75 MB).
+// Run: npm run bench -- backtest [--write], which runs it from sluice's JavaScript build as
+// `sluice backtest` runs (bench/run.ts); --write replaces "## Backtest (issue 6)" in bench/RESULTS.md. Generated tapes are kept in the temp dir between runs (about 75 MB).
 import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
@@ -156,7 +156,8 @@ function memoryRun(job: Omit<MemoryJob, 'root'>): Promise<MemoryResult> {
   return new Promise((done, fail) => {
     const child = fork(join(ROOT, 'bench/fixtures/backtest-memory-child.ts'), [JSON.stringify({ ...job, root: ROOT })], {
       cwd: ROOT,
-      execArgv: [...process.execArgv, '--expose-gc'],
+      // The child imports the tree's TypeScript (bench/backtest-layout.bench.ts points it at older trees).
+      execArgv: ['--import', 'tsx', '--expose-gc'],
     });
     child.once('message', (m) => done(m as MemoryResult));
     child.once('exit', (code) => fail(new Error(`memory child exited with ${code}`)));
@@ -262,7 +263,7 @@ const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
 const section = [
   '## Backtest (issue 6)',
   '',
-  `Measured ${new Date().toISOString().slice(0, 10)} on this machine (${cpus().length} cores, ${cpu}, Node ${process.version}); load average ${loadBefore} at the start and ${load()} at the end (other work shares the machine: wall figures are noisy, the CPU column less so). Run: \`npx tsx bench/backtest.bench.ts --write\`.`,
+  `Measured ${new Date().toISOString().slice(0, 10)} on this machine (${cpus().length} cores, ${cpu}, Node ${process.version}); load average ${loadBefore} at the start and ${load()} at the end (other work shares the machine: wall figures are noisy, the CPU column less so). Run: \`npm run bench -- backtest --write\`, from sluice's JavaScript build as \`sluice backtest\` runs (no TypeScript loader; the memory rows' children import the sources through tsx).`,
   'Every backtest is the whole engine (strategy, risk, batcher, virtual pacer, executor, reconciler) over the in-process simulator whose market the tape drives, on a manual clock, with the grid of config/backtest.yaml (faults and a 429 storm included). Medians of 3 runs after a warm-up; baselines and backtests alternate.',
   '',
   '### Market events per second, one process',
@@ -290,7 +291,7 @@ const section = [
   '### Reading',
   '',
   `- Events per second, dense tape, one core (CPU): from the cache ${perS(dense.cached, dense.cached.cpuMs)}/s (${perS(dense.cached, dense.cached.wallMs)}/s wall), ${perS(dense.cached, dense.cached.cpuMs) >= TARGET_CACHED ? 'issue 16\'s target met' : `${(perS(dense.cached, dense.cached.cpuMs) / TARGET_CACHED * 100).toFixed(0)}% of issue 16's ${TARGET_CACHED.toLocaleString('en')}`} (issue 6's ${TARGET.toLocaleString('en')} ${perS(dense.cached, dense.cached.cpuMs) >= TARGET ? 'met' : 'not met'}); over the wire-shaped path ${perS(dense.wire, dense.wire.cpuMs)}/s, so the trusted simulator gives ${(dense.wire.cpuMs / dense.cached.cpuMs).toFixed(2)}x. A first run does ${perS(dense.first, dense.first.cpuMs)}/s (${perS(dense.first, dense.first.cpuMs) >= TARGET_FIRST ? 'target met' : `${(perS(dense.first, dense.first.cpuMs) / TARGET_FIRST * 100).toFixed(0)}% of issue 16's ${TARGET_FIRST.toLocaleString('en')}`}): decoding the tape alone runs at ${perS(dense.decode, dense.decode.wallMs)}/s wall and reading the same events from the cache at ${perS(dense.cache, dense.cache.wallMs)}/s. Of a run from the cache, the simulator applying the events (with reading the cache) takes ${(dense.sim.cpuMs / dense.cached.cpuMs * 100).toFixed(0)}% of the CPU; the rest is the engine's ticks, polls, orders and reconciler passes, ${engineMsPerVirtualS(dense).toFixed(2)} ms per virtual second, which no transport shortcut removes. Reports are byte-identical from the tape and from the cache (test/integration/backtest.test.ts, test/unit/tape/event-cache.test.ts), and with and without the trusted simulator (backtest.test.ts, the golden report).`,
-  `- Sweep: ${speedUp(sweeps[1]!).toFixed(2)}x on ${threads} threads for runs of a few seconds (the 1 h tape), ${speedUp(sweeps[0]!).toFixed(2)}x for runs of about a second (the sample tape). The machine scales ${machine.toFixed(2)}x on a pure-JS loop, but one backtest alone keeps more than one core busy (V8 compiles hot code and collects garbage on helper threads, which use the idle core while a single run goes on), so ${threads} runs at once cannot beat the ceiling column; and ${threads} runs at once took more CPU than the same runs one after another (the CPU column): they compete for the helper threads and the cores' caches, and each worker warms up on its own (tsx and the module graph, then V8 compiling the hot code again). Workers are reused across runs and read the events the sweep cached before they started.`,
+  `- Sweep: ${speedUp(sweeps[1]!).toFixed(2)}x on ${threads} threads for runs of a few seconds (the 1 h tape), ${speedUp(sweeps[0]!).toFixed(2)}x for runs of about a second (the sample tape). The machine scales ${machine.toFixed(2)}x on a pure-JS loop, but one backtest alone keeps more than one core busy (V8 compiles hot code and collects garbage on helper threads, which use the idle core while a single run goes on), so ${threads} runs at once cannot beat the ceiling column; and ${threads} runs at once took more CPU than the same runs one after another (the CPU column): they compete for the helper threads and the cores' caches, and each worker warms up on its own (the module graph, then V8 compiling the hot code again). Workers are reused across runs and read the events the sweep cached before they started.`,
   `- Memory: streaming keeps the tape out of the heap (reading the 1 h tape whole keeps ${mb(memRows[2]![1].retainedHeap - h1.retainedHeap)} more; a 24 h tape whole would be about 24 times that). What still grows with the run's length is the run's own record: the simulator's request log (capped at 200,000 requests), an equity sample every 10 s and 8 bytes per request for the limiter table, plus orders and fills with a busier strategy.`,
   '',
 ].join('\n');

@@ -4,7 +4,7 @@
 // (1) saturation for SECONDS: orders the venue accepted per second as a ratio of its ceiling
 //     (100 single + 50 batches of 10 per 2 s = 300 orders/s), and 429s;
 // (2) intent-to-wire latency below saturation (intent created -> request arrives at the venue).
-// Run: npx tsx bench/engine.bench.ts [seconds=60] [--margin=ms] [--write] [--latency-only]
+// Run: npm run bench -- engine [seconds=60] [--margin=ms] [--write] [--latency-only]
 // Saturation runs at the shipped venue.safetyMarginMs of 20 ms (--margin=N: N instead), on
 // loopback and with 20-60 ms of latency each way; latency below saturation runs with the
 // durable journal and, as the baseline, the memory journal. --write replaces the "## Engine (issue 4)" section of bench/RESULTS.md.
@@ -267,7 +267,7 @@ const reading = [
   `Below saturation, p50/p99 from intent to arrival at the venue is ${ms2(calm.p50)}/${ms2(calm.p99)} ms with the durable journal (${calm.n} orders; the intent is fsynced before it is sent) against ${ms2(calmMemory.p50)}/${ms2(calmMemory.p99)} ms with the memory journal (no fsync) in the same run; both ends are stamped at microsecond resolution (the strategy's place() call, and the venue child when a request's body has all arrived). The journal alone, committing an intent and waiting for its fsync, takes ${ms2(floor.p50)}/${ms2(floor.p99)} ms on this disk: the durable path cannot be shorter than that plus the memory path.`,
 ].join(' ');
 
-const command = `npx tsx bench/engine.bench.ts ${SECONDS}${option('margin') ? ` --margin=${option('margin')}` : ''} --write`;
+const command = `npm run bench -- engine ${SECONDS}${option('margin') ? ` --margin=${option('margin')}` : ''} --write`;
 const section = [
   '## Engine (issue 4)',
   '',
