@@ -10,8 +10,9 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 /** The path of a .mjs file that runs `entry` against the build of the current sources. */
 export async function compileAgainstBuild(entry: string): Promise<string> {
-  const { built } = (await import('../bin/build.js' as string)) as { built(): Promise<string> };
-  const dist = await built();
+  const { built } = (await import('../bin/build.js' as string)) as { built(opts: { hold: boolean }): Promise<string> };
+  // Held while the benchmark runs (it outlives its child), so editing sources meanwhile cannot prune it.
+  const dist = await built({ hold: true });
   const result = await build({
     entryPoints: [entry],
     bundle: true,

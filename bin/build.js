@@ -4,18 +4,21 @@
 // source maps: bin/sluice.js says why). The
 // digest covers every source file and the compiler, so a build never changes once written: a
 // running daemon keeps importing its own modules (undici, the ops endpoint) while a newer build
-// appears beside it. bin/sluice.js builds when the sources have none yet; a read-only install
-// (Docker, systemd's ProtectSystem) builds at install time: `npm run build`.
+// appears beside it, and a prune never removes a build a live process holds. bin/sluice.js
+// builds when the sources have none yet; a read-only install (Docker, systemd's ProtectSystem)
+// builds at install time: `npm run build`.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const SRC = join(ROOT, 'src');
 const DIST = join(ROOT, 'dist');
-/** Builds other than the current one kept for daemons still running from them. */
+/** Builds other than the current one kept, besides those held: the ones a new run most likely returns to. */
 const KEEP = 3;
+/** `<digest>.<pid>`: the build a running process imports from (its modules load lazily). */
+const HELD = join(DIST, '.held');
 const OPTIONS = { format: 'esm', platform: 'node', target: 'node20', logLevel: 'silent' };
 
 function sources(dir = SRC) {
@@ -30,8 +33,17 @@ function digest(files, compiler) {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** The directory of the build of the current sources, compiling them first when there is none. */
-export async function built() {
+/**
+ * The directory of the build of the current sources, compiling them first when there is none.
+ * `hold`: no prune removes it while this process runs.
+ */
+export async function built({ hold = false } = {}) {
+  const out = await current();
+  if (hold) holdWhileRunning(out);
+  return out;
+}
+
+async function current() {
   const files = sources();
   const esbuild = await import('esbuild');
   const out = join(DIST, digest(files, esbuild.version));
@@ -64,11 +76,43 @@ export async function built() {
   return out;
 }
 
-/** Drops the oldest builds, keeping the current one and the KEEP used last before it. */
+function holdWhileRunning(build) {
+  const marker = join(HELD, `${basename(build)}.${process.pid}`);
+  try {
+    mkdirSync(HELD, { recursive: true });
+    writeFileSync(marker, '');
+  } catch {
+    return; // a read-only install never prunes
+  }
+  process.once('exit', () => rmSync(marker, { force: true }));
+}
+
+/** Digests of the builds live processes hold; the markers of processes gone (kill -9) are removed. */
+function heldBuilds() {
+  const held = new Set();
+  for (const marker of existsSync(HELD) ? readdirSync(HELD) : []) {
+    const [digest, pid] = marker.split('.');
+    if (alive(Number(pid))) held.add(digest);
+    else rmSync(join(HELD, marker), { force: true });
+  }
+  return held;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return /** @type {{ code?: string }} */ (err).code === 'EPERM'; // alive, another user's
+  }
+}
+
+/** Drops the oldest builds, keeping the current one, those held, and the KEEP used last before it. */
 function prune(current) {
+  const held = heldBuilds();
   const builds = [];
   for (const name of readdirSync(DIST)) {
-    if (!/^[0-9a-f]{16}$|^\.tmp-/.test(name)) continue; // not a build: leave it
+    if (!/^[0-9a-f]{16}$|^\.tmp-/.test(name) || held.has(name)) continue; // not a build, or held: leave it
     const path = join(DIST, name);
     try {
       const { mtimeMs } = statSync(path);

@@ -10,4 +10,4 @@ import { pathToFileURL } from 'node:url';
 import { built } from './build.js';
 
 process.setSourceMapsEnabled(true);
-await import(pathToFileURL(join(await built(), 'cli.js')).href);
+await import(pathToFileURL(join(await built({ hold: true }), 'cli.js')).href);
