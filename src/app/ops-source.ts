@@ -182,9 +182,12 @@ class RecentFills {
   latest(app: App): OpsFill[] {
     if (this.app !== app) {
       this.app = app;
-      // Once per app: the journal is read whole here, later fills arrive as events.
-      const journaled = [...app.journal.fills()].sort((a, b) => a.time - b.time).slice(-RECENT_FILLS);
-      this.kept = journaled.reverse().map(opsFill);
+      // Once per app: the journal's latest by time, streamed; later fills arrive as events.
+      const latest: Fill[] = [];
+      const trim = () => latest.sort((a, b) => a.time - b.time).splice(0, Math.max(0, latest.length - RECENT_FILLS));
+      for (const { fill } of app.journal.eachFill()) if (latest.push(fill) > 4 * RECENT_FILLS) trim();
+      trim();
+      this.kept = latest.reverse().map(opsFill);
       app.engine.events.on('fill', (f) => {
         this.kept.unshift(opsFill(f));
         this.kept.length = Math.min(this.kept.length, RECENT_FILLS);

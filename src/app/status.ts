@@ -59,7 +59,9 @@ export async function statusReport(app: App): Promise<StatusReport> {
     }
     for (const s of page.skipped) lines.push(`    unreadable   ${s.key ? `#${s.key} ` : ''}${s.problem}`);
   }
-  lines.push(`journal: ${journal.fills().length} fills, ban until ${journal.banUntil() > 0 ? new Date(journal.banUntil()).toISOString() : 'none'}`);
+  let fills = 0;
+  for (const _ of journal.eachFill()) fills++;
+  lines.push(`journal: ${fills} fills, ban until ${journal.banUntil() > 0 ? new Date(journal.banUntil()).toISOString() : 'none'}`);
   return { text: lines.join('\n'), drift: drift.some((l) => l.beyond), ordersDisagree };
 }
 

@@ -103,13 +103,22 @@ export interface Journal {
   /** Applies a change to a known order and appends it to its history. */
   updateOrder(order: Order, reason?: string): void;
   order(clientOrderId: string): Order | undefined;
+  /** Read whole: for tools and tests (a daemon's journal can hold millions; eachOrder streams). */
   orders(filter?: { openOnly?: boolean; strategyId?: string }): Order[];
+  /**
+   * Every order in intent order, streamed: memory stays flat whatever the journal holds. Read it
+   * through without awaiting; the journal takes no writes until the loop ends.
+   */
+  eachOrder(): Iterable<Order>;
   /** Our orders the venue knows under this id (normally one), final ones included. */
   ordersByVenueId(venueOrderId: string): Order[];
   history(clientOrderId: string): OrderEvent[];
   /** Stores a fill; false when that trade id was already stored. */
   recordFill(fill: Fill): boolean;
+  /** Read whole: for tools and tests (eachFill streams). */
   fills(): Fill[];
+  /** Every fill in journal order with the strategy whose order it is (undefined: not ours), streamed as eachOrder. */
+  eachFill(): Iterable<{ fill: Fill; strategyId: string | undefined }>;
   /** The volumes of the fills journaled for one venue order (its executed volume is their sum). */
   fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[];
   /** The position book as last saved (positions derive from fills; this is their checkpoint). */

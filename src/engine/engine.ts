@@ -86,7 +86,7 @@ export class Engine {
   /** Loads the instruments and rebuilds positions from the journal's fills (once instruments are known, so fees land in the right asset). */
   async load(): Promise<void> {
     await this.parts.instruments.load(this.markets(), this.activeSymbols());
-    for (const fill of this.parts.journal.fills()) this.parts.positions.apply(fill);
+    for (const { fill } of this.parts.journal.eachFill()) this.parts.positions.apply(fill);
   }
 
   /** Loads, settles what the previous run left in flight, and reconciles with the venue; no strategy has run yet. */

@@ -94,21 +94,22 @@ export class StrategyLedger {
     return own;
   }
 
-  /** Once: every journaled order and fill, by the strategy whose order it is. */
+  /**
+   * Once: every journaled order and fill, by the strategy whose order it is, streamed (a journal
+   * can hold millions). Fills in journal order, the order they were told while running: a book
+   * loaded after a restart is the book the strategy had.
+   */
   private load(): void {
     if (this.loaded) return;
     this.loaded = true;
-    const strategyOf = new Map<string, string>();
-    for (const o of this.journal.orders()) {
-      if (o.venueOrderId) strategyOf.set(`${o.market}:${o.symbol}:${o.venueOrderId}`, o.strategyId);
-      this.order(o);
+    for (const o of this.journal.eachOrder()) this.order(o);
+    const latest: string[] = [];
+    for (const { fill, strategyId } of this.journal.eachFill()) {
+      if (strategyId) this.fill(strategyId, fill);
+      latest.push(fillKey(fill));
+      if (latest.length > 2 * UNTOLD_KEPT) latest.splice(0, latest.length - UNTOLD_KEPT);
     }
-    const fills = this.journal.fills();
-    for (const f of [...fills].sort((a, b) => a.time - b.time)) {
-      const strategyId = strategyOf.get(`${f.market}:${f.symbol}:${f.venueOrderId}`);
-      if (strategyId) this.fill(strategyId, f);
-    }
-    this.untold = new Set(fills.slice(-UNTOLD_KEPT).map(fillKey));
+    this.untold = new Set(latest.slice(-UNTOLD_KEPT));
   }
 
   /** A futures line counts contracts: its book needs the contract size before the first fill. */

@@ -66,6 +66,10 @@ export class MemoryJournal implements Journal {
     return filter.strategyId ? source.filter((o) => o.strategyId === filter.strategyId) : source;
   }
 
+  eachOrder(): Iterable<Order> {
+    return this.orderMap.values();
+  }
+
   ordersByVenueId(venueOrderId: string): Order[] {
     return (this.byVenueId.get(venueOrderId) ?? []).map((id) => this.orderMap.get(id)!).filter((o) => o.venueOrderId === venueOrderId);
   }
@@ -145,6 +149,13 @@ export class MemoryJournal implements Journal {
 
   fills(): Fill[] {
     return [...this.fillMap.values()];
+  }
+
+  *eachFill(): Iterable<{ fill: Fill; strategyId: string | undefined }> {
+    for (const fill of this.fillMap.values()) {
+      const ours = this.ordersByVenueId(fill.venueOrderId).filter((o) => o.market === fill.market && o.symbol === fill.symbol);
+      yield { fill, strategyId: ours.at(-1)?.strategyId };
+    }
   }
 
   fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[] {

@@ -19,9 +19,10 @@
 // - nextSequence commits before it returns (or with the transaction it runs in), so a number is
 //   never handed out twice, even when the process dies right after.
 // - Nothing is ever written to a file we do not recognise: before opening for writing, the file
-//   is inspected read-only (store/inspect.ts: SQLite header, application_id, user_version,
-//   quick_check). A file that is not a database, is corrupt, belongs to another program, or was written by a newer
-//   sluice raises JournalError and stays byte-for-byte as it was.
+//   is inspected read-only (store/inspect.ts: header, application_id, user_version, quick_check).
+//   A file that is not a database, is corrupt, another program's, or a newer sluice's raises
+//   JournalError and stays byte-for-byte as it was. A start streams its orders and fills
+//   (eachOrder, eachFill), so it needs no more memory for a journal of millions.
 // - Decimals are TEXT in STRICT tables (never REAL: "0.10000000000000000001" must come back as
 //   written); venue ids are TEXT (they exceed 2^53); times are INTEGER epoch ms.
 //
@@ -38,11 +39,10 @@ import { dirname, resolve } from 'node:path';
 import { systemClock } from '../core/clock.js';
 import type { Decimal } from '../core/decimal.js';
 import { JournalError } from '../core/errors.js';
-import type { VenueOrderId } from '../core/ids.js';
 import type { Journal, OrderEvent } from '../core/ports.js';
-import type { Fill, Market, Order, OrderIntent, OrderStatus, Position, Side } from '../core/types.js';
+import type { Fill, Market, Order, OrderIntent, OrderStatus, Position } from '../core/types.js';
 import { OrderCopies } from './copies.js';
-import { checkTime, prepareStatements, prepareTransactions, toOrder, type Statements, type Transactions } from './statements.js';
+import { checkTime, prepareStatements, prepareTransactions, toFill, toOrder, toPosition, type Statements, type Transactions } from './statements.js';
 import { APPLICATION_ID, BUSY_TIMEOUT_MS, inspectJournal, MOVE_ASIDE, openReadOnly } from './inspect.js';
 import { WalSync } from './wal-sync.js';
 
@@ -212,12 +212,14 @@ export class SqliteJournal implements Journal {
       const open = this.guard('orders', () => this.copies!.open.list());
       return filter.strategyId === undefined ? open : open.filter((o) => o.strategyId === filter.strategyId);
     }
-    const rows = this.guard('orders', () => {
-      const { openOnly, strategyId } = filter;
-      if (strategyId) return openOnly ? this.stmt.ordersOpenStrategy.all(strategyId) : this.stmt.ordersStrategy.all(strategyId);
-      return openOnly ? this.stmt.ordersOpen.all() : this.stmt.ordersAll.all();
-    });
+    const { openOnly, strategyId } = filter;
+    if (!openOnly && !strategyId) return this.guard('orders', () => [...this.eachOrder()]);
+    const rows = this.guard('orders', () => (strategyId ? (openOnly ? this.stmt.ordersOpenStrategy.all(strategyId) : this.stmt.ordersStrategy.all(strategyId)) : this.stmt.ordersOpen.all()));
     return rows.map(toOrder);
+  }
+
+  eachOrder(): Iterable<Order> {
+    return this.stream('eachOrder', this.stmt.ordersAll, toOrder);
   }
 
   /** Orders the venue knows by this id (normally one). */
@@ -264,19 +266,11 @@ export class SqliteJournal implements Journal {
   }
 
   fills(): Fill[] {
-    return this.guard('fills', () => this.stmt.fills.all()).map((r) => ({
-      tradeId: r.trade_id,
-      market: r.market as Market,
-      symbol: r.symbol,
-      venueOrderId: r.venue_order_id as VenueOrderId,
-      side: r.side as Side,
-      price: r.price as Decimal,
-      volume: r.volume as Decimal,
-      fee: r.fee as Decimal,
-      feeAsset: r.fee_asset,
-      isMaker: r.is_maker === 1,
-      time: r.time,
-    }));
+    return this.guard('fills', () => Array.from(this.eachFill(), (f) => f.fill));
+  }
+
+  eachFill(): Iterable<{ fill: Fill; strategyId: string | undefined }> {
+    return this.stream('eachFill', this.stmt.fills, (r) => ({ fill: toFill(r), strategyId: r.strategy ?? undefined }));
   }
 
   fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[] {
@@ -284,14 +278,7 @@ export class SqliteJournal implements Journal {
   }
 
   positions(): Position[] {
-    return this.guard('positions', () => this.stmt.positions.all()).map((r) => ({
-      market: r.market as Market,
-      symbol: r.symbol,
-      quantity: r.quantity as Decimal,
-      avgEntryPrice: r.avg_entry_price as Decimal,
-      realizedPnl: r.realized_pnl as Decimal,
-      fees: r.fees as Decimal,
-    }));
+    return this.guard('positions', () => this.stmt.positions.all()).map(toPosition);
   }
 
   savePositions(positions: readonly Position[]): void {
@@ -377,6 +364,15 @@ export class SqliteJournal implements Journal {
     if (this.closed) throw new JournalError(`journal ${this.path} is closed: ${op} after close()`);
     try {
       return fn();
+    } catch (err) {
+      throw this.wrap(op, err);
+    }
+  }
+
+  /** Rows one at a time (better-sqlite3 refuses writes on the connection until the loop ends). */
+  private *stream<R, T>(op: string, statement: Database.Statement<[], R>, to: (row: R) => T): Generator<T> {
+    try {
+      for (const row of this.guard(op, () => statement.iterate())) yield to(row);
     } catch (err) {
       throw this.wrap(op, err);
     }

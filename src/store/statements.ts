@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { Decimal } from '../core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
-import type { Market, Order, OrderIntent, OrderStatus, OrderType, Position, Side } from '../core/types.js';
+import type { Fill, Market, Order, OrderIntent, OrderStatus, OrderType, Position, Side } from '../core/types.js';
 import { ORDER_QUERIES } from './schema.js';
 
 export interface OrderRow {
@@ -96,7 +96,11 @@ export function prepareStatements(db: Database.Database) {
       `INSERT OR IGNORE INTO fills (market, symbol, trade_id, venue_order_id, side, price, volume, fee, fee_asset, is_maker, time, recorded_at)
        VALUES (@market, @symbol, @tradeId, @venueOrderId, @side, @price, @volume, @fee, @feeAsset, @isMaker, @time, @recordedAt)`,
     ),
-    fills: db.prepare<[], FillRow>(`SELECT * FROM fills ORDER BY id`),
+    // The strategy of the latest order the venue knows by the fill's order id, as ordersByVenueId lists them.
+    fills: db.prepare<[], FillRow & { strategy: string | null }>(
+      `SELECT f.*, (SELECT o.strategy FROM orders o WHERE o.venue_order_id = f.venue_order_id AND o.market = f.market AND o.symbol = f.symbol ORDER BY o.intent DESC LIMIT 1) AS strategy
+       FROM fills f ORDER BY f.id`,
+    ),
     fillVolumes: db.prepare<[string, string, string], { volume: string }>(`SELECT volume FROM fills WHERE venue_order_id = ? AND market = ? AND symbol = ?`),
     positions: db.prepare<[], PositionRow>(`SELECT * FROM positions ORDER BY ordinal`),
     clearPositions: db.prepare(`DELETE FROM positions`),
@@ -237,4 +241,31 @@ export function toOrder(r: OrderRow): Order {
   if (r.price !== null) o.price = r.price as Decimal;
   if (r.avg_price !== null) o.avgPrice = r.avg_price as Decimal;
   return o;
+}
+
+export function toFill(r: FillRow): Fill {
+  return {
+    tradeId: r.trade_id,
+    market: r.market as Market,
+    symbol: r.symbol,
+    venueOrderId: r.venue_order_id as VenueOrderId,
+    side: r.side as Side,
+    price: r.price as Decimal,
+    volume: r.volume as Decimal,
+    fee: r.fee as Decimal,
+    feeAsset: r.fee_asset,
+    isMaker: r.is_maker === 1,
+    time: r.time,
+  };
+}
+
+export function toPosition(r: PositionRow): Position {
+  return {
+    market: r.market as Market,
+    symbol: r.symbol,
+    quantity: r.quantity as Decimal,
+    avgEntryPrice: r.avg_entry_price as Decimal,
+    realizedPnl: r.realized_pnl as Decimal,
+    fees: r.fees as Decimal,
+  };
 }

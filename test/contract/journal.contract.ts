@@ -297,6 +297,34 @@ export function journalContract(name: string, make: () => JournalUnderTest): voi
     );
 
     it(
+      'streams every order in intent order, and every fill in journal order with the strategy of the latest order the venue knows by its id',
+      withJournal(({ journal }) => {
+        const a = journaled(journal, 'a', 'c1');
+        const b = journaled(journal, 'b', 'c2');
+        const c = journaled(journal, 'c', 'c3', { market: 'futures', symbol: 'E-BTC-USDT' });
+        journal.updateOrder({ ...a, venueOrderId: '7' as VenueOrderId, status: 'open' });
+        // The same venue id on another market (another engine) and, later, on a newer order of ours.
+        journal.updateOrder({ ...c, venueOrderId: '7' as VenueOrderId, status: 'open' });
+        const later = fill('t1', { venueOrderId: '7' as VenueOrderId, time: T0 + 5 });
+        const earlier = fill('t2', { venueOrderId: '7' as VenueOrderId, time: T0 + 1 });
+        const futures = fill('t3', { market: 'futures', symbol: 'E-BTC-USDT', venueOrderId: '7' as VenueOrderId });
+        const foreign = fill('t4', { venueOrderId: '8' as VenueOrderId });
+        for (const f of [later, earlier, futures, foreign]) journal.recordFill(f);
+        journal.updateOrder({ ...b, venueOrderId: '7' as VenueOrderId, status: 'open' });
+
+        expect([...journal.eachOrder()].map((o) => o.clientOrderId)).toEqual(['c1', 'c2', 'c3']);
+        expect([...journal.eachOrder()]).toEqual(journal.orders());
+        expect([...journal.eachFill()]).toEqual([
+          { fill: later, strategyId: 'b' },
+          { fill: earlier, strategyId: 'b' },
+          { fill: futures, strategyId: 'c' },
+          { fill: foreign, strategyId: undefined },
+        ]);
+        expect(journal.fills()).toEqual([later, earlier, futures, foreign]);
+      }),
+    );
+
+    it(
       'keeps the latest ban end, never an earlier one, and 0 when never banned',
       withJournal(({ journal }) => {
         expect(journal.banUntil()).toBe(0);
@@ -486,6 +514,8 @@ function observe(j: Journal) {
     each: CLIENT_IDS.map((id) => j.order(id)),
     history: CLIENT_IDS.map((id) => j.history(id)),
     fills: j.fills(),
+    eachOrder: [...j.eachOrder()],
+    eachFill: [...j.eachFill()],
     cursors: CURSOR_KEYS.map((k) => j.cursor(k)),
     ban: j.banUntil(),
     positions: j.positions(),

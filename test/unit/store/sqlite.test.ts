@@ -218,6 +218,7 @@ describe('SqliteJournal: opening', () => {
     expect(() => j.nextSequence('a')).toThrow(JournalError);
     expect(() => j.orders()).toThrow(/closed: orders after close\(\)/);
     expect(() => j.orders({ openOnly: true })).toThrow(/closed: orders after close\(\)/);
+    expect(() => [...j.eachFill()]).toThrow(/closed: eachFill after close\(\)/);
   });
 });
 
