@@ -61,28 +61,105 @@ export function isDecimal(value: unknown): value is Decimal {
 export const ZERO = '0' as Decimal;
 export const ONE = '1' as Decimal;
 
+// The short path. A decimal of at most 15 digits is an integer below 2^53 (its digits) over a
+// power of ten (its scale). Sums, differences, products and comparisons of such integers are
+// exact in JS numbers as long as every integer involved stays below 2^53 (a result beyond it
+// cannot round back under it, so the check after the operation is enough); decimal.js keeps its
+// own digits in JS numbers the same way. No fraction is ever held in a float. Anything longer,
+// or a result out of that range, goes through decimal.js: 10-20 times slower (an add was 2 µs),
+// on the hot paths of backtests and of a start rebuilding positions from every fill.
+const SHORT = /^-?\d+(?:\.\d+)?$/;
+const MAX_DIGITS = 15;
+const POW10 = Array.from({ length: MAX_DIGITS + 1 }, (_, i) => 10 ** i);
+
+interface Scaled {
+  m: number;
+  s: number;
+}
+
+function scaled(a: string): Scaled | undefined {
+  const dot = a.indexOf('.');
+  const digits = a.length - (a.charCodeAt(0) === 45 ? 1 : 0) - (dot < 0 ? 0 : 1);
+  if (digits > MAX_DIGITS || !SHORT.test(a)) return undefined;
+  return dot < 0 ? { m: Number(a), s: 0 } : { m: Number(a.slice(0, dot) + a.slice(dot + 1)), s: a.length - dot - 1 };
+}
+
+const exact = (n: number) => Math.abs(n) <= Number.MAX_SAFE_INTEGER;
+
+/** Both at the larger scale, or undefined when either would leave the exact range. */
+function aligned(a: string, b: string): [number, number, number] | undefined {
+  const x = scaled(a);
+  const y = scaled(b);
+  if (!x || !y) return undefined;
+  const s = Math.max(x.s, y.s);
+  const mx = x.m * POW10[s - x.s]!;
+  const my = y.m * POW10[s - y.s]!;
+  return exact(mx) && exact(my) ? [mx, my, s] : undefined;
+}
+
+/** The canonical text of m / 10^s (m an exact integer). */
+function text(m: number, s: number): Decimal {
+  if (m === 0) return ZERO;
+  let digits = String(Math.abs(m)).padStart(s + 1, '0');
+  if (s > 0) {
+    const point = digits.length - s;
+    let end = digits.length;
+    while (end > point && digits.charCodeAt(end - 1) === 48) end--;
+    digits = end === point ? digits.slice(0, point) : `${digits.slice(0, point)}.${digits.slice(point, end)}`;
+  }
+  return (m < 0 ? `-${digits}` : digits) as Decimal;
+}
+
+function sum(a: Decimal, b: Decimal, sign: 1 | -1): Decimal | undefined {
+  const x = aligned(a, b);
+  if (!x) return undefined;
+  const r = x[0] + sign * x[1];
+  return exact(r) ? text(r, x[2]) : undefined;
+}
+
+function product(a: Decimal, b: Decimal): Decimal | undefined {
+  const x = scaled(a);
+  const y = scaled(b);
+  if (!x || !y) return undefined;
+  const r = x.m * y.m;
+  return exact(r) ? text(r, x.s + y.s) : undefined;
+}
+
+function compare(a: Decimal, b: Decimal): -1 | 0 | 1 {
+  const x = aligned(a, b);
+  if (!x) return new D(a).comparedTo(b) as -1 | 0 | 1;
+  return x[0] < x[1] ? -1 : x[0] > x[1] ? 1 : 0;
+}
+
+/** -1, 0 or 1 as a is below, at or above zero. */
+function sign(a: Decimal): -1 | 0 | 1 {
+  const x = scaled(a);
+  const m = x ? x.m : new D(a).comparedTo(0);
+  return m < 0 ? -1 : m > 0 ? 1 : 0;
+}
+
 export const dec = {
-  add: (a: Decimal, b: Decimal): Decimal => canonical(new D(a).plus(b)),
-  sub: (a: Decimal, b: Decimal): Decimal => canonical(new D(a).minus(b)),
-  mul: (a: Decimal, b: Decimal): Decimal => canonical(new D(a).times(b)),
+  add: (a: Decimal, b: Decimal): Decimal => sum(a, b, 1) ?? canonical(new D(a).plus(b)),
+  sub: (a: Decimal, b: Decimal): Decimal => sum(a, b, -1) ?? canonical(new D(a).minus(b)),
+  mul: (a: Decimal, b: Decimal): Decimal => product(a, b) ?? canonical(new D(a).times(b)),
   /** Division rounds half-even at 30 places: enough for averages and ratios of money. */
   div: (a: Decimal, b: Decimal, places = 30): Decimal => {
     if (new D(b).isZero()) throw new RangeError('division by zero');
     return canonical(new D(a).dividedBy(b).toDecimalPlaces(places, D.ROUND_HALF_EVEN));
   },
-  neg: (a: Decimal): Decimal => canonical(new D(a).negated()),
-  abs: (a: Decimal): Decimal => canonical(new D(a).abs()),
-  cmp: (a: Decimal, b: Decimal): -1 | 0 | 1 => new D(a).comparedTo(b) as -1 | 0 | 1,
-  eq: (a: Decimal, b: Decimal): boolean => new D(a).equals(b),
-  lt: (a: Decimal, b: Decimal): boolean => new D(a).lessThan(b),
-  lte: (a: Decimal, b: Decimal): boolean => new D(a).lessThanOrEqualTo(b),
-  gt: (a: Decimal, b: Decimal): boolean => new D(a).greaterThan(b),
-  gte: (a: Decimal, b: Decimal): boolean => new D(a).greaterThanOrEqualTo(b),
-  min: (a: Decimal, b: Decimal): Decimal => (new D(a).lessThan(b) ? a : b),
-  max: (a: Decimal, b: Decimal): Decimal => (new D(a).greaterThan(b) ? a : b),
-  isZero: (a: Decimal): boolean => new D(a).isZero(),
-  isNegative: (a: Decimal): boolean => new D(a).isNegative() && !new D(a).isZero(),
-  isPositive: (a: Decimal): boolean => new D(a).isPositive() && !new D(a).isZero(),
+  neg: (a: Decimal): Decimal => product(a, '-1' as Decimal) ?? canonical(new D(a).negated()),
+  abs: (a: Decimal): Decimal => (sign(a) < 0 ? dec.neg(a) : product(a, ONE) ?? canonical(new D(a).abs())),
+  cmp: compare,
+  eq: (a: Decimal, b: Decimal): boolean => compare(a, b) === 0,
+  lt: (a: Decimal, b: Decimal): boolean => compare(a, b) < 0,
+  lte: (a: Decimal, b: Decimal): boolean => compare(a, b) <= 0,
+  gt: (a: Decimal, b: Decimal): boolean => compare(a, b) > 0,
+  gte: (a: Decimal, b: Decimal): boolean => compare(a, b) >= 0,
+  min: (a: Decimal, b: Decimal): Decimal => (compare(a, b) < 0 ? a : b),
+  max: (a: Decimal, b: Decimal): Decimal => (compare(a, b) > 0 ? a : b),
+  isZero: (a: Decimal): boolean => sign(a) === 0,
+  isNegative: (a: Decimal): boolean => sign(a) < 0,
+  isPositive: (a: Decimal): boolean => sign(a) > 0,
   /** Number of digits after the point in the canonical form. */
   places: (a: Decimal): number => new D(a).decimalPlaces(),
   /** Rounds toward zero to `places` decimals (venues truncate, never round up a quantity). */
