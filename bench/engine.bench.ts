@@ -18,6 +18,7 @@ import { d, dec } from '../src/core/decimal.js';
 import { parseConfig } from '../src/config/index.js';
 import { createLogger } from '../src/app/logger.js';
 import { buildApp } from '../src/app/build.js';
+import { preferSmallHeap } from '../src/app/heap.js';
 import { daemon } from '../src/app/profiles.js';
 import { clientOrderId } from '../src/core/ids.js';
 import type { PlaceIntent } from '../src/core/types.js';
@@ -34,6 +35,9 @@ const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.s
  * (see the reading below for why); --margin=N runs N alone.
  */
 const MARGINS = option('margin') ? [Number(option('margin'))] : [20];
+// --heap=small: the engine's V8 heap as `sluice run` sets it for engine.heap: small (V8's own sizing otherwise).
+const HEAP = option('heap') === 'small' ? 'small' : 'fast';
+if (HEAP === 'small') preferSmallHeap();
 const CEILING = 300;
 /** Steady state: the first 2 s (start-up, the opening burst) are left out. */
 const WARMUP_MS = 2000;
@@ -267,12 +271,12 @@ const reading = [
   `Below saturation, p50/p99 from intent to arrival at the venue is ${ms2(calm.p50)}/${ms2(calm.p99)} ms with the durable journal (${calm.n} orders; the intent is fsynced before it is sent) against ${ms2(calmMemory.p50)}/${ms2(calmMemory.p99)} ms with the memory journal (no fsync) in the same run; both ends are stamped at microsecond resolution (the strategy's place() call, and the venue child when a request's body has all arrived). The journal alone, committing an intent and waiting for its fsync, takes ${ms2(floor.p50)}/${ms2(floor.p99)} ms on this disk: the durable path cannot be shorter than that plus the memory path.`,
 ].join(' ');
 
-const command = `npm run bench -- engine ${SECONDS}${option('margin') ? ` --margin=${option('margin')}` : ''} --write`;
+const command = `npm run bench -- engine ${SECONDS}${option('margin') ? ` --margin=${option('margin')}` : ''}${HEAP === 'small' ? ' --heap=small' : ''} --write`;
 const section = [
   '## Engine (issue 4)',
   '',
   `Measured ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, load average ${load} at the start and ${loadEnd} at the end${Number(load) > 0.5 ? ' (other work was running on the machine)' : ''}. Run: \`${command}\`.`,
-  'The whole engine (strategy -> risk -> batcher -> pacer -> signed executor, the SQLite journal with its fsync before each order leaves) trades over HTTP against the simulator, which runs in a child process (bench/sim-child.ts) and reports what it accepted and answered. The flood strategy places marketable orders on alternate sides, so they fill at once and nothing piles up.',
+  `The whole engine (engine.heap: ${HEAP}; strategy -> risk -> batcher -> pacer -> signed executor, the SQLite journal with its fsync before each order leaves) trades over HTTP against the simulator, which runs in a child process (bench/sim-child.ts) and reports what it accepted and answered. The flood strategy places marketable orders on alternate sides, so they fill at once and nothing piles up.`,
   'Accepted orders/s is the venue\'s rolling 2 s window count averaged over the steady state (after the first 2 s): at saturation the slots cycle in step, so a plain count over a fixed span moves by a whole burst of 600 with where its ends fall.',
   '',
   `### Engine saturation, ${SECONDS} s, simulator in its own process`,

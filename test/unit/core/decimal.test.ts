@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import Decimal from 'decimal.js';
+import { Decimal } from 'decimal.js';
 import { d, dec, DecimalFormatError, toDecimal, type Decimal as DecimalText } from '../../../src/core/decimal.js';
 
 describe('Decimal', () => {
@@ -58,7 +58,7 @@ describe('Decimal', () => {
       return (units < 0n || (units === 0n && lead === 1) ? `-${body}` : body) as DecimalText;
     });
     const R = Decimal.clone({ precision: 60, toExpNeg: -40, toExpPos: 60 });
-    const canon = (x: Decimal.Instance) => d(x.toFixed());
+    const canon = (x: Decimal) => d(x.toFixed());
     const agrees = (a: DecimalText, b: DecimalText) => {
       const [x, y] = [new R(a), new R(b)];
         expect(dec.add(a, b)).toBe(canon(x.plus(y)));
