@@ -2,7 +2,7 @@
 // The daemon (a child process, live mode) trades the churn strategy against the simulator with
 // faults on, is killed with SIGKILL at seeded random moments and restarted on the same journal;
 // a final run reconciles with trading halted and stops on SIGTERM; the venue then judges.
-// Run: npx tsx bench/restart.bench.ts [cycles=60] [seed=7] [--write]
+// Run: npm run bench -- restart [cycles=60] [seed=7] [--write]
 // --write replaces the "## Kill -9 restarts" section of bench/RESULTS.md (other sections are left alone).
 import { describeReport, KILL_MODES, quantile, runRestartSuite } from '../test/fixtures/restart/harness.js';
 import { writeSection } from './results.js';
@@ -25,7 +25,7 @@ const ok = (n: number) => (n === 0 ? '0' : `**${n}**`);
 const lines = [
   '## Kill -9 restarts',
   '',
-  `Measured ${new Date().toISOString().slice(0, 10)} on this machine (2 cores, Node ${process.version}), while other work may have been running on it. Run: \`npx tsx bench/restart.bench.ts ${CYCLES} ${SEED} --write\`.`,
+  `Measured ${new Date().toISOString().slice(0, 10)} on this machine (2 cores, Node ${process.version}), while other work may have been running on it. Run: \`npm run bench -- restart ${CYCLES} ${SEED} --write\`.`,
   'The daemon runs as a child process (`node bin/sluice.js run`, live mode) against the simulator in the bench process (seeded; 3% lost responses, 3% 503s, 20% late fills after 300 ms, 2-25 ms latency each way), trading test/fixtures/restart/churn.ts (every 150 ms: singles, a 14-order burst every fourth tick, marketable orders so fills happen, cancels).',
   'Each cycle kills it with SIGKILL at a seeded random moment (inside a write the venue acted on with the answer held back, mid-batch, between fills and their journal writes, in start-up reconciliation, or at random) and restarts it on the same journal; a final run reconciles with the kill switch halted and stops on SIGTERM. The venue (order log, trades, balances, open orders) judges the journal.',
   '',
@@ -49,7 +49,7 @@ const lines = [
   `| wall time | ${(report.durationMs / 1000).toFixed(0)} s |`,
   '',
   `Kills by moment: ${byMode.join(', ')}.`,
-  'Restart to first order is from the spawn of `node bin/sluice.js` to the first place request reaching the venue: Node and tsx start-up, config and plugin load, journal open, instruments, the start-up reconcile, the first ticker poll and the first tick.',
+  'Restart to first order is from the spawn of `node bin/sluice.js` to the first place request reaching the venue: Node start-up (from the JavaScript build), config and plugin load (esbuild compiles it), journal open, instruments, the start-up reconcile, the first ticker poll and the first tick.',
   ...(v.lostFills.length && v.lostFillOrders.every((x) => x.includes('journal pending'))
     ? [
         '',
