@@ -38,12 +38,12 @@ function digest(files, compiler) {
  * `hold`: no prune removes it while this process runs.
  */
 export async function built({ hold = false } = {}) {
-  const out = await current();
+  const out = await buildOfSources();
   if (hold) holdWhileRunning(out);
   return out;
 }
 
-async function current() {
+async function buildOfSources() {
   const files = sources();
   const esbuild = await import('esbuild');
   const out = join(DIST, digest(files, esbuild.version));
