@@ -11,7 +11,8 @@
 // (3) Memory: peak RSS and heap of backtests over 1 h and 24 h tapes at the simulator's density,
 //     each in a fresh process.
 // Run: npm run bench -- backtest [--write], which runs it from sluice's JavaScript build as
-// `sluice backtest` runs (bench/run.ts); --write replaces "## Backtest (issue 6)" in bench/RESULTS.md. Generated tapes are kept in the temp dir between runs (about 75 MB).
+// `sluice backtest` runs (bench/run.ts); --write replaces "## Backtest (issue 6)" in
+// bench/RESULTS.md. Generated tapes are kept in the temp dir between runs (about 75 MB).
 import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
