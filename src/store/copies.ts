@@ -7,11 +7,12 @@ import { VenueIdMemo } from './venue-ids.js';
 
 export class OrderCopies {
   readonly open: OpenOrderCopy;
-  readonly byVenue = new VenueIdMemo();
+  readonly byVenue: VenueIdMemo;
 
-  /** `loadOpen`: the open orders from the table, in intent order. */
-  constructor(loadOpen: () => Order[]) {
+  /** `loadOpen`: the open orders from the table, in intent order; `loadByVenueId`: the orders under one venue id. */
+  constructor(loadOpen: () => Order[], loadByVenueId: (venueOrderId: string) => Order[]) {
     this.open = new OpenOrderCopy(loadOpen);
+    this.byVenue = new VenueIdMemo(loadByVenueId);
   }
 
   /** An intent's order was journaled. */

@@ -115,7 +115,8 @@ export class SqliteJournal implements Journal {
     this.path = resolve(path);
     this.now = opts.now ?? systemClock.now;
     this.firstSequence = opts.firstSequence ?? (() => 0);
-    if (!opts.readOnly) this.copies = new OrderCopies(() => this.stmt.ordersOpen.all().map(toOrder)); // read inside orders()' guard
+    // Read inside the guard of the call that needs them.
+    if (!opts.readOnly) this.copies = new OrderCopies(() => this.stmt.ordersOpen.all().map(toOrder), (id) => this.stmt.ordersByVenueId.all(id).map(toOrder));
     if (!opts.readOnly) mkdirSync(dirname(this.path), { recursive: true });
     // A reader must leave no -wal or -shm behind (see openReadOnly); a writer cleans them up itself.
     refuseUnusable(this.path, opts.readOnly ? undefined : () => new Database(this.path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS }));

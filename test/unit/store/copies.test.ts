@@ -4,7 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { VenueOrderId } from '../../../src/core/ids.js';
 import { SqliteJournal } from '../../../src/store/sqlite.js';
 import { pendingOrder, placeIntent } from '../../contract/journal.contract.js';
@@ -86,5 +87,32 @@ describe('SqliteJournal: what it keeps beside the table', () => {
     open.push(reader);
     for (const id of [V1, V2]) expect(j.ordersByVenueId(id)).toEqual(reader.ordersByVenueId(id));
     expect(() => Object.assign(j.ordersByVenueId(V2)[0]!, { status: 'filled' })).toThrow(TypeError);
+  });
+
+  it('reads the orders under a venue id from the table as it writes an order under it, so reading them afterwards costs no query', () => {
+    const j = journal();
+    const V1 = '9007199254740993' as VenueOrderId;
+    const [a, b] = [placeIntent('a', 'sla-0'), placeIntent('a', 'sla-1')];
+    j.recordIntent(a, pendingOrder(a, 1));
+    j.recordIntent(b, pendingOrder(b, 1));
+    // Every statement's all(), the one ordersByVenueId reads with among them.
+    const scratch = new Database(':memory:');
+    const all = vi.spyOn(Object.getPrototypeOf(scratch.prepare('SELECT 1')) as Database.Statement, 'all');
+    scratch.close();
+    try {
+      // The answer to an order: its first venue id, never asked for.
+      j.updateOrder({ ...pendingOrder(a, 2), venueOrderId: V1, status: 'open' });
+      const atWrite = all.mock.calls.length;
+      expect(atWrite).toBeGreaterThan(0);
+      expect(j.ordersByVenueId(V1).map((o) => [o.clientOrderId, o.status])).toEqual([['sla-0', 'open']]);
+      expect(all.mock.calls.length).toBe(atWrite);
+      // A second order under the same id: read again at the write, both listed.
+      j.updateOrder({ ...pendingOrder(b, 3), venueOrderId: V1, status: 'open' });
+      const afterSecond = all.mock.calls.length;
+      expect(j.ordersByVenueId(V1).map((o) => o.clientOrderId)).toEqual(['sla-0', 'sla-1']);
+      expect(all.mock.calls.length).toBe(afterSecond);
+    } finally {
+      all.mockRestore();
+    }
   });
 });
