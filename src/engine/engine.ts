@@ -36,6 +36,8 @@ export class Engine {
   readonly stats = { intents: 0, fills: 0, riskRejections: 0 };
   /** True once prepare() has reconciled with the venue (health reports ready from then on). */
   ready = false;
+  /** From the start of stop(). */
+  private stopping = false;
   private readonly loops: Loops;
   private readonly reported = new Set<string>();
   private readonly ledger: StrategyLedger;
@@ -46,8 +48,12 @@ export class Engine {
   constructor(private readonly parts: EngineParts) {
     this.loops = new Loops(parts.clock, parts.log);
     this.ledger = new StrategyLedger(parts.journal, (market, symbol) => parts.instruments.get(market, symbol));
+    // A timer that fires while the stop waits for running ticks is heard like those ticks
+    // (engine.shutdown.queued decides what is sent), and after its strategy's onStop the host
+    // refuses what it asks, with a reason. `sluice plan`, which never opens the pipeline, shows
+    // one round without what timers add after it.
     this.hosts = strategyHosts(parts, engineView(parts, this.ledger, () => this.reconciler), async (h, out) => {
-      if (this.pipeline.open) await this.handle(h, out);
+      if (this.pipeline.open || this.stopping) await this.handle(h, out);
     });
     this.lifecycle = new StrategyLifecycle({ ...parts, loops: this.loops, hosts: this.hosts, handle: (h, out) => this.handle(h, out), reportOnce: (k, r) => this.reportOnce(k, r) });
     for (const h of this.hosts) this.reportIfDisabled(h);
@@ -137,6 +143,7 @@ export class Engine {
   /** Stops strategies, settles queued intents per config, optionally cancels open orders. */
   async stop(): Promise<void> {
     this.pipeline.open = false;
+    this.stopping = true;
     const { clock, journal, log, settings } = this.parts;
     // A tick still running ends before its strategy's onStop (or it could place after it), and a
     // reconcile pass before the last ones.

@@ -213,6 +213,41 @@ describe('Engine.stop', () => {
     );
   });
 
+  it('hears a timer that fires while the stop waits for a running tick, as it hears that tick', async () => {
+    // The tick takes 10 s of the engine clock; its timer places after 5 s, once the stop has begun.
+    const asked: ClientOrderId[] = [];
+    const late = defineStrategy({
+      apiVersion: 1,
+      name: 'late',
+      params: z.object({}),
+      create(ctx) {
+        let ticked = false;
+        return {
+          async onTick() {
+            const last = ctx.lastPrice('BTCUSDT');
+            if (ticked || !last) return;
+            ticked = true;
+            ctx.setTimer(5000, () => void asked.push(ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.001', price: dec.truncate(dec.mul(last, d('0.97')), 2) })));
+            await new Promise<void>((resolve) => ctx.setTimer(10_000, resolve));
+          },
+        };
+      },
+    });
+    running = await engineApp(yaml('{ queued: flush, cancelOpenOrders: true }'), [loaded('late', late)]);
+    const { app, clock, sim, logs } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 1000);
+    expect(asked).toEqual([]);
+    await drive(clock, app.stop());
+    running = undefined;
+
+    // Sent, as queued intents are with queued: flush, then cancelled by the stop.
+    expect(asked).toHaveLength(1);
+    expect(sim.orderLog().map((o) => o.clientOrderId)).toEqual(asked);
+    expect(app.journal.order(asked[0]!)?.status).toBe('canceled');
+    expect(logs.withMsg('intent rejected')).toEqual([]);
+  });
+
   it('leaves them open when not', async () => {
     const { app, clock, sim, id } = await withRestingOrder('{ queued: drop, cancelOpenOrders: false }');
     await drive(clock, app.stop());
