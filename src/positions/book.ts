@@ -1,5 +1,6 @@
 // The position book: positions derive from fills only, each trade applied once.
 // The book owns its state and changes nothing else; it reads no clock and does no I/O.
+import { BoundedSet } from '../core/bounded.js';
 import { dec, isDecimal, toDecimal, ZERO, type Decimal } from '../core/decimal.js';
 import { fillKey, type Fill, type Market, type Position } from '../core/types.js';
 import { averageEntry, chargeFee, emptyEntry, toPosition, trade, unrealizedOf } from './entry.js';
@@ -44,11 +45,13 @@ export class PositionBook {
    * this is the book's own guard against a repeat, and the reconciler's cheap check for trades it
    * reads again within its grace. Bounded, so a daemon's memory does not grow with every fill.
    */
-  private readonly applied = new Set<string>();
+  private readonly applied: BoundedSet;
   /** Contract sizes by line key; a line without one counts its quantity in base units (1). */
   private readonly multipliers = new Map<string, Decimal>();
 
-  constructor(private readonly options: PositionBookOptions = {}) {}
+  constructor(private readonly options: PositionBookOptions = {}) {
+    this.applied = new BoundedSet(options.appliedKept ?? APPLIED_KEPT);
+  }
 
   /**
    * The contract size of a futures line: base quantity per contract. Futures quantities are
@@ -80,7 +83,7 @@ export class PositionBook {
     const traded = trade(before, fill.side, fill.volume, fill.price);
     const line = chargeFee(traded, fill.fee, fill.feeAsset, this.isQuote(fill));
     this.lines.set(lineKey(fill.market, fill.symbol), line);
-    this.remember(key);
+    this.applied.add(key);
     return { kind: 'applied', position: line };
   }
 
@@ -114,7 +117,7 @@ export class PositionBook {
     return {
       version: 1,
       positions: [...this.lines.values()].map((e) => ({ ...e, otherFees: { ...e.otherFees } })).sort(byMarketSymbol),
-      appliedTradeKeys: [...this.applied].sort(),
+      appliedTradeKeys: [...this.applied.values()].sort(),
     };
   }
 
@@ -149,13 +152,8 @@ export class PositionBook {
         otherFees,
       });
     });
-    for (const key of snapshot.appliedTradeKeys ?? []) book.remember(key);
+    for (const key of snapshot.appliedTradeKeys ?? []) book.applied.add(key);
     return book;
-  }
-
-  private remember(key: string): void {
-    this.applied.add(key);
-    if (this.applied.size > (this.options.appliedKept ?? APPLIED_KEPT)) this.applied.delete(this.applied.values().next().value!);
   }
 
   private isQuote(fill: Fill): boolean {

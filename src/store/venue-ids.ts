@@ -5,14 +5,15 @@
 // it is pushed out. An order written under an id not kept, or newly under a kept one, has its
 // id's answer read from the table at that write: the orders answered since the last pass are
 // then known when the pass reads their trades, one read per answer rather than hundreds at once.
+import { BoundedMap } from '../core/bounded.js';
 import type { Order } from '../core/types.js';
 import { asStored } from './statements.js';
 
 /**
- * Venue ids remembered; the oldest written or asked is forgotten beyond this many. A full scan
- * reads each symbol's latest trades page, at most 1000 trades (the venue's page), so ten
- * symbols' scan asks at most 10,000 ids, and the venue's ceiling of 300 orders a second writes
- * that many in about 33 s; about 600 bytes each (bench/RESULTS.md, Daemon memory).
+ * Venue ids remembered; the one remembered or rewritten least lately is forgotten beyond this
+ * many. A full scan reads each symbol's latest trades page, at most 1000 trades (the venue's
+ * page), so ten symbols' scan asks at most 10,000 ids, and the venue's ceiling of 300 orders a
+ * second writes that many in about 33 s; about 600 bytes each (bench/RESULTS.md, Daemon memory).
  */
 const KEPT = 10_000;
 
@@ -20,7 +21,7 @@ export class VenueIdMemo {
   /** `load`: the table's answer for an id (this connection's, so it sees the write in progress). */
   constructor(private readonly load: (venueOrderId: string) => Order[]) {}
 
-  private readonly byVenue = new Map<string, readonly Order[]>();
+  private readonly byVenue = new BoundedMap<readonly Order[]>(KEPT, (id, orders) => this.unlist(id, orders));
   /** The venue id each remembered order is listed under, by client order id. */
   private readonly venueOf = new Map<string, string>();
 
@@ -33,7 +34,6 @@ export class VenueIdMemo {
     const frozen = orders.map((o) => Object.freeze(o));
     this.byVenue.set(venueOrderId, frozen);
     for (const o of frozen) this.venueOf.set(o.clientOrderId, venueOrderId);
-    if (this.byVenue.size > KEPT) this.drop(this.byVenue.keys().next().value!);
     return frozen;
   }
 
@@ -65,7 +65,12 @@ export class VenueIdMemo {
   }
 
   private drop(venueOrderId: string): void {
-    for (const o of this.byVenue.get(venueOrderId) ?? []) if (this.venueOf.get(o.clientOrderId) === venueOrderId) this.venueOf.delete(o.clientOrderId);
+    this.unlist(venueOrderId, this.byVenue.get(venueOrderId) ?? []);
     this.byVenue.delete(venueOrderId);
+  }
+
+  /** Forgets where the orders listed under an id are listed. */
+  private unlist(venueOrderId: string, orders: readonly Order[]): void {
+    for (const o of orders) if (this.venueOf.get(o.clientOrderId) === venueOrderId) this.venueOf.delete(o.clientOrderId);
   }
 }
