@@ -61,7 +61,7 @@ export class StrategyLedger {
   order(o: Order): void {
     if (!this.loaded) return; // the journal has it when the ledger loads
     const { orders } = this.entry(o.strategyId);
-    orders.delete(o.clientOrderId);
+    // A change keeps the order's place: oldest first by when first seen, as a load lists them.
     orders.set(o.clientOrderId, o);
     if (orders.size > KEPT) orders.delete(orders.keys().next().value!);
   }

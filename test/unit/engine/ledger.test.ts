@@ -47,4 +47,21 @@ describe('StrategyLedger', () => {
     expect(ledger.position('t', 'spot', 'BTCUSDT').quantity).toBe('120.51');
     expect(ledger.fills('t').at(-1)).toEqual(next);
   });
+
+  it('lists a strategy\'s orders oldest first by when they were first seen, a change included, as after a restart', () => {
+    const { j, ledger } = setup();
+    const second = placeIntent('t', 'slt-2', { volume: d('1'), price: d('100') });
+    j.recordIntent(second, pendingOrder(second, 2));
+    ledger.position('t', 'spot', 'BTCUSDT'); // loads
+    const first = j.order('slt-1')!;
+    const changed: Order = { ...first, status: 'canceled', updatedAt: 3 };
+    j.updateOrder(changed, 'cancelled');
+    ledger.order(changed);
+    expect(ledger.orders('t').map((o) => [o.clientOrderId, o.status])).toEqual([
+      ['slt-1', 'canceled'],
+      ['slt-2', 'pending'],
+    ]);
+    const restarted = new StrategyLedger(j, () => undefined);
+    expect(restarted.orders('t')).toEqual(ledger.orders('t'));
+  });
 });
