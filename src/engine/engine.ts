@@ -104,6 +104,10 @@ export class Engine {
     for (const o of this.parts.journal.orders({ openOnly: true })) {
       if (o.status === 'pending') this.parts.journal.updateOrder(withStatus(o, 'unknown', this.parts.clock.now()), 'the previous run stopped before the venue answered');
     }
+    // A strategy of plugin API 2 can ask for its own history: read it from the journal now, while
+    // nothing runs, rather than at its first ask, which would hold the event loop for as long as
+    // the journal takes to stream (seconds for a long one).
+    if (this.hosts.some((h) => h.apiVersion === 2)) this.ledger.load();
     await this.reconcile({ catchUp: true });
     this.ready = true;
   }

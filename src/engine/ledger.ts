@@ -97,9 +97,10 @@ export class StrategyLedger {
   /**
    * Once: every journaled order and fill, by the strategy whose order it is, streamed (a journal
    * can hold millions). Fills in journal order, the order they were told while running: a book
-   * loaded after a restart is the book the strategy had.
+   * loaded after a restart is the book the strategy had. The engine loads it at start when a
+   * strategy can ask for it; otherwise the first ask does.
    */
-  private load(): void {
+  load(): void {
     if (this.loaded) return;
     this.loaded = true;
     for (const o of this.journal.eachOrder()) this.order(o);

@@ -2,7 +2,7 @@
 // simulator on a manual clock): a klines warm-up holds the start, timers run on the engine
 // clock, order events carry reasons, a feed polls at its own period, the strategy's own
 // position follows its fills, and onSave's state is journaled.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { d, dec } from '../../../src/core/decimal.js';
 import type { ClientOrderId } from '../../../src/core/ids.js';
 import { defineStrategy, z, type OrderEvent } from '../../../src/strategy/api.js';
@@ -102,6 +102,33 @@ describe('plugin API 2 in the engine', () => {
     // onSave's state is in the journal.
     expect(JSON.parse(app.journal.cursor('strategy:probe:state')!)).toMatchObject({ ticks: expect.any(Number) });
     expect((JSON.parse(app.journal.cursor('strategy:probe:state')!) as { ticks: number }).ticks).toBeGreaterThan(40);
+  });
+});
+
+describe('a strategy\'s own history', () => {
+  it('is read from the journal while the engine starts, before any strategy runs, not at the first ask', async () => {
+    const heard: string[] = [];
+    const asker = defineStrategy({
+      apiVersion: 2,
+      name: 'asker',
+      params: z.object({}),
+      create: (ctx) => ({
+        onStart: () => void heard.push('start'),
+        onTick() {
+          heard.push('tick');
+          ctx.orders();
+        },
+      }),
+    });
+    running = await engineApp(yaml, [loaded('asker', asker)]);
+    const { app, clock } = running;
+    vi.spyOn(app.journal, 'eachOrder').mockImplementation(function* () {
+      heard.push('journal read');
+    });
+    void app.start();
+    await runUntil(clock, SIM_START + 1000);
+    expect(heard.slice(0, 3)).toEqual(['journal read', 'start', 'tick']);
+    expect(heard.filter((h) => h === 'journal read')).toHaveLength(1);
   });
 });
 
