@@ -3,7 +3,7 @@
 // The oldest entry is found through a queue of arrivals, not by iterating the Set or Map from
 // its start: V8 leaves a deleted entry's slot in place until it rehashes the table, and an
 // iterator steps over every such slot, so evicting from the front of a full table costs more the
-// longer it runs (9-14 µs an eviction at 10,000-20,000 entries against 0.2-0.3 µs; bench/bounded.bench.ts).
+// longer it runs (8-17 µs an eviction at 10,000-20,000 entries against 0.3; bench/bounded.bench.ts).
 
 /**
  * Keys in the order they arrived, each with its sequence number. An arrival goes stale when its
@@ -17,7 +17,11 @@ class Arrivals {
   /** Sequence number of keys[0]. */
   private base = 0;
 
-  constructor(private readonly live: (key: string, seq: number) => boolean) {}
+  /** `renumber`: for an owner whose `live` reads stamps, each kept key's new number after stale arrivals are dropped. */
+  constructor(
+    private readonly live: (key: string, seq: number) => boolean,
+    private readonly renumber?: (key: string, seq: number) => void,
+  ) {}
 
   /** Records an arrival; returns its sequence number. */
   push(key: string, kept: number): number {
@@ -54,7 +58,7 @@ class Arrivals {
     this.head = 0;
   }
 
-  /** Keeps the live arrivals only, renumbered in order (the owner's stamps follow through `renumber`). */
+  /** Keeps the live arrivals only, renumbered in order. */
   private dropStale(): void {
     const kept: string[] = [];
     for (let i = this.head; i < this.keys.length; i++) if (this.live(this.keys[i]!, this.base + i)) kept.push(this.keys[i]!);
@@ -64,9 +68,6 @@ class Arrivals {
     this.base = from;
     kept.forEach((key, i) => this.renumber?.(key, from + i));
   }
-
-  /** Set by an owner whose live test reads stamps: called with each kept key's new number. */
-  renumber: ((key: string, seq: number) => void) | undefined;
 }
 
 /** A set that forgets its oldest entries beyond `max`: remembering forever would grow without end. */
@@ -101,17 +102,18 @@ export class BoundedSet {
 /** A map that forgets its least recently set entries beyond `max`: a cache of what can be read again. */
 export class BoundedMap<V> {
   private readonly entries = new Map<string, { value: V; seq: number }>();
-  private readonly arrivals = new Arrivals((key, seq) => this.entries.get(key)?.seq === seq);
+  private readonly arrivals = new Arrivals(
+    (key, seq) => this.entries.get(key)?.seq === seq,
+    (key, seq) => {
+      this.entries.get(key)!.seq = seq;
+    },
+  );
 
   /** `onEvict` hears each entry forgotten to make room (not those deleted or cleared). */
   constructor(
     private readonly max: number,
     private readonly onEvict?: (key: string, value: V) => void,
-  ) {
-    this.arrivals.renumber = (key, seq) => {
-      this.entries.get(key)!.seq = seq;
-    };
-  }
+  ) {}
 
   get(k: string): V | undefined {
     return this.entries.get(k)?.value;
