@@ -182,12 +182,12 @@ class RecentFills {
   latest(app: App): OpsFill[] {
     if (this.app !== app) {
       this.app = app;
-      // Once per app: the journal's latest by time, streamed; later fills arrive as events.
-      const latest: Fill[] = [];
-      const trim = () => latest.sort((a, b) => a.time - b.time).splice(0, Math.max(0, latest.length - RECENT_FILLS));
-      for (const { fill } of app.journal.eachFill()) if (latest.push(fill) > 4 * RECENT_FILLS) trim();
-      trim();
-      this.kept = latest.reverse().map(opsFill);
+      // Once per app: the journal's latest (a bounded read: a running daemon's loop waits on it,
+      // however long the journal), newest first by time; later fills arrive as events. Fills
+      // are journaled about in time order: the latest 4 x RECENT_FILLS journaled hold the newest
+      // RECENT_FILLS unless hundreds of older trades were journaled after them (a long catch-up).
+      const latest = app.journal.latestFills(4 * RECENT_FILLS).reverse().sort((a, b) => b.time - a.time);
+      this.kept = latest.slice(0, RECENT_FILLS).map(opsFill);
       app.engine.events.on('fill', (f) => {
         this.kept.unshift(opsFill(f));
         this.kept.length = Math.min(this.kept.length, RECENT_FILLS);

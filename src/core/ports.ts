@@ -110,6 +110,8 @@ export interface Journal {
    * through without awaiting; the journal takes no writes until the loop ends.
    */
   eachOrder(): Iterable<Order>;
+  /** A strategy's latest `limit` orders by when they were journaled, oldest first (its own history, bounded). */
+  latestOrders(strategyId: string, limit: number): Order[];
   /** Our orders the venue knows under this id (normally one), final ones included. */
   ordersByVenueId(venueOrderId: string): Order[];
   history(clientOrderId: string): OrderEvent[];
@@ -119,6 +121,8 @@ export interface Journal {
   fills(): Fill[];
   /** Every fill in journal order with the strategy whose order it is (undefined: not ours), streamed as eachOrder. */
   eachFill(): Iterable<{ fill: Fill; strategyId: string | undefined }>;
+  /** The latest `limit` fills journaled, oldest first: a look at recent fills that costs the same however long the journal. */
+  latestFills(limit: number): Fill[];
   /** The volumes of the fills journaled for one venue order (its executed volume is their sum). */
   fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[];
   /** The position book as last saved (positions derive from fills; this is their checkpoint). */

@@ -89,25 +89,34 @@ export class Engine {
     return this.parts.positions;
   }
 
-  /** Loads the instruments and rebuilds positions from the journal's fills (once instruments are known, so fees land in the right asset). */
-  async load(): Promise<void> {
+  /**
+   * Loads the instruments and rebuilds positions from the journal's fills (once instruments are
+   * known, so fees land in the right asset). With `strategiesOwn`, the same read of the fills
+   * also rebuilds each strategy's own (the ledger): the journal is streamed once.
+   */
+  async load(opts: { strategiesOwn?: boolean } = {}): Promise<void> {
     await this.parts.instruments.load(this.markets(), this.activeSymbols());
-    for (const { fill } of this.parts.journal.eachFill()) this.parts.positions.apply(fill);
+    const ledger = opts.strategiesOwn ? this.ledger : undefined;
+    for (const { fill, strategyId } of this.parts.journal.eachFill()) {
+      this.parts.positions.apply(fill);
+      ledger?.replay(fill, strategyId);
+    }
+    ledger?.replayed();
   }
 
   /** Loads, settles what the previous run left in flight, and reconciles with the venue; no strategy has run yet. */
   async prepare(): Promise<void> {
-    await this.load();
+    // A strategy of plugin API 2 can ask for its own history: its fills are replayed now, while
+    // nothing runs, rather than at its first ask, which would hold the event loop for as long as
+    // the journal takes to stream (seconds for a long one); its orders are read at its first ask
+    // (its latest only, however long the journal).
+    await this.load({ strategiesOwn: this.hosts.some((h) => h.apiVersion === 2) });
     await applyLeverage(this.parts);
     // Orders a previous run journaled but never heard back about may be on the venue: unknown,
     // for the reconciler to settle from what the venue shows. Nothing of this run is in flight yet.
     for (const o of this.parts.journal.orders({ openOnly: true })) {
       if (o.status === 'pending') this.parts.journal.updateOrder(withStatus(o, 'unknown', this.parts.clock.now()), 'the previous run stopped before the venue answered');
     }
-    // A strategy of plugin API 2 can ask for its own history: read it from the journal now, while
-    // nothing runs, rather than at its first ask, which would hold the event loop for as long as
-    // the journal takes to stream (seconds for a long one).
-    if (this.hosts.some((h) => h.apiVersion === 2)) this.ledger.load();
     await this.reconcile({ catchUp: true });
     this.ready = true;
   }

@@ -1,6 +1,8 @@
 // Each strategy's own fills, orders and position (plugin API 2: ctx.fills(), ctx.orders(),
-// ctx.ownPosition()), beside the account-wide book. Built from the journal the first time a
-// strategy asks, then kept up to date from the fills and order updates the engine hears.
+// ctx.ownPosition()), beside the account-wide book, then kept up to date from the fills and
+// order updates the engine hears. Fills are replayed from the journal once: at start, from the
+// stream the engine reads for the account's book (replay), or at the first ask. Orders are read
+// per strategy at its first ask, its latest KEPT only, however long the journal.
 // Bounded: the latest KEPT fills and orders per strategy; positions keep every fill's effect.
 import type { Journal } from '../core/ports.js';
 import type { SymbolInfo } from '../core/market.js';
@@ -26,14 +28,16 @@ const APPLIED_KEPT = 1000;
 
 interface Own {
   fills: Fill[];
-  /** Latest version of each order, in the order they were first seen. */
-  orders: Map<string, Order>;
+  /** Latest version of each order, in the order they were first seen; read from the journal at the first ask. */
+  orders: Map<string, Order> | undefined;
   book: PositionBook;
 }
 
 export class StrategyLedger {
   private readonly own = new Map<string, Own>();
   private loaded = false;
+  /** The latest fill keys replayed, for `untold` (UNTOLD_KEPT). */
+  private replayedKeys: string[] = [];
   /**
    * Keys of the fills that may still be told after the ledger loaded them (UNTOLD_KEPT); dropped
    * at the first fill told that is not among them, since fills are told in journal order.
@@ -50,7 +54,9 @@ export class StrategyLedger {
   }
 
   orders(strategyId: string): readonly Order[] {
-    return [...this.of(strategyId).orders.values()];
+    const own = this.of(strategyId);
+    own.orders ??= new Map(this.journal.latestOrders(strategyId, KEPT).map((o) => [o.clientOrderId, o]));
+    return [...own.orders.values()];
   }
 
   position(strategyId: string, market: Market, symbol: string): Position {
@@ -59,8 +65,8 @@ export class StrategyLedger {
 
   /** An order changed (already journaled). */
   order(o: Order): void {
-    if (!this.loaded) return; // the journal has it when the ledger loads
-    const { orders } = this.entry(o.strategyId);
+    const orders = this.own.get(o.strategyId)?.orders;
+    if (!this.loaded || !orders) return; // the journal has it when the strategy first asks
     // A change keeps the order's place: oldest first by when first seen, as a load lists them.
     orders.set(o.clientOrderId, o);
     if (orders.size > KEPT) orders.delete(orders.keys().next().value!);
@@ -73,6 +79,29 @@ export class StrategyLedger {
       if (this.untold.has(fillKey(f))) return;
       this.untold = undefined;
     }
+    this.apply(strategyId, f);
+  }
+
+  /**
+   * At start, before any fill is told: one journaled fill, in journal order, with the strategy
+   * whose order it is (undefined: not ours). The engine's start streams the journal's fills once,
+   * for the account's book and this; then replayed().
+   */
+  replay(f: Fill, strategyId: string | undefined): void {
+    if (this.loaded) throw new Error('StrategyLedger.replay after the ledger loaded: a fill would count twice');
+    if (strategyId) this.apply(strategyId, f);
+    this.replayedKeys.push(fillKey(f));
+    if (this.replayedKeys.length > 2 * UNTOLD_KEPT) this.replayedKeys.splice(0, this.replayedKeys.length - UNTOLD_KEPT);
+  }
+
+  /** Every journaled fill was replayed: from now on the ledger follows the fills it is told. */
+  replayed(): void {
+    this.loaded = true;
+    this.untold = new Set(this.replayedKeys.slice(-UNTOLD_KEPT));
+    this.replayedKeys = [];
+  }
+
+  private apply(strategyId: string, f: Fill): void {
     const own = this.entry(strategyId);
     this.sizeLine(own.book, f);
     if (!own.book.apply(f)) return;
@@ -81,36 +110,21 @@ export class StrategyLedger {
   }
 
   private of(strategyId: string): Own {
-    this.load();
+    if (!this.loaded) {
+      // Not replayed at start (no strategy of plugin API 2 then): the journal's fills, now.
+      for (const { fill, strategyId: owner } of this.journal.eachFill()) this.replay(fill, owner);
+      this.replayed();
+    }
     return this.entry(strategyId);
   }
 
   private entry(strategyId: string): Own {
     let own = this.own.get(strategyId);
     if (!own) {
-      own = { fills: [], orders: new Map(), book: new PositionBook({ quoteAssetOf: (m, s) => this.instrument(m, s)?.quoteAsset, appliedKept: APPLIED_KEPT }) };
+      own = { fills: [], orders: undefined, book: new PositionBook({ quoteAssetOf: (m, s) => this.instrument(m, s)?.quoteAsset, appliedKept: APPLIED_KEPT }) };
       this.own.set(strategyId, own);
     }
     return own;
-  }
-
-  /**
-   * Once: every journaled order and fill, by the strategy whose order it is, streamed (a journal
-   * can hold millions). Fills in journal order, the order they were told while running: a book
-   * loaded after a restart is the book the strategy had. The engine loads it at start when a
-   * strategy can ask for it; otherwise the first ask does.
-   */
-  load(): void {
-    if (this.loaded) return;
-    this.loaded = true;
-    for (const o of this.journal.eachOrder()) this.order(o);
-    const latest: string[] = [];
-    for (const { fill, strategyId } of this.journal.eachFill()) {
-      if (strategyId) this.fill(strategyId, fill);
-      latest.push(fillKey(fill));
-      if (latest.length > 2 * UNTOLD_KEPT) latest.splice(0, latest.length - UNTOLD_KEPT);
-    }
-    this.untold = new Set(latest.slice(-UNTOLD_KEPT));
   }
 
   /** A futures line counts contracts: its book needs the contract size before the first fill. */

@@ -70,6 +70,11 @@ export class MemoryJournal implements Journal {
     return this.orderMap.values();
   }
 
+  latestOrders(strategyId: string, limit: number): Order[] {
+    const orders = this.orders({ strategyId });
+    return orders.slice(Math.max(0, orders.length - limit));
+  }
+
   ordersByVenueId(venueOrderId: string): Order[] {
     return (this.byVenueId.get(venueOrderId) ?? []).map((id) => this.orderMap.get(id)!).filter((o) => o.venueOrderId === venueOrderId);
   }
@@ -156,6 +161,11 @@ export class MemoryJournal implements Journal {
       const ours = this.ordersByVenueId(fill.venueOrderId).filter((o) => o.market === fill.market && o.symbol === fill.symbol);
       yield { fill, strategyId: ours.at(-1)?.strategyId };
     }
+  }
+
+  latestFills(limit: number): Fill[] {
+    const fills = this.fills();
+    return fills.slice(Math.max(0, fills.length - limit));
   }
 
   fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[] {

@@ -43,7 +43,8 @@ import type { Journal, OrderEvent } from '../core/ports.js';
 import type { Fill, Market, Order, OrderIntent, OrderStatus, Position } from '../core/types.js';
 import { OrderCopies } from './copies.js';
 import { checkTime, prepareStatements, prepareTransactions, toFill, toOrder, toPosition, type Statements, type Transactions } from './statements.js';
-import { APPLICATION_ID, BUSY_TIMEOUT_MS, inspectJournal, MOVE_ASIDE, openReadOnly } from './inspect.js';
+import { APPLICATION_ID, BUSY_TIMEOUT_MS, openReadOnly } from './inspect.js';
+import { corrupt, journalError, refuseUnusable, sqliteCode, tooNew } from './sqlite-errors.js';
 import { WalSync } from './wal-sync.js';
 
 export { APPLICATION_ID, openReadOnly };
@@ -66,32 +67,6 @@ export interface SqliteJournalOptions {
    * migration, and every write method throws. A journal at another schema is refused.
    */
   readOnly?: boolean;
-}
-
-const CORRUPT_FIX = MOVE_ASIDE;
-
-function corrupt(path: string, detail: string, cause?: unknown): JournalError {
-  // SQLite may quote damaged bytes back at us: keep the message printable.
-  detail = detail.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
-  return new JournalError(`journal ${path} is corrupt (${detail}): ${CORRUPT_FIX}; the file was not changed`, { cause });
-}
-
-function tooNew(path: string, version: number): JournalError {
-  return new JournalError(`journal ${path}: written by a newer sluice (schema ${version}, this one knows ${SCHEMA_VERSION}): upgrade sluice, or point journal.path elsewhere; the file was not changed`);
-}
-
-function sqliteCode(err: unknown): string | undefined {
-  return err instanceof Database.SqliteError ? err.code : undefined;
-}
-
-function isCorruption(code: string | undefined): boolean {
-  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || (code?.startsWith('SQLITE_CORRUPT_') ?? false);
-}
-
-/** Throws JournalError when the file must not be opened (see store/inspect.ts); a new or readable journal passes. */
-function refuseUnusable(path: string, open?: () => Database.Database): void {
-  const seen = inspectJournal(path, SCHEMA_VERSION, { open });
-  if (seen.kind === 'unusable') throw new JournalError(`journal ${path}: ${seen.problem}: ${seen.fix}; the file was not changed`, { cause: seen.cause });
 }
 
 export class SqliteJournal implements Journal {
@@ -223,6 +198,10 @@ export class SqliteJournal implements Journal {
     return this.stream('eachOrder', this.stmt.ordersAll, toOrder);
   }
 
+  latestOrders(strategyId: string, limit: number): Order[] {
+    return this.guard('latestOrders', () => this.stmt.latestOrders.all(strategyId, Math.max(0, limit))).map(toOrder);
+  }
+
   /** Orders the venue knows by this id (normally one). */
   ordersByVenueId(venueOrderId: string): Order[] {
     const kept = this.copies?.byVenue.get(venueOrderId);
@@ -272,6 +251,10 @@ export class SqliteJournal implements Journal {
 
   eachFill(): Iterable<{ fill: Fill; strategyId: string | undefined }> {
     return this.stream('eachFill', this.stmt.fills, (r) => ({ fill: toFill(r), strategyId: r.strategy ?? undefined }));
+  }
+
+  latestFills(limit: number): Fill[] {
+    return this.guard('latestFills', () => this.stmt.latestFills.all(Math.max(0, limit))).map(toFill);
   }
 
   fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[] {
@@ -379,19 +362,7 @@ export class SqliteJournal implements Journal {
     }
   }
 
-  /** Our own refusals (duplicate id, unknown order) pass through; SQLite failures become JournalError. */
   private wrap(op: string, err: unknown): Error {
-    if (!(err instanceof Database.SqliteError)) return err instanceof Error ? err : new Error(String(err));
-    const code = err.code;
-    if (isCorruption(code)) return new JournalError(`journal ${this.path} is corrupt (${op}: ${err.message}): ${CORRUPT_FIX}`, { cause: err });
-    if (code === 'SQLITE_FULL') return new JournalError(`journal ${this.path}: ${op} failed, the disk is full: free space and restart`, { cause: err });
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-      return new JournalError(`journal ${this.path}: ${op} waited ${BUSY_TIMEOUT_MS} ms for a lock held by another process: is another sluice using this journal?`, { cause: err });
-    }
-    if (code.startsWith('SQLITE_READONLY')) return new JournalError(`journal ${this.path}: ${op} failed, the file is read-only: check its permissions`, { cause: err });
-    if (code.startsWith('SQLITE_IOERR')) return new JournalError(`journal ${this.path}: ${op} failed with an I/O error (${code}): check the disk`, { cause: err });
-    return new JournalError(`journal ${this.path}: ${op} failed (${code}: ${err.message})`, { cause: err });
+    return journalError(this.path, op, err);
   }
 }
-
-/** Every statement, prepared once per connection. */

@@ -90,6 +90,7 @@ export function prepareStatements(db: Database.Database) {
     ordersStrategy: db.prepare<[string], OrderRow>(ORDER_QUERIES.strategy),
     ordersOpenStrategy: db.prepare<[string], OrderRow>(ORDER_QUERIES.openStrategy),
     ordersByVenueId: db.prepare<[string], OrderRow>(ORDER_QUERIES.byVenueId),
+    latestOrders: db.prepare<[string, number], OrderRow>(`SELECT * FROM (SELECT * FROM orders WHERE strategy = ? ORDER BY intent DESC LIMIT ?) ORDER BY intent`),
     history: db.prepare<[string], EventRow>(`SELECT client_order_id, at, status, reason FROM order_events WHERE client_order_id = ? ORDER BY id`),
     intent: db.prepare<[string], { body: string }>(`SELECT body FROM intents WHERE client_order_id = ? ORDER BY id`),
     insertFill: db.prepare(
@@ -101,6 +102,7 @@ export function prepareStatements(db: Database.Database) {
       `SELECT f.*, (SELECT o.strategy FROM orders o WHERE o.venue_order_id = f.venue_order_id AND o.market = f.market AND o.symbol = f.symbol ORDER BY o.intent DESC LIMIT 1) AS strategy
        FROM fills f ORDER BY f.id`,
     ),
+    latestFills: db.prepare<[number], FillRow>(`SELECT * FROM (SELECT * FROM fills ORDER BY id DESC LIMIT ?) ORDER BY id`),
     fillVolumes: db.prepare<[string, string, string], { volume: string }>(`SELECT volume FROM fills WHERE venue_order_id = ? AND market = ? AND symbol = ?`),
     positions: db.prepare<[], PositionRow>(`SELECT * FROM positions ORDER BY ordinal`),
     clearPositions: db.prepare(`DELETE FROM positions`),

@@ -325,6 +325,31 @@ export function journalContract(name: string, make: () => JournalUnderTest): voi
     );
 
     it(
+      "reads a strategy's latest orders by when they were journaled and the latest fills journaled, oldest first, however many there are",
+      withJournal(({ journal }) => {
+        // Interleaved strategies; an update moves nothing (intent order, not last change).
+        const orders = [1, 2, 3, 4, 5].map((i) => journaled(journal, i % 2 ? 'odd' : 'even', `c${i}`));
+        journal.updateOrder({ ...orders[0]!, status: 'canceled', updatedAt: T0 + 9 });
+        expect(journal.latestOrders('odd', 2).map((o) => o.clientOrderId)).toEqual(['c3', 'c5']);
+        expect(journal.latestOrders('odd', 10).map((o) => [o.clientOrderId, o.status])).toEqual([
+          ['c1', 'canceled'],
+          ['c3', 'pending'],
+          ['c5', 'pending'],
+        ]);
+        expect(journal.latestOrders('even', 1).map((o) => o.clientOrderId)).toEqual(['c4']);
+        expect(journal.latestOrders('nobody', 5)).toEqual([]);
+        expect(journal.latestOrders('odd', 0)).toEqual([]);
+
+        // Journal order, not fill time: a late fill of an older trade is still the latest journaled.
+        const fills = [fill('t1', { time: T0 + 3 }), fill('t2', { time: T0 + 1 }), fill('t3', { time: T0 + 2 })];
+        for (const f of fills) journal.recordFill(f);
+        expect(journal.latestFills(2)).toEqual([fills[1], fills[2]]);
+        expect(journal.latestFills(10)).toEqual(fills);
+        expect(journal.latestFills(0)).toEqual([]);
+      }),
+    );
+
+    it(
       'keeps the latest ban end, never an earlier one, and 0 when never banned',
       withJournal(({ journal }) => {
         expect(journal.banUntil()).toBe(0);

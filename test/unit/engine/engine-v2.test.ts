@@ -106,7 +106,7 @@ describe('plugin API 2 in the engine', () => {
 });
 
 describe('a strategy\'s own history', () => {
-  it('is read from the journal while the engine starts, before any strategy runs, not at the first ask', async () => {
+  it('has its fills replayed in the start\'s one read of the journal\'s fills, before any strategy runs; its latest orders are read at its first ask', async () => {
     const heard: string[] = [];
     const asker = defineStrategy({
       apiVersion: 2,
@@ -122,13 +122,21 @@ describe('a strategy\'s own history', () => {
     });
     running = await engineApp(yaml, [loaded('asker', asker)]);
     const { app, clock } = running;
+    vi.spyOn(app.journal, 'eachFill').mockImplementation(function* () {
+      heard.push('fills read');
+    });
     vi.spyOn(app.journal, 'eachOrder').mockImplementation(function* () {
-      heard.push('journal read');
+      heard.push('every order read');
+    });
+    vi.spyOn(app.journal, 'latestOrders').mockImplementation((strategyId, limit) => {
+      heard.push(`latest ${limit} orders of ${strategyId} read`);
+      return [];
     });
     void app.start();
     await runUntil(clock, SIM_START + 1000);
-    expect(heard.slice(0, 3)).toEqual(['journal read', 'start', 'tick']);
-    expect(heard.filter((h) => h === 'journal read')).toHaveLength(1);
+    // One read of the fills serves the account's book and the strategy's own.
+    expect(heard.slice(0, 4)).toEqual(['fills read', 'start', 'tick', 'latest 1000 orders of asker read']);
+    expect(heard.filter((h) => h !== 'tick')).toEqual(['fills read', 'start', 'latest 1000 orders of asker read']);
   });
 });
 
