@@ -76,17 +76,19 @@ export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
   if (a.status === 429 || code === VenueCode.TOO_MANY_REQUESTS) {
     return new RateLimitedError(ctx, retryAfterMs(a.headers['retry-after'], a.now) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
   }
-  // 503 says the service did not take the request; any other 5xx (notably 504, and a proxy's
-  // 500/502) cannot tell us whether the backend acted on it, whatever its body says.
-  const gatewayUnsure = a.status >= 500 && a.status !== 503;
+  // A 5xx is an internal error (the notes): it does not say whether the backend acted, whatever
+  // its body says, so on an endpoint that places orders the outcome is unknown and the request is
+  // never sent again (a 503 or -1016 "service unavailable" included: nothing in the contract says
+  // such an answer comes only before the venue acted). Elsewhere a 503 is worth asking again.
   const placesOrders = ENDPOINTS[a.endpoint as EndpointId]?.placesOrders === true;
+  const unsure = a.status === 504 || (a.status >= 500 && (placesOrders || a.status !== 503));
   if (code !== undefined && code !== 0) {
     let cls = CODE_CLASS[code] ?? 'rejected';
     // A 504 outranks the body: the gateway gave up waiting, whatever the backend did.
-    if (a.status === 504 || (placesOrders && (gatewayUnsure || AMBIGUOUS_ON_PLACE.has(code)))) cls = 'outcomeUnknown';
+    if (a.status === 504 || (placesOrders && (unsure || AMBIGUOUS_ON_PLACE.has(code)))) cls = 'outcomeUnknown';
     return build(cls, ctx, msg ?? `venue code ${code}`);
   }
-  if (a.status >= 500) return build(gatewayUnsure ? 'outcomeUnknown' : 'temporary', ctx, `HTTP ${a.status}`);
+  if (a.status >= 500) return build(unsure ? 'outcomeUnknown' : 'temporary', ctx, `HTTP ${a.status}`);
   if (a.status === 401 || a.status === 403) return build('auth', ctx, `HTTP ${a.status}`);
   return build('rejected', ctx, `HTTP ${a.status} without a venue error code`);
 }

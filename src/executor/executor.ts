@@ -83,7 +83,8 @@ export class Executor {
   /**
    * Calls `endpoint` and returns its decoded answer, or throws a classified SluiceError.
    * Order placement is retried only when the venue provably did not act (429, -1021, a
-   * refused connection, 503); an ambiguous outcome is thrown so the orders become unknown.
+   * refused connection, -1016 in a plain answer); an ambiguous outcome (any 5xx among them)
+   * is thrown so the orders become unknown.
    */
   async call<E extends EndpointId>(endpoint: E, params: RequestParams[E]): Promise<ResponseOf[E]> {
     const ep = ENDPOINTS[endpoint];
@@ -233,11 +234,12 @@ export class Executor {
   /**
    * The venue accepts X-CH-TS from serverTime - recvWindow up to serverTime + 1000: far more
    * room behind than ahead. When our estimate of its clock is uncertain (a slow sync), stamp
-   * behind by that uncertainty, at most to the middle of the window, so the error cannot put
-   * us ahead and earn a -1021.
+   * behind by that uncertainty, at most to the middle of the window the venue applies to this
+   * request (its default when the request carries no recvWindow), so the error cannot put us
+   * ahead and earn a -1021, nor behind beyond the window. Whole milliseconds.
    */
-  private signingTime(): number {
-    const behind = Math.min(this.opts.venueClock.errorMs(), Math.max(0, (this.recvWindowMs - VENUE_AHEAD_ALLOWANCE_MS) / 2));
+  private signingTime(windowMs: number): number {
+    const behind = Math.min(this.opts.venueClock.errorMs(), Math.max(0, Math.floor((windowMs - VENUE_AHEAD_ALLOWANCE_MS) / 2)));
     return this.opts.venueClock.now() - behind;
   }
 
@@ -261,7 +263,7 @@ export class Executor {
       if (!creds) throw new AuthError({ endpoint: ep.id }, 'needs API credentials: set SLUICE_API_KEY and SLUICE_API_SECRET');
       headers['X-CH-APIKEY'] = creds.apiKey;
       if (signed) {
-        const timestamp = String(this.signingTime());
+        const timestamp = String(this.signingTime(withWindow ? this.recvWindowMs : DEFAULT_RECV_WINDOW_MS));
         headers['X-CH-TS'] = timestamp;
         // A trusted venue in this process knows us by the key: nothing to sign.
         if (!this.opts.transport(ep.market).trusted) headers['X-CH-SIGN'] = sign(creds.apiSecret, { timestamp, method: ep.method, path: ep.path, query, body });

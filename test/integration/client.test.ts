@@ -211,11 +211,19 @@ describe('every error class, and what the client does next', () => {
     }
   });
 
-  it('placing an order is retried when the venue provably did not act (503)', async () => {
-    const { server, x } = await setup({ respond: failOnce('POST /sapi/v1/batchOrders', { status: 503, body: '' }) });
+  it('placing orders is never retried after a 503 either: a 5xx does not say the venue did nothing', async () => {
+    const { server, x } = await setup({ respond: failOnce('POST /sapi/v1/batchOrders', { status: 503, body: '{"code":-1016,"msg":"service unavailable"}' }) });
+    const err = await x.call('spot.batchOrders', { symbol: 'BTCUSDT', orders: [{ side: 'SELL', type: 'MARKET', volume: d('1') }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TemporaryError);
+    expect((err as TemporaryError).outcomeUnknown).toBe(true);
+    expect(server.arrivals.map((a) => a.status)).toEqual([503]);
+  });
+
+  it('placing an order is retried when the venue said it did not act (-1016 in a plain answer)', async () => {
+    const { server, x } = await setup({ respond: failOnce('POST /sapi/v1/batchOrders', { status: 200, body: '{"code":-1016,"msg":"service unavailable"}' }) });
     const res = await x.call('spot.batchOrders', { symbol: 'BTCUSDT', orders: [{ side: 'SELL', type: 'MARKET', volume: d('1') }] });
     expect(res.ids).toHaveLength(2);
-    expect(server.arrivals.map((a) => a.status)).toEqual([503, 200]);
+    expect(server.arrivals.map((a) => a.status)).toEqual([200, 200]);
   });
 
   it('unknown order, business rejection: classified, not retried', async () => {

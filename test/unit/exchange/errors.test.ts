@@ -69,16 +69,16 @@ describe('classifyAnswer', () => {
     expect((e as BannedError).untilMs).toBe(NOW + 90_000);
   });
 
-  it('504 and venue "status unknown" codes mean the outcome is unknown; 503 does not', () => {
+  it('504 and venue "status unknown" codes mean the outcome is unknown; 503 does not on a read', () => {
     expect((answer(504, undefined) as TemporaryError).outcomeUnknown).toBe(true);
     expect((answer(500, undefined) as TemporaryError).outcomeUnknown).toBe(true);
     expect((answer(400, { code: -1007, msg: 'timeout' }) as TemporaryError).outcomeUnknown).toBe(true);
-    expect((answer(503, undefined) as TemporaryError).outcomeUnknown).toBe(false);
+    expect((answer(503, undefined, {}, 'spot.openOrders') as TemporaryError).outcomeUnknown).toBe(false);
     expect((answer(504, { code: -1121 }) as TemporaryError).outcomeUnknown).toBe(true);
   });
 
   it.each(['spot.order', 'spot.batchOrders', 'futures.order'])(
-    'on %s (places orders) -1000, -1001 and every 5xx but 503 leave the outcome unknown: the venue may have booked the order',
+    'on %s (places orders) -1000, -1001 and every 5xx leave the outcome unknown: the venue may have booked the order',
     (endpoint) => {
       const unknown = (status: number, body: unknown) => (answer(status, body, {}, endpoint) as TemporaryError).outcomeUnknown;
       expect(unknown(500, { code: -1000, msg: 'unknown error' })).toBe(true);
@@ -88,9 +88,11 @@ describe('classifyAnswer', () => {
       expect(unknown(502, { code: -1016, msg: 'bad gateway' })).toBe(true);
       expect(unknown(500, { code: -2017, msg: 'balance' })).toBe(true);
       expect(unknown(502, undefined)).toBe(true);
-      // 503 without such a code: the service did not take the request.
-      expect(unknown(503, { code: -1016, msg: 'service unavailable' })).toBe(false);
-      expect(unknown(503, undefined)).toBe(false);
+      // 503, even saying "service unavailable": the notes call a 5xx an internal error, not a refusal.
+      expect(unknown(503, { code: -1016, msg: 'service unavailable' })).toBe(true);
+      expect(unknown(503, undefined)).toBe(true);
+      // The venue's own refusal in a plain answer: it did not take the order (retried).
+      expect(unknown(200, { code: -1016, msg: 'service unavailable' })).toBe(false);
     },
   );
 
