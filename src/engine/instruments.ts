@@ -1,15 +1,15 @@
 // The instrument catalog: what the venue lists for each market a strategy trades, read once at
 // start-up and shared (risk sizes orders by it, positions take their quote asset and contract
 // size from it). Start-up is refused, naming the config field, for a strategy's symbol the
-// venue does not list or a feed its market does not serve: otherwise the daemon would run and
-// fail at it every second.
+// venue does not list, a feed its market does not serve or one it cannot serve as asked:
+// otherwise the daemon would run and fail at it every second.
 import { ConfigError, errorText, type ConfigProblem } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { MarketReader } from '../core/ports.js';
 import { closest } from '../core/spelling.js';
 import type { Market } from '../core/types.js';
-import { notServed } from '../executor/readers.js';
+import { notServed, spotFeedProblem } from '../executor/readers.js';
 import type { LoadedStrategy, MarketSubscription } from '../strategy/index.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
@@ -23,6 +23,8 @@ const LISTED_SHOWN = 30;
 export interface Requirements {
   symbols: { path: string; market: Market; symbol: string }[];
   feeds: { path: string; market: Market; kind: MarketSubscription['kind']; plugin: string }[];
+  /** Subscriptions the venue cannot serve as asked (a page too large, an interval it lacks). */
+  pages: { path: string; plugin: string; problem: string }[];
 }
 
 /**
@@ -30,7 +32,7 @@ export interface Requirements {
  * strategies list, whose objects the loaded strategies carry).
  */
 export function requirementsOf(entries: readonly unknown[], strategies: readonly LoadedStrategy[]): Requirements {
-  const req: Requirements = { symbols: [], feeds: [] };
+  const req: Requirements = { symbols: [], feeds: [], pages: [] };
   for (const s of strategies) {
     const i = entries.indexOf(s.entry);
     const at = i >= 0 ? `strategies[${i}]` : `strategies (id ${s.entry.id})`;
@@ -42,6 +44,8 @@ export function requirementsOf(entries: readonly unknown[], strategies: readonly
       continue; // its host disables it at start, with the reason
     }
     for (const kind of new Set(subscriptions.map((x) => x.kind))) req.feeds.push({ path: `${at}.market`, market: s.entry.market, kind, plugin: s.definition.name });
+    if (s.entry.market !== 'spot') continue;
+    for (const problem of new Set(subscriptions.map(spotFeedProblem))) if (problem) req.pages.push({ path: `${at}.params`, plugin: s.definition.name, problem });
   }
   return req;
 }
@@ -56,7 +60,7 @@ export class InstrumentCatalog {
     /** Told each futures contract's size: positions value contracts at it. */
     private readonly contractSize: (symbol: string, multiplier: NonNullable<SymbolInfo['multiplier']>) => void,
     /** Refused at load when not met (none for a read-only look, e.g. sluice status). */
-    private readonly required: Requirements = { symbols: [], feeds: [] },
+    private readonly required: Requirements = { symbols: [], feeds: [], pages: [] },
   ) {}
 
   get(market: Market, symbol: string): SymbolInfo | undefined {
@@ -72,6 +76,7 @@ export class InstrumentCatalog {
     const problems: ConfigProblem[] = this.required.feeds
       .filter((f) => UNSERVED[f.market].includes(f.kind))
       .map((f) => ({ path: f.path, message: `${f.market}: the plugin ${f.plugin} subscribes to ${f.kind}, which this market cannot poll (${notServed(f.kind as 'trades' | 'klines')})` }));
+    for (const p of this.required.pages) problems.push({ path: p.path, message: `the plugin ${p.plugin} subscribes to ${p.problem}` });
     for (const market of markets) {
       const listing = await this.readers[market].instruments();
       for (const bad of listing.skipped) this.log.warn({ market, symbol: bad.key, problem: bad.problem }, 'an instrument the venue listed could not be read; it is left out');

@@ -124,7 +124,8 @@ class SpotMarket implements MarketReader {
     return this.x.call('spot.trades', { symbol, limit });
   }
   klines(symbol: string, interval: KlineInterval, limit?: number) {
-    return this.x.call('spot.klines', { symbol, interval, limit });
+    // Spot names the hour 60min (the notes: a venue answered 1h with an empty list).
+    return this.x.call('spot.klines', { symbol, interval: interval === '1h' ? '60min' : interval, limit });
   }
 }
 
@@ -166,6 +167,27 @@ class FuturesMarket implements MarketReader {
 /** Why a futures feed cannot be polled. */
 export function notServed(kind: 'trades' | 'klines'): string {
   return `futures ${kind} are not served by the venue's REST API; subscribe to ticker or depth`;
+}
+
+/** The most a market-data page holds, per kind (the notes: depth 100, trades 1000, klines 300). */
+export const FEED_PAGE_MAX = { depth: 100, trades: 1000, klines: 300 } as const;
+/** Spot's kline intervals (the notes); 1h is asked as 60min. */
+const SPOT_INTERVALS: readonly KlineInterval[] = ['1min', '5min', '15min', '30min', '60min', '1h', '1day', '1week', '1month'];
+
+/**
+ * Why a spot subscription cannot be polled as asked, or undefined: a page larger than the venue
+ * gives, a warm-up longer than one page holds, an interval spot does not serve.
+ */
+export function spotFeedProblem(s: { kind: string; limit?: number; interval?: KlineInterval; history?: number }): string | undefined {
+  if (s.kind !== 'depth' && s.kind !== 'trades' && s.kind !== 'klines') return undefined;
+  const max = FEED_PAGE_MAX[s.kind];
+  if (s.limit !== undefined && !(Number.isInteger(s.limit) && s.limit >= 1 && s.limit <= max)) return `${s.kind} limit ${s.limit}: the venue gives 1 to ${max} a request; ask for ${max} or fewer`;
+  if (s.kind !== 'klines') return undefined;
+  if (s.history !== undefined && !(Number.isInteger(s.history) && s.history >= 0 && s.history < max)) {
+    return `klines history ${s.history}: one request gives at most ${max} candles, the forming one among them; ask for ${max - 1} or fewer`;
+  }
+  if (s.interval !== undefined && !SPOT_INTERVALS.includes(s.interval)) return `klines interval ${s.interval}: spot serves ${SPOT_INTERVALS.join(', ')}`;
+  return undefined;
 }
 
 export function accountReaders(executor: Executor): Record<Market, AccountReader> {

@@ -58,6 +58,31 @@ describe('start-up refuses what the venue cannot do', () => {
   });
 });
 
+describe('spot market data as the venue serves it', () => {
+  it('refuses a page larger than the venue gives and an interval spot lacks, naming the strategy\'s field; nothing is polled', async () => {
+    const built = await liveApp(await venue(), journal(), [
+      { id: 'big', definition: subscriber([{ kind: 'klines', interval: '4h' }, { kind: 'depth', limit: 500 }, { kind: 'trades', limit: 1000 }]), symbols: ['BTCUSDT'] },
+    ], QUICK_STOP);
+    app = built.app;
+    const err = (await app.start().catch((e: unknown) => e)) as ConfigError;
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.problems).toEqual([
+      { path: 'strategies[0].params', message: 'the plugin listener subscribes to klines interval 4h: spot serves 1min, 5min, 15min, 30min, 60min, 1h, 1day, 1week, 1month' },
+      { path: 'strategies[0].params', message: 'the plugin listener subscribes to depth limit 500: the venue gives 1 to 100 a request; ask for 100 or fewer' },
+    ]);
+    expect(server!.arrivals.map(routeOf).filter((r) => /depth|klines|trades/.test(r))).toEqual([]);
+  });
+
+  it('asks spot for the hour as 60min', async () => {
+    const built = await liveApp(await venue(), journal(), [{ id: 'hourly', definition: subscriber([{ kind: 'klines', interval: '1h' }]), symbols: ['BTCUSDT'] }], QUICK_STOP);
+    app = built.app;
+    await app.start();
+    const klines = server!.arrivals.filter((a) => routeOf(a) === 'GET /sapi/v1/klines');
+    expect(klines.length).toBeGreaterThan(0);
+    for (const a of klines) expect(new URLSearchParams(a.query).get('interval')).toBe('60min');
+  });
+});
+
 describe('repeated failures', () => {
   it('a feed and a reconcile that fail every time are each logged once, then counted, not once per poll or pass', async () => {
     let depthAsked = 0;

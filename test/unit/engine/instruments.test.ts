@@ -7,6 +7,7 @@ import type { Market } from '../../../src/core/types.js';
 import type { Listing } from '../../../src/core/venue.js';
 import { ConfigError } from '../../../src/core/errors.js';
 import { InstrumentCatalog, type Requirements } from '../../../src/engine/instruments.js';
+import { spotFeedProblem } from '../../../src/executor/readers.js';
 import { BTCUSDT, EBTC, MemoryLog } from '../../fixtures/engine-parts.js';
 
 const ETHUSDT: SymbolInfo = { ...BTCUSDT, symbol: 'ETHUSDT', baseAsset: 'ETH' };
@@ -112,6 +113,7 @@ describe('InstrumentCatalog', () => {
         { path: 'strategies[1].symbols[0]', market: 'futures', symbol: 'BTCUSDT' },
       ],
       feeds: [],
+      pages: [],
     };
     const r = rig({ items: [BTCUSDT, ETHUSDT], skipped: [] }, { items: [EBTC], skipped: [] }, undefined, required);
     const err = (await r.catalog.load(new Set<Market>(['spot', 'futures']), []).catch((e: unknown) => e)) as ConfigError;
@@ -121,9 +123,34 @@ describe('InstrumentCatalog', () => {
       { path: 'strategies[1].symbols[0]', message: "BTCUSDT is not listed by the venue's futures market: it is a spot symbol: set market: spot (the venue's futures market lists E-BTC-USDT)" },
     ]);
 
-    const big = rig({ items: many, skipped: [] }, { items: [], skipped: [] }, undefined, { symbols: [{ path: 'strategies[0].symbols[0]', market: 'spot', symbol: 'DOGEUSDT' }], feeds: [] });
+    const big = rig({ items: many, skipped: [] }, { items: [], skipped: [] }, undefined, { symbols: [{ path: 'strategies[0].symbols[0]', market: 'spot', symbol: 'DOGEUSDT' }], feeds: [], pages: [] });
     const long = (await big.catalog.load(new Set<Market>(['spot']), []).catch((e: unknown) => e)) as ConfigError;
     expect(long.problems[0]!.message).toMatch(/lists C00USDT, C01USDT, .*, C29USDT and 10 more\)$/);
+  });
+
+  it('refuses, with the symbols and feeds, every subscription the venue cannot serve as asked', async () => {
+    const r = rig({ items: [BTCUSDT], skipped: [] }, { items: [], skipped: [] }, undefined, {
+      symbols: [{ path: 'strategies[0].symbols[0]', market: 'spot', symbol: 'DOGEUSDT' }],
+      feeds: [],
+      pages: [{ path: 'strategies[1].params', plugin: 'warm', problem: 'klines history 500: one request gives at most 300 candles, the forming one among them; ask for 299 or fewer' }],
+    });
+    const err = (await r.catalog.load(new Set<Market>(['spot']), []).catch((e: unknown) => e)) as ConfigError;
+    expect(err.problems).toEqual([
+      { path: 'strategies[1].params', message: 'the plugin warm subscribes to klines history 500: one request gives at most 300 candles, the forming one among them; ask for 299 or fewer' },
+      { path: 'strategies[0].symbols[0]', message: "DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT)" },
+    ]);
+  });
+
+  it('names what spot cannot serve as asked: pages over the venue\'s most, a warm-up longer than a page, an interval it lacks', () => {
+    expect(spotFeedProblem({ kind: 'ticker' })).toBeUndefined();
+    expect(spotFeedProblem({ kind: 'depth', limit: 100 })).toBeUndefined();
+    expect(spotFeedProblem({ kind: 'depth', limit: 101 })).toBe('depth limit 101: the venue gives 1 to 100 a request; ask for 100 or fewer');
+    expect(spotFeedProblem({ kind: 'trades', limit: 1000 })).toBeUndefined();
+    expect(spotFeedProblem({ kind: 'trades', limit: 0 })).toBe('trades limit 0: the venue gives 1 to 1000 a request; ask for 1000 or fewer');
+    expect(spotFeedProblem({ kind: 'klines', interval: '1h', limit: 300, history: 299 })).toBeUndefined();
+    expect(spotFeedProblem({ kind: 'klines', interval: '1min', limit: 2.5 })).toMatch(/^klines limit 2.5: /);
+    expect(spotFeedProblem({ kind: 'klines', interval: '1min', history: 300 })).toBe('klines history 300: one request gives at most 300 candles, the forming one among them; ask for 299 or fewer');
+    expect(spotFeedProblem({ kind: 'klines', interval: '4h' })).toBe('klines interval 4h: spot serves 1min, 5min, 15min, 30min, 60min, 1h, 1day, 1week, 1month');
   });
 
   it('refuses each feed the market cannot poll, and no other', async () => {
@@ -134,6 +161,7 @@ describe('InstrumentCatalog', () => {
         { path: 'strategies[2].market', market: 'futures', kind: 'klines', plugin: 'mm' },
         { path: 'strategies[3].market', market: 'spot', kind: 'klines', plugin: 'mm' },
       ],
+      pages: [],
     });
     const err = (await r.catalog.load(new Set<Market>(['futures']), []).catch((e: unknown) => e)) as ConfigError;
     expect(err.problems).toEqual([
