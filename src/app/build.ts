@@ -127,7 +127,7 @@ export function buildApp(inputs: AppInputs): App {
   // Failures that repeat every poll or pass (a feed, a symbol's reconcile) are logged once, then counted.
   const quiet = quietRepeats(log, () => clock.now());
   const dryRun = profile.orders === 'dry-run' ? new DryRunGateway() : undefined;
-  const gateway = dryRun ?? new OrderGateway(client.executor);
+  const gateway = dryRun ?? new OrderGateway(client.executor, log);
   const matchingClock = new MatchingClock();
   const engine = new Engine({
     clock,

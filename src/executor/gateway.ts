@@ -14,6 +14,7 @@ import {
   errorText,
 } from '../core/errors.js';
 import type { VenueOrderId } from '../core/ids.js';
+import type { Log } from '../core/log.js';
 import type { Batch, CancelIntent, OrderStatus, PlaceIntent } from '../core/types.js';
 import { VenueCode } from '../exchange/codes.js';
 import type { Executor } from './executor.js';
@@ -56,8 +57,22 @@ export function endpointForBatch(batch: Batch): (typeof ORDER_ENDPOINTS)[number]
   return batch.items.length > 1 ? 'spot.batchCancel' : 'spot.cancel';
 }
 
+/**
+ * Codes that refuse a batch for a parameter it should not carry. Batch items carry client order
+ * ids (what the venue's order query names binds a lost answer exactly), which the notes' item
+ * shape does not show: a venue refusing them this way refused the whole batch, so nothing was
+ * placed, and the batch goes again without them (and so do the next ones).
+ */
+const EXTRA_PARAMETER: ReadonlySet<number> = new Set([VenueCode.TOO_MANY_PARAMETERS, VenueCode.UNKNOWN_PARAM, VenueCode.UNREAD_PARAMETERS, VenueCode.PARAM_NOT_REQUIRED]);
+
 export class OrderGateway {
-  constructor(private readonly executor: Executor) {}
+  /** Whether batch items carry client order ids: until the venue refuses them (EXTRA_PARAMETER). */
+  private batchClientIds = true;
+
+  constructor(
+    private readonly executor: Executor,
+    private readonly log?: Log,
+  ) {}
 
   async place(batch: Batch<PlaceIntent>): Promise<PlaceResult[]> {
     const items = batch.items;
@@ -90,10 +105,7 @@ export class OrderGateway {
         });
         return [{ intent: i, outcome: { kind: 'accepted', venueOrderId: ack.orderId, status: ack.status } }];
       }
-      const res = await this.executor.call('spot.batchOrders', {
-        symbol: batch.symbol,
-        orders: items.map((i) => ({ side: i.side, type: i.type, volume: i.volume, price: i.price, newClientOrderId: i.clientOrderId })),
-      });
+      const res = await this.batchOrders(batch);
       if (res.ids.length !== items.length) {
         // The venue placed something, but we cannot tell which id is which order.
         const error = new TemporaryError({ endpoint: 'spot.batchOrders' }, `answered ${res.ids.length} ids for ${items.length} orders`, true);
@@ -103,6 +115,23 @@ export class OrderGateway {
     } catch (err) {
       const outcome = placeFailure(err);
       return items.map((intent) => ({ intent, outcome }));
+    }
+  }
+
+  private async batchOrders(batch: Batch<PlaceIntent>) {
+    const send = (withIds: boolean) =>
+      this.executor.call('spot.batchOrders', {
+        symbol: batch.symbol,
+        orders: batch.items.map((i) => ({ side: i.side, type: i.type, volume: i.volume, price: i.price, ...(withIds ? { newClientOrderId: i.clientOrderId } : {}) })),
+      });
+    if (!this.batchClientIds) return send(false);
+    try {
+      return await send(true);
+    } catch (err) {
+      if (!(err instanceof OrderRejectedError && EXTRA_PARAMETER.has(err.venue.venueCode ?? 0))) throw err;
+      this.batchClientIds = false;
+      this.log?.warn({ code: err.venue.venueCode, reason: err.venue.venueMsg }, 'the venue refuses client order ids in batch orders: batches go without them (lost answers are then bound by their looks)');
+      return send(false);
     }
   }
 

@@ -526,3 +526,33 @@ describe('no secret in any message, even when the venue echoes it', () => {
     expect((err as Error).message).not.toContain('X-CH-SIGN');
   });
 });
+
+describe('a venue that refuses client order ids in batch items (the notes\' item shape has none)', () => {
+  it('has the refused batch placed once more without them, and every later batch sent without them', async () => {
+    const { server, gateway } = await setup(
+      on('POST /sapi/v1/batchOrders', (a) =>
+        a.body.includes('newClientOrderId') ? json({ code: -1103, msg: 'An unknown parameter was sent.' }, 400) : json({ idsString: ['150695552109032493', '150695552109032494'] }),
+      ),
+    );
+    for (const pair of [[intent(1), intent(2)], [intent(3), intent(4)]]) {
+      const results = await gateway.place(batchOf(pair));
+      expect(results.map((r) => r.outcome)).toEqual([
+        { kind: 'accepted', venueOrderId: '150695552109032493', status: 'open' },
+        { kind: 'accepted', venueOrderId: '150695552109032494', status: 'open' },
+      ]);
+    }
+    const batches = server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders');
+    expect(batches.map((a) => [a.status, a.body.includes('newClientOrderId')])).toEqual([
+      [400, true],
+      [200, false],
+      [200, false],
+    ]);
+  });
+
+  it('any other refusal of a batch stays a refusal, sent once', async () => {
+    const { server, gateway } = await setup(on('POST /sapi/v1/batchOrders', json({ code: -2017, msg: 'Insufficient balance.' }, 400)));
+    const results = await gateway.place(batchOf([intent(1), intent(2)]));
+    expect(results.map((r) => r.outcome.kind)).toEqual(['rejected', 'rejected']);
+    expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders')).toHaveLength(1);
+  });
+});
