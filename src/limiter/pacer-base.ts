@@ -23,7 +23,8 @@ export interface PacerOptions {
   windowMs?: number;
   /**
    * Extra time each slot stays taken after the window, for jitter between our start and the
-   * venue's arrival stamp (event-loop delay before the bytes leave, network variance). Default 100 ms.
+   * venue's arrival stamp (event-loop delay before the bytes leave, network variance). Default
+   * DEFAULT_SAFETY_MARGIN_MS (20 ms, venue.safetyMarginMs).
    */
   safetyMarginMs?: number;
   /**
