@@ -1,8 +1,9 @@
 // What a start costs on a long journal, and what the dashboard's first look costs a running
 // daemon. The journal: 200,000 orders of 10 strategies on BTCUSDT and 100,000 fills (built once
 // into the system's temporary directory, then reused). Each start is the composition root's
-// engine.prepare() on the in-process simulator: instruments, positions rebuilt from every fill,
-// the strategies' own history when they are of plugin API 2, the catch-up reconcile. Baseline,
+// engine.prepare() on the in-process simulator: instruments, the account's positions (from
+// their checkpoint, or rebuilt from every fill when there is none), the strategies' own history
+// when they are of plugin API 2, the catch-up reconcile (which checkpoints). Baseline,
 // in the same run: streaming the journal's fills once and doing nothing with them, the least a
 // start that replays every fill can cost. Each figure is the median of 5 after a warm-up, each
 // on the journal opened afresh.
@@ -10,6 +11,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pino from 'pino';
 import { buildApp } from '../src/app/build.js';
 import { createDaemonOpsSource, VenueWatch } from '../src/app/ops-source.js';
@@ -18,6 +20,7 @@ import { d } from '../src/core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../src/core/ids.js';
 import type { Fill, Order, PlaceIntent } from '../src/core/types.js';
 import { parseConfig } from '../src/config/index.js';
+import { POSITIONS_CHECKPOINT } from '../src/engine/positions-checkpoint.js';
 import { SqliteJournal } from '../src/store/sqlite.js';
 import { defineStrategy, z } from '../src/strategy/api.js';
 import { writeSection } from './results.js';
@@ -86,6 +89,13 @@ async function start(apiVersion: 1 | 2): Promise<{ prepare: number; firstLook: n
   }
 }
 
+/** As a journal written before checkpoints were (bench only: the journal offers no way to drop one). */
+function dropCheckpoint(): void {
+  const db = new Database(path);
+  db.prepare('DELETE FROM cursors WHERE key = ?').run(POSITIONS_CHECKPOINT);
+  db.close();
+}
+
 function streamFills(): number {
   const journal = SqliteJournal.open(path, { readOnly: true });
   try {
@@ -109,17 +119,21 @@ if (!existsSync(path)) {
 
 // Alternating, so the machine's drift lands on every row alike; the first round warms up.
 const stream: number[] = [];
+const rebuilt: number[] = [];
 const v1: Array<{ prepare: number; firstLook: number }> = [];
 const v2: Array<{ prepare: number; firstLook: number }> = [];
 for (let round = 0; round < 6; round++) {
   const s = streamFills();
+  dropCheckpoint();
+  const r = await start(1); // rebuilds from every fill, then checkpoints
   const a = await start(1);
   const b = await start(2);
   if (round === 0) continue;
   stream.push(s);
+  rebuilt.push(r.prepare);
   v1.push(a);
   v2.push(b);
-  console.log(`round ${round}: stream ${s.toFixed(0)} ms, start API 1 ${a.prepare.toFixed(0)} ms, start API 2 ${b.prepare.toFixed(0)} ms, first look ${b.firstLook.toFixed(0)} ms`);
+  console.log(`round ${round}: stream ${s.toFixed(0)} ms, start API 1 without a checkpoint ${r.prepare.toFixed(0)} ms, from it ${a.prepare.toFixed(0)} ms, start API 2 ${b.prepare.toFixed(0)} ms, first look ${b.firstLook.toFixed(0)} ms`);
 }
 
 const base = median(stream);
@@ -128,13 +142,14 @@ const section = [
   '## Start on a long journal',
   '',
   `Measured ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}, load average ${loadAtStart} at the start and ${loadavg()[0]!.toFixed(2)} at the end. Run: \`npm run bench -- start --write\`.`,
-  `A journal of ${ORDERS.toLocaleString('en')} orders of ${STRATEGIES} strategies on BTCUSDT and ${(ORDERS / 2).toLocaleString('en')} fills (bench/start.bench.ts builds it). A start is the composition root's engine.prepare() on the in-process simulator: instruments, positions rebuilt from every fill, the strategies' own history when they are of plugin API 2 (ctx.orders(), ctx.fills(), ctx.ownPosition()), the catch-up reconcile. The dashboard's first look is the first status read after a start, the one that lists the latest fills. Medians of 5 after a warm-up, the rows alternating, each on the journal opened afresh.`,
+  `A journal of ${ORDERS.toLocaleString('en')} orders of ${STRATEGIES} strategies on BTCUSDT and ${(ORDERS / 2).toLocaleString('en')} fills (bench/start.bench.ts builds it). A start is the composition root's engine.prepare() on the in-process simulator: instruments, the account's positions (from their checkpoint and the fills after it, or rebuilt from every fill when the journal holds no checkpoint, as one written before checkpoints), the strategies' own history when they are of plugin API 2 (ctx.orders(), ctx.fills(), ctx.ownPosition(): their books from every fill), the catch-up reconcile. The dashboard's first look is the first status read after a start, the one that lists the latest fills. Medians of 5 after a warm-up, the rows alternating, each on the journal opened afresh.`,
   '',
   '| what | ms | ratio of the baseline |',
   '|---|---|---|',
   row('baseline: stream every fill once, nothing done with it', base),
-  row('start, 10 strategies of plugin API 1 (positions only)', median(v1.map((r) => r.prepare))),
-  row('start, 10 strategies of plugin API 2 (positions and each strategy\'s own history)', median(v2.map((r) => r.prepare))),
+  row('start, 10 strategies of plugin API 1, no checkpoint yet (positions rebuilt from every fill)', median(rebuilt)),
+  row('start, 10 strategies of plugin API 1 (positions from their checkpoint)', median(v1.map((r) => r.prepare))),
+  row('start, 10 strategies of plugin API 2 (positions from their checkpoint; each strategy\'s own book from every fill)', median(v2.map((r) => r.prepare))),
   row('the dashboard\'s first look, in a running daemon (event loop held)', median(v2.map((r) => r.firstLook))),
   '',
 ].join('\n');

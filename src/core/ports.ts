@@ -119,13 +119,18 @@ export interface Journal {
   recordFill(fill: Fill): boolean;
   /** Read whole: for tools and tests (eachFill streams). */
   fills(): Fill[];
-  /** Every fill in journal order with the strategy whose order it is (undefined: not ours), streamed as eachOrder. */
-  eachFill(): Iterable<{ fill: Fill; strategyId: string | undefined }>;
+  /**
+   * Every fill in journal order with its journal number (`id`, increasing) and the strategy whose
+   * order it is (undefined: not ours), streamed as eachOrder; after `afterId`, only the later ones.
+   */
+  eachFill(afterId?: number): Iterable<{ id: number; fill: Fill; strategyId: string | undefined }>;
+  /** The journal number of the latest fill (0: none yet). */
+  lastFillId(): number;
   /** The latest `limit` fills journaled, oldest first: a look at recent fills that costs the same however long the journal. */
   latestFills(limit: number): Fill[];
   /** The volumes of the fills journaled for one venue order (its executed volume is their sum). */
   fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[];
-  /** The position book as last saved (positions derive from fills; this is their checkpoint). */
+  /** The position book as last saved, for people and tools (a start restores from the checkpoint cursor, engine/positions-checkpoint.ts). */
   positions(): Position[];
   savePositions(positions: readonly Position[]): void;
   cursor(key: string): string | undefined;

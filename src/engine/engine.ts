@@ -17,6 +17,7 @@ import { withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
 import { settleAtStop } from './stop.js';
 import { StrategyLedger } from './ledger.js';
+import { PositionsCheckpoint } from './positions-checkpoint.js';
 import { engineView, feedsOf, hears, strategyHosts, withHistory } from './strategies.js';
 import { applyLeverage, StrategyLifecycle } from './lifecycle.js';
 import { summarize } from './summary.js';
@@ -41,6 +42,8 @@ export class Engine {
   private readonly loops: Loops;
   private readonly reported = new Set<string>();
   private readonly ledger: StrategyLedger;
+  /** The account's positions, checkpointed after each reconcile pass and restored at load. */
+  private readonly checkpoint: PositionsCheckpoint;
   private readonly lifecycle: StrategyLifecycle;
   /** Built once: an object spread per strategy output was a slow path on Node 20 and garbage the young generation could not collect. */
   private readonly intake: IntakeParts;
@@ -48,6 +51,7 @@ export class Engine {
   constructor(private readonly parts: EngineParts) {
     this.loops = new Loops(parts.clock, parts.log);
     this.ledger = new StrategyLedger(parts.journal, (market, symbol) => parts.instruments.get(market, symbol));
+    this.checkpoint = new PositionsCheckpoint(parts.journal, parts.positions, parts.log);
     // A timer that fires while the stop waits for running ticks is heard like those ticks
     // (engine.shutdown.queued decides what is sent), and after its strategy's onStop the host
     // refuses what it asks, with a reason. `sluice plan`, which never opens the pipeline, shows
@@ -90,15 +94,18 @@ export class Engine {
   }
 
   /**
-   * Loads the instruments and rebuilds positions from the journal's fills (once instruments are
-   * known, so fees land in the right asset). With `strategiesOwn`, the same read of the fills
-   * also rebuilds each strategy's own (the ledger): the journal is streamed once.
+   * Loads the instruments and rebuilds positions (once instruments are known, so fees land in
+   * the right asset): the journal's checkpoint of them, then the fills journaled after it
+   * (positions-checkpoint.ts). With `strategiesOwn`, the same read of the fills rebuilds each
+   * strategy's own (the ledger), from the first fill: the journal is streamed once.
    */
   async load(opts: { strategiesOwn?: boolean } = {}): Promise<void> {
-    await this.parts.instruments.load(this.markets(), this.activeSymbols());
+    const { journal, positions, instruments } = this.parts;
+    await instruments.load(this.markets(), this.activeSymbols());
+    const through = this.checkpoint.restore();
     const ledger = opts.strategiesOwn ? this.ledger : undefined;
-    for (const { fill, strategyId } of this.parts.journal.eachFill()) {
-      this.parts.positions.apply(fill);
+    for (const { id, fill, strategyId } of journal.eachFill(ledger ? 0 : through)) {
+      if (id > through) positions.apply(fill);
       ledger?.replay(fill, strategyId);
     }
     ledger?.replayed();
@@ -196,7 +203,7 @@ export class Engine {
   /** One reconcile pass over every active symbol, then a positions checkpoint. */
   async reconcile(opts: { final?: boolean; catchUp?: boolean } = {}): Promise<void> {
     await this.reconciler.pass(this.activeSymbols(), opts);
-    this.parts.journal.savePositions(this.parts.positions.snapshot());
+    this.checkpoint.save();
     this.events.emit('reconciled');
   }
 

@@ -127,20 +127,41 @@ export class PositionBook {
    * malformed decimal, naming the field: a checkpoint that cannot be read must stop the start.
    */
   static fromSnapshot(snapshot: BookJSON | BookSnapshotInput, options: PositionBookOptions = {}): PositionBook {
-    if ('version' in snapshot && snapshot.version !== 1) throw new RangeError(`position book snapshot version ${String(snapshot.version)} is not supported`);
     const book = new PositionBook(options);
+    book.restore(snapshot);
+    return book;
+  }
+
+  /**
+   * The lines as they are now, without the applied keys: what a restart restores before it
+   * applies the fills journaled after (restore).
+   */
+  checkpoint(): BookSnapshotInput & { version: 1 } {
+    return { version: 1, positions: [...this.lines.values()].map((e) => ({ ...e, otherFees: { ...e.otherFees } })).sort(byMarketSymbol) };
+  }
+
+  /**
+   * Takes a snapshot's lines (and its trade keys) into this book, which must hold none yet: all
+   * or nothing. Throws, naming the field, on a malformed value, and on a contract size other
+   * than one already set (setMultiplier): lines valued at another size would be wrong.
+   */
+  restore(snapshot: BookJSON | BookSnapshotInput): void {
+    if ('version' in snapshot && snapshot.version !== 1) throw new RangeError(`position book snapshot version ${String(snapshot.version)} is not supported`);
+    if (this.lines.size > 0) throw new RangeError('a position book restores a snapshot only before it holds any line');
+    const lines = new Map<string, BookEntry>();
     snapshot.positions.forEach((p, i) => {
       const at = `positions[${i}]`;
       const quantity = toDecimal(p.quantity, `${at}.quantity`);
       const multiplier = p.multiplier !== undefined ? toDecimal(p.multiplier, `${at}.multiplier`) : ('1' as Decimal);
       if (!dec.isPositive(multiplier)) throw new RangeError(`${at}.multiplier must be above 0 (got ${multiplier})`);
+      const known = this.multipliers.get(lineKey(p.market, p.symbol));
+      if (known !== undefined && !dec.eq(known, multiplier)) throw new RangeError(`${at}.multiplier is ${multiplier}, but ${p.market} ${p.symbol} has contract size ${known} now`);
       const entryValue =
         p.entryValue !== undefined ? toDecimal(p.entryValue, `${at}.entryValue`) : dec.mul(dec.mul(quantity, toDecimal(p.avgEntryPrice, `${at}.avgEntryPrice`)), multiplier);
       const signedEntry = dec.isNegative(quantity) ? dec.neg(dec.abs(entryValue)) : dec.isZero(quantity) ? ZERO : dec.abs(entryValue);
       const otherFees: Record<string, Decimal> = {};
       for (const [asset, v] of Object.entries(p.otherFees ?? {})) otherFees[asset] = toDecimal(v, `${at}.otherFees.${asset}`);
-      book.multipliers.set(lineKey(p.market, p.symbol), multiplier);
-      book.lines.set(lineKey(p.market, p.symbol), {
+      lines.set(lineKey(p.market, p.symbol), {
         market: p.market,
         symbol: p.symbol,
         quantity,
@@ -152,8 +173,11 @@ export class PositionBook {
         otherFees,
       });
     });
-    for (const key of snapshot.appliedTradeKeys ?? []) book.applied.add(key);
-    return book;
+    for (const [k, line] of lines) {
+      this.multipliers.set(k, line.multiplier);
+      this.lines.set(k, line);
+    }
+    for (const key of snapshot.appliedTradeKeys ?? []) this.applied.add(key);
   }
 
   private isQuote(fill: Fill): boolean {

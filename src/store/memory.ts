@@ -25,6 +25,9 @@ export class MemoryJournal implements Journal {
   private readonly byVenueId = new Map<string, string[]>();
   private readonly events = new Map<string, OrderEvent[]>();
   private readonly fillMap = new Map<string, Fill>();
+  /** Each fill's journal number, by fill key (numbers are never reused, as SQLite's). */
+  private readonly fillIds = new Map<string, number>();
+  private fillSeq = 0;
   private readonly volumesByOrder = new Map<string, Decimal[]>();
   /** Fill keys by market:symbol:venue order id, so an order's fills go with it when it is forgotten. */
   private readonly fillKeysByOrder = new Map<string, string[]>();
@@ -107,6 +110,7 @@ export class MemoryJournal implements Journal {
   recordFill(fill: Fill): boolean {
     if (this.fillMap.has(fillKey(fill))) return false;
     this.fillMap.set(fillKey(fill), fill);
+    this.fillIds.set(fillKey(fill), ++this.fillSeq);
     const k = `${fill.market}:${fill.symbol}:${fill.venueOrderId}`;
     const volumes = this.volumesByOrder.get(k);
     if (volumes) volumes.push(fill.volume);
@@ -146,7 +150,10 @@ export class MemoryJournal implements Journal {
       }
       this.byVenueId.delete(order.venueOrderId);
       const k = `${order.market}:${order.symbol}:${order.venueOrderId}`;
-      for (const key of this.fillKeysByOrder.get(k) ?? []) this.fillMap.delete(key);
+      for (const key of this.fillKeysByOrder.get(k) ?? []) {
+        this.fillMap.delete(key);
+        this.fillIds.delete(key);
+      }
       this.fillKeysByOrder.delete(k);
       this.volumesByOrder.delete(k);
     }
@@ -156,11 +163,17 @@ export class MemoryJournal implements Journal {
     return [...this.fillMap.values()];
   }
 
-  *eachFill(): Iterable<{ fill: Fill; strategyId: string | undefined }> {
-    for (const fill of this.fillMap.values()) {
+  *eachFill(afterId = 0): Iterable<{ id: number; fill: Fill; strategyId: string | undefined }> {
+    for (const [key, fill] of this.fillMap) {
+      const id = this.fillIds.get(key)!;
+      if (id <= afterId) continue;
       const ours = this.ordersByVenueId(fill.venueOrderId).filter((o) => o.market === fill.market && o.symbol === fill.symbol);
-      yield { fill, strategyId: ours.at(-1)?.strategyId };
+      yield { id, fill, strategyId: ours.at(-1)?.strategyId };
     }
+  }
+
+  lastFillId(): number {
+    return this.fillSeq;
   }
 
   latestFills(limit: number): Fill[] {

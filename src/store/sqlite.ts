@@ -195,7 +195,7 @@ export class SqliteJournal implements Journal {
   }
 
   eachOrder(): Iterable<Order> {
-    return this.stream('eachOrder', this.stmt.ordersAll, toOrder);
+    return this.stream('eachOrder', this.stmt.ordersAll, [], toOrder);
   }
 
   latestOrders(strategyId: string, limit: number): Order[] {
@@ -249,8 +249,12 @@ export class SqliteJournal implements Journal {
     return this.guard('fills', () => Array.from(this.eachFill(), (f) => f.fill));
   }
 
-  eachFill(): Iterable<{ fill: Fill; strategyId: string | undefined }> {
-    return this.stream('eachFill', this.stmt.fills, (r) => ({ fill: toFill(r), strategyId: r.strategy ?? undefined }));
+  eachFill(afterId = 0): Iterable<{ id: number; fill: Fill; strategyId: string | undefined }> {
+    return this.stream('eachFill', this.stmt.fills, [afterId], (r) => ({ id: r.id, fill: toFill(r), strategyId: r.strategy ?? undefined }));
+  }
+
+  lastFillId(): number {
+    return this.guard('lastFillId', () => this.stmt.lastFillId.get())?.id ?? 0;
   }
 
   latestFills(limit: number): Fill[] {
@@ -354,9 +358,9 @@ export class SqliteJournal implements Journal {
   }
 
   /** Rows one at a time (better-sqlite3 refuses writes on the connection until the loop ends). */
-  private *stream<R, T>(op: string, statement: Database.Statement<[], R>, to: (row: R) => T): Generator<T> {
+  private *stream<P extends unknown[], R, T>(op: string, statement: Database.Statement<P, R>, params: P, to: (row: R) => T): Generator<T> {
     try {
-      for (const row of this.guard(op, () => statement.iterate())) yield to(row);
+      for (const row of this.guard(op, () => statement.iterate(...params))) yield to(row);
     } catch (err) {
       throw this.wrap(op, err);
     }

@@ -98,10 +98,11 @@ export function prepareStatements(db: Database.Database) {
        VALUES (@market, @symbol, @tradeId, @venueOrderId, @side, @price, @volume, @fee, @feeAsset, @isMaker, @time, @recordedAt)`,
     ),
     // The strategy of the latest order the venue knows by the fill's order id, as ordersByVenueId lists them.
-    fills: db.prepare<[], FillRow & { strategy: string | null }>(
+    fills: db.prepare<[number], FillRow & { id: number; strategy: string | null }>(
       `SELECT f.*, (SELECT o.strategy FROM orders o WHERE o.venue_order_id = f.venue_order_id AND o.market = f.market AND o.symbol = f.symbol ORDER BY o.intent DESC LIMIT 1) AS strategy
-       FROM fills f ORDER BY f.id`,
+       FROM fills f WHERE f.id > ? ORDER BY f.id`,
     ),
+    lastFillId: db.prepare<[], { id: number | null }>(`SELECT max(id) AS id FROM fills`),
     latestFills: db.prepare<[number], FillRow>(`SELECT * FROM (SELECT * FROM fills ORDER BY id DESC LIMIT ?) ORDER BY id`),
     fillVolumes: db.prepare<[string, string, string], { volume: string }>(`SELECT volume FROM fills WHERE venue_order_id = ? AND market = ? AND symbol = ?`),
     positions: db.prepare<[], PositionRow>(`SELECT * FROM positions ORDER BY ordinal`),

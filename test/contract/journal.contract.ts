@@ -314,13 +314,26 @@ export function journalContract(name: string, make: () => JournalUnderTest): voi
 
         expect([...journal.eachOrder()].map((o) => o.clientOrderId)).toEqual(['c1', 'c2', 'c3']);
         expect([...journal.eachOrder()]).toEqual(journal.orders());
-        expect([...journal.eachFill()]).toEqual([
+        const streamed = [...journal.eachFill()];
+        expect(streamed.map(({ fill, strategyId }) => ({ fill, strategyId }))).toEqual([
           { fill: later, strategyId: 'b' },
           { fill: earlier, strategyId: 'b' },
           { fill: futures, strategyId: 'c' },
           { fill: foreign, strategyId: undefined },
         ]);
         expect(journal.fills()).toEqual([later, earlier, futures, foreign]);
+        // Journal numbers increase; after one, only the later fills; the latest is lastFillId.
+        const ids = streamed.map((f) => f.id);
+        expect(ids).toEqual([...ids].sort((a, b) => a - b));
+        expect(new Set(ids).size).toBe(4);
+        expect(journal.lastFillId()).toBe(ids[3]);
+        expect([...journal.eachFill(ids[1])].map((f) => [f.id, f.fill])).toEqual([
+          [ids[2], futures],
+          [ids[3], foreign],
+        ]);
+        expect([...journal.eachFill(ids[3])]).toEqual([]);
+        expect(journal.recordFill(later)).toBe(false);
+        expect(journal.lastFillId()).toBe(ids[3]);
       }),
     );
 

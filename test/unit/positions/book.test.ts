@@ -144,6 +144,22 @@ describe('PositionBook persistence', () => {
     expect(() => PositionBook.fromSnapshot(bad)).toThrow(/positions\[0\]\.avgEntryPrice/);
     expect(() => PositionBook.fromSnapshot({ version: 2 } as never)).toThrow(/version 2/);
   });
+
+  it('restore takes all of a snapshot or none of it, only into a book without lines, at the contract sizes already set', () => {
+    const good = { market: 'futures' as const, symbol: 'E-BTC-USDT', quantity: d('10'), avgEntryPrice: d('30000'), realizedPnl: d('0'), fees: d('0'), multiplier: d('0.001') };
+    const book = new PositionBook();
+    book.setMultiplier('futures', 'E-BTC-USDT', d('0.01'));
+    // A line at another contract size than the venue gives now: refused, nothing taken.
+    expect(() => book.restore({ positions: [good] })).toThrow(/positions\[0\]\.multiplier is 0.001, but futures E-BTC-USDT has contract size 0.01 now/);
+    // A bad second line: the first is not taken either.
+    const bad = { market: 'spot' as const, symbol: 'BTCUSDT', quantity: 'x' as never, avgEntryPrice: d('1'), realizedPnl: d('0'), fees: d('0') };
+    const fresh = new PositionBook();
+    expect(() => fresh.restore({ positions: [good, bad] })).toThrow(/positions\[1\]\.quantity/);
+    expect(fresh.snapshot()).toEqual([]);
+    fresh.restore({ positions: [good] });
+    expect(fresh.entry('futures', 'E-BTC-USDT')).toMatchObject({ quantity: '10', entryValue: '300' });
+    expect(() => fresh.restore({ positions: [good] })).toThrow(/only before it holds any line/);
+  });
 });
 
 describe('PositionBook memory', () => {

@@ -109,6 +109,20 @@ describe('PositionBook properties', () => {
     );
   });
 
+  it('a checkpoint (lines without applied keys) restored, then the fills after it, gives the book of every fill', () => {
+    fc.assert(
+      fc.property(poolArb, fc.nat(), (fills, cut) => {
+        const at = cut % (fills.length + 1);
+        const restored = new PositionBook();
+        restored.restore(JSON.parse(JSON.stringify(applyAll(fills.slice(0, at)).checkpoint())));
+        for (const f of fills.slice(at)) restored.apply(f);
+        const all = applyAll(fills);
+        for (const [market, symbol] of LINES) expect(restored.entry(market, symbol)).toEqual(all.entry(market, symbol));
+        expect(restored.snapshot()).toEqual(all.snapshot());
+      }),
+    );
+  });
+
   it('unrealised PnL is linear in the mark: quantity x (m2 - m1)', () => {
     fc.assert(
       fc.property(poolArb, fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 100_000 }), (fills, a, b) => {

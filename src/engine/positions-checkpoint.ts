@@ -1,0 +1,65 @@
+// The account's position book, checkpointed. After each reconcile pass the book's lines are
+// journaled with the number of the last fill they cover, so a start restores them and applies
+// only the fills journaled after, instead of every fill the journal holds (about 10 µs a fill).
+// Consistent because a pass applies each fill it journals before its next await (reconciler/
+// poller.ts), so between passes the book is exactly every journaled fill applied in journal
+// order. The journal keeps every fill: a checkpoint that cannot be used (unreadable, covering
+// fills the journal does not hold, lines at a contract size the venue no longer gives) is set
+// aside with a warning and the book is rebuilt from every fill, as without one.
+import { errorText } from '../core/errors.js';
+import type { Log } from '../core/log.js';
+import type { Journal } from '../core/ports.js';
+import type { BookSnapshotInput, PositionBook } from '../positions/index.js';
+
+/** The journal cursor that holds the checkpoint. */
+export const POSITIONS_CHECKPOINT = 'positions:checkpoint';
+
+interface Checkpoint {
+  /** Journal number of the last fill the lines cover. */
+  throughFill: number;
+  book: BookSnapshotInput;
+}
+
+export class PositionsCheckpoint {
+  /** The fill number the journal's checkpoint covers, as this process last read or wrote it. */
+  private through = -1;
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly positions: PositionBook,
+    private readonly log: Log,
+  ) {}
+
+  /** Restores the book (empty) from the journal's checkpoint; returns the number of the last fill it covers, 0 when there is none to use. */
+  restore(): number {
+    const text = this.journal.cursor(POSITIONS_CHECKPOINT);
+    if (text === undefined) return 0;
+    try {
+      const { throughFill, book } = JSON.parse(text) as Partial<Checkpoint>;
+      if (!Number.isSafeInteger(throughFill) || throughFill! < 0) throw new RangeError(`throughFill must be a fill's journal number (got ${String(throughFill)})`);
+      const latest = this.journal.lastFillId();
+      if (throughFill! > latest) throw new RangeError(`it covers fills up to number ${throughFill}, but the journal's latest is ${latest}`);
+      if (typeof book !== 'object' || book === null || !Array.isArray(book.positions)) throw new RangeError('book.positions must be a list');
+      this.positions.restore(book);
+      return (this.through = throughFill!);
+    } catch (err) {
+      this.log.warn({ reason: errorText(err) }, 'the positions checkpoint cannot be used: positions are rebuilt from every fill');
+      return 0;
+    }
+  }
+
+  /**
+   * Journals the book (the positions table, for people and tools) and its checkpoint, in one
+   * commit; nothing when no fill was journaled since the last (only fills change the book).
+   */
+  save(): void {
+    const through = this.journal.lastFillId();
+    if (through === this.through) return;
+    this.journal.transaction(() => {
+      this.journal.savePositions(this.positions.snapshot());
+      const checkpoint: Checkpoint = { throughFill: through, book: this.positions.checkpoint() };
+      this.journal.setCursor(POSITIONS_CHECKPOINT, JSON.stringify(checkpoint));
+    });
+    this.through = through;
+  }
+}
