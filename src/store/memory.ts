@@ -25,7 +25,7 @@ export class MemoryJournal implements Journal {
   private readonly byVenueId = new Map<string, string[]>();
   private readonly events = new Map<string, OrderEvent[]>();
   private readonly fillMap = new Map<string, Fill>();
-  /** Each fill's journal number, by fill key (numbers are never reused, as SQLite's). */
+  /** Each fill's journal number, by fill key (increasing, never reused: fills are forgotten, numbers are not). */
   private readonly fillIds = new Map<string, number>();
   private fillSeq = 0;
   private readonly volumesByOrder = new Map<string, Decimal[]>();
