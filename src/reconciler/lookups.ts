@@ -15,6 +15,13 @@ import { mergeVenueOrder, settlePurged } from './settle.js';
 /** Parameter errors: the venue does not take a lookup by client order id. */
 const PARAMETER_CODES: ReadonlySet<number> = new Set([-1020, -1100, -1101, -1102, -1103, -1104, -1105, -1106, -2100]);
 
+/**
+ * The venue refused the request itself: a parameter error, or a 400 without a venue code (a
+ * gateway's page for a missing required parameter: the contract's query needs orderId).
+ */
+const refusesLookup = (err: OrderRejectedError) =>
+  err.venue.venueCode === undefined ? err.venue.httpStatus === 400 : PARAMETER_CODES.has(err.venue.venueCode);
+
 export interface LookupDeps {
   readers: Readonly<Record<Market, AccountReader>>;
   journal: Journal;
@@ -79,7 +86,7 @@ export class OrderLookups {
             journal.updateOrder({ ...order, status: 'rejected', updatedAt: clock.now() }, 'the venue has no order with its client order id: it was never placed (not sent again)');
             await this.deps.onOrder(journal.order(order.clientOrderId)!);
           } else this.inconclusive.add(order.clientOrderId);
-        } else if (err instanceof OrderRejectedError && PARAMETER_CODES.has(err.venue.venueCode ?? 0)) {
+        } else if (err instanceof OrderRejectedError && refusesLookup(err)) {
           this.support(market, 'no');
           log.info({ market, code: err.venue.venueCode }, 'the venue does not look orders up by client order id; lost answers are settled from its open orders and trades');
           return;
