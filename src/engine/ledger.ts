@@ -65,8 +65,9 @@ export class StrategyLedger {
 
   /** An order changed (already journaled). */
   order(o: Order): void {
+    // Orders are kept once the strategy first asked (which loads the ledger); until then the journal has it.
     const orders = this.own.get(o.strategyId)?.orders;
-    if (!this.loaded || !orders) return; // the journal has it when the strategy first asks
+    if (!orders) return;
     // A change keeps the order's place: oldest first by when first seen, as a load lists them.
     orders.set(o.clientOrderId, o);
     if (orders.size > KEPT) orders.delete(orders.keys().next().value!);
