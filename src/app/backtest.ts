@@ -80,14 +80,16 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   const stopAt = config.record.path && endOf() === Infinity && opts.tapePath ? ((await lastEventAt(opts.tapePath)) ?? noEvents) : endOf();
   const clock = new ManualClock(start);
   const taped: Taped = { seen: new Set() };
-  const sim = simFromConfig(config.sim, clock, start);
+  const traded = tradedMarkets(opts.strategies);
+  // Only the traded markets move: no strategy can see the others (strategy/requests.ts).
+  const sim = simFromConfig(config.sim, clock, start, { moving: traded.map((t) => t.symbol) });
   const calls = new CallTally();
   const pluginLog = opts.pluginLog?.(() => clock.now());
   const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }, opts.trustedVenue ?? true), strategies: opts.strategies, log: opts.log, ...(pluginLog ? { pluginLog } : {}), onCall: (r) => calls.add(r) });
-  const quote = quoteAsset(sim, opts.strategies);
+  const quote = quoteAsset(sim, traded);
   const midOf = (symbol: string) => (sim.symbols.has(symbol) ? sim.top(symbol).mid : undefined);
   // Each traded symbol's mid, sampled with the equity: report.html's price charts.
-  const prices = new PriceSampler(opts.strategies.flatMap((s) => s.entry.symbols.map((symbol) => ({ market: s.entry.market, symbol: symbol.toUpperCase() }))), (_market, symbol) =>
+  const prices = new PriceSampler(traded, (_market, symbol) =>
     sim.symbols.has(symbol) || sim.contracts.has(symbol) ? sim.top(symbol).mid : undefined,
   );
   const sample = (at: number): EquitySample => {
@@ -266,12 +268,16 @@ function apply(sim: SimExchange, e: TapeMarketEvent, taped: Taped): void {
   }
 }
 
+/** Every market a strategy trades, symbols in upper case. */
+function tradedMarkets(strategies: readonly LoadedStrategy[]): Array<{ market: Market; symbol: string }> {
+  return strategies.flatMap((s) => s.entry.symbols.map((symbol) => ({ market: s.entry.market, symbol: symbol.toUpperCase() })));
+}
+
 /**
  * The asset the report counts in: the quote asset the venue lists for the strategies' first
  * spot symbol (a futures contract's margin coin when they trade none).
  */
-function quoteAsset(sim: SimExchange, strategies: readonly LoadedStrategy[]): string {
-  const traded = strategies.flatMap((s) => s.entry.symbols.map((symbol) => ({ market: s.entry.market, symbol: symbol.toUpperCase() })));
+function quoteAsset(sim: SimExchange, traded: ReadonlyArray<{ market: Market; symbol: string }>): string {
   const spot = traded.find((t) => t.market === 'spot' && sim.symbols.has(t.symbol));
   if (spot) return sim.symbols.get(spot.symbol)!.quoteAsset;
   const contract = traded.find((t) => t.market === 'futures' && sim.contracts.has(t.symbol));

@@ -51,10 +51,11 @@ export interface Profile {
 /**
  * The simulated venue the config's `sim` section describes; its timed troubles count from `start`.
  * `keepMs`: how long it keeps final orders and trades (SimOptions.keepMs); the whole run without.
+ * `moving`: the symbols whose synthetic market moves (SimOptions.moving); all without.
  */
-export function simFromConfig(sim: Config['sim'], clock: Clock, start: number, keepMs?: number): SimExchange {
+export function simFromConfig(sim: Config['sim'], clock: Clock, start: number, opts: { keepMs?: number; moving?: readonly string[] } = {}): SimExchange {
   return new SimExchange({
-    keepMs,
+    ...opts,
     profile: sim.profile,
     seed: sim.seed,
     clock,
@@ -74,7 +75,7 @@ export function live(clock: Clock = systemClock): Profile {
 
 /** No money: a fresh simulated exchange in this process, a journal in memory, real-time pacing. */
 export function paper(config: Config, clock: Clock = systemClock): Profile {
-  const sim = simFromConfig(config.sim, clock, clock.now(), PAPER_KEEP_MS);
+  const sim = simFromConfig(config.sim, clock, clock.now(), { keepMs: PAPER_KEEP_MS });
   // Three hours of market before now, as a live venue has: klines warm-ups are met at start.
   sim.prehistory(PAPER_HISTORY_MS);
   return { name: 'paper', venue: { kind: 'sim', sim }, clock, journal: 'memory', journalKeepMs: PAPER_JOURNAL_KEEP_MS, pacer: 'bottleneck', record: true, orders: 'send' };

@@ -62,6 +62,8 @@ export class SimExchange implements VenueView {
   private readonly limits: Record<string, number>;
   private rateLimited: boolean;
   private readonly stepMs: number;
+  /** Symbols whose market does not move (SimOptions.moving). */
+  private readonly still = new Set<string>();
   private lastStep: number;
   private readonly events: Scheduled[] = [];
   private eventSeq = 0;
@@ -123,8 +125,15 @@ export class SimExchange implements VenueView {
       const settle = (f: MarketFill) => this.futures.settle(f, (at) => this.faults.visibleAt(at));
       this.markets.set(c.symbol, new InstrumentMarket(c.symbol, c.pricePrecision, 0, c.market, contractMid(c, this.symbols.get(c.underlying), this.markets.get(c.underlying)) ?? 1, stream(this.seed, `market:${c.symbol}`), this.tradeIds, settle));
     }
+    if (opts.moving) {
+      const moving = new Set(opts.moving.map((s) => s.toUpperCase()));
+      // A contract's synthetic mid follows its spot market's: that one moves with it.
+      for (const c of this.contracts.values()) if (moving.has(c.symbol)) moving.add(c.underlying);
+      for (const symbol of this.markets.keys()) if (!moving.has(symbol)) this.still.add(symbol);
+    }
     this.lastStep = this.now();
-    this.stepMarkets(this.lastStep);
+    // Every market's opening book, still ones included.
+    this.stepMarkets(this.lastStep, true);
   }
 
   /** Venue time: the injected clock plus the configured skew. */
@@ -297,10 +306,12 @@ export class SimExchange implements VenueView {
     this.lastStep = now;
   }
 
-  private stepMarkets(at: number): void {
+  private stepMarkets(at: number, all = false): void {
     this.forgetting?.step(at);
-    for (const s of this.symbols.values()) this.markets.get(s.symbol)!.step(at);
-    for (const c of this.contracts.values()) this.markets.get(c.symbol)!.step(at, contractMid(c, this.symbols.get(c.underlying), this.markets.get(c.underlying)));
+    for (const s of this.symbols.values()) if (all || !this.still.has(s.symbol)) this.markets.get(s.symbol)!.step(at);
+    for (const c of this.contracts.values()) {
+      if (all || !this.still.has(c.symbol)) this.markets.get(c.symbol)!.step(at, contractMid(c, this.symbols.get(c.underlying), this.markets.get(c.underlying)));
+    }
   }
 
   // ---------- hooks used by the routes ----------

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
 import { dec, ZERO } from '../../src/core/decimal.js';
 import { TapeMismatchError } from '../../src/core/errors.js';
 import { parseConfig } from '../../src/config/index.js';
@@ -14,6 +15,7 @@ import { renderHtml } from '../../src/report/index.js';
 import { runBacktest, runReplay } from '../../src/app/backtest.js';
 import { createLogger } from '../../src/app/logger.js';
 import { runSweep, sweepRuns, parseSweep } from '../../src/commands/sweep.js';
+import { SimExchange } from '../../src/sim/index.js';
 import { loadStrategies } from '../../src/strategy/index.js';
 import { prepareEventCache, readTape, TAPE_VERSION } from '../../src/tape/index.js';
 import { call, T0 } from '../unit/tape/helpers.js';
@@ -94,6 +96,13 @@ strategies:
       expect(seen(trusted)).toEqual(seen(wire));
     }
   }, 120_000);
+
+  it('moves only the markets its strategies trade: the others keep the book they opened with', async () => {
+    const run = await backtest(GRID, { tape: SAMPLE, durationMs: 600_000 });
+    const opened = new SimExchange({ seed: 3, clock: new ManualClock(T0) });
+    for (const still of ['ETHUSDT', 'E-BTC-USDT', 'E-ETH-USDT']) expect(run.sim.top(still), still).toEqual(opened.top(still));
+    expect(run.sim.top('BTCUSDT')).not.toEqual(opened.top('BTCUSDT'));
+  });
 
   it('fills agree with the venue: each is a trade of the simulator, at or better than its order limit, never above the order volume', async () => {
     const { app, sim } = await backtest(GRID, { tape: SAMPLE });
