@@ -2,6 +2,7 @@
 // anything (the venue answers the same candles every poll; a strategy hears only of changes).
 import type { Kline, KlineInterval } from '../core/market.js';
 import type { Candle } from '../strategy/api.js';
+import { amend } from '../core/amend.js';
 
 const MINUTE = 60_000;
 const SPAN_MS: Record<Exclude<KlineInterval, '1month'>, number> = {
@@ -30,7 +31,7 @@ export function closesAt(openTime: number, interval: KlineInterval): number {
  */
 export function toCandles(klines: readonly Kline[], interval: KlineInterval, now: number): Candle[] {
   const sorted = [...klines].sort((a, b) => a.openTime - b.openTime);
-  return sorted.map((k, i) => ({ ...k, closed: i < sorted.length - 1 || closesAt(k.openTime, interval) <= now }));
+  return sorted.map((k, i) => amend(k, { closed: i < sorted.length - 1 || closesAt(k.openTime, interval) <= now }));
 }
 
 /** Whether `next` tells anything `prev` did not: a new candle, a candle that closed, or the forming one moved. */

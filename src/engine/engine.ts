@@ -22,6 +22,7 @@ import { engineView, feedsOf, hears, strategyHosts, withHistory } from './strate
 import { applyLeverage, StrategyLifecycle } from './lifecycle.js';
 import { summarize } from './summary.js';
 import type { EngineEvents, EngineParts } from './parts.js';
+import { amend } from '../core/amend.js';
 
 export type { AlertKind, EngineEvents, EngineParts, EngineSettings } from './parts.js';
 
@@ -59,7 +60,7 @@ export class Engine {
     this.hosts = strategyHosts(parts, engineView(parts, this.ledger, () => this.reconciler), async (h, out) => {
       if (this.pipeline.open || this.stopping) await this.handle(h, out);
     });
-    this.lifecycle = new StrategyLifecycle({ ...parts, loops: this.loops, hosts: this.hosts, handle: (h, out) => this.handle(h, out), reportOnce: (k, r) => this.reportOnce(k, r) });
+    this.lifecycle = new StrategyLifecycle(amend(parts, { loops: this.loops, hosts: this.hosts, handle: (h: StrategyHost, out: HostOutput) => this.handle(h, out), reportOnce: (k: string, r: () => void) => this.reportOnce(k, r) }));
     for (const h of this.hosts) this.reportIfDisabled(h);
     this.pipeline = parts.pipeline(
       (order) => this.notify(order),
@@ -73,7 +74,7 @@ export class Engine {
       onFill: async (fill, order) => this.onFill(fill, order),
       cancelForeign: (v, market) =>
         this.pipeline.submit([{ kind: 'cancel', intentId: `foreign:${v.orderId}`, strategyId: 'foreign', market, symbol: v.symbol, clientOrderId: (v.clientOrderId ?? `venue-${v.orderId}`) as ClientOrderId, venueOrderId: v.orderId }]),
-      onDrift: (verdict, lines) => applyDrift({ ...parts, action: parts.settings.reconcile.drift.action }, verdict, lines),
+      onDrift: (verdict, lines) => applyDrift(amend(parts, { action: parts.settings.reconcile.drift.action }), verdict, lines),
     });
   }
 

@@ -9,6 +9,7 @@ import type { MarketReader } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import type { Candle, MarketEvent, MarketSubscription } from '../strategy/api.js';
 import { candlesChanged, toCandles } from './candles.js';
+import { amend } from '../core/amend.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
@@ -39,7 +40,7 @@ export function mergeFeeds(feeds: readonly Feed[], defaultEveryMs: number): Feed
     const prev = byKey.get(feedKey(f));
     const everyMs = Math.min(f.subscription.everyMs ?? defaultEveryMs, prev?.subscription.everyMs ?? Infinity);
     const widest = !prev || asked(f.subscription) > asked(prev.subscription) ? f : prev;
-    byKey.set(feedKey(f), { ...widest, subscription: { ...widest.subscription, everyMs } });
+    byKey.set(feedKey(f), { ...widest, subscription: amend(widest.subscription, { everyMs }) });
   }
   return [...byKey.values()];
 }

@@ -2,6 +2,7 @@
 import { ZERO } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Order, OrderStatus, PlaceIntent } from '../core/types.js';
+import { amend } from '../core/amend.js';
 
 export function pendingOrder(intent: PlaceIntent, now: number): Order {
   const order: Order = {
@@ -24,5 +25,5 @@ export function pendingOrder(intent: PlaceIntent, now: number): Order {
 }
 
 export function withStatus(order: Order, status: OrderStatus, now: number, venueOrderId?: VenueOrderId): Order {
-  return { ...order, status, updatedAt: now, ...(venueOrderId ? { venueOrderId } : {}) };
+  return venueOrderId ? amend(order, { status, updatedAt: now, venueOrderId }) : amend(order, { status, updatedAt: now });
 }

@@ -14,6 +14,7 @@ import type { BalanceHolds, RiskGate, RiskInputs } from '../risk/index.js';
 import { pendingOrder, withStatus } from './orders.js';
 import { headOfGroups, newestMark, type Queued } from './queue.js';
 import { INTENT_TO_WIRE_KEPT, type Gateway, type PipelineStats } from './pipeline-types.js';
+import { amend } from '../core/amend.js';
 
 export type { Gateway, PipelineStats };
 
@@ -78,7 +79,7 @@ export class OrderPipeline {
       const venueOrderId = intent.venueOrderId ?? target?.venueOrderId;
       if (venueOrderId) {
         this.cancelling.add(intent.clientOrderId);
-        this.queue.push(this.queued({ ...intent, venueOrderId }, at));
+        this.queue.push(this.queued(amend(intent, { venueOrderId }), at));
       }
       else if (target) {
         if (this.cancelWanted.has(intent.clientOrderId)) continue;
@@ -153,7 +154,7 @@ export class OrderPipeline {
 
   private release(after: string, status: Order['status'] | undefined, intents: PlaceIntent[]): void {
     if (status === 'filled') void this.drop(intents, `not sent: the order it replaces (${after}) filled`);
-    else this.submit(intents.map((i) => ({ ...i, after: undefined })));
+    else this.submit(intents.map((i) => amend(i, { after: undefined })));
   }
 
   /** Intents that will never be sent: their orders are final (one commit) and their strategies hear so. */

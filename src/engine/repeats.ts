@@ -2,6 +2,7 @@
 // logged once, then counted: the same line comes back at most once per `everyMs`, saying how
 // many were held back since, instead of once a second for as long as the daemon runs.
 import type { Log } from '../core/log.js';
+import { amend } from '../core/amend.js';
 
 /** How often a repeating failure is logged again, with its count. */
 export const REPEAT_EVERY_MS = 60_000;
@@ -33,7 +34,7 @@ export function quietRepeats(log: Log, now: () => number, everyMs = REPEAT_EVERY
       s.more++;
       return;
     }
-    if (s && s.more > 0) log[level]({ ...fields, repeats: s.more }, `${msg} (${s.more} more since ${iso(s.at)})`);
+    if (s && s.more > 0) log[level](amend(fields, { repeats: s.more }), `${msg} (${s.more} more since ${iso(s.at)})`);
     else log[level](fields, msg);
     if (seen.size >= KEPT) for (const [k, v] of seen) if (t - v.at >= everyMs) seen.delete(k);
     seen.set(key, { at: t, more: 0 });

@@ -13,6 +13,7 @@ import type { SequenceAllocator } from '../store/sequences.js';
 import type { InstrumentCatalog } from './instruments.js';
 import type { StrategyLedger } from './ledger.js';
 import type { Feed, MarketDataPoller } from './market-data.js';
+import { amend } from '../core/amend.js';
 
 export function strategyHosts(
   parts: { strategies: readonly LoadedStrategy[]; clock: Clock; log: Logger; pluginLog?: Logger; sequences: SequenceAllocator },
@@ -93,7 +94,7 @@ export function warmUpLacking(h: StrategyHost, market: MarketDataPoller): string
 
 /** A klines subscription asks for at least its warm-up and the forming candle. */
 export function withHistory(s: MarketSubscription): MarketSubscription {
-  return s.kind === 'klines' && s.history ? { ...s, limit: Math.max(s.limit ?? 0, s.history + 1) } : s;
+  return s.kind === 'klines' && s.history ? amend(s, { limit: Math.max(s.limit ?? 0, s.history + 1) }) : s;
 }
 
 function pluginLogger(log: Logger) {

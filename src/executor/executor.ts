@@ -23,6 +23,7 @@ import { parseJsonLossless, stringifyJson } from '../exchange/json.js';
 import { sign } from '../exchange/sign.js';
 import { ResponseTooLargeError } from '../exchange/transport/errors.js';
 import type { VenueClock } from './venue-clock.js';
+import { amend } from '../core/amend.js';
 
 export interface Credentials {
   apiKey: string;
@@ -252,10 +253,10 @@ export class Executor {
     let query = '';
     let body = '';
     if (ep.method === 'GET') {
-      query = encodeQuery(withWindow ? { ...params, recvWindow: this.recvWindowMs } : params);
+      query = encodeQuery(withWindow ? amend(params, { recvWindow: this.recvWindowMs }) : params);
     } else {
       const value = encodeBody(ep.id, params) as Record<string, never>;
-      body = stringifyJson(withWindow ? { ...value, recvWindow: this.recvWindowMs } : value);
+      body = stringifyJson(withWindow ? amend(value, { recvWindow: this.recvWindowMs }) : value);
     }
     const headers: Record<string, string> = {};
     if (needsKey(ep)) {

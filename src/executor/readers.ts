@@ -43,12 +43,12 @@ class SpotAccount implements AccountReader {
 
   async openOrders(symbol: string): Promise<OpenOrdersPage> {
     const page = await this.x.call('spot.openOrders', { symbol, limit: MAX_PAGE });
-    return { ...page, complete: pageComplete(page, MAX_PAGE) };
+    return { items: page.items, skipped: page.skipped, complete: pageComplete(page, MAX_PAGE) };
   }
 
   async trades(symbol: string, fromId?: string): Promise<TradesPage> {
     const page = await this.x.call('spot.myTrades', { symbol, fromId, limit: MAX_PAGE });
-    return { ...page, full: pageFull(page) };
+    return { items: page.items, skipped: page.skipped, full: pageFull(page) };
   }
 
   order(symbol: string, orderId: VenueOrderId) {
@@ -74,12 +74,12 @@ class FuturesAccount implements AccountReader {
   async openOrders(symbol: string): Promise<OpenOrdersPage> {
     // The notes give futures openOrders no `limit`: the venue's own page (100) is all there is.
     const page = await this.x.call('futures.openOrders', { contractName: symbol });
-    return { ...page, complete: pageComplete(page, DEFAULT_PAGE) };
+    return { items: page.items, skipped: page.skipped, complete: pageComplete(page, DEFAULT_PAGE) };
   }
 
   async trades(symbol: string, fromId?: string): Promise<TradesPage> {
     const page = await this.x.call('futures.myTrades', { contractName: symbol, fromId, limit: MAX_PAGE });
-    return { ...page, full: pageFull(page) };
+    return { items: page.items, skipped: page.skipped, full: pageFull(page) };
   }
 
   order(symbol: string, orderId: VenueOrderId) {

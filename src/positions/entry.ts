@@ -12,6 +12,7 @@
 import { dec, ONE, ZERO, type Decimal } from '../core/decimal.js';
 import type { Market, Position, Side } from '../core/types.js';
 import type { BookEntry } from './types.js';
+import { amend } from '../core/amend.js';
 
 export function emptyEntry(market: Market, symbol: string, multiplier: Decimal = ONE): BookEntry {
   return { market, symbol, quantity: ZERO, avgEntryPrice: ZERO, realizedPnl: ZERO, fees: ZERO, multiplier, entryValue: ZERO, otherFees: {} };
@@ -52,7 +53,7 @@ export function trade(entry: BookEntry, side: Side, volume: Decimal, price: Deci
 export function chargeFee(entry: BookEntry, fee: Decimal, asset: string, isQuote: boolean): BookEntry {
   if (dec.isZero(fee)) return entry;
   if (isQuote) return { ...entry, fees: dec.add(entry.fees, fee) };
-  return { ...entry, otherFees: { ...entry.otherFees, [asset]: dec.add(entry.otherFees[asset] ?? ZERO, fee) } };
+  return { ...entry, otherFees: amend(entry.otherFees, { [asset]: dec.add(entry.otherFees[asset] ?? ZERO, fee) }) };
 }
 
 /** Profit of the open quantity if it were closed at `mark`: quantity x mark x multiplier - entryValue. */

@@ -10,6 +10,7 @@ import type { Fill, Market } from '../core/types.js';
 import type { VenueTrade } from '../core/venue.js';
 import { driftAt, driftOf, DriftWatch, type DriftLine, type Movement } from './drift.js';
 import { ownOrderId, toFill } from './fills.js';
+import { amend } from '../core/amend.js';
 
 export interface DriftSettings {
   readonly tolerance: Readonly<Record<string, Decimal>>;
@@ -160,8 +161,8 @@ export class DriftJudge {
       const tolerance = syms.reduce<Decimal>((t, s) => dec.max(t, settings.tolerance[s] ?? ZERO), ZERO);
       const base = { market, name, symbols: syms, venue: amounts.get(name) ?? ZERO, baseline: stored, tolerance };
       const line = Number.isFinite(snapshot.from)
-        ? driftAt({ ...base, oursNow, recent: [...(this.moves.get(k) ?? []), ...pending], from: snapshot.from, to: snapshot.to })
-        : driftOf({ ...base, ours: oursNow });
+        ? driftAt(amend(base, { oursNow, recent: [...(this.moves.get(k) ?? []), ...pending], from: snapshot.from, to: snapshot.to }))
+        : driftOf(amend(base, { ours: oursNow }));
       if (stored === undefined && persist) journal.setCursor(baselineKey, line.baseline);
       out.push(line);
     }

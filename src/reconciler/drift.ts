@@ -9,6 +9,7 @@
 // fill we never saw) shows up as drift.
 import { dec, type Decimal } from '../core/decimal.js';
 import type { Market } from '../core/types.js';
+import { amend } from '../core/amend.js';
 
 export interface DriftInput {
   market: Market;
@@ -91,7 +92,7 @@ export function driftAt(input: SnapshotInput): DriftLine {
     explained = dec.add(explained, m.delta);
     moments.push(explained);
   }
-  const lines = moments.map((ours) => driftOf({ ...input, ours }));
+  const lines = moments.map((ours) => driftOf(amend(input, { ours })));
   return lines.reduce((best, l) => (dec.lt(dec.abs(l.difference), dec.abs(best.difference)) ? l : best));
 }
 

@@ -11,6 +11,7 @@ import type { AccountReader, Journal } from '../core/ports.js';
 import type { Market, Order } from '../core/types.js';
 import type { OrderChange } from './open-orders.js';
 import { mergeVenueOrder, settlePurged } from './settle.js';
+import { amend } from '../core/amend.js';
 
 /** Parameter errors: the venue does not take a lookup by client order id. */
 const PARAMETER_CODES: ReadonlySet<number> = new Set([-1020, -1100, -1101, -1102, -1103, -1104, -1105, -1106, -2100]);
@@ -60,7 +61,7 @@ export class OrderLookups {
     }
     const latest = journal.order(order.clientOrderId) ?? order;
     if (change.order.status === latest.status && dec.eq(change.order.executedVolume, latest.executedVolume)) return;
-    journal.updateOrder({ ...latest, ...pick(change.order) }, change.reason);
+    journal.updateOrder(amend(latest, pick(change.order)), change.reason);
     await this.deps.onOrder(journal.order(order.clientOrderId)!);
   }
 

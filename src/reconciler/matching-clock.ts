@@ -62,7 +62,7 @@ export class MatchingClock {
    */
   snapshot(now: number): Sample | undefined {
     const b = this.bounds(now);
-    return b && { ...b, at: now };
+    return b && { lo: b.lo, hi: b.hi, at: now };
   }
 
   /** A snapshot taken by an earlier run; used like a sample while fresh. */

@@ -4,6 +4,7 @@ import type { VenueOrderId } from '../core/ids.js';
 import type { OpenOrdersPage } from '../core/ports.js';
 import { FINAL_STATUSES, type Order } from '../core/types.js';
 import type { VenueOrder } from '../core/venue.js';
+import { amend } from '../core/amend.js';
 
 export interface OrderChange {
   order: Order;
@@ -60,7 +61,7 @@ export function readOpenOrders(input: OpenOrdersInput): OpenOrdersResult {
     const status = v.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : v.status;
     if (known.venueOrderId === v.orderId && known.status === status && dec.eq(known.executedVolume, executedVolume)) continue;
     const reason = known.status === 'unknown' ? 'found open on the venue' : FINAL_STATUSES.has(known.status) ? 'open on the venue after it was given up' : 'venue open orders';
-    changes.push({ order: { ...known, venueOrderId: v.orderId, status, executedVolume, updatedAt: now }, reason });
+    changes.push({ order: amend(known, { venueOrderId: v.orderId, status, executedVolume, updatedAt: now }), reason });
   }
   const absent: Order[] = [];
   const unseen: Order[] = [];

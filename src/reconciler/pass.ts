@@ -10,6 +10,7 @@ import { ownOrderId } from './fills.js';
 import { adoptedOrder, foreignAction } from './foreign.js';
 import { readOpenOrders, type OpenOrdersResult, type OrderChange } from './open-orders.js';
 import { couldBe, matchUnknown, openCandidate, tradeCandidates, unknownsToGiveUp, type Candidate, type Coverage, type Match, type Slack } from './unknown.js';
+import { amend } from '../core/amend.js';
 
 export interface SymbolInput {
   market: Market;
@@ -83,7 +84,7 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   });
   const unknowns = current.filter((o) => o.status === 'unknown' && !o.venueOrderId);
   const pending = current.filter((o) => o.status === 'pending');
-  const local = (c: Candidate): Candidate => ({ ...c, time: c.time === undefined ? undefined : c.time - input.offsetMs, placedAt: c.placedAt === undefined ? undefined : c.placedAt - input.offsetMs });
+  const local = (c: Candidate): Candidate => amend(c, { time: c.time === undefined ? undefined : c.time - input.offsetMs, placedAt: c.placedAt === undefined ? undefined : c.placedAt - input.offsetMs });
   const openIds = new Set(open.unclaimed.map((v) => v.orderId));
   const candidates = [...open.unclaimed.map(openCandidate), ...tradeCandidates(unclaimedTrades).filter((c) => !openIds.has(c.venueOrderId))].map(local);
   const named: Match[] = [];
@@ -132,7 +133,7 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
     const status = listed ? (listed.status === 'open' && dec.isPositive(listed.executedQty) ? 'partially_filled' : listed.status) : 'open';
     const executedVolume = dec.max(order.executedVolume, listed?.executedQty ?? ZERO);
     const how = namedOrders.has(order) ? (order.status === 'rejected' ? 'the venue named it after it was given up as never placed' : 'the venue named its client order id') : 'by its side, price, volume and time';
-    changes.set({ order: { ...order, venueOrderId: candidate.venueOrderId, status, executedVolume, updatedAt: now }, reason: `found on the venue: ${how} (${candidate.source})` });
+    changes.set({ order: amend(order, { venueOrderId: candidate.venueOrderId, status, executedVolume, updatedAt: now }), reason: `found on the venue: ${how} (${candidate.source})` });
   }
   const matchedIds = new Set(matches.map((m) => m.candidate.venueOrderId));
   const stillAwaiting = [...pending, ...unknowns.filter((u) => !matches.some((m) => m.order === u))];

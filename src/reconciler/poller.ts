@@ -27,6 +27,7 @@ import { readTrades } from './trade-reads.js';
 import { couldBe, tradeCandidates, type Coverage } from './unknown.js';
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
 import { VenueTimes } from './venue-times.js';
+import { amend } from '../core/amend.js';
 
 /** Order look-ups (20 per 2 s on the venue) per symbol and pass: queries never crowd out the other reads. */
 const QUERIES_PER_PASS = 4;
@@ -132,7 +133,7 @@ export class Reconciler {
       log: deps.log,
       onDrift: deps.onDrift,
     });
-    this.lookups = new OrderLookups({ ...deps, filled: (market, symbol, id) => this.fillTotals.of(market, symbol, id) });
+    this.lookups = new OrderLookups(amend(deps, { filled: (market: Market, symbol: string, id: VenueOrderId) => this.fillTotals.of(market, symbol, id) }));
   }
 
   /**
@@ -144,7 +145,7 @@ export class Reconciler {
     await this.readHoldings(new Set(symbols.map((s) => s.market)));
     for (const { market, symbol } of symbols) {
       try {
-        await this.symbol(market, symbol, { ...opts, fullScan });
+        await this.symbol(market, symbol, { catchUp: opts.catchUp, final: opts.final, fullScan });
       } catch (err) {
         this.deps.log.warn({ err: errorText(err), market, symbol }, 'reconcile failed; will retry');
       }
@@ -215,7 +216,7 @@ export class Reconciler {
         current: cursor,
         ours: (t) => byVenueId(ownOrderId(t)!) !== undefined,
         // Whether an order awaiting its answer (in flight, or lost) could own the trade.
-        awaited: (t) => waiting.length > 0 && tradeCandidates([t]).some((c) => waiting.some((o) => couldBe(o, { ...c, time: c.time === undefined ? undefined : c.time - offsetMs, placedAt: c.placedAt === undefined ? undefined : c.placedAt - offsetMs }, slack))),
+        awaited: (t) => waiting.length > 0 && tradeCandidates([t]).some((c) => waiting.some((o) => couldBe(o, amend(c, { time: c.time === undefined ? undefined : c.time - offsetMs, placedAt: c.placedAt === undefined ? undefined : c.placedAt - offsetMs }), slack))),
         visibleBefore: this.venueNow() - this.deps.settings.drift.graceMs,
       });
 

@@ -5,6 +5,7 @@ import type { Order } from '../core/types.js';
 import type { VenueOrder } from '../core/venue.js';
 import type { OrderChange } from './open-orders.js';
 import { quoteSized } from './fills.js';
+import { amend } from '../core/amend.js';
 
 /**
  * An order of ours missing from a complete open-orders read (after this pass's fills):
@@ -23,14 +24,13 @@ export function settleAbsent(order: Order, filled: Decimal, now: number): OrderC
 /** The order as the venue's answer to a query describes it; executed volume never goes backwards. */
 export function mergeVenueOrder(order: Order, venue: VenueOrder, now: number): Order {
   const executedVolume = dec.max(order.executedVolume, venue.executedQty);
-  return {
-    ...order,
+  return amend(order, {
     venueOrderId: venue.orderId,
     executedVolume,
     avgPrice: venue.avgPrice && !dec.isZero(venue.avgPrice) ? venue.avgPrice : order.avgPrice,
     status: venue.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : venue.status,
     updatedAt: now,
-  };
+  });
 }
 
 /**

@@ -44,11 +44,11 @@ export class VenueTimes {
     const measured = this.deps.matchingClock.estimate(this.deps.clock.now());
     if (measured) {
       const earlyMs = measured.errorMs + MEASURED_MARGIN_MS;
-      return { ...measured, slack: { earlyMs, lateMs: earlyMs + this.deps.recvWindowMs } };
+      return { offsetMs: measured.offsetMs, errorMs: measured.errorMs, slack: { earlyMs, lateMs: earlyMs + this.deps.recvWindowMs } };
     }
     const reported = this.deps.venueClock();
     const slackMs = reported.errorMs + UNMEASURED_SLACK_MS;
-    return { ...reported, slack: { earlyMs: slackMs, lateMs: slackMs } };
+    return { offsetMs: reported.offsetMs, errorMs: reported.errorMs, slack: { earlyMs: slackMs, lateMs: slackMs } };
   }
 
   /** Venue stamps of orders we placed: when an open order was taken, and a taker trade (an arriving order trades on arrival). */

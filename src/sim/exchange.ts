@@ -27,6 +27,7 @@ import { SpotEngine, type SpotOrder } from './spot.js';
 import { TradeLog } from './trades.js';
 import { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble, type UserTrade } from './types.js';
 import { toUnits } from './units.js';
+import { amend } from '../core/amend.js';
 
 export { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble } from './types.js';
 
@@ -367,7 +368,7 @@ export class SimExchange implements VenueView {
   /** Futures wallet: available, locked, realised PnL, and open positions with their unrealised PnL. */
   futuresState(): { coin: string; available: Decimal; locked: Decimal; realized: Decimal; positions: Array<Position & { unrealized: Decimal }> } {
     const w = this.futures.wallet(USER);
-    const positions = [...w.positions.values()].filter((p) => p.lots > 0).map((p) => ({ ...p, unrealized: this.futures.unrealized(p) }));
+    const positions = [...w.positions.values()].filter((p) => p.lots > 0).map((p) => amend(p, { unrealized: this.futures.unrealized(p) }));
     return { coin: w.coin, available: w.normal, locked: w.lock, realized: w.realized, positions };
   }
 

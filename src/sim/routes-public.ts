@@ -8,6 +8,7 @@ import type { InstrumentMarket } from './market.js';
 import { integer, required, text, type Params } from './params.js';
 import type { Call, Route, VenueView } from './venue.js';
 import { fromUnits } from './units.js';
+import { amend } from '../core/amend.js';
 
 const INTERVALS: Readonly<Record<string, number | 'month'>> = {
   '1min': 60_000,
@@ -104,7 +105,7 @@ export const PUBLIC_ROUTES: Readonly<Record<string, Route>> = {
   'futures.depth': (ex, c) => depth(contractMarket(ex, c.params), c.params, c.now),
   'futures.ticker': (ex, c) => {
     const t = ticker(contractMarket(ex, c.params), c.now);
-    return { ...t, contractName: text(c.params, 'contractName')!.toUpperCase() };
+    return amend(t, { contractName: text(c.params, 'contractName')!.toUpperCase() });
   },
   'futures.klines': (ex, c) => klines(contractMarket(ex, c.params), c.params),
 };

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import type { HttpRequest } from '../core/ports.js';
 import { SimExchange, SimFault, type SimOptions } from './exchange.js';
+import { amend } from '../core/amend.js';
 
 export interface SimServerOptions extends SimOptions {
   /** Default 127.0.0.1. */
@@ -96,6 +97,6 @@ async function serve(exchange: SimExchange, req: IncomingMessage, res: ServerRes
     req.socket.destroy();
     return;
   }
-  res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(out.body) });
+  res.writeHead(out.status, amend(out.headers, { 'content-length': Buffer.byteLength(out.body) }));
   res.end(out.body);
 }

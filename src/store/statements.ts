@@ -5,6 +5,7 @@ import type { Decimal } from '../core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
 import type { Fill, Market, Order, OrderIntent, OrderStatus, OrderType, Position, Side } from '../core/types.js';
 import { ORDER_QUERIES } from './schema.js';
+import { amend } from '../core/amend.js';
 
 export interface OrderRow {
   client_order_id: string;
@@ -137,7 +138,7 @@ export function prepareTransactions(db: Database.Database, stmt: Statements) {
         body: JSON.stringify(intent),
         journaledAt: at,
       });
-      stmt.insertOrder.run({ ...orderParams(order), intent: lastInsertRowid });
+      stmt.insertOrder.run(amend(orderParams(order), { intent: lastInsertRowid }));
       stmt.insertEvent.run(eventParams(order, 'intent'));
     }),
     updateOrder: db.transaction((order: Order, reason: string | undefined) => {

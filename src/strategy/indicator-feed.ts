@@ -19,7 +19,7 @@ export class IndicatorFeed {
 
   add(symbol: string, interval: KlineInterval, f: Omit<Fed, 'closedUpTo' | 'formingAt'>): void {
     const k = `${symbol}:${interval}`;
-    this.fed.set(k, [...(this.fed.get(k) ?? []), { ...f, closedUpTo: Number.NEGATIVE_INFINITY, formingAt: undefined }]);
+    this.fed.set(k, [...(this.fed.get(k) ?? []), { indicator: f.indicator, input: f.input, forming: f.forming, closedUpTo: Number.NEGATIVE_INFINITY, formingAt: undefined }]);
   }
 
   /** Feeds what `candles` adds to every indicator of that symbol and interval. */

@@ -6,6 +6,7 @@ import type { Market } from '../core/types.js';
 import { endpointFor } from '../exchange/endpoints.js';
 import { recordRequestHeaders, recordResponse, redact, type RecordedRequest, type TapeCall } from './format.js';
 import type { TapeWriter } from './writer.js';
+import { amend } from '../core/amend.js';
 
 export class RecordingTransport implements Transport {
   constructor(
@@ -39,12 +40,12 @@ export class RecordingTransport implements Transport {
       response = await this.inner.send(request);
     } catch (e) {
       if (e instanceof TransportFailure) {
-        this.record({ ...base, ms: this.clock.now() - at, request: req, failure: { message: e.message, maybeDelivered: e.maybeDelivered } });
+        this.record(amend(base, { ms: this.clock.now() - at, request: req, failure: { message: e.message, maybeDelivered: e.maybeDelivered } }));
       }
       // Anything else is a bug, not venue traffic: nothing to replay, so nothing is recorded.
       throw e;
     }
-    this.record({ ...base, ms: this.clock.now() - at, request: req, response: recordResponse(response) });
+    this.record(amend(base, { ms: this.clock.now() - at, request: req, response: recordResponse(response) }));
     return response;
   }
 
