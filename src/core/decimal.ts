@@ -68,7 +68,6 @@ export const ONE = '1' as Decimal;
 // own digits in JS numbers the same way. No fraction is ever held in a float. Anything longer,
 // or a result out of that range, goes through decimal.js: 10-20 times slower (an add was 2 µs),
 // on the hot paths of backtests and of a start rebuilding positions from every fill.
-const SHORT = /^-?\d+(?:\.\d+)?$/;
 const MAX_DIGITS = 15;
 const POW10 = Array.from({ length: MAX_DIGITS + 1 }, (_, i) => 10 ** i);
 
@@ -77,11 +76,24 @@ interface Scaled {
   s: number;
 }
 
+/** A short decimal's digits as an integer and its scale; undefined for more than 15 digits or text that is not plain. */
 function scaled(a: string): Scaled | undefined {
-  const dot = a.indexOf('.');
-  const digits = a.length - (a.charCodeAt(0) === 45 ? 1 : 0) - (dot < 0 ? 0 : 1);
-  if (digits > MAX_DIGITS || !SHORT.test(a)) return undefined;
-  return dot < 0 ? { m: Number(a), s: 0 } : { m: Number(a.slice(0, dot) + a.slice(dot + 1)), s: a.length - dot - 1 };
+  // One pass over the characters: a regular expression, two slices and Number() were most of it.
+  const start = a.charCodeAt(0) === 45 ? 1 : 0;
+  let m = 0;
+  let s = -1;
+  let digits = 0;
+  for (let i = start; i < a.length; i++) {
+    const c = a.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      m = m * 10 + (c - 48);
+      digits++;
+      if (s >= 0) s++;
+    } else if (c === 46 && s < 0 && i > start && i < a.length - 1) s = 0;
+    else return undefined;
+  }
+  if (digits === 0 || digits > MAX_DIGITS) return undefined;
+  return { m: start ? -m : m, s: s < 0 ? 0 : s };
 }
 
 const exact = (n: number) => Math.abs(n) <= Number.MAX_SAFE_INTEGER;
@@ -131,6 +143,46 @@ function compare(a: Decimal, b: Decimal): -1 | 0 | 1 {
   return x[0] < x[1] ? -1 : x[0] > x[1] ? 1 : 0;
 }
 
+type Rounding = 'down' | 'up' | 'half-even';
+
+/** `a` at `places` decimals: toward zero, away from zero, or half to even. */
+function rounded(a: Decimal, places: number, mode: Rounding): Decimal | undefined {
+  const x = scaled(a);
+  if (!x || !Number.isInteger(places) || places < 0) return undefined;
+  if (x.s <= places) return text(x.m, x.s);
+  const unit = POW10[x.s - places]!;
+  const r = x.m % unit;
+  let q = (x.m - r) / unit;
+  const away = mode === 'up' ? r !== 0 : mode === 'half-even' && (2 * Math.abs(r) > unit || (2 * Math.abs(r) === unit && q % 2 !== 0));
+  if (away) q += x.m < 0 ? -1 : 1;
+  return text(q, places);
+}
+
+/**
+ * a / b when the quotient ends within `places` decimals and its digits stay exact (a mid price,
+ * half a volume); undefined otherwise. It ends when y.m's factors other than 2 and 5 divide x.m;
+ * then x.m * 10^t, with t the larger count of 2s or 5s in y.m, is a multiple of y.m.
+ */
+function quotient(a: Decimal, b: Decimal, places: number): Decimal | undefined {
+  const x = scaled(a);
+  const y = scaled(b);
+  if (!x || !y || y.m === 0) return undefined;
+  let rest = Math.abs(y.m);
+  let twos = 0;
+  let fives = 0;
+  for (; rest % 2 === 0; rest /= 2) twos++;
+  for (; rest % 5 === 0; rest /= 5) fives++;
+  const t = Math.max(twos, fives);
+  if (x.m % rest !== 0 || t > MAX_DIGITS) return undefined;
+  const n = x.m * POW10[t]!;
+  if (!exact(n)) return undefined;
+  let q = n / y.m;
+  let s = x.s + t - y.s;
+  for (; s > 0 && q % 10 === 0; s--) q /= 10;
+  if (s < 0) return exact(q * POW10[-s]!) ? text(q * POW10[-s]!, 0) : undefined;
+  return s <= places ? text(q, s) : undefined;
+}
+
 /** -1, 0 or 1 as a is below, at or above zero. */
 function sign(a: Decimal): -1 | 0 | 1 {
   const x = scaled(a);
@@ -144,8 +196,8 @@ export const dec = {
   mul: (a: Decimal, b: Decimal): Decimal => product(a, b) ?? canonical(new D(a).times(b)),
   /** Division rounds half-even at 30 places: enough for averages and ratios of money. */
   div: (a: Decimal, b: Decimal, places = 30): Decimal => {
-    if (new D(b).isZero()) throw new RangeError('division by zero');
-    return canonical(new D(a).dividedBy(b).toDecimalPlaces(places, D.ROUND_HALF_EVEN));
+    if (sign(b) === 0) throw new RangeError('division by zero');
+    return quotient(a, b, places) ?? canonical(new D(a).dividedBy(b).toDecimalPlaces(places, D.ROUND_HALF_EVEN));
   },
   neg: (a: Decimal): Decimal => product(a, '-1' as Decimal) ?? canonical(new D(a).negated()),
   abs: (a: Decimal): Decimal => (sign(a) < 0 ? dec.neg(a) : product(a, ONE) ?? canonical(new D(a).abs())),
@@ -163,12 +215,12 @@ export const dec = {
   /** Number of digits after the point in the canonical form. */
   places: (a: Decimal): number => new D(a).decimalPlaces(),
   /** Rounds toward zero to `places` decimals (venues truncate, never round up a quantity). */
-  truncate: (a: Decimal, places: number): Decimal => canonical(new D(a).toDecimalPlaces(places, D.ROUND_DOWN)),
+  truncate: (a: Decimal, places: number): Decimal => rounded(a, places, 'down') ?? canonical(new D(a).toDecimalPlaces(places, D.ROUND_DOWN)),
   /** Rounds away from zero to `places` decimals (an ask rounded up stays at least as far from the mid). */
-  roundUp: (a: Decimal, places: number): Decimal => canonical(new D(a).toDecimalPlaces(places, D.ROUND_UP)),
+  roundUp: (a: Decimal, places: number): Decimal => rounded(a, places, 'up') ?? canonical(new D(a).toDecimalPlaces(places, D.ROUND_UP)),
   /** Rounds half-even to `places` decimals. */
-  round: (a: Decimal, places: number): Decimal => canonical(new D(a).toDecimalPlaces(places, D.ROUND_HALF_EVEN)),
-  sum: (values: readonly Decimal[]): Decimal => canonical(values.reduce((acc, v) => acc.plus(v), new D(0))),
+  round: (a: Decimal, places: number): Decimal => rounded(a, places, 'half-even') ?? canonical(new D(a).toDecimalPlaces(places, D.ROUND_HALF_EVEN)),
+  sum: (values: readonly Decimal[]): Decimal => values.reduce((acc, v) => dec.add(acc, v), ZERO),
   /** Fixed text with exactly `places` decimals, for display and for venue-facing fields. */
   fixed: (a: Decimal, places: number): string => new D(a).toFixed(places, D.ROUND_DOWN),
   /** For metrics, charts and indicators only (signals, not money): never feed the result back into money arithmetic. */

@@ -272,7 +272,10 @@ function checkPriceBand(intent: PlaceIntent, f: Facts, limits: RiskLimits): Verd
   // Every place needs a last price: a limit to judge its band, a market order to size it.
   if (!f.last) return fail('price_band', `no last price for ${intent.symbol} yet`);
   if (intent.type !== 'LIMIT') return undefined;
-  const deviation = dec.mul(dec.div(dec.abs(dec.sub(intent.price!, f.last)), f.last), HUNDRED);
+  const away = dec.abs(dec.sub(intent.price!, f.last));
+  // Within the band without a division (the deviation's digits rarely end): |p - last| * 100 <= band * last.
+  if (dec.isPositive(f.last) && dec.lte(dec.mul(away, HUNDRED), dec.mul(limits.priceBandPct, f.last))) return undefined;
+  const deviation = dec.mul(dec.div(away, f.last), HUNDRED);
   if (dec.lte(deviation, limits.priceBandPct)) return undefined;
   return fail('price_band', `price ${intent.price} is ${dec.round(deviation, 2)}% from the last price ${f.last}, beyond ${limits.priceBandPct}%`);
 }

@@ -69,6 +69,13 @@ describe('Decimal', () => {
         expect([dec.min(a, b), dec.max(a, b)]).toEqual([x.lt(y) ? a : b, x.gt(y) ? a : b]);
         expect([dec.isZero(a), dec.isNegative(a), dec.isPositive(a)]).toEqual([x.isZero(), x.isNeg() && !x.isZero(), x.isPos() && !x.isZero()]);
         expect([dec.neg(a), dec.abs(a)]).toEqual([canon(x.neg()), canon(x.abs())]);
+        for (const places of [0, 1, 2, 5, 8]) {
+          expect(dec.truncate(a, places)).toBe(canon(x.toDecimalPlaces(places, R.ROUND_DOWN)));
+          expect(dec.roundUp(a, places)).toBe(canon(x.toDecimalPlaces(places, R.ROUND_UP)));
+          expect(dec.round(a, places)).toBe(canon(x.toDecimalPlaces(places, R.ROUND_HALF_EVEN)));
+        }
+        if (!y.isZero()) for (const places of [30, 2, 0]) expect(dec.div(a, b, places)).toBe(canon(x.dividedBy(y).toDecimalPlaces(places, R.ROUND_HALF_EVEN)));
+        expect(dec.sum([a, b, a])).toBe(canon(x.plus(y).plus(x)));
     };
     // Where an integer would pass 2^53 (a sum or a product that a double cannot hold: odd, above
     // it), or one side brought to the other's scale would.
@@ -78,6 +85,12 @@ describe('Decimal', () => {
       ['900719925474099.1', '900719925474099.1'],
       ['123456789012345', '1234567890.12345'],
       ['9007199254740991', '9007199254740990.9'],
+      // Quotients that end (a mid price, a scale below zero) and halves to round.
+      ['60001.23', '2'],
+      ['100', '0.01'],
+      ['-0.15', '1'],
+      ['0.25', '-0.5'],
+      ['1', '3'],
     ] as const;
     for (const [a, b] of edges) for (const [p, q] of [[a, b], [b, a]] as const) agrees(p as DecimalText, q as DecimalText);
     fc.assert(fc.property(text, text, agrees), { numRuns: 5000 });

@@ -139,6 +139,7 @@ table('price_band', [
   { name: '10% above', intents: [place('0.1', '22000')], expected: ['price_band: price 22000 is 10% from the last price 20000, beyond 5%'] },
   { name: 'below, with the percent rounded for the reason', intents: [place('0.1', '18666.6')], expected: ['price_band: price 18666.6 is 6.67% from the last price 20000, beyond 5%'] },
   { name: 'exactly at the band edge', intents: [place('0.1', '21000'), sell('0.1', '19000')], expected: [ACCEPTED, ACCEPTED] },
+  { name: 'a cent past the edge', intents: [place('0.1', '21000.01'), sell('0.1', '18999.99')], expected: ['price_band: price 21000.01 is 5% from the last price 20000, beyond 5%', 'price_band: price 18999.99 is 5% from the last price 20000, beyond 5%'] },
   { name: 'market orders have no band', intents: [market('SELL', '0.1')], expected: [ACCEPTED] },
 ]);
 
