@@ -1,8 +1,8 @@
 // Klines as strategies see them: which candle is still forming, and whether a poll changed
 // anything (the venue answers the same candles every poll; a strategy hears only of changes).
+import { amend } from '../core/amend.js';
 import type { Kline, KlineInterval } from '../core/market.js';
 import type { Candle } from '../strategy/api.js';
-import { amend } from '../core/amend.js';
 
 const MINUTE = 60_000;
 const SPAN_MS: Record<Exclude<KlineInterval, '1month'>, number> = {

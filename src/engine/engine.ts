@@ -2,6 +2,7 @@
 // risk and the order pipeline, polls market data, runs the reconciler, and stops all of it in
 // order. Live, paper and backtest run this same code; only the parts it is given differ.
 import { EventEmitter } from 'node:events';
+import { amend } from '../core/amend.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Fill, Market, Order } from '../core/types.js';
 import type { PositionBook } from '../positions/index.js';
@@ -22,7 +23,6 @@ import { engineView, feedsOf, hears, strategyHosts, withHistory } from './strate
 import { applyLeverage, StrategyLifecycle } from './lifecycle.js';
 import { summarize } from './summary.js';
 import type { EngineEvents, EngineParts } from './parts.js';
-import { amend } from '../core/amend.js';
 
 export type { AlertKind, EngineEvents, EngineParts, EngineSettings } from './parts.js';
 

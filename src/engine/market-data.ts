@@ -1,6 +1,7 @@
 // Polls market data once per (market, symbol, subscription) however many strategies want it,
 // through the market's read port, so polling is paced by the same limiters as everything else;
 // keeps the last price of each symbol (risk's price band and the strategies' lastPrice).
+import { amend } from '../core/amend.js';
 import { dec, type Decimal } from '../core/decimal.js';
 import type { Depth, KlineInterval, Ticker } from '../core/market.js';
 import { errorText } from '../core/errors.js';
@@ -9,7 +10,6 @@ import type { MarketReader } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import type { Candle, MarketEvent, MarketSubscription } from '../strategy/api.js';
 import { candlesChanged, toCandles } from './candles.js';
-import { amend } from '../core/amend.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 

@@ -1,8 +1,8 @@
 // Small pure helpers for turning intents into Order records.
+import { amend } from '../core/amend.js';
 import { ZERO } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Order, OrderStatus, PlaceIntent } from '../core/types.js';
-import { amend } from '../core/amend.js';
 
 export function pendingOrder(intent: PlaceIntent, now: number): Order {
   const order: Order = {

@@ -2,6 +2,7 @@
 // batches the dispatcher plans, and their answers become order states in the journal. Intents
 // that waited too long are dropped, not sent stale; cancels of orders without a venue id yet
 // wait for it; a replacement that must follow the order it replaces waits for that one to end.
+import { amend } from '../core/amend.js';
 import type { Clock } from '../core/clock.js';
 import { BannedError, errorText } from '../core/errors.js';
 import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
@@ -14,7 +15,6 @@ import type { BalanceHolds, RiskGate, RiskInputs } from '../risk/index.js';
 import { pendingOrder, withStatus } from './orders.js';
 import { headOfGroups, newestMark, type Queued } from './queue.js';
 import { INTENT_TO_WIRE_KEPT, type Gateway, type PipelineStats } from './pipeline-types.js';
-import { amend } from '../core/amend.js';
 
 export type { Gateway, PipelineStats };
 

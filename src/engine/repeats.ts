@@ -1,8 +1,8 @@
 // A failure that repeats (a feed that keeps failing, a symbol whose reconcile keeps failing) is
 // logged once, then counted: the same line comes back at most once per `everyMs`, saying how
 // many were held back since, instead of once a second for as long as the daemon runs.
-import type { Log } from '../core/log.js';
 import { amend } from '../core/amend.js';
+import type { Log } from '../core/log.js';
 
 /** How often a repeating failure is logged again, with its count. */
 export const REPEAT_EVERY_MS = 60_000;

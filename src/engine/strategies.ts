@@ -1,6 +1,7 @@
 // One host per configured strategy: its view of the engine, its clock and timers, its logger
 // (fields second, as plugin authors write it) and its client-order sequences; and what decides
 // when a strategy may start (its klines warm-up) and which market data it hears.
+import { amend } from '../core/amend.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from 'pino';
 import type { Market } from '../core/types.js';
@@ -13,7 +14,6 @@ import type { SequenceAllocator } from '../store/sequences.js';
 import type { InstrumentCatalog } from './instruments.js';
 import type { StrategyLedger } from './ledger.js';
 import type { Feed, MarketDataPoller } from './market-data.js';
-import { amend } from '../core/amend.js';
 
 export function strategyHosts(
   parts: { strategies: readonly LoadedStrategy[]; clock: Clock; log: Logger; pluginLog?: Logger; sequences: SequenceAllocator },

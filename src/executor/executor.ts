@@ -2,6 +2,7 @@
 // The timestamp is taken inside the pacer job, when the request is really about to leave,
 // so time spent queued never counts against recvWindow.
 import pRetry, { AbortError } from 'p-retry';
+import { amend } from '../core/amend.js';
 import { systemRandom, type Clock, type Random } from '../core/clock.js';
 import {
   AuthError,
@@ -23,7 +24,6 @@ import { parseJsonLossless, stringifyJson } from '../exchange/json.js';
 import { sign } from '../exchange/sign.js';
 import { ResponseTooLargeError } from '../exchange/transport/errors.js';
 import type { VenueClock } from './venue-clock.js';
-import { amend } from '../core/amend.js';
 
 export interface Credentials {
   apiKey: string;

@@ -9,10 +9,10 @@
 //
 // Values are quantity x price x multiplier: a futures quantity counts contracts, each worth
 // `multiplier` of the base asset (spot lines have multiplier 1).
+import { amend } from '../core/amend.js';
 import { dec, ONE, ZERO, type Decimal } from '../core/decimal.js';
 import type { Market, Position, Side } from '../core/types.js';
 import type { BookEntry } from './types.js';
-import { amend } from '../core/amend.js';
 
 export function emptyEntry(market: Market, symbol: string, multiplier: Decimal = ONE): BookEntry {
   return { market, symbol, quantity: ZERO, avgEntryPrice: ZERO, realizedPnl: ZERO, fees: ZERO, multiplier, entryValue: ZERO, otherFees: {} };

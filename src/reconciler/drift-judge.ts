@@ -1,6 +1,7 @@
 // Drift over time: keeps each holdings read until every fill booked before it has had graceMs
 // to show in myTrades, then judges it against exactly those fills (driftAt), and tells the
 // engine when a drift appears or goes. The arithmetic is in drift.ts; this is its memory.
+import { amend } from '../core/amend.js';
 import type { Clock } from '../core/clock.js';
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { Log } from '../core/log.js';
@@ -10,7 +11,6 @@ import type { Fill, Market } from '../core/types.js';
 import type { VenueTrade } from '../core/venue.js';
 import { driftAt, driftOf, DriftWatch, type DriftLine, type Movement } from './drift.js';
 import { ownOrderId, toFill } from './fills.js';
-import { amend } from '../core/amend.js';
 
 export interface DriftSettings {
   readonly tolerance: Readonly<Record<string, Decimal>>;

@@ -7,9 +7,9 @@
 // positions are compared the same way per contract (the account may hold a position opened by
 // hand before sluice started). Anything else moving the balance (a manual trade, a deposit, a
 // fill we never saw) shows up as drift.
+import { amend } from '../core/amend.js';
 import { dec, type Decimal } from '../core/decimal.js';
 import type { Market } from '../core/types.js';
-import { amend } from '../core/amend.js';
 
 export interface DriftInput {
   market: Market;

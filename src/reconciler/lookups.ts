@@ -2,6 +2,7 @@
 // pass, never stops the others): the final state of an order that left the book without enough
 // evidence of how, unknown orders by client order id where the venue takes that, and the client
 // order id of a venue order nobody claims, where the venue's order query names it.
+import { amend } from '../core/amend.js';
 import type { Clock } from '../core/clock.js';
 import type { VenueOrderId } from '../core/ids.js';
 import { dec, type Decimal } from '../core/decimal.js';
@@ -11,7 +12,6 @@ import type { AccountReader, Journal } from '../core/ports.js';
 import type { Market, Order } from '../core/types.js';
 import type { OrderChange } from './open-orders.js';
 import { mergeVenueOrder, settlePurged } from './settle.js';
-import { amend } from '../core/amend.js';
 
 /** Parameter errors: the venue does not take a lookup by client order id. */
 const PARAMETER_CODES: ReadonlySet<number> = new Set([-1020, -1100, -1101, -1102, -1103, -1104, -1105, -1106, -2100]);

@@ -1,10 +1,10 @@
 // What one read of a symbol's open orders says about our orders, as a pure function.
+import { amend } from '../core/amend.js';
 import { dec } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { OpenOrdersPage } from '../core/ports.js';
 import { FINAL_STATUSES, type Order } from '../core/types.js';
 import type { VenueOrder } from '../core/venue.js';
-import { amend } from '../core/amend.js';
 
 export interface OrderChange {
   order: Order;

@@ -1,6 +1,7 @@
 // One symbol's reads, decided: what the open orders and trades the venue just showed change in
 // our orders, which lost answers they settle, what is foreign, and which trades are still
 // awaited. Pure: the poller journals and reports what this returns.
+import { amend } from '../core/amend.js';
 import { dec, ZERO } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { OpenOrdersPage } from '../core/ports.js';
@@ -10,7 +11,6 @@ import { ownOrderId } from './fills.js';
 import { adoptedOrder, foreignAction } from './foreign.js';
 import { readOpenOrders, type OpenOrdersResult, type OrderChange } from './open-orders.js';
 import { couldBe, matchUnknown, openCandidate, tradeCandidates, unknownsToGiveUp, type Candidate, type Coverage, type Match, type Slack } from './unknown.js';
-import { amend } from '../core/amend.js';
 
 export interface SymbolInput {
   market: Market;

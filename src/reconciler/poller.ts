@@ -6,6 +6,7 @@
 // Order of reads in a pass: holdings first (balances or positions), then per symbol the open
 // orders and the trades. Trades read after the holdings hold every fill the holdings include,
 // which is what lets drift compare like with like (see drift.ts).
+import { amend } from '../core/amend.js';
 import { errorText } from '../core/errors.js';
 import { BoundedSet } from '../core/bounded.js';
 import type { Clock } from '../core/clock.js';
@@ -27,7 +28,6 @@ import { readTrades } from './trade-reads.js';
 import { couldBe, tradeCandidates, type Coverage } from './unknown.js';
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
 import { VenueTimes } from './venue-times.js';
-import { amend } from '../core/amend.js';
 
 /** Order look-ups (20 per 2 s on the venue) per symbol and pass: queries never crowd out the other reads. */
 const QUERIES_PER_PASS = 4;

@@ -1,11 +1,11 @@
 // The final state of an order that left the venue's book, from evidence where there is enough
 // and from one order query where there is not, as pure functions.
+import { amend } from '../core/amend.js';
 import { dec, type Decimal } from '../core/decimal.js';
 import type { Order } from '../core/types.js';
 import type { VenueOrder } from '../core/venue.js';
 import type { OrderChange } from './open-orders.js';
 import { quoteSized } from './fills.js';
-import { amend } from '../core/amend.js';
 
 /**
  * An order of ours missing from a complete open-orders read (after this pass's fills):

@@ -1,6 +1,7 @@
 // The simulated venue. All of its rules live behind handle(): the HTTP server and the in-process
 // transport are thin adapters over it. Everything reads the injected clock and the seeded
 // streams, so the same seed and the same requests at the same times give the same answers.
+import { amend } from '../core/amend.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { HttpRequest, HttpResponse } from '../core/ports.js';
@@ -13,11 +14,11 @@ import { AFTER_ACT_ANSWERS, Faults, NO_FAULTS, type FaultOptions } from './fault
 import { FuturesEngine, type FuturesOrder, type Position } from './futures.js';
 import { forgetLogged, Forgetting } from './history.js';
 import { IdSource, ORDER_ID_BASE, TRADE_ID_BASE } from './ids.js';
-import { contractMid, DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec } from './instruments.js';
+import { contractMid, DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, movingMarkets, type ContractSpec, type SymbolSpec } from './instruments.js';
 import { parseBody, parsedResponse, writeJson } from './json.js';
 import { Ledger } from './ledger.js';
 import { RateLimiter } from './limits.js';
-import { InstrumentMarket, OTHERS, type MarketFill } from './market.js';
+import { openMarkets, OTHERS, type InstrumentMarket } from './market.js';
 import { queryParams, recvWindow, type Params } from './params.js';
 import { resolveProfile, type VenueProfile } from './profile.js';
 import { stream } from './random.js';
@@ -26,8 +27,6 @@ import type { Call, VenueView } from './venue.js';
 import { SpotEngine, type SpotOrder } from './spot.js';
 import { TradeLog } from './trades.js';
 import { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble, type UserTrade } from './types.js';
-import { toUnits } from './units.js';
-import { amend } from '../core/amend.js';
 
 export { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble } from './types.js';
 
@@ -63,8 +62,6 @@ export class SimExchange implements VenueView {
   private readonly limits: Record<string, number>;
   private rateLimited: boolean;
   private readonly stepMs: number;
-  /** Symbols whose market does not move (SimOptions.moving). */
-  private readonly still = new Set<string>();
   private lastStep: number;
   private readonly events: Scheduled[] = [];
   private eventSeq = 0;
@@ -117,24 +114,15 @@ export class SimExchange implements VenueView {
       if (!this.futures.wallets.has(USER)) this.futures.openWallet(USER, c.marginCoin, toDecimal(opts.futuresBalance ?? '100000', 'futuresBalance'));
     }
 
-    for (const s of this.symbols.values()) {
-      const start = toUnits(s.market.startPrice, s.pricePrecision) ?? 1;
-      const settle = (f: MarketFill) => this.spot.settle(f, (at) => this.faults.visibleAt(at));
-      this.markets.set(s.symbol, new InstrumentMarket(s.symbol, s.pricePrecision, s.quantityPrecision, s.market, start, stream(this.seed, `market:${s.symbol}`), this.tradeIds, settle));
-    }
-    for (const c of this.contracts.values()) {
-      const settle = (f: MarketFill) => this.futures.settle(f, (at) => this.faults.visibleAt(at));
-      this.markets.set(c.symbol, new InstrumentMarket(c.symbol, c.pricePrecision, 0, c.market, contractMid(c, this.symbols.get(c.underlying), this.markets.get(c.underlying)) ?? 1, stream(this.seed, `market:${c.symbol}`), this.tradeIds, settle));
-    }
-    if (opts.moving) {
-      const moving = new Set(opts.moving.map((s) => s.toUpperCase()));
-      // A contract's synthetic mid follows its spot market's: that one moves with it.
-      for (const c of this.contracts.values()) if (moving.has(c.symbol)) moving.add(c.underlying);
-      for (const symbol of this.markets.keys()) if (!moving.has(symbol)) this.still.add(symbol);
-    }
+    openMarkets(this.markets, this.symbols, this.contracts, this.seed, this.tradeIds, {
+      spot: (f) => this.spot.settle(f, (at) => this.faults.visibleAt(at)),
+      futures: (f) => this.futures.settle(f, (at) => this.faults.visibleAt(at)),
+    });
     this.lastStep = this.now();
-    // Every market's opening book, still ones included.
-    this.stepMarkets(this.lastStep, true);
+    this.stepMarkets(this.lastStep);
+    // After their opening book, the markets not named in SimOptions.moving keep it.
+    const moving = movingMarkets(this.contracts.values(), opts.moving);
+    for (const [symbol, market] of this.markets) market.still = !moving(symbol);
   }
 
   /** Venue time: the injected clock plus the configured skew. */
@@ -307,12 +295,10 @@ export class SimExchange implements VenueView {
     this.lastStep = now;
   }
 
-  private stepMarkets(at: number, all = false): void {
+  private stepMarkets(at: number): void {
     this.forgetting?.step(at);
-    for (const s of this.symbols.values()) if (all || !this.still.has(s.symbol)) this.markets.get(s.symbol)!.step(at);
-    for (const c of this.contracts.values()) {
-      if (all || !this.still.has(c.symbol)) this.markets.get(c.symbol)!.step(at, contractMid(c, this.symbols.get(c.underlying), this.markets.get(c.underlying)));
-    }
+    for (const s of this.symbols.values()) this.markets.get(s.symbol)!.step(at);
+    for (const c of this.contracts.values()) this.markets.get(c.symbol)!.step(at, contractMid(c, this.symbols.get(c.underlying), this.markets.get(c.underlying)));
   }
 
   // ---------- hooks used by the routes ----------

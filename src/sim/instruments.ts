@@ -172,3 +172,14 @@ export function contractMid(c: ContractSpec, spot: SymbolSpec | undefined, marke
   const shift = c.pricePrecision - spot.pricePrecision;
   return shift >= 0 ? ticks * 10 ** shift : Math.round(ticks / 10 ** -shift);
 }
+
+/**
+ * Whether a symbol's synthetic market moves when only `moving` (spot symbols or contracts) should;
+ * every one when absent. A contract's spot market moves with it: the contract's mid follows it.
+ */
+export function movingMarkets(contracts: Iterable<ContractSpec>, moving: readonly string[] | undefined): (symbol: string) => boolean {
+  if (!moving) return () => true;
+  const moves = new Set(moving.map((s) => s.toUpperCase()));
+  for (const c of contracts) if (moves.has(c.symbol)) moves.add(c.underlying);
+  return (symbol) => moves.has(symbol);
+}

@@ -5,9 +5,9 @@ import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { Side } from '../core/types.js';
 import { OrderBook, type Resting, type Taker } from './book.js';
 import type { RecordedMarketEvent, TapeDecimal } from './types.js';
-import type { MarketShape } from './instruments.js';
+import { contractMid, type ContractSpec, type MarketShape, type SymbolSpec } from './instruments.js';
 import type { IdSource } from './ids.js';
-import type { Rng } from './random.js';
+import { stream, type Rng } from './random.js';
 import { PrintLog, type PublicTrade } from './prints.js';
 import { fromUnits, tapeDecimalText, toUnits } from './units.js';
 
@@ -54,6 +54,8 @@ export class InstrumentMarket {
   lastTicks: number;
   /** A tape drives this market: no random walk, no synthetic quotes or trades. */
   external = false;
+  /** It keeps its opening book: nobody can see it (SimOptions.moving). */
+  still = false;
   private readonly prints = new PrintLog(MAX_TRADES);
   private readonly candles = new Map<number, Candle>();
   private readonly candleOrder: number[] = [];
@@ -129,7 +131,7 @@ export class InstrumentMarket {
 
   /** One step of the other participants: move the mid, re-quote around it, maybe trade. */
   step(at: number, midOverride?: number): void {
-    if (this.external) return;
+    if (this.external || this.still) return;
     const s = this.shape;
     if (midOverride !== undefined) this.midTicks = midOverride;
     else {
@@ -368,4 +370,23 @@ function exactUnits(text: string, field: string, places: number): number {
   const n = toUnits(toDecimal(text, field), places);
   if (n === undefined) throw new RangeError(`${text} has more decimals than the instrument allows`);
   return n;
+}
+
+/** Opens into `markets` one market per listed symbol and contract, each on its own seeded stream; a contract's starts at its spot market's mid. */
+export function openMarkets(
+  markets: Map<string, InstrumentMarket>,
+  symbols: ReadonlyMap<string, SymbolSpec>,
+  contracts: ReadonlyMap<string, ContractSpec>,
+  seed: number,
+  tradeIds: Pick<IdSource, 'next' | 'skip'>,
+  settle: { spot(fill: MarketFill): void; futures(fill: MarketFill): void },
+): void {
+  for (const s of symbols.values()) {
+    const start = toUnits(s.market.startPrice, s.pricePrecision) ?? 1;
+    markets.set(s.symbol, new InstrumentMarket(s.symbol, s.pricePrecision, s.quantityPrecision, s.market, start, stream(seed, `market:${s.symbol}`), tradeIds, settle.spot));
+  }
+  for (const c of contracts.values()) {
+    const start = contractMid(c, symbols.get(c.underlying), markets.get(c.underlying)) ?? 1;
+    markets.set(c.symbol, new InstrumentMarket(c.symbol, c.pricePrecision, 0, c.market, start, stream(seed, `market:${c.symbol}`), tradeIds, settle.futures));
+  }
 }

@@ -1,5 +1,6 @@
 // Market data: ping, time, symbols and contracts, depth, ticker, trades, klines. Everything is
 // read from the same books and prints the matching engine uses, so it is consistent with fills.
+import { amend } from '../core/amend.js';
 import { dec } from '../core/decimal.js';
 import { VenueCode } from '../exchange/codes.js';
 import { reject } from './errors.js';
@@ -8,7 +9,6 @@ import type { InstrumentMarket } from './market.js';
 import { integer, required, text, type Params } from './params.js';
 import type { Call, Route, VenueView } from './venue.js';
 import { fromUnits } from './units.js';
-import { amend } from '../core/amend.js';
 
 const INTERVALS: Readonly<Record<string, number | 'month'>> = {
   '1min': 60_000,

@@ -1,11 +1,11 @@
 // The HTTP adapter: node:http on 127.0.0.1, raw query and body passed through untouched (they
 // are what the client signed). A SimFault destroys the socket without an answer.
+import { amend } from '../core/amend.js';
 import { errorText } from '../core/errors.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { HttpRequest } from '../core/ports.js';
 import { SimExchange, SimFault, type SimOptions } from './exchange.js';
-import { amend } from '../core/amend.js';
 
 export interface SimServerOptions extends SimOptions {
   /** Default 127.0.0.1. */

@@ -1,11 +1,11 @@
 // The journal's prepared statements and transactions, and the mapping between its rows and
 // sluice's types. Decimals stay TEXT, venue ids TEXT, times INTEGER epoch ms.
 import type Database from 'better-sqlite3';
+import { amend } from '../core/amend.js';
 import type { Decimal } from '../core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
 import type { Fill, Market, Order, OrderIntent, OrderStatus, OrderType, Position, Side } from '../core/types.js';
 import { ORDER_QUERIES } from './schema.js';
-import { amend } from '../core/amend.js';
 
 export interface OrderRow {
   client_order_id: string;

@@ -1,12 +1,12 @@
 // A Transport wrapper that records every call to a tape and changes nothing about it: the
 // caller gets exactly the answer or the error the inner transport gave.
+import { amend } from '../core/amend.js';
 import type { Clock } from '../core/clock.js';
 import { TransportFailure, type HttpRequest, type HttpResponse, type Transport } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import { endpointFor } from '../exchange/endpoints.js';
 import { recordRequestHeaders, recordResponse, redact, type RecordedRequest, type TapeCall } from './format.js';
 import type { TapeWriter } from './writer.js';
-import { amend } from '../core/amend.js';
 
 export class RecordingTransport implements Transport {
   constructor(
