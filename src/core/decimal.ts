@@ -160,7 +160,7 @@ function rounded(a: Decimal, places: number, mode: Rounding): Decimal | undefine
 
 /**
  * a / b when the quotient ends within `places` decimals and its digits stay exact (a mid price,
- * half a volume); undefined otherwise. It ends when y.m's factors other than 2 and 5 divide x.m;
+ * half a volume): a few operations, where longQuotient below writes every place; undefined otherwise. It ends when y.m's factors other than 2 and 5 divide x.m;
  * then x.m * 10^t, with t the larger count of 2s or 5s in y.m, is a multiple of y.m.
  */
 function quotient(a: Decimal, b: Decimal, places: number): Decimal | undefined {
@@ -183,6 +183,51 @@ function quotient(a: Decimal, b: Decimal, places: number): Decimal | undefined {
   return s <= places ? text(q, s) : undefined;
 }
 
+/**
+ * a / b rounded half-even at `places`, by long division of the short operands' integers, one
+ * digit at a time. Exact: with a divisor below 10^15, a remainder times 10 is even and below
+ * 2^54, and a digit times the divisor below 2^53. Undefined when rounding falls inside the
+ * integer part (places fewer than a's minus b's).
+ */
+function longQuotient(a: Decimal, b: Decimal, places: number): Decimal | undefined {
+  const x = scaled(a);
+  const y = scaled(b);
+  if (!x || !y || y.m === 0 || !Number.isInteger(places) || places < 0) return undefined;
+  const divisor = Math.abs(y.m);
+  const fraction = places + y.s - x.s;
+  if (fraction < 0) return undefined;
+  const dividend = Math.abs(x.m);
+  let r = dividend % divisor;
+  // The digits of |a / b| * 10^places, as text: the whole part, then one digit per place.
+  let digits = String((dividend - r) / divisor);
+  for (let i = 0; i < fraction; i++) {
+    const t = r * 10;
+    r = t % divisor;
+    digits += (t - r) / divisor;
+  }
+  if (2 * r > divisor || (2 * r === divisor && (digits.charCodeAt(digits.length - 1) - 48) % 2 === 1)) digits = plusOne(digits);
+  return placed(digits, places, (x.m < 0) !== (y.m < 0));
+}
+
+/** A digit string plus one. */
+function plusOne(digits: string): string {
+  let i = digits.length - 1;
+  while (i >= 0 && digits[i] === '9') i--;
+  return (i < 0 ? '1' : digits.slice(0, i) + String.fromCharCode(digits.charCodeAt(i) + 1)) + '0'.repeat(digits.length - 1 - i);
+}
+
+/** The canonical decimal of the integer `digits` over 10^places. */
+function placed(digits: string, places: number, negative: boolean): Decimal {
+  const padded = digits.padStart(places + 1, '0');
+  const point = padded.length - places;
+  let start = 0;
+  while (start < point - 1 && padded.charCodeAt(start) === 48) start++;
+  let end = padded.length;
+  while (end > point && padded.charCodeAt(end - 1) === 48) end--;
+  const text = end > point ? `${padded.slice(start, point)}.${padded.slice(point, end)}` : padded.slice(start, point);
+  return (negative && text !== '0' ? `-${text}` : text) as Decimal;
+}
+
 /** -1, 0 or 1 as a is below, at or above zero. */
 function sign(a: Decimal): -1 | 0 | 1 {
   const x = scaled(a);
@@ -197,7 +242,7 @@ export const dec = {
   /** Division rounds half-even at 30 places: enough for averages and ratios of money. */
   div: (a: Decimal, b: Decimal, places = 30): Decimal => {
     if (sign(b) === 0) throw new RangeError('division by zero');
-    return quotient(a, b, places) ?? canonical(new D(a).dividedBy(b).toDecimalPlaces(places, D.ROUND_HALF_EVEN));
+    return quotient(a, b, places) ?? longQuotient(a, b, places) ?? canonical(new D(a).dividedBy(b).toDecimalPlaces(places, D.ROUND_HALF_EVEN));
   },
   neg: (a: Decimal): Decimal => product(a, '-1' as Decimal) ?? canonical(new D(a).negated()),
   abs: (a: Decimal): Decimal => (sign(a) < 0 ? dec.neg(a) : product(a, ONE) ?? canonical(new D(a).abs())),

@@ -95,4 +95,20 @@ describe('Decimal', () => {
     for (const [a, b] of edges) for (const [p, q] of [[a, b], [b, a]] as const) agrees(p as DecimalText, q as DecimalText);
     fc.assert(fc.property(text, text, agrees), { numRuns: 5000 });
   });
+  it('division of short decimals, by long division where the quotient does not end, rounds half-even at any places as decimal.js does', () => {
+    const R = Decimal.clone({ precision: 60, toExpNeg: -40, toExpPos: 60 });
+    // Up to 15 digits, divisors small and at the short path's largest.
+    const short = (max: bigint) =>
+      fc.tuple(fc.bigInt({ min: -max, max }), fc.integer({ min: 0, max: 15 })).map(([units, scale]) => {
+        const digits = (units < 0n ? -units : units).toString().padStart(scale + 1, '0');
+        return d(`${units < 0n ? '-' : ''}${scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`}`);
+      });
+    const divisor = fc.oneof(short(10n ** 6n), short(999_999_999_999_999n), fc.constantFrom(d('900719925474099'), d('900719925474100'), d('3'), d('0.7'), d('-12.5'))).filter((b) => !dec.isZero(b));
+    const agrees = (a: DecimalText, b: DecimalText, places: number) => {
+      expect(dec.div(a, b, places)).toBe(d(new R(a).dividedBy(b).toDecimalPlaces(places, R.ROUND_HALF_EVEN).toFixed()));
+    };
+    // Halves to even, a carry through nines, a sign on what rounds to zero.
+    for (const [a, b, places] of [['1', '8', 2], ['3', '8', 2], ['-1', '3', 0], ['2', '3', 0], ['9.995', '1', 2], ['0.0001', '-3', 2], ['99999', '0.7', 30]] as const) agrees(d(a), d(b), places);
+    fc.assert(fc.property(short(999_999_999_999_999n), divisor, fc.integer({ min: 0, max: 30 }), agrees), { numRuns: 5000 });
+  });
 });
