@@ -160,8 +160,9 @@ function rounded(a: Decimal, places: number, mode: Rounding): Decimal | undefine
 
 /**
  * a / b when the quotient ends within `places` decimals and its digits stay exact (a mid price,
- * half a volume): a few operations, where longQuotient below writes every place; undefined otherwise. It ends when y.m's factors other than 2 and 5 divide x.m;
- * then x.m * 10^t, with t the larger count of 2s or 5s in y.m, is a multiple of y.m.
+ * half a volume), in a few operations where longQuotient writes every place; undefined
+ * otherwise. It ends when y.m's factors other than 2 and 5 divide x.m; then x.m * 10^t, with t
+ * the larger count of 2s or 5s in y.m, is a multiple of y.m.
  */
 function quotient(a: Decimal, b: Decimal, places: number): Decimal | undefined {
   const x = scaled(a);
