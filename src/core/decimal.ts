@@ -111,15 +111,7 @@ function aligned(a: string, b: string): [number, number, number] | undefined {
 
 /** The canonical text of m / 10^s (m an exact integer). */
 function text(m: number, s: number): Decimal {
-  if (m === 0) return ZERO;
-  let digits = String(Math.abs(m)).padStart(s + 1, '0');
-  if (s > 0) {
-    const point = digits.length - s;
-    let end = digits.length;
-    while (end > point && digits.charCodeAt(end - 1) === 48) end--;
-    digits = end === point ? digits.slice(0, point) : `${digits.slice(0, point)}.${digits.slice(point, end)}`;
-  }
-  return (m < 0 ? `-${digits}` : digits) as Decimal;
+  return placed(String(Math.abs(m)), s, m < 0);
 }
 
 function sum(a: Decimal, b: Decimal, sign: 1 | -1): Decimal | undefined {
@@ -217,7 +209,7 @@ function plusOne(digits: string): string {
   return (i < 0 ? '1' : digits.slice(0, i) + String.fromCharCode(digits.charCodeAt(i) + 1)) + '0'.repeat(digits.length - 1 - i);
 }
 
-/** The canonical decimal of the integer `digits` over 10^places. */
+/** The canonical decimal of the integer `digits` (leading zeros allowed) over 10^places, negated when `negative`. */
 function placed(digits: string, places: number, negative: boolean): Decimal {
   const padded = digits.padStart(places + 1, '0');
   const point = padded.length - places;
