@@ -23,7 +23,7 @@ import { parseConfig } from '../src/config/index.js';
 import { runBacktest } from '../src/app/backtest.js';
 import { createLogger } from '../src/app/logger.js';
 import { runSweep, sweepRuns, parseSweep, type SweepRow } from '../src/commands/sweep.js';
-import { SimExchange } from '../src/sim/index.js';
+import { eventCount, SimExchange } from '../src/sim/index.js';
 import { loadStrategies } from '../src/strategy/index.js';
 import { eventCachePath, openMarketEvents, openTape, prepareEventCache, streamMarketEvents, type TapeMarketEvent } from '../src/tape/index.js';
 import type { MemoryJob, MemoryResult } from './fixtures/backtest-memory-child.js';
@@ -71,7 +71,7 @@ process.on('exit', () => rmSync(CACHE, { recursive: true, force: true }));
 /** Counts the events of a source, applying them to nothing. */
 async function count(batches: AsyncIterable<TapeMarketEvent[]>): Promise<number> {
   let n = 0;
-  for await (const batch of batches) n += batch.length;
+  for await (const batch of batches) for (const e of batch) n += eventCount(e.event);
   return n;
 }
 
@@ -92,7 +92,7 @@ async function simOnly(path: string): Promise<number> {
       clock.moveTo(e.at);
       sim.catchUp(sim.now());
       sim.markets.get(e.event.symbol.toUpperCase())!.applyEvent(e.event, sim.now());
-      n++;
+      n += eventCount(e.event);
     }
   }
   return n;

@@ -4,7 +4,7 @@
 import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { Side } from '../core/types.js';
 import { OrderBook, type Resting, type Taker } from './book.js';
-import type { RecordedMarketEvent, TapeDecimal } from './types.js';
+import { TRADE_CELLS, type RecordedMarketEvent, type TapeDecimal } from './types.js';
 import { contractMid, type ContractSpec, type MarketShape, type SymbolSpec } from './instruments.js';
 import type { IdSource } from './ids.js';
 import { stream, type Rng } from './random.js';
@@ -169,6 +169,12 @@ export class InstrumentMarket {
       for (let i = 0; i < 2 * bids; i += 2) this.quote('BUY', l[i]!, l[i + 1]!, at);
       this.bookChanged(at);
     } else if (ev.type === 'trade') this.applyTrade(units(ev.price, 'price', this.pricePrecision), units(ev.qty, 'qty', this.quantityPrecision), ev.side, at);
+    else if (ev.type === 'trades') {
+      const c = ev.cells;
+      for (let i = 0; i < c.length; i += TRADE_CELLS) {
+        this.applyTrade(scaledUnits(c[i]!, c[i + 1]!, 'price', this.pricePrecision), scaledUnits(c[i + 2]!, c[i + 3]!, 'qty', this.quantityPrecision), c[i + 4] === 1 ? 'BUY' : 'SELL', at);
+      }
+    }
     else {
       this.midTicks = units(ev.last, 'price', this.pricePrecision);
       this.lastTicks = this.midTicks;
@@ -331,12 +337,7 @@ class OthersOrder implements Resting, Taker {
  * trailing zeros past `places`) takes the exact path, which also names what is wrong.
  */
 function units(d: TapeDecimal, field: string, places: number): number {
-  if (typeof d !== 'string') {
-    // Exact: both factors are integers and a product below 10^15 is below 2^53 (a scale beyond
-    // the table is NaN: the exact path).
-    const n = d.places <= places ? d.digits * POW10[places - d.places]! : Infinity;
-    return n < 1e15 ? n : exactUnits(tapeDecimalText(d), field, places);
-  }
+  if (typeof d !== 'string') return scaledUnits(d.digits, d.places, field, places);
   const text = d;
   const length = text.length;
   let n = 0;
@@ -361,6 +362,14 @@ function units(d: TapeDecimal, field: string, places: number): number {
   }
   if (intDigits === 0 || fracDigits > places || intDigits + places > 15) return exactUnits(text, field, places);
   return n * POW10[places - fracDigits]!;
+}
+
+/** A ScaledDecimal's digits and places as integer units. */
+function scaledUnits(digits: number, scale: number, field: string, places: number): number {
+  // Exact: both factors are integers and a product below 10^15 is below 2^53 (a scale beyond
+  // the table is NaN: the exact path).
+  const n = scale <= places ? digits * POW10[places - scale]! : Infinity;
+  return n < 1e15 ? n : exactUnits(tapeDecimalText({ digits, places: scale }), field, places);
 }
 
 /** 10^0 to 10^15: units() scales by a table, not by Math.pow. */

@@ -129,7 +129,22 @@ export type { ScaledDecimal, TapeDecimal } from './units.js';
 export type RecordedMarketEvent =
   | { type: 'book'; symbol: string; bids: ReadonlyArray<readonly [TapeDecimal, TapeDecimal]>; asks: ReadonlyArray<readonly [TapeDecimal, TapeDecimal]> }
   | { type: 'trade'; symbol: string; price: TapeDecimal; qty: TapeDecimal; side: Side }
+  /**
+   * One answer's public trades as the event cache gives them back, each in TRADE_CELLS numbers:
+   * its price's and its quantity's ScaledDecimal (digits, places), then 1 for a BUY or 0 for a
+   * SELL. The same as a `trade` event per trade, in order; one array where four objects a trade
+   * were most of what a cached backtest allocated.
+   */
+  | { type: 'trades'; symbol: string; cells: readonly number[] }
   | { type: 'ticker'; symbol: string; last: TapeDecimal };
+
+/** Numbers a trade takes in a `trades` event's cells. */
+export const TRADE_CELLS = 5;
+
+/** The tape events one market event stands for: a `trades` event is one per trade. */
+export function eventCount(ev: RecordedMarketEvent): number {
+  return ev.type === 'trades' ? ev.cells.length / TRADE_CELLS : 1;
+}
 
 // ---------- what spot and futures share ----------
 

@@ -8,6 +8,7 @@
 // backtest's reading. The end is text so that a file is known whole from its last bytes.
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { eventCount } from '../sim/types.js';
 import { RecordDecoder, RecordEncoder } from './cache-records.js';
 import type { TapeMarketEvent } from './market.js';
 
@@ -81,7 +82,7 @@ export async function* readRecords(chunks: AsyncIterable<Buffer>, expected: numb
       const batch = records.decode(bytes, start + 4, start + 4 + size);
       if (!batch) throw damaged('a record that is no event', record);
       start += 4 + size;
-      events += batch.length;
+      for (const e of batch) events += eventCount(e.event);
       yield batch;
     }
     rest = bytes.subarray(start);

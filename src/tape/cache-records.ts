@@ -10,7 +10,7 @@
 //     b      u32 bids, u32 asks, then per level (bids first): decimal price, decimal quantity
 //   decimal  u8 places (0 to 15), digits in 7 bytes; or u8 255, u16 text bytes, the text (UTF-8)
 import type { Market } from '../core/types.js';
-import type { ScaledDecimal, TapeDecimal } from '../sim/types.js';
+import { TRADE_CELLS, type ScaledDecimal, type TapeDecimal } from '../sim/types.js';
 import type { TapeMarketEvent } from './market.js';
 
 const TRADES = 0x74; // t
@@ -91,7 +91,7 @@ export class RecordEncoder {
     b[o++] = MARKETS.indexOf(market);
     o = b.writeUInt16LE(symbolBytes, o);
     o += b.write(event.symbol, o, 'utf8');
-    b[o++] = event.type === 'trade' ? TRADES : event.type === 'ticker' ? TICKER : BOOK;
+    b[o++] = event.type === 'trade' || event.type === 'trades' ? TRADES : event.type === 'ticker' ? TICKER : BOOK;
     this.o = o;
     switch (event.type) {
       case 'trade':
@@ -104,6 +104,18 @@ export class RecordEncoder {
           this.buf[this.o++] = e.side === 'BUY' ? BUY : SELL;
         }
         break;
+      case 'trades': {
+        if (batch.length !== 1) throw new Error('a trades record is one trades event');
+        const c = event.cells;
+        this.u32(c.length / TRADE_CELLS);
+        for (let i = 0; i < c.length; i += TRADE_CELLS) {
+          this.decimal({ digits: c[i]!, places: c[i + 1]! });
+          this.decimal({ digits: c[i + 2]!, places: c[i + 3]! });
+          this.room(1);
+          this.buf[this.o++] = c[i + 4] === 1 ? BUY : SELL;
+        }
+        break;
+      }
       case 'ticker':
         this.decimal(event.last);
         break;
@@ -170,6 +182,9 @@ export class RecordDecoder {
   private end = 0;
   private symbolBytes: Buffer = Buffer.alloc(0);
   private symbol = '';
+  /** The last decimal readScaled() read. */
+  private digits = 0;
+  private places = 0;
 
   /** The events of the record payload `bytes[start, end)`; undefined when it is not one. */
   decode(bytes: Buffer, start: number, end: number): TapeMarketEvent[] | undefined {
@@ -199,6 +214,12 @@ export class RecordDecoder {
       case TRADES: {
         const n = this.u32();
         if (n === 0 || !this.holds(n, MIN_TRADE)) return undefined;
+        const first = this.pos;
+        const cells = this.tradeCells(n);
+        if (cells === null) return undefined;
+        if (cells) return [{ at, market, event: { type: 'trades', symbol, cells } }];
+        // A decimal stored as text: a trade event each, as the tape wrote them.
+        this.pos = first;
         const out: TapeMarketEvent[] = new Array(n);
         for (let i = 0; i < n; i++) {
           const price = this.decimal();
@@ -222,6 +243,18 @@ export class RecordDecoder {
     }
   }
 
+  /** `n` trades as a `trades` event's cells; undefined when a decimal is stored as text, null when a side is neither B nor S. */
+  private tradeCells(n: number): number[] | undefined | null {
+    const cells: number[] = new Array(n * TRADE_CELLS);
+    for (let i = 0; i < cells.length; i += TRADE_CELLS) {
+      if (!this.scaledInto(cells, i) || !this.scaledInto(cells, i + 2)) return undefined;
+      const side = this.bytes[this.pos++];
+      if (side !== BUY && side !== SELL) return null;
+      cells[i + 4] = side === BUY ? 1 : 0;
+    }
+    return cells;
+  }
+
   /** Whether the rest of the record can hold `n` items of at least `bytes` bytes (a damaged count allocates nothing). */
   private holds(n: number, bytes: number): boolean {
     return n * bytes <= this.end - this.pos;
@@ -239,17 +272,32 @@ export class RecordDecoder {
     return n;
   }
 
+  /** A stored decimal's digits and places into `out[k]` and `out[k + 1]`; false (nothing read) when it is stored as text. */
+  private scaledInto(out: number[], k: number): boolean {
+    if (this.bytes[this.pos] === TEXT) return false;
+    this.readScaled();
+    out[k] = this.digits;
+    out[k + 1] = this.places;
+    return true;
+  }
+
   private decimal(): TapeDecimal {
-    const places = this.bytes[this.pos]!;
-    if (places === TEXT) {
+    if (this.bytes[this.pos] === TEXT) {
       const length = this.bytes.readUInt16LE(this.pos + 1);
       const from = this.pos + 3;
       this.pos = from + length;
       if (this.pos > this.end) throw new RangeError('text past the record');
       return this.bytes.toString('utf8', from, this.pos);
     }
+    this.readScaled();
+    return { digits: this.digits, places: this.places };
+  }
+
+  /** Reads a decimal stored as places and digits into `digits` and `places` (fields: no object a number). */
+  private readScaled(): void {
     const b = this.bytes;
     const p = this.pos;
+    const places = b[p]!;
     if (p + 8 > this.end || places > MAX_DIGITS) throw new RangeError('not a stored decimal');
     // Seven bytes, low first (digits < 10^15 < 2^56): integer loads, where readDoubleLE copies bytes.
     const low = (b[p + 1]! | (b[p + 2]! << 8) | (b[p + 3]! << 16)) + b[p + 4]! * 0x1000000;
@@ -257,7 +305,8 @@ export class RecordDecoder {
     this.pos = p + 8;
     const digits = high * 0x100000000 + low;
     if (digits >= 10 ** MAX_DIGITS) throw new RangeError('not a stored decimal');
-    return { digits, places };
+    this.digits = digits;
+    this.places = places;
   }
 
   /** The symbol of `bytes[from, to)`: the last one's string again when the bytes are the same (a loop: Buffer.compare is a native call a record). */

@@ -1,5 +1,6 @@
 // A tape's market events in time order, for the backtest driver: pulled one batch (one
 // answer's events) at a time, so only a few seconds of a long tape are in memory.
+import { eventCount } from '../sim/types.js';
 import { openMarketEvents } from './event-cache.js';
 import type { Tape } from './format.js';
 import { marketEvents, streamMarketEvents, type TapeMarketEvent } from './market.js';
@@ -19,7 +20,7 @@ export class TapeFeed {
   private batch: TapeMarketEvent[] = [];
   private i = 0;
   done = false;
-  /** Events taken so far, and the time of the last one. */
+  /** Tape events taken so far (a `trades` event counts its trades), and the time of the last one. */
   count = 0;
   lastAt: number | undefined;
 
@@ -68,7 +69,7 @@ export class TapeFeed {
 
   take(): TapeMarketEvent {
     const e = this.batch[this.i++]!;
-    this.count++;
+    this.count += eventCount(e.event);
     this.lastAt = e.at;
     return e;
   }

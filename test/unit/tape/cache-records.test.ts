@@ -8,23 +8,32 @@ import type { RecordedMarketEvent, TapeDecimal } from '../../../src/sim/types.js
 import { tapeDecimalText } from '../../../src/sim/units.js';
 import { encodeRecord, RecordDecoder, RecordEncoder } from '../../../src/tape/cache-records.js';
 import type { TapeMarketEvent } from '../../../src/tape/market.js';
+import { tradesOf } from './helpers.js';
 
 const roundTrip = (batch: TapeMarketEvent[]) => {
   const record = encodeRecord(batch);
   return new RecordDecoder().decode(record, 4, record.length);
 };
+/** The events as one each: a `trades` event as its `trade` events. */
+const each = (events: readonly TapeMarketEvent[]): RecordedMarketEvent[] => events.flatMap((e) => (e.event.type === 'trades' ? tradesOf(e.event) : [e.event]));
 const trade = (price: string, qty = '1', side: 'BUY' | 'SELL' = 'BUY'): TapeMarketEvent => ({ at: 5, market: 'spot', event: { type: 'trade', symbol: 'BTCUSDT', price, qty, side } });
 const priceOf = (text: string): TapeDecimal => {
-  const e = roundTrip([trade(text)])![0]!.event;
+  const e = each(roundTrip([trade(text)])!)[0]!;
   return e.type === 'trade' ? e.price : 'not a trade';
 };
 
 describe('event cache records', () => {
   it('gives plain decimals back as ScaledDecimal and anything else as its text', () => {
-    expect(roundTrip([trade('29999.32', '0.5'), trade('1', '2', 'SELL')])!.map((e) => e.event)).toEqual([
+    // All plain: one `trades` event, each trade's price and quantity as digits and places, then its side.
+    expect(roundTrip([trade('29999.32', '0.5'), trade('1', '2', 'SELL')])).toEqual([{ at: 5, market: 'spot', event: { type: 'trades', symbol: 'BTCUSDT', cells: [2999932, 2, 5, 1, 1, 1, 0, 2, 0, 0] } }]);
+    // A decimal kept as text: a `trade` event each, as written.
+    expect(roundTrip([trade('29999.32', '0.5'), trade('1e5', '2', 'SELL')])!.map((e) => e.event)).toEqual([
       { type: 'trade', symbol: 'BTCUSDT', price: { digits: 2999932, places: 2 }, qty: { digits: 5, places: 1 }, side: 'BUY' },
-      { type: 'trade', symbol: 'BTCUSDT', price: { digits: 1, places: 0 }, qty: { digits: 2, places: 0 }, side: 'SELL' },
+      { type: 'trade', symbol: 'BTCUSDT', price: '1e5', qty: { digits: 2, places: 0 }, side: 'SELL' },
     ]);
+    // A `trades` event is written as the trades it stands for.
+    const batch = [trade('29999.32', '0.5'), trade('1', '2', 'SELL')];
+    expect(encodeRecord(roundTrip(batch)!)).toEqual(encodeRecord(batch));
     expect(priceOf('0.00100')).toEqual({ digits: 100, places: 5 });
     expect(priceOf('123456789012.345')).toEqual({ digits: 123456789012345, places: 3 });
     for (const text of ['1234567890123.456', '-1', '1e5', '007', '.5', '5.', '1.2.3', '', '٣']) expect(priceOf(text)).toBe(text);
@@ -68,7 +77,7 @@ describe('event cache records', () => {
   it('refuses a damaged record', () => {
     const record = encodeRecord([trade('30000.5'), trade('30001', '0.25', 'SELL')]);
     const decode = (bytes: Buffer, end = bytes.length) => new RecordDecoder().decode(bytes, 4, end);
-    expect(decode(record)).toHaveLength(2);
+    expect(each(decode(record)!)).toHaveLength(2);
     const kind = record.indexOf('BTCUSDT') + 'BTCUSDT'.length;
     const changed = (at: number, value: number) => {
       const copy = Buffer.from(record);
@@ -96,5 +105,33 @@ describe('event cache records', () => {
     expect(cached).not.toEqual(text);
     expect(state(cached)).toEqual(state(text));
     expect(() => state({ type: 'trade', symbol: 'BTCUSDT', price: { digits: 300001, places: 3 }, qty: '1', side: 'BUY' })).toThrow(/300.001 has more decimals/);
+  });
+
+  it('gives the simulator the same trades packed as one by one', () => {
+    const trades = [trade('30001', '0.5'), trade('30000.5', '0.25', 'SELL'), trade('30003', '2'), trade('29999', '1.5', 'SELL')];
+    const [packed] = roundTrip(trades)!;
+    expect(packed!.event.type).toBe('trades');
+    const market = (apply: (sim: SimExchange) => void) => {
+      const sim = new SimExchange({ clock: new ManualClock(5), seed: 1 });
+      sim.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [['30000', '1'], ['29999', '3']], asks: [['30001', '1'], ['30002', '1']] });
+      apply(sim);
+      const m = sim.markets.get('BTCUSDT')!;
+      return { bids: m.book.levels('BUY', 10), asks: m.book.levels('SELL', 10), prints: m.recentTrades(10), last: m.lastTicks };
+    };
+    const oneByOne = market((sim) => trades.forEach((t) => sim.applyMarketEvent(t.event)));
+    // The trades took liquidity and printed: the comparison below is not between two empty markets.
+    expect(oneByOne.prints).toHaveLength(7); // fills, and what the book could not fill, printed at the trade's price
+    expect(oneByOne.asks).toEqual([]);
+    expect(oneByOne.bids).toEqual([[2999900, 250000]]);
+    expect(market((sim) => sim.applyMarketEvent(packed!.event))).toEqual(oneByOne);
+    // A trade finer than the tick stops the run there, as it would one by one.
+    const [fine] = roundTrip([trade('30001'), trade('30000.001')])!;
+    const sim = new SimExchange({ clock: new ManualClock(5), seed: 1 });
+    expect(() => sim.applyMarketEvent(fine!.event)).toThrow(/30000.001 has more decimals/);
+    const firstOnly = new SimExchange({ clock: new ManualClock(5), seed: 1 });
+    firstOnly.applyMarketEvent(trade('30001').event);
+    const prints = (s: SimExchange) => s.markets.get('BTCUSDT')!.recentTrades(100);
+    expect(prints(firstOnly).length).toBeGreaterThan(0);
+    expect(prints(sim)).toEqual(prints(firstOnly));
   });
 });
