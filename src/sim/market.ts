@@ -4,7 +4,7 @@
 import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { Side } from '../core/types.js';
 import { OrderBook, type Resting, type Taker } from './book.js';
-import { TRADE_CELLS, type RecordedMarketEvent, type TapeDecimal } from './types.js';
+import { LEVEL_CELLS, TRADE_CELLS, type RecordedMarketEvent, type TapeDecimal } from './types.js';
 import { contractMid, type ContractSpec, type MarketShape, type SymbolSpec } from './instruments.js';
 import type { IdSource } from './ids.js';
 import { stream, type Rng } from './random.js';
@@ -159,17 +159,17 @@ export class InstrumentMarket {
    */
   applyEvent(ev: RecordedMarketEvent, at: number): void {
     this.external = true;
-    if (ev.type === 'book') {
+    if (ev.type === 'book' || ev.type === 'bookCells') {
       // Every level is read before the book changes: a bad one leaves the book as it was.
-      const bids = this.readLevels(ev.bids, 0);
-      const asks = this.readLevels(ev.asks, 2 * bids);
+      const bids = ev.type === 'book' ? this.readLevels(ev.bids, 0) : ev.bids;
+      const asks = ev.type === 'book' ? this.readLevels(ev.asks, 2 * bids) : this.readCells(ev.cells) - bids;
       this.book.removeOwner(OTHERS);
       const l = this.levelUnits;
       for (let i = 2 * bids; i < 2 * (bids + asks); i += 2) this.quote('SELL', l[i]!, l[i + 1]!, at);
       for (let i = 0; i < 2 * bids; i += 2) this.quote('BUY', l[i]!, l[i + 1]!, at);
       this.bookChanged(at);
     } else if (ev.type === 'trade') this.applyTrade(units(ev.price, 'price', this.pricePrecision), units(ev.qty, 'qty', this.quantityPrecision), ev.side, at);
-    else if (ev.type === 'trades') {
+    else if (ev.type === 'tradeCells') {
       const c = ev.cells;
       for (let i = 0; i < c.length; i += TRADE_CELLS) {
         this.applyTrade(scaledUnits(c[i]!, c[i + 1]!, 'price', this.pricePrecision), scaledUnits(c[i + 2]!, c[i + 3]!, 'qty', this.quantityPrecision), c[i + 4] === 1 ? 'BUY' : 'SELL', at);
@@ -204,6 +204,17 @@ export class InstrumentMarket {
       this.levelUnits[from + 2 * i + 1] = units(q, 'qty', this.quantityPrecision);
     }
     return levels.length;
+  }
+
+  /** A `bookCells` event's levels into levelUnits as readLevels puts them; returns how many. */
+  private readCells(cells: readonly number[]): number {
+    const levels = cells.length / LEVEL_CELLS;
+    if (this.levelUnits.length < 2 * levels) this.levelUnits = new Float64Array(2 * levels);
+    for (let i = 0, c = 0; i < levels; i++, c += LEVEL_CELLS) {
+      this.levelUnits[2 * i] = scaledUnits(cells[c]!, cells[c + 1]!, 'price', this.pricePrecision);
+      this.levelUnits[2 * i + 1] = scaledUnits(cells[c + 2]!, cells[c + 3]!, 'qty', this.quantityPrecision);
+    }
+    return levels;
   }
 
   /**

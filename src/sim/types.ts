@@ -135,15 +135,23 @@ export type RecordedMarketEvent =
    * SELL. The same as a `trade` event per trade, in order; one array where four objects a trade
    * were most of what a cached backtest allocated.
    */
-  | { type: 'trades'; symbol: string; cells: readonly number[] }
+  | { type: 'tradeCells'; symbol: string; cells: readonly number[] }
+  /**
+   * A book as the event cache gives it back: its `bids` levels, then its asks, each in
+   * LEVEL_CELLS numbers (its price's and its quantity's ScaledDecimal: digits, places). The same
+   * as the `book` event it stands for, without an array a level and an object a decimal.
+   */
+  | { type: 'bookCells'; symbol: string; bids: number; cells: readonly number[] }
   | { type: 'ticker'; symbol: string; last: TapeDecimal };
 
-/** Numbers a trade takes in a `trades` event's cells. */
+/** Numbers a trade takes in a `tradeCells` event's cells. */
 export const TRADE_CELLS = 5;
+/** Numbers a level takes in a `bookCells` event's cells. */
+export const LEVEL_CELLS = 4;
 
-/** The tape events one market event stands for: a `trades` event is one per trade. */
+/** The tape events one market event stands for: a `tradeCells` event is one per trade. */
 export function eventCount(ev: RecordedMarketEvent): number {
-  return ev.type === 'trades' ? ev.cells.length / TRADE_CELLS : 1;
+  return ev.type === 'tradeCells' ? ev.cells.length / TRADE_CELLS : 1;
 }
 
 // ---------- what spot and futures share ----------

@@ -10,7 +10,7 @@
 //     b      u32 bids, u32 asks, then per level (bids first): decimal price, decimal quantity
 //   decimal  u8 places (0 to 15), digits in 7 bytes; or u8 255, u16 text bytes, the text (UTF-8)
 import type { Market } from '../core/types.js';
-import { TRADE_CELLS, type ScaledDecimal, type TapeDecimal } from '../sim/types.js';
+import { LEVEL_CELLS, TRADE_CELLS, type ScaledDecimal, type TapeDecimal } from '../sim/types.js';
 import type { TapeMarketEvent } from './market.js';
 
 const TRADES = 0x74; // t
@@ -91,7 +91,7 @@ export class RecordEncoder {
     b[o++] = MARKETS.indexOf(market);
     o = b.writeUInt16LE(symbolBytes, o);
     o += b.write(event.symbol, o, 'utf8');
-    b[o++] = event.type === 'trade' || event.type === 'trades' ? TRADES : event.type === 'ticker' ? TICKER : BOOK;
+    b[o++] = event.type === 'trade' || event.type === 'tradeCells' ? TRADES : event.type === 'ticker' ? TICKER : BOOK;
     this.o = o;
     switch (event.type) {
       case 'trade':
@@ -104,8 +104,8 @@ export class RecordEncoder {
           this.buf[this.o++] = e.side === 'BUY' ? BUY : SELL;
         }
         break;
-      case 'trades': {
-        if (batch.length !== 1) throw new Error('a trades record is one trades event');
+      case 'tradeCells': {
+        if (batch.length !== 1) throw new Error('a tradeCells event is a record of its own');
         const c = event.cells;
         this.u32(c.length / TRADE_CELLS);
         for (let i = 0; i < c.length; i += TRADE_CELLS) {
@@ -128,6 +128,13 @@ export class RecordEncoder {
             this.decimal(q);
           }
         }
+        break;
+      case 'bookCells': {
+        const c = event.cells;
+        this.u32(event.bids);
+        this.u32(c.length / LEVEL_CELLS - event.bids);
+        for (let i = 0; i < c.length; i += 2) this.decimal({ digits: c[i]!, places: c[i + 1]! });
+      }
     }
     this.buf.writeUInt32LE(this.o - sizeAt - 4, sizeAt);
     return { start: sizeAt + 4, end: this.o };
@@ -217,7 +224,7 @@ export class RecordDecoder {
         const first = this.pos;
         const cells = this.tradeCells(n);
         if (cells === null) return undefined;
-        if (cells) return [{ at, market, event: { type: 'trades', symbol, cells } }];
+        if (cells) return [{ at, market, event: { type: 'tradeCells', symbol, cells } }];
         // A decimal stored as text: a trade event each, as the tape wrote them.
         this.pos = first;
         const out: TapeMarketEvent[] = new Array(n);
@@ -236,6 +243,11 @@ export class RecordDecoder {
         const bids = this.u32();
         const asks = this.u32();
         if (!this.holds(bids + asks, MIN_LEVEL)) return undefined;
+        const first = this.pos;
+        const cells = this.levelCells(bids + asks);
+        if (cells) return [{ at, market, event: { type: 'bookCells', symbol, bids, cells } }];
+        // A decimal stored as text: levels as pairs, as the tape wrote them.
+        this.pos = first;
         return [{ at, market, event: { type: 'book', symbol, bids: this.levels(bids), asks: this.levels(asks) } }];
       }
       default:
@@ -243,7 +255,7 @@ export class RecordDecoder {
     }
   }
 
-  /** `n` trades as a `trades` event's cells; undefined when a decimal is stored as text, null when a side is neither B nor S. */
+  /** `n` trades as a `tradeCells` event's cells; undefined when a decimal is stored as text, null when a side is neither B nor S. */
   private tradeCells(n: number): number[] | undefined | null {
     const cells: number[] = new Array(n * TRADE_CELLS);
     for (let i = 0; i < cells.length; i += TRADE_CELLS) {
@@ -252,6 +264,13 @@ export class RecordDecoder {
       if (side !== BUY && side !== SELL) return null;
       cells[i + 4] = side === BUY ? 1 : 0;
     }
+    return cells;
+  }
+
+  /** `n` levels as a `bookCells` event's cells; undefined when a decimal is stored as text. */
+  private levelCells(n: number): number[] | undefined {
+    const cells: number[] = new Array(n * LEVEL_CELLS);
+    for (let i = 0; i < cells.length; i += 2) if (!this.scaledInto(cells, i)) return undefined;
     return cells;
   }
 

@@ -20,7 +20,7 @@ export class TapeFeed {
   private batch: TapeMarketEvent[] = [];
   private i = 0;
   done = false;
-  /** Tape events taken so far (a `trades` event counts its trades), and the time of the last one. */
+  /** Tape events taken so far (a `tradeCells` event counts its trades), and the time of the last one. */
   count = 0;
   lastAt: number | undefined;
 

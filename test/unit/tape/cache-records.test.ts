@@ -14,8 +14,8 @@ const roundTrip = (batch: TapeMarketEvent[]) => {
   const record = encodeRecord(batch);
   return new RecordDecoder().decode(record, 4, record.length);
 };
-/** The events as one each: a `trades` event as its `trade` events. */
-const each = (events: readonly TapeMarketEvent[]): RecordedMarketEvent[] => events.flatMap((e) => (e.event.type === 'trades' ? tradesOf(e.event) : [e.event]));
+/** The events as one each: a `tradeCells` event as its `trade` events. */
+const each = (events: readonly TapeMarketEvent[]): RecordedMarketEvent[] => events.flatMap((e) => (e.event.type === 'tradeCells' ? tradesOf(e.event) : [e.event]));
 const trade = (price: string, qty = '1', side: 'BUY' | 'SELL' = 'BUY'): TapeMarketEvent => ({ at: 5, market: 'spot', event: { type: 'trade', symbol: 'BTCUSDT', price, qty, side } });
 const priceOf = (text: string): TapeDecimal => {
   const e = each(roundTrip([trade(text)])!)[0]!;
@@ -24,14 +24,14 @@ const priceOf = (text: string): TapeDecimal => {
 
 describe('event cache records', () => {
   it('gives plain decimals back as ScaledDecimal and anything else as its text', () => {
-    // All plain: one `trades` event, each trade's price and quantity as digits and places, then its side.
-    expect(roundTrip([trade('29999.32', '0.5'), trade('1', '2', 'SELL')])).toEqual([{ at: 5, market: 'spot', event: { type: 'trades', symbol: 'BTCUSDT', cells: [2999932, 2, 5, 1, 1, 1, 0, 2, 0, 0] } }]);
+    // All plain: one `tradeCells` event, each trade's price and quantity as digits and places, then its side.
+    expect(roundTrip([trade('29999.32', '0.5'), trade('1', '2', 'SELL')])).toEqual([{ at: 5, market: 'spot', event: { type: 'tradeCells', symbol: 'BTCUSDT', cells: [2999932, 2, 5, 1, 1, 1, 0, 2, 0, 0] } }]);
     // A decimal kept as text: a `trade` event each, as written.
     expect(roundTrip([trade('29999.32', '0.5'), trade('1e5', '2', 'SELL')])!.map((e) => e.event)).toEqual([
       { type: 'trade', symbol: 'BTCUSDT', price: { digits: 2999932, places: 2 }, qty: { digits: 5, places: 1 }, side: 'BUY' },
       { type: 'trade', symbol: 'BTCUSDT', price: '1e5', qty: { digits: 2, places: 0 }, side: 'SELL' },
     ]);
-    // A `trades` event is written as the trades it stands for.
+    // A `tradeCells` event is written as the trades it stands for.
     const batch = [trade('29999.32', '0.5'), trade('1', '2', 'SELL')];
     expect(encodeRecord(roundTrip(batch)!)).toEqual(encodeRecord(batch));
     expect(priceOf('0.00100')).toEqual({ digits: 100, places: 5 });
@@ -53,8 +53,13 @@ describe('event cache records', () => {
   });
 
   it('gives books, tickers, markets and symbols back', () => {
-    const book: TapeMarketEvent = { at: 7, market: 'futures', event: { type: 'book', symbol: 'E-BTC USDT', bids: [], asks: [['30002', '4']] } };
-    expect(roundTrip([book])).toEqual([{ ...book, event: { ...book.event, asks: [[{ digits: 30002, places: 0 }, { digits: 4, places: 0 }]] } }]);
+    // All plain: one `bookCells` event, the bids' levels first, each price and quantity as digits and places.
+    const book: TapeMarketEvent = { at: 7, market: 'futures', event: { type: 'book', symbol: 'E-BTC USDT', bids: [['30001.5', '0.25']], asks: [['30002', '4']] } };
+    expect(roundTrip([book])).toEqual([{ at: 7, market: 'futures', event: { type: 'bookCells', symbol: 'E-BTC USDT', bids: 1, cells: [300015, 1, 25, 2, 30002, 0, 4, 0] } }]);
+    expect(encodeRecord(roundTrip([book])!)).toEqual(encodeRecord([book]));
+    // A decimal kept as text: levels as pairs, as written; an empty side.
+    const odd: TapeMarketEvent = { at: 7, market: 'futures', event: { type: 'book', symbol: 'E-BTC USDT', bids: [], asks: [['30002', '4'], ['3e4', '1']] } };
+    expect(roundTrip([odd])).toEqual([{ ...odd, event: { ...odd.event, asks: [[{ digits: 30002, places: 0 }, { digits: 4, places: 0 }], ['3e4', { digits: 1, places: 0 }]] } }]);
     expect(roundTrip([{ at: 8, market: 'spot', event: { type: 'ticker', symbol: 'ÉTH', last: '2001.5' } }])).toEqual([{ at: 8, market: 'spot', event: { type: 'ticker', symbol: 'ÉTH', last: { digits: 20015, places: 1 } } }]);
   });
 
@@ -110,7 +115,7 @@ describe('event cache records', () => {
   it('gives the simulator the same trades packed as one by one', () => {
     const trades = [trade('30001', '0.5'), trade('30000.5', '0.25', 'SELL'), trade('30003', '2'), trade('29999', '1.5', 'SELL')];
     const [packed] = roundTrip(trades)!;
-    expect(packed!.event.type).toBe('trades');
+    expect(packed!.event.type).toBe('tradeCells');
     const market = (apply: (sim: SimExchange) => void) => {
       const sim = new SimExchange({ clock: new ManualClock(5), seed: 1 });
       sim.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [['30000', '1'], ['29999', '3']], asks: [['30001', '1'], ['30002', '1']] });

@@ -7,7 +7,7 @@ import { evict } from '../../../src/tape/cache-file.js';
 import { eventCachePath, openMarketEvents, openTape, streamMarketEvents, TAPE_VERSION, TapeFormatError, type TapeCall, type TapeMarketEvent } from '../../../src/tape/index.js';
 import { tapeDecimalText } from '../../../src/sim/units.js';
 import type { RecordedMarketEvent, TapeDecimal } from '../../../src/sim/types.js';
-import { call, T0, tempDir, tradesOf } from './helpers.js';
+import { bookOf, call, T0, tempDir, tradesOf } from './helpers.js';
 
 const SAMPLE = join(import.meta.dirname, '../../../backtest/tapes/sample.jsonl.gz');
 let tmp = tempDir();
@@ -47,13 +47,14 @@ async function read(tapePath: string, cacheDir: string | undefined): Promise<{ b
     if (typeof d !== 'string') scaled++;
     return tapeDecimalText(d);
   };
-  // A `trades` event (the cache's) as the `trade` events it stands for.
+  // The cache's packed events as the `trade` and `book` events they stand for.
   const asText = (e: RecordedMarketEvent): RecordedMarketEvent[] => {
     if (e.type === 'trade') return [{ ...e, price: text(e.price), qty: text(e.qty) }];
-    if (e.type === 'trades') return tradesOf(e).map((t) => ({ ...t, price: text(t.price), qty: text(t.qty) }));
+    if (e.type === 'tradeCells') return tradesOf(e).map((t) => ({ ...t, price: text(t.price), qty: text(t.qty) }));
     if (e.type === 'ticker') return [{ ...e, last: text(e.last) }];
-    const levels = (side: typeof e.bids) => side.map(([p, q]) => [text(p), text(q)] as const);
-    return [{ ...e, bids: levels(e.bids), asks: levels(e.asks) }];
+    const book = e.type === 'bookCells' ? bookOf(e) : e;
+    const levels = (side: typeof book.bids) => side.map(([p, q]) => [text(p), text(q)] as const);
+    return [{ ...book, bids: levels(book.bids), asks: levels(book.asks) }];
   };
   for await (const batch of source.batches) batches.push(batch.flatMap((e) => asText(e.event).map((event) => ({ ...e, event }))));
   return { batches, cached: source.cached, lastAt: source.lastAt, scaled };

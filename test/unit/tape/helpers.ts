@@ -7,7 +7,7 @@ import type { HttpMethod, HttpRequest } from '../../../src/core/ports.js';
 import type { Market } from '../../../src/core/types.js';
 import { endpointFor } from '../../../src/exchange/endpoints.js';
 import { sign } from '../../../src/exchange/sign.js';
-import { TRADE_CELLS, type RecordedMarketEvent } from '../../../src/sim/types.js';
+import { LEVEL_CELLS, TRADE_CELLS, type RecordedMarketEvent } from '../../../src/sim/types.js';
 import type { RecordedFailure, TapeCall } from '../../../src/tape/index.js';
 
 export const T0 = 1_700_000_000_000;
@@ -58,12 +58,20 @@ export function call(
   return { ...base, response: { status: o.status ?? 200, headers: { 'content-type': 'application/json' }, body: o.response ?? '{}' } };
 }
 
-/** The `trade` events a `trades` event (the event cache's packed form) stands for, in order. */
-export function tradesOf(e: Extract<RecordedMarketEvent, { type: 'trades' }>): Array<Extract<RecordedMarketEvent, { type: 'trade' }>> {
+/** The `trade` events a `tradeCells` event (the event cache's packed form) stands for, in order. */
+export function tradesOf(e: Extract<RecordedMarketEvent, { type: 'tradeCells' }>): Array<Extract<RecordedMarketEvent, { type: 'trade' }>> {
   const out: Array<Extract<RecordedMarketEvent, { type: 'trade' }>> = [];
   const c = e.cells;
   for (let i = 0; i < c.length; i += TRADE_CELLS) {
     out.push({ type: 'trade', symbol: e.symbol, price: { digits: c[i]!, places: c[i + 1]! }, qty: { digits: c[i + 2]!, places: c[i + 3]! }, side: c[i + 4] === 1 ? 'BUY' : 'SELL' });
   }
   return out;
+}
+
+/** The `book` event a `bookCells` event (the event cache's packed form) stands for. */
+export function bookOf(e: Extract<RecordedMarketEvent, { type: 'bookCells' }>): Extract<RecordedMarketEvent, { type: 'book' }> {
+  const levels: Array<Extract<RecordedMarketEvent, { type: 'book' }>['bids'][number]> = [];
+  const c = e.cells;
+  for (let i = 0; i < c.length; i += LEVEL_CELLS) levels.push([{ digits: c[i]!, places: c[i + 1]! }, { digits: c[i + 2]!, places: c[i + 3]! }]);
+  return { type: 'book', symbol: e.symbol, bids: levels.slice(0, e.bids), asks: levels.slice(e.bids) };
 }
