@@ -102,6 +102,27 @@ export class OrderBook {
     }
   }
 
+  /**
+   * Puts `orders` (all on `side`, best first, none crossing the other side, each newer than every
+   * order already there) among that side's orders in one merge from the end: what rest() of each
+   * in turn gives, without an insertion (and a shift of the side) each. Not indexed: the other
+   * participants' quotes, which a tape's book replaces 40 at a time.
+   */
+  restAll(side: Side, orders: readonly Resting[]): void {
+    const book = side === 'BUY' ? this.bids : this.asks;
+    const buy = side === 'BUY';
+    let i = book.length - 1;
+    // Room at the end, by push: a longer length would leave holes (a slower kind of array).
+    for (const o of orders) book.push(o);
+    let k = book.length - 1;
+    for (let j = orders.length - 1; j >= 0; ) {
+      const older = i >= 0 ? book[i]! : undefined;
+      // An order already there goes after a new one only at a worse price (at an equal one, it is older).
+      if (older !== undefined && (buy ? older.priceTicks < orders[j]!.priceTicks : older.priceTicks > orders[j]!.priceTicks)) book[k--] = book[i--]!;
+      else book[k--] = orders[j--]!;
+    }
+  }
+
   /** Whether an order at `priceTicks` on `side` would trade with the opposite side. */
   wouldCross(side: Side, priceTicks: number): boolean {
     const best = side === 'BUY' ? this.asks[0] : this.bids[0];

@@ -18,7 +18,8 @@ import { contractMid, DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, movingMarkets, type Co
 import { parseBody, parsedResponse, writeJson } from './json.js';
 import { Ledger } from './ledger.js';
 import { RateLimiter } from './limits.js';
-import { openMarkets, OTHERS, type InstrumentMarket } from './market.js';
+import { openMarkets, type InstrumentMarket } from './market.js';
+import { OTHERS } from './others.js';
 import { queryParams, recvWindow, type Params } from './params.js';
 import { resolveProfile, type VenueProfile } from './profile.js';
 import { stream } from './random.js';

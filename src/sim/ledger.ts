@@ -2,7 +2,7 @@
 // net flow of the other participants (who have unlimited funds). Together they make the
 // conservation law checkable: for every asset, accounts + others' flow + fees never changes.
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
-import { OTHERS } from './market.js';
+import { OTHERS } from './others.js';
 
 export interface Holding {
   free: Decimal;

@@ -1,20 +1,18 @@
 // One instrument's market: its order book, the other participants (a seeded random walk of the
 // mid price with quotes around it, and occasional trades at the top of the book), or a tape that
 // drives the same book; and what the market-data endpoints read: trades, 1-minute candles.
-import { toDecimal, type Decimal } from '../core/decimal.js';
+import type { Decimal } from '../core/decimal.js';
 import type { Side } from '../core/types.js';
 import { OrderBook, type Resting, type Taker } from './book.js';
+import { OTHERS, OthersOrder } from './others.js';
 import { LEVEL_CELLS, TRADE_CELLS, type RecordedMarketEvent, type TapeDecimal } from './types.js';
 import { contractMid, type ContractSpec, type MarketShape, type SymbolSpec } from './instruments.js';
 import type { IdSource } from './ids.js';
 import { stream, type Rng } from './random.js';
 import { PrintLog, type PublicTrade } from './prints.js';
-import { fromUnits, tapeDecimalText, toUnits } from './units.js';
+import { fromUnits, scaledUnits, tapeUnits, toUnits } from './units.js';
 
 export type { PublicTrade } from './prints.js';
-
-/** Owner of every order of the other participants. */
-export const OTHERS = '~others';
 
 export interface MarketFill {
   tradeId: string;
@@ -68,6 +66,8 @@ export class InstrumentMarket {
   private matchingAt = 0;
   /** A tape book's levels in units (see readLevels). */
   private levelUnits = new Float64Array(0);
+  /** The taker of the tape's trades (see applyTrade). */
+  private readonly tapeTaker = new OthersOrder(0, 'BUY', 0, 0, 0, 0);
 
   constructor(
     readonly name: string,
@@ -164,11 +164,10 @@ export class InstrumentMarket {
       const bids = ev.type === 'book' ? this.readLevels(ev.bids, 0) : ev.bids;
       const asks = ev.type === 'book' ? this.readLevels(ev.asks, 2 * bids) : this.readCells(ev.cells) - bids;
       this.book.removeOwner(OTHERS);
-      const l = this.levelUnits;
-      for (let i = 2 * bids; i < 2 * (bids + asks); i += 2) this.quote('SELL', l[i]!, l[i + 1]!, at);
-      for (let i = 0; i < 2 * bids; i += 2) this.quote('BUY', l[i]!, l[i + 1]!, at);
+      this.quoteLevels('SELL', 2 * bids, 2 * (bids + asks), at);
+      this.quoteLevels('BUY', 0, 2 * bids, at);
       this.bookChanged(at);
-    } else if (ev.type === 'trade') this.applyTrade(units(ev.price, 'price', this.pricePrecision), units(ev.qty, 'qty', this.quantityPrecision), ev.side, at);
+    } else if (ev.type === 'trade') this.applyTrade(tapeUnits(ev.price, 'price', this.pricePrecision), tapeUnits(ev.qty, 'qty', this.quantityPrecision), ev.side, at);
     else if (ev.type === 'tradeCells') {
       const c = ev.cells;
       for (let i = 0; i < c.length; i += TRADE_CELLS) {
@@ -176,7 +175,7 @@ export class InstrumentMarket {
       }
     }
     else {
-      this.midTicks = units(ev.last, 'price', this.pricePrecision);
+      this.midTicks = tapeUnits(ev.last, 'price', this.pricePrecision);
       this.lastTicks = this.midTicks;
     }
   }
@@ -200,8 +199,8 @@ export class InstrumentMarket {
     }
     for (let i = 0; i < levels.length; i++) {
       const [p, q] = levels[i]!;
-      this.levelUnits[from + 2 * i] = units(p, 'price', this.pricePrecision);
-      this.levelUnits[from + 2 * i + 1] = units(q, 'qty', this.quantityPrecision);
+      this.levelUnits[from + 2 * i] = tapeUnits(p, 'price', this.pricePrecision);
+      this.levelUnits[from + 2 * i + 1] = tapeUnits(q, 'qty', this.quantityPrecision);
     }
     return levels.length;
   }
@@ -222,9 +221,47 @@ export class InstrumentMarket {
    * book at that price or better; what the book cannot fill happened elsewhere and is printed.
    */
   applyTrade(priceTicks: number, lots: number, side: Side, at: number): void {
-    const filled = this.execute(new OthersOrder(this.othersSeq++, side, priceTicks, lots, 0, priceTicks), at, false);
+    // A taker is read only while it matches (it never rests), so one serves every tape trade,
+    // unless a trade came in the middle of another's match.
+    const taker = this.matchingTaker === this.tapeTaker ? new OthersOrder(0, side, 0, 0, 0) : this.tapeTaker;
+    const filled = this.execute(taker.limit(this.othersSeq++, side, priceTicks, lots), at, false);
     if (filled < lots) this.print(priceTicks, lots - filled, at, side);
     this.touchCandle(at);
+  }
+
+  /**
+   * Quotes the levels levelUnits[from, to) on `side` as quote() each in turn would. A tape's book
+   * comes best level first and crosses nothing: then the quotes join the side in one merge
+   * (OrderBook.restAll), not an insertion each among the account's resting orders.
+   */
+  private quoteLevels(side: Side, from: number, to: number, at: number): void {
+    const l = this.levelUnits;
+    const buy = side === 'BUY';
+    let count = 0;
+    let best = 0;
+    let last = 0;
+    for (let i = from; i < to; i += 2) {
+      const price = l[i]!;
+      if (price <= 0 || l[i + 1]! <= 0) continue; // quote() skips it
+      if (count === 0) best = price;
+      else if (buy ? price > last : price < last) {
+        // Out of order: one by one, as rest() sorts them.
+        for (let k = from; k < to; k += 2) this.quote(side, l[k]!, l[k + 1]!, at);
+        return;
+      }
+      last = price;
+      count++;
+    }
+    if (count === 0) return;
+    // The best level crosses nothing, so none does: no quote trades on arrival.
+    if (this.book.wouldCross(side, best)) {
+      for (let k = from; k < to; k += 2) this.quote(side, l[k]!, l[k + 1]!, at);
+      return;
+    }
+    const quotes: Resting[] = new Array(count);
+    let q = 0;
+    for (let i = from; i < to; i += 2) if (l[i]! > 0 && l[i + 1]! > 0) quotes[q++] = new OthersOrder(this.othersSeq++, side, l[i]!, l[i + 1]!, this.nextSeq());
+    this.book.restAll(side, quotes);
   }
 
   private quote(side: Side, priceTicks: number, lots: number, at: number): void {
@@ -317,79 +354,6 @@ export class InstrumentMarket {
     }
     return { open: open ?? this.lastTicks, high, low, lots, amount };
   }
-}
-
-/**
- * An order (or a taker) of the other participants. Their ids look like venue ids (they show up
- * as bidId/askId): 18 digits, `14${1e15 + n}`. Formatting one is most of the cost of a quote,
- * and a step makes dozens that are never read, so the id is formatted when read.
- */
-class OthersOrder implements Resting, Taker {
-  readonly owner = OTHERS;
-  constructor(
-    private readonly n: number,
-    readonly side: Side,
-    readonly priceTicks: number,
-    public lots: number,
-    readonly seq: number,
-    readonly limitTicks?: number,
-  ) {}
-
-  get id(): string {
-    const n = this.n + 1;
-    return n < 1e15 ? `141${String(n).padStart(15, '0')}` : `14${1e15 + n}`;
-  }
-}
-
-/**
- * A tape's decimal as integer units (ticks or lots). Plain digits are read directly, and a
- * ScaledDecimal (the event cache's) is scaled: a tape holds hundreds of thousands of them, and
- * decimal.js would parse each one. Anything else (a sign, an exponent, more than 15 digits,
- * trailing zeros past `places`) takes the exact path, which also names what is wrong.
- */
-function units(d: TapeDecimal, field: string, places: number): number {
-  if (typeof d !== 'string') return scaledUnits(d.digits, d.places, field, places);
-  const text = d;
-  const length = text.length;
-  let n = 0;
-  let i = 0;
-  let c = 0;
-  for (; i < length; i++) {
-    c = text.charCodeAt(i) - 0x30;
-    if (c < 0 || c > 9) break;
-    n = n * 10 + c;
-  }
-  const intDigits = i;
-  let fracDigits = 0;
-  if (i < length) {
-    if (c !== 0x2e - 0x30 || intDigits === 0) return exactUnits(text, field, places);
-    for (i++; i < length; i++) {
-      c = text.charCodeAt(i) - 0x30;
-      if (c < 0 || c > 9) return exactUnits(text, field, places);
-      n = n * 10 + c;
-      fracDigits++;
-    }
-    if (fracDigits === 0) return exactUnits(text, field, places);
-  }
-  if (intDigits === 0 || fracDigits > places || intDigits + places > 15) return exactUnits(text, field, places);
-  return n * POW10[places - fracDigits]!;
-}
-
-/** A ScaledDecimal's digits and places as integer units. */
-function scaledUnits(digits: number, scale: number, field: string, places: number): number {
-  // Exact: both factors are integers and a product below 10^15 is below 2^53 (a scale beyond
-  // the table is NaN: the exact path).
-  const n = scale <= places ? digits * POW10[places - scale]! : Infinity;
-  return n < 1e15 ? n : exactUnits(tapeDecimalText({ digits, places: scale }), field, places);
-}
-
-/** 10^0 to 10^15: units() scales by a table, not by Math.pow. */
-const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
-
-function exactUnits(text: string, field: string, places: number): number {
-  const n = toUnits(toDecimal(text, field), places);
-  if (n === undefined) throw new RangeError(`${text} has more decimals than the instrument allows`);
-  return n;
 }
 
 /** Opens into `markets` one market per listed symbol and contract, each on its own seeded stream; a contract's starts at its spot market's mid. */

@@ -1,5 +1,6 @@
 // The book counts in integer ticks (price) and lots (quantity): exact, fast, and never a float.
-// These convert between those integers and decimal strings at a given number of places.
+// These convert between those integers and decimal strings at a given number of places, and read
+// a tape's prices and quantities (text, or the event cache's digits and places) as them.
 import { toDecimal, type Decimal } from '../core/decimal.js';
 
 /**
@@ -54,4 +55,55 @@ export function tapeDecimalText(d: TapeDecimal): string {
   if (typeof d === 'string') return d;
   const digits = String(d.digits).padStart(d.places + 1, '0');
   return d.places === 0 ? digits : `${digits.slice(0, -d.places)}.${digits.slice(-d.places)}`;
+}
+
+/**
+ * A tape's decimal as integer units (ticks or lots). Plain digits are read directly, and a
+ * ScaledDecimal (the event cache's) is scaled: a tape holds hundreds of thousands of them, and
+ * decimal.js would parse each one. Anything else (a sign, an exponent, more than 15 digits,
+ * trailing zeros past `places`) takes the exact path, which also names what is wrong.
+ */
+export function tapeUnits(d: TapeDecimal, field: string, places: number): number {
+  if (typeof d !== 'string') return scaledUnits(d.digits, d.places, field, places);
+  const text = d;
+  const length = text.length;
+  let n = 0;
+  let i = 0;
+  let c = 0;
+  for (; i < length; i++) {
+    c = text.charCodeAt(i) - 0x30;
+    if (c < 0 || c > 9) break;
+    n = n * 10 + c;
+  }
+  const intDigits = i;
+  let fracDigits = 0;
+  if (i < length) {
+    if (c !== 0x2e - 0x30 || intDigits === 0) return exactUnits(text, field, places);
+    for (i++; i < length; i++) {
+      c = text.charCodeAt(i) - 0x30;
+      if (c < 0 || c > 9) return exactUnits(text, field, places);
+      n = n * 10 + c;
+      fracDigits++;
+    }
+    if (fracDigits === 0) return exactUnits(text, field, places);
+  }
+  if (intDigits === 0 || fracDigits > places || intDigits + places > 15) return exactUnits(text, field, places);
+  return n * POW10[places - fracDigits]!;
+}
+
+/** A ScaledDecimal's digits and places as integer units. */
+export function scaledUnits(digits: number, scale: number, field: string, places: number): number {
+  // Exact: both factors are integers and a product below 10^15 is below 2^53 (a scale beyond
+  // the table is NaN: the exact path).
+  const n = scale <= places ? digits * POW10[places - scale]! : Infinity;
+  return n < 1e15 ? n : exactUnits(tapeDecimalText({ digits, places: scale }), field, places);
+}
+
+/** 10^0 to 10^15: tapeUnits() scales by a table, not by Math.pow. */
+const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
+
+function exactUnits(text: string, field: string, places: number): number {
+  const n = toUnits(toDecimal(text, field), places);
+  if (n === undefined) throw new RangeError(`${text} has more decimals than the instrument allows`);
+  return n;
 }

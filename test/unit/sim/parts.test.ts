@@ -28,6 +28,32 @@ describe('OrderBook', () => {
     expect(b.get('early')).toBeUndefined();
   });
 
+  it('restAll puts newer orders among a side as rest() of each in turn does', () => {
+    const order = fc.record({ priceTicks: fc.integer({ min: 1, max: 20 }), lots: fc.integer({ min: 1, max: 9 }) });
+    fc.assert(
+      fc.property(fc.constantFrom('BUY', 'SELL'), fc.array(order, { maxLength: 8 }), fc.array(order, { maxLength: 12 }), (side, resting, quotes) => {
+        const older = resting.map((o, i) => ({ ...o, id: `own${i}`, owner: 'acct', side, seq: i }));
+        // Best first, as a tape's book gives them; newer than every order already there.
+        const newer = quotes
+          .map((o) => o.priceTicks)
+          .sort((a, b) => (side === 'BUY' ? b - a : a - b))
+          .map((priceTicks, i) => ({ priceTicks, lots: quotes[i]!.lots, id: `q${i}`, owner: '~others', side, seq: 100 + i }));
+        const oneByOne = new OrderBook();
+        const merged = new OrderBook();
+        for (const o of older) {
+          oneByOne.rest({ ...o });
+          merged.rest({ ...o });
+        }
+        for (const o of newer) oneByOne.rest({ ...o }, false);
+        merged.restAll(side, newer.map((o) => ({ ...o })));
+        const ids = (b: OrderBook) => (side === 'BUY' ? b.bids : b.asks).map((o) => o.id);
+        expect(ids(merged)).toEqual(ids(oneByOne));
+        expect(ids(merged)).toHaveLength(older.length + newer.length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('a MARKET BUY with a budget stops when the budget buys no more lots', () => {
     const b = new OrderBook();
     b.rest({ id: 'a', owner: 'x', side: 'SELL', priceTicks: 10, lots: 3, seq: 1 });
