@@ -96,9 +96,30 @@ async function* asRecords(batches: AsyncGenerator<TapeMarketEvent[]>, path: stri
 
 /** The cache file for a tape: a hash of its bytes and of the decoder. */
 export async function eventCachePath(tapePath: string, cacheDir: string): Promise<string> {
+  return join(cacheDir, `${await tapeDigest(tapePath)}.events`);
+}
+
+/** Digests of the tapes this process hashed, by path: a sweep's runs open one tape again and again. */
+const digests = new Map<string, { file: string; digest: string }>();
+const KEPT_DIGESTS = 64;
+
+/**
+ * The hash of a tape's bytes and of the decoder; hashed again only when the file is another one
+ * or was written since (its device, inode, size, and change and modification times, to the
+ * nanosecond: any write moves the change time), so a 24 h tape is not read whole for every run.
+ */
+async function tapeDigest(tapePath: string): Promise<string> {
+  const s = statSync(tapePath, { bigint: true });
+  const file = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  const known = digests.get(tapePath);
+  if (known?.file === file) return known.digest;
   const hash = createHash('sha256').update(decoderHash());
   for await (const chunk of createReadStream(tapePath, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  return join(cacheDir, `${hash.digest('hex').slice(0, 40)}.events`);
+  const digest = hash.digest('hex').slice(0, 40);
+  digests.delete(tapePath);
+  digests.set(tapePath, { file, digest });
+  if (digests.size > KEPT_DIGESTS) digests.delete(digests.keys().next().value!);
+  return digest;
 }
 
 let decoderDigest: string | undefined;

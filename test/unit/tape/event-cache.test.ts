@@ -105,6 +105,14 @@ describe('event cache', () => {
     const cache = tmp.path('cache');
     expect(await eventCachePath(b, cache)).toBe(await eventCachePath(a, cache));
     expect(await eventCachePath(edited, cache)).not.toBe(await eventCachePath(a, cache));
+    // Written again in place, to the same size: hashed again, not taken from this process's memo.
+    const before = await eventCachePath(a, cache);
+    const bytes = readFileSync(a, 'utf8');
+    writeFileSync(a, bytes.replace('30000.1', '30000.2'));
+    expect(readFileSync(a).length).toBe(Buffer.byteLength(bytes));
+    expect(await eventCachePath(a, cache)).not.toBe(before);
+    writeFileSync(a, bytes);
+    expect(await eventCachePath(a, cache)).toBe(before);
     await read(a, cache);
     expect((await read(b, cache)).cached).toBe(true);
     const other = await read(edited, cache);
