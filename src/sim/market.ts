@@ -173,8 +173,7 @@ export class InstrumentMarket {
       for (let i = 0; i < c.length; i += TRADE_CELLS) {
         this.applyTrade(scaledUnits(c[i]!, c[i + 1]!, 'price', this.pricePrecision), scaledUnits(c[i + 2]!, c[i + 3]!, 'qty', this.quantityPrecision), c[i + 4] === 1 ? 'BUY' : 'SELL', at);
       }
-    }
-    else {
+    } else {
       this.midTicks = tapeUnits(ev.last, 'price', this.pricePrecision);
       this.lastTicks = this.midTicks;
     }
@@ -236,32 +235,31 @@ export class InstrumentMarket {
    */
   private quoteLevels(side: Side, from: number, to: number, at: number): void {
     const l = this.levelUnits;
-    const buy = side === 'BUY';
-    let count = 0;
-    let best = 0;
-    let last = 0;
-    for (let i = from; i < to; i += 2) {
-      const price = l[i]!;
-      if (price <= 0 || l[i + 1]! <= 0) continue; // quote() skips it
-      if (count === 0) best = price;
-      else if (buy ? price > last : price < last) {
-        // Out of order: one by one, as rest() sorts them.
-        for (let k = from; k < to; k += 2) this.quote(side, l[k]!, l[k + 1]!, at);
-        return;
-      }
-      last = price;
-      count++;
-    }
-    if (count === 0) return;
-    // The best level crosses nothing, so none does: no quote trades on arrival.
-    if (this.book.wouldCross(side, best)) {
-      for (let k = from; k < to; k += 2) this.quote(side, l[k]!, l[k + 1]!, at);
+    const count = this.mergeable(side, from, to);
+    if (count === undefined) {
+      for (let i = from; i < to; i += 2) this.quote(side, l[i]!, l[i + 1]!, at);
       return;
     }
     const quotes: Resting[] = new Array(count);
     let q = 0;
     for (let i = from; i < to; i += 2) if (l[i]! > 0 && l[i + 1]! > 0) quotes[q++] = new OthersOrder(this.othersSeq++, side, l[i]!, l[i + 1]!, this.nextSeq());
     this.book.restAll(side, quotes);
+  }
+
+  /** How many of the levels quote() would rest, when they come best first and the best crosses nothing (so none trades); else undefined. */
+  private mergeable(side: Side, from: number, to: number): number | undefined {
+    const l = this.levelUnits;
+    const buy = side === 'BUY';
+    let count = 0;
+    let last = 0;
+    for (let i = from; i < to; i += 2) {
+      const price = l[i]!;
+      if (price <= 0 || l[i + 1]! <= 0) continue; // quote() skips it
+      if (count === 0 ? this.book.wouldCross(side, price) : buy ? price > last : price < last) return undefined;
+      last = price;
+      count++;
+    }
+    return count;
   }
 
   private quote(side: Side, priceTicks: number, lots: number, at: number): void {
