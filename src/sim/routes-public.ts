@@ -55,7 +55,9 @@ function ticker(m: InstrumentMarket, now: number) {
     amount: fromUnits(s.amount, m.pricePrecision + m.quantityPrecision),
     buy: bid ? m.price(bid.priceTicks) : last,
     sell: ask ? m.price(ask.priceTicks) : last,
-    rose: dec.isZero(open) ? '0' : dec.round(dec.div(dec.sub(last, open), open), 6),
+    // Rounded once at 6 places: the same digits as rounding the 30-place ratio again (ticks are
+    // integers below 10^15, so the ratio is never within 10^-30 of a 6-place half).
+    rose: dec.isZero(open) ? '0' : dec.div(dec.sub(last, open), open, 6),
     time: now,
   };
 }

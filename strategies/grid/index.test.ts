@@ -36,6 +36,17 @@ describe('grid strategy', () => {
     expect(places(moved.intents)).toEqual(['BUY 0.001@100.89', 'SELL 0.001@101.11']);
   });
 
+  it('requotes at a move of exactly requotePct, and not a hair below it', async () => {
+    const { host, view } = harness(grid, { levels: 1, requotePct: '0.5' });
+    view.prices.set('BTCUSDT', d('30000'));
+    const first = await host.tick();
+    view.orders = first.intents.map((i) => ({ ...(i as PlaceIntent), executedVolume: d('0'), status: 'open' as const, createdAt: 0, updatedAt: 0 }));
+    view.prices.set('BTCUSDT', d('29850.01')); // 0.49997% down
+    expect((await host.tick()).intents).toEqual([]);
+    view.prices.set('BTCUSDT', d('30150')); // 0.5% up, exactly
+    expect((await host.tick()).intents.filter((i) => i.kind === 'cancel')).toHaveLength(2);
+  });
+
   it('waits for a price and rejects money written as a bare number', async () => {
     const { host } = harness(grid);
     expect((await host.tick()).intents).toEqual([]);

@@ -29,8 +29,9 @@ export default defineStrategy({
       const info = ctx.instrument(symbol);
       if (!m || !info) return;
       const last = quotedAt.get(symbol);
-      const moved = last ? dec.mul(dec.div(dec.abs(dec.sub(m, last)), last), d('100')) : undefined;
-      if (moved !== undefined && dec.lt(moved, p.requotePct) && ctx.openOrders(symbol).length > 0) return;
+      // Moved less than requotePct percent: |m - last| * 100 < requotePct * last, exact (a ratio would be rounded).
+      const stayed = last !== undefined && dec.lt(dec.mul(dec.abs(dec.sub(m, last)), d('100')), dec.mul(p.requotePct, last));
+      if (stayed && ctx.openOrders(symbol).length > 0) return;
       ctx.cancelAll(symbol);
       quotedAt.set(symbol, m);
       const position = ctx.position(symbol).quantity;

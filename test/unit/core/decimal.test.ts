@@ -111,4 +111,20 @@ describe('Decimal', () => {
     for (const [a, b, places] of [['1', '8', 2], ['3', '8', 2], ['-1', '3', 0], ['2', '3', 0], ['9.995', '1', 2], ['0.0001', '-3', 2], ['99999', '0.7', 30]] as const) agrees(d(a), d(b), places);
     fc.assert(fc.property(short(999_999_999_999_999n), divisor, fc.integer({ min: 0, max: 30 }), agrees), { numRuns: 5000 });
   });
+
+  it('a quotient of short decimals rounded once at few places has the digits of its 30-place value rounded again', () => {
+    // What the simulator's ticker relies on (its rise is one division to 6 places): a ratio of
+    // integers below 10^15 is never within 10^-30 of a half at 6 places, unless it is one.
+    const ticks = fc.bigInt({ min: 1n, max: 999_999_999_999_999n });
+    const price = fc.tuple(ticks, fc.integer({ min: 0, max: 8 })).map(([units, scale]) => {
+      const digits = units.toString().padStart(scale + 1, '0');
+      return d(scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`);
+    });
+    const once = (a: DecimalText, b: DecimalText, places: number) => {
+      expect(dec.div(a, b, places)).toBe(dec.round(dec.div(a, b), places));
+    };
+    // Exact halves at 6 places (half-even both ways), and a ratio just off one.
+    for (const [a, b] of [['0.0000005', '1'], ['0.0000015', '1'], ['1', '2000000'], ['3', '2000000'], ['1000001', '2000000000000']] as const) once(d(a), d(b), 6);
+    fc.assert(fc.property(price, price, fc.integer({ min: 0, max: 8 }), (last, open, places) => once(dec.sub(last, open), open, places)), { numRuns: 3000 });
+  });
 });
