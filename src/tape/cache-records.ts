@@ -182,7 +182,7 @@ export class RecordEncoder {
   }
 }
 
-/** Reads records back; one per file, as it keeps the last symbol read. */
+/** Reads records back (one whose decimals are all digits and places as one tradeCells or bookCells event); one per file, as it keeps the last symbol read. */
 export class RecordDecoder {
   private bytes: Buffer = Buffer.alloc(0);
   private pos = 0;
