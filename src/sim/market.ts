@@ -235,6 +235,8 @@ export class InstrumentMarket {
    */
   private quoteLevels(side: Side, from: number, to: number, at: number): void {
     const l = this.levelUnits;
+    // Decided before any quote is made: each takes its id and its seq as it is made, and the
+    // fallback must make them in the same order.
     const count = this.mergeable(side, from, to);
     if (count === undefined) {
       for (let i = from; i < to; i += 2) this.quote(side, l[i]!, l[i + 1]!, at);
