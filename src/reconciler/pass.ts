@@ -108,12 +108,15 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   // backlog would hold the trade cursor and every fill behind it.
   const held = unasked.length <= input.namesPerPass ? unasked : [];
   if (held.length === 0) unnamed.push(...unasked);
-  // A taker trade fits every limit at or beyond its price: while trades of that moment may still
-  // show (drift.graceMs), one that lost answers of different prices or volumes could own waits,
-  // so a sibling that fits only one of them (a maker trade at its price) can claim it first.
-  // In rounds: each round's matches may leave a waiting one with a single kind of owner.
+  // A taker trade fits every limit at or beyond its price: one that lost answers of different
+  // prices or volumes could own waits, so a sibling that fits only one of them (a maker trade at
+  // its price) can claim it first. It waits while trades of its moment may still show
+  // (drift.graceMs), and while one of those lost answers may have a venue order we have not
+  // seen: one filled between two reads whose trades show late is in neither read. In rounds:
+  // each round's matches may leave a waiting one with a single kind of owner.
   const namedOrders = new Set(named.map((m) => m.order));
-  let young = unnamed.filter((c) => c.source === 'trades' && (c.time ?? 0) >= input.shownBefore);
+  const unseen = unknowns.filter((u) => !shownSince(u, input.coverage, input.slack));
+  let young = unnamed.filter((c) => c.source === 'trades' && ((c.time ?? 0) >= input.shownBefore || unseen.some((u) => couldBe(u, c, input.slack))));
   let left = unknowns.filter((u) => !namedOrders.has(u));
   let pool = unnamed.filter((c) => !young.includes(c));
   const matches = [...named];
@@ -172,6 +175,16 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
 }
 
 /** Whether lost answers differ in what they would accept (type, price or volume). */
+/**
+ * Whether the venue order a lost answer may have has had time to show: the venue took it by
+ * the answer's loss plus `slack.lateMs`; a complete open-orders read made after that listed it
+ * if it still rested, and a trades read to the end made graceMs after that read shows it if it
+ * had traded by then.
+ */
+function shownSince(o: Order, coverage: Coverage, slack: Slack): boolean {
+  return coverage.settledOpenAt >= o.updatedAt + slack.lateMs;
+}
+
 function ambiguous(orders: readonly Order[]): boolean {
   return new Set(orders.map((o) => `${o.type} ${o.price ?? ''} ${o.volume}`)).size > 1;
 }

@@ -25,7 +25,7 @@ import { ownOrderId } from './fills.js';
 import { commitPass } from './commit.js';
 import { decideSymbol, type SymbolDecision } from './pass.js';
 import { readTrades } from './trade-reads.js';
-import { couldBe, tradeCandidates, type Coverage } from './unknown.js';
+import { couldBe, coverReads, newCoverage, tradeCandidates, type Coverage, type CoverageLog } from './unknown.js';
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
 import { VenueTimes } from './venue-times.js';
 
@@ -112,7 +112,7 @@ export class Reconciler {
   margins: readonly MarginAccount[] = [];
   balancesAskedAt = Number.NEGATIVE_INFINITY;
   private passes = 0;
-  private readonly coverage = new Map<string, Coverage>();
+  private readonly coverage = new Map<string, CoverageLog>();
   private readonly drift: DriftJudge;
   private readonly lookups: OrderLookups;
   private readonly fillTotals: FillTotals;
@@ -179,13 +179,12 @@ export class Reconciler {
     const { clock, readers } = this.deps;
     const reader = readers[market];
     const k = keyOf(market, symbol);
-    const coverage = this.coverage.get(k) ?? { completeOpenAt: Number.NEGATIVE_INFINITY, caughtUpAt: Number.NEGATIVE_INFINITY };
+    const coverage = this.coverage.get(k) ?? newCoverage();
     this.coverage.set(k, coverage);
 
     const openSentAt = clock.now();
     const page = await reader.openOrders(symbol);
     this.reportSkipped(market, symbol, 'open order', page.skipped);
-    if (page.complete) coverage.completeOpenAt = openSentAt;
     const cursorKey = `trades:${market}:${symbol}`;
     const cursor = this.deps.journal.cursor(cursorKey);
     const reads = await readTrades({
@@ -197,7 +196,7 @@ export class Reconciler {
       now: () => clock.now(),
       report: (skipped) => this.reportSkipped(market, symbol, 'trade', skipped),
     });
-    if (reads.caughtUpAt !== undefined) coverage.caughtUpAt = reads.caughtUpAt;
+    coverReads(coverage, { openAt: page.complete ? openSentAt : undefined, caughtUpAt: reads.caughtUpAt }, this.deps.settings.drift.graceMs);
     const trades = reads.trades;
     // One look at the journal per pass: a busy pass re-reads thousands of trades.
     const ours = this.deps.journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol);

@@ -166,17 +166,43 @@ export interface Coverage {
   completeOpenAt: number;
   /** When the last trades read that reached the end was sent (local ms). */
   caughtUpAt: number;
+  /**
+   * When the newest complete open-orders read was sent that a trades read to the end made
+   * drift.graceMs later has covered (local ms): an order the venue took before it was open
+   * then, or done with its trades shown since.
+   */
+  settledOpenAt: number;
+}
+
+/** Coverage as the poller keeps it: with the complete open-orders reads (send times, oldest first) not yet settled. */
+export interface CoverageLog extends Coverage {
+  opens: number[];
+}
+
+export function newCoverage(): CoverageLog {
+  return { completeOpenAt: Number.NEGATIVE_INFINITY, caughtUpAt: Number.NEGATIVE_INFINITY, settledOpenAt: Number.NEGATIVE_INFINITY, opens: [] };
+}
+
+/** Notes a pass's reads: a complete open-orders read sent at `openAt`, a trades read to the end sent at `caughtUpAt`. */
+export function coverReads(c: CoverageLog, reads: { openAt: number | undefined; caughtUpAt: number | undefined }, graceMs: number): void {
+  if (reads.openAt !== undefined) {
+    c.completeOpenAt = reads.openAt;
+    c.opens.push(reads.openAt);
+  }
+  if (reads.caughtUpAt !== undefined) c.caughtUpAt = reads.caughtUpAt;
+  while (c.opens.length > 0 && c.opens[0]! <= c.caughtUpAt - graceMs) c.settledOpenAt = c.opens.shift()!;
 }
 
 /**
  * Unknown orders to give up: unmatched for `afterMs` since they became unknown, with a complete
- * open-orders read and a trades read to the end both made after that. An order the venue took
- * shows in one of them by then (resting, or traded); one that shows in neither was never placed.
- * It is final for us and never sent again: its strategy decides what to do.
+ * open-orders read made after that and settled (`settledOpenAt`). An order the venue took shows
+ * by then: resting in that read, or traded in a trades read made graceMs after it (a fill just
+ * before the read may show late). One that shows in neither was never placed. It is final for
+ * us and never sent again: its strategy decides what to do.
  */
 export function unknownsToGiveUp(unknowns: readonly Order[], coverage: Coverage, now: number, afterMs: number): Order[] {
   return unknowns.filter((o) => {
     const deadline = o.updatedAt + afterMs;
-    return now >= deadline && coverage.completeOpenAt >= deadline && coverage.caughtUpAt >= deadline;
+    return now >= deadline && coverage.settledOpenAt >= deadline;
   });
 }

@@ -12,7 +12,7 @@ import { afterFills } from '../../../src/reconciler/fills.js';
 import { readOpenOrders } from '../../../src/reconciler/open-orders.js';
 import { settleAbsent, settlePurged } from '../../../src/reconciler/settle.js';
 import { decideSymbol } from '../../../src/reconciler/pass.js';
-import { couldBe, matchUnknown, openCandidate, tradeCandidates, unknownsToGiveUp } from '../../../src/reconciler/unknown.js';
+import { couldBe, coverReads, matchUnknown, newCoverage, openCandidate, tradeCandidates, unknownsToGiveUp } from '../../../src/reconciler/unknown.js';
 
 const SLACK = { earlyMs: 2000, lateMs: 2000 };
 const vid = (n: number) => String(1_000_000_000_000_000_000n + BigInt(n)) as VenueOrderId;
@@ -135,12 +135,21 @@ describe('lost answers matched to the venue', () => {
     expect(couldBe(u, maker!, slack)).toBe(true);
   });
 
-  it('is given up only once both a complete open-orders read and a trades read to the end came after the timeout', () => {
+  it('is given up only once a complete open-orders read after the timeout has had a trades read to the end graceMs later', () => {
     const u = order(1, { status: 'unknown', updatedAt: 1000 });
-    expect(unknownsToGiveUp([u], { completeOpenAt: 31_000, caughtUpAt: 31_000 }, 31_000, 30_000)).toEqual([u]);
-    expect(unknownsToGiveUp([u], { completeOpenAt: 30_999, caughtUpAt: 31_000 }, 31_000, 30_000)).toEqual([]);
-    expect(unknownsToGiveUp([u], { completeOpenAt: 31_000, caughtUpAt: 30_999 }, 31_000, 30_000)).toEqual([]);
-    expect(unknownsToGiveUp([u], { completeOpenAt: 40_000, caughtUpAt: 40_000 }, 30_999, 30_000)).toEqual([]);
+    const after = (reads: { openAt: number | undefined; caughtUpAt: number | undefined }[]) => {
+      const c = newCoverage();
+      for (const r of reads) coverReads(c, r, 4000);
+      return c;
+    };
+    // An order filled just before the open-orders read may show in the trades only 4 s later.
+    expect(unknownsToGiveUp([u], after([{ openAt: 31_000, caughtUpAt: 31_000 }]), 31_000, 30_000)).toEqual([]);
+    expect(unknownsToGiveUp([u], after([{ openAt: 31_000, caughtUpAt: 31_000 }, { openAt: undefined, caughtUpAt: 34_999 }]), 35_000, 30_000)).toEqual([]);
+    expect(unknownsToGiveUp([u], after([{ openAt: 31_000, caughtUpAt: 31_000 }, { openAt: undefined, caughtUpAt: 35_000 }]), 35_000, 30_000)).toEqual([u]);
+    // The newest read so covered counts; one before the timeout proves nothing.
+    expect(after([{ openAt: 30_999, caughtUpAt: 31_000 }, { openAt: 33_000, caughtUpAt: 37_000 }, { openAt: 36_000, caughtUpAt: 38_000 }]).settledOpenAt).toBe(33_000);
+    expect(unknownsToGiveUp([u], after([{ openAt: 30_999, caughtUpAt: 31_000 }, { openAt: undefined, caughtUpAt: 40_000 }]), 40_000, 30_000)).toEqual([]);
+    expect(unknownsToGiveUp([u], after([{ openAt: 31_000, caughtUpAt: 40_000 }]), 30_999, 30_000)).toEqual([]);
   });
 });
 
@@ -225,7 +234,7 @@ describe('one symbol, decided', () => {
     pageAskedAt: 5000,
     offsetMs: 0,
     slack: SLACK,
-    coverage: { completeOpenAt: 5000, caughtUpAt: 5000 },
+    coverage: { completeOpenAt: 5000, caughtUpAt: 5000, settledOpenAt: 5000 },
     foreignOrders: 'adopt' as const,
     unknownTimeoutMs: 30_000,
     strategyIds: ['t'],
@@ -283,6 +292,26 @@ describe('one symbol, decided', () => {
     expect(alone.changes.list).toHaveLength(1);
   });
 
+  it('a taker trade two lost answers of different prices could own waits while one of them may have a venue order not seen yet', () => {
+    // A marketable sell at 29965.35 took at 29972.52; a passive sell at 29972.36, sent later,
+    // rested and was filled between two reads, its trade shown late: in neither read for a while.
+    const marketable = order(1, { side: 'SELL', status: 'unknown', price: d('29965.35') });
+    const passive = order(2, { side: 'SELL', status: 'unknown', price: d('29972.36') });
+    const taker = trade(3, { askId: vid(5), isBuyer: false, isMaker: false, price: d('29972.52'), time: 1100 });
+    const maker = trade(4, { askId: vid(6), isBuyer: false, isMaker: true, price: d('29972.36'), time: 3500 });
+    const none = { items: [], skipped: [], complete: true };
+    const decide = (settledOpenAt: number, trades: VenueTrade[]) =>
+      decideSymbol({ ...base, shownBefore: 1200, coverage: { completeOpenAt: 5000, caughtUpAt: 5000, settledOpenAt }, ours: [marketable, passive], page: none, trades, byVenueId: () => undefined });
+    const bound = (r: ReturnType<typeof decideSymbol>) => r.changes.list.map((c) => [c.order.clientOrderId, c.order.venueOrderId]).sort();
+    // Either may have been taken until 1000 + the late slack; no settled read covers that yet.
+    const early = decide(2999, [taker]);
+    expect(early.changes.list).toEqual([]);
+    expect(early.awaited.map((t) => t.tradeId)).toEqual(['3']);
+    expect(bound(decide(2999, [taker, maker]))).toEqual([['slt-1', vid(5)], ['slt-2', vid(6)]]);
+    // Once a settled read came after that, what shows is all there is: the closest fit takes it.
+    expect(bound(decide(3000, [taker]))).toEqual([['slt-2', vid(5)]]);
+  });
+
   describe('where the venue names the client order id of a venue order', () => {
     // Two lost answers that look the same: by looks alone the older takes the older order.
     const older = order(1, { status: 'unknown', createdAt: 1000 });
@@ -300,7 +329,7 @@ describe('one symbol, decided', () => {
     });
 
     it('an order not named yet is asked for, and neither matched, adopted nor given up meanwhile', () => {
-      const late = { completeOpenAt: 99_000, caughtUpAt: 99_000 };
+      const late = { completeOpenAt: 99_000, caughtUpAt: 99_000, settledOpenAt: 99_000 };
       const r = decideSymbol({ ...base, now: 99_000, coverage: late, ours: [older], page: { ...page, items: [venueOrder(5, { time: 1200 })] }, trades: [], byVenueId: () => undefined, nameOf: () => undefined, waitForNames: true });
       expect(r.toIdentify).toEqual([vid(5)]);
       expect(r.changes.list).toEqual([]);
@@ -314,7 +343,7 @@ describe('one symbol, decided', () => {
     });
 
     it('an order named for someone else is foreign even when a lost answer looks like it; the lost answer is given up in time', () => {
-      const late = { completeOpenAt: 99_000, caughtUpAt: 99_000 };
+      const late = { completeOpenAt: 99_000, caughtUpAt: 99_000, settledOpenAt: 99_000 };
       const r = decideSymbol({ ...base, now: 99_000, coverage: late, ours: [older], page: { ...page, items: [venueOrder(5, { time: 1200 })] }, trades: [], byVenueId: () => undefined, nameOf: () => 'web-ui-7', waitForNames: true });
       expect(r.adoptions.map((a) => a.order.venueOrderId)).toEqual([vid(5)]);
       expect(bound(r)).toEqual([['slt-1', undefined, 'rejected']]);
