@@ -39,6 +39,8 @@ const UNNAMED_PROOF = 10;
 export class OrderLookups {
   /** Unknown orders a client-id lookup said the venue does not have, before that lookup was proven. */
   private readonly inconclusive = new Set<string>();
+  /** Unknown orders whose venue order an identical lost answer holds: not asked again. */
+  private readonly swapped = new Set<string>();
   /** Per market, symbol and venue order id: the client order id its query named (null: none). */
   private readonly names = new Map<string, string | null>();
   private readonly unnamedAnswers: Record<Market, number> = { spot: 0, futures: 0 };
@@ -73,12 +75,18 @@ export class OrderLookups {
   async unknowns(market: Market, symbol: string, most: number): Promise<void> {
     if (this.support(market) === 'no') return;
     const { journal, clock, log, readers } = this.deps;
-    const unknowns = journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol && o.status === 'unknown' && !o.venueOrderId && !this.inconclusive.has(o.clientOrderId));
+    const unknowns = journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol && o.status === 'unknown' && !o.venueOrderId && !this.inconclusive.has(o.clientOrderId) && !this.swapped.has(o.clientOrderId));
     for (const order of unknowns.slice(0, most)) {
       try {
         const venue = await readers[market].orderByClientId(symbol, order.clientOrderId);
         if (venue.clientOrderId !== undefined && venue.clientOrderId !== order.clientOrderId) continue;
         this.support(market, 'yes');
+        // Bound by looks to an identical lost answer already: the two swapped venue orders, and
+        // this one takes the other's by looks when it shows (as a named order does in pass.ts).
+        if (journal.ordersByVenueId(venue.orderId).some((o) => o.clientOrderId !== order.clientOrderId)) {
+          this.swapped.add(order.clientOrderId);
+          continue;
+        }
         journal.updateOrder(mergeVenueOrder(order, venue, clock.now()), 'found by client order id');
         await this.deps.onOrder(journal.order(order.clientOrderId)!);
       } catch (err) {

@@ -1,8 +1,10 @@
-// Unknown orders looked up by client order id, against a venue that refuses that look-up.
+// Unknown orders looked up by client order id: against a venue that refuses that look-up, and
+// where the order found is bound by looks to another lost answer already.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { ZERO } from '../../../src/core/decimal.js';
-import { OrderRejectedError } from '../../../src/core/errors.js';
+import { OrderRejectedError, UnknownOrderError } from '../../../src/core/errors.js';
+import type { VenueOrderId } from '../../../src/core/ids.js';
 import type { AccountReader } from '../../../src/core/ports.js';
 import { OrderLookups } from '../../../src/reconciler/lookups.js';
 import { MemoryJournal } from '../../../src/store/memory.js';
@@ -47,5 +49,45 @@ describe('unknown orders looked up by client order id', () => {
     await lookups.unknowns('spot', 'BTCUSDT', 5);
     expect(asked()).toBe(4);
     expect(journal.cursor('venue:spot:clientIdLookup')).toBeUndefined();
+  });
+});
+
+describe('an unknown order found by its client order id', () => {
+  function found(boundToOther: boolean) {
+    const journal = new MemoryJournal();
+    for (const id of ['slt-1', 'slt-2']) {
+      const intent = placeIntent('t', id);
+      journal.recordIntent(intent, { ...pendingOrder(intent, 0), status: 'unknown' });
+    }
+    const venueId = '900000000000000001' as VenueOrderId;
+    // slt-1 took slt-2's venue order by looks (identical lost answers).
+    if (boundToOther) journal.updateOrder({ ...journal.order('slt-1')!, status: 'open', venueOrderId: venueId }, 'found on the venue: by its side, price, volume and time (open)');
+    const o = journal.order('slt-2')!;
+    const asked: string[] = [];
+    const reader = {
+      orderByClientId: async (_symbol: string, clientOrderId: string) => {
+        asked.push(clientOrderId);
+        if (clientOrderId !== 'slt-2') throw new UnknownOrderError({ endpoint: 'spot.queryOrder', httpStatus: 400, venueCode: -2013 }, 'Order does not exist.');
+        return { orderId: venueId, clientOrderId: 'slt-2', symbol: o.symbol, side: o.side, type: o.type, price: o.price, origQty: o.volume, executedQty: ZERO, status: 'open', venueStatus: 'NEW', time: 5 };
+      },
+    } as unknown as AccountReader;
+    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(10), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO });
+    return { lookups, journal, venueId, asked: () => asked };
+  }
+
+  it('is bound to that venue order', async () => {
+    const { lookups, journal, venueId } = found(false);
+    await lookups.unknowns('spot', 'BTCUSDT', 5);
+    expect(journal.order('slt-2')).toMatchObject({ status: 'open', venueOrderId: venueId });
+  });
+
+  it('is left to its looks when an identical lost answer holds that venue order: never two orders on one venue id', async () => {
+    const { lookups, journal, venueId, asked } = found(true);
+    await lookups.unknowns('spot', 'BTCUSDT', 5);
+    await lookups.unknowns('spot', 'BTCUSDT', 5);
+    expect(asked()).toEqual(['slt-2']); // once: not asked again
+    expect(journal.ordersByVenueId(venueId).map((o) => o.clientOrderId)).toEqual(['slt-1']);
+    expect(journal.order('slt-2')).toMatchObject({ status: 'unknown' });
+    expect(journal.order('slt-2')!.venueOrderId).toBeUndefined();
   });
 });
