@@ -39,7 +39,7 @@ const UNNAMED_PROOF = 10;
 export class OrderLookups {
   /** Unknown orders a client-id lookup said the venue does not have, before that lookup was proven. */
   private readonly inconclusive = new Set<string>();
-  /** Unknown orders whose venue order an identical lost answer holds: not asked again. */
+  /** Unknown orders whose venue order another lost answer holds (bound by looks): not asked again. */
   private readonly swapped = new Set<string>();
   /** Per market, symbol and venue order id: the client order id its query named (null: none). */
   private readonly names = new Map<string, string | null>();
@@ -81,8 +81,8 @@ export class OrderLookups {
         const venue = await readers[market].orderByClientId(symbol, order.clientOrderId);
         if (venue.clientOrderId !== undefined && venue.clientOrderId !== order.clientOrderId) continue;
         this.support(market, 'yes');
-        // Bound by looks to an identical lost answer already: the two swapped venue orders, and
-        // this one takes the other's by looks when it shows (as a named order does in pass.ts).
+        // Another lost answer holds it, bound by looks: the two swapped venue orders, and this
+        // one takes the other's by looks when it shows (as a named order does in pass.ts).
         if (journal.ordersByVenueId(venue.orderId).some((o) => o.clientOrderId !== order.clientOrderId)) {
           this.swapped.add(order.clientOrderId);
           continue;
