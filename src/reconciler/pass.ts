@@ -174,7 +174,6 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   return { changes, open, adoptions, cancels, found: matches.map((m) => m.order), awaited, foreignTrades, claimant, toIdentify, unclaimedIds };
 }
 
-/** Whether lost answers differ in what they would accept (type, price or volume). */
 /**
  * Whether the venue order a lost answer may have has had time to show: the venue took it by
  * the answer's loss plus `slack.lateMs`; a complete open-orders read made after that listed it
@@ -185,6 +184,7 @@ function shownSince(o: Order, coverage: Coverage, slack: Slack): boolean {
   return coverage.settledOpenAt >= o.updatedAt + slack.lateMs;
 }
 
+/** Whether lost answers differ in what they would accept (type, price or volume). */
 function ambiguous(orders: readonly Order[]): boolean {
   return new Set(orders.map((o) => `${o.type} ${o.price ?? ''} ${o.volume}`)).size > 1;
 }

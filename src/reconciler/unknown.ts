@@ -162,8 +162,6 @@ function fitsBetter(a: Order, b: Order, c: Candidate): boolean {
 
 /** What the poller knows about how recently it saw the whole symbol. */
 export interface Coverage {
-  /** When the last open-orders read that was complete was sent (local ms). */
-  completeOpenAt: number;
   /** When the last trades read that reached the end was sent (local ms). */
   caughtUpAt: number;
   /**
@@ -180,15 +178,12 @@ export interface CoverageLog extends Coverage {
 }
 
 export function newCoverage(): CoverageLog {
-  return { completeOpenAt: Number.NEGATIVE_INFINITY, caughtUpAt: Number.NEGATIVE_INFINITY, settledOpenAt: Number.NEGATIVE_INFINITY, opens: [] };
+  return { caughtUpAt: Number.NEGATIVE_INFINITY, settledOpenAt: Number.NEGATIVE_INFINITY, opens: [] };
 }
 
 /** Notes a pass's reads: a complete open-orders read sent at `openAt`, a trades read to the end sent at `caughtUpAt`. */
 export function coverReads(c: CoverageLog, reads: { openAt: number | undefined; caughtUpAt: number | undefined }, graceMs: number): void {
-  if (reads.openAt !== undefined) {
-    c.completeOpenAt = reads.openAt;
-    c.opens.push(reads.openAt);
-  }
+  if (reads.openAt !== undefined) c.opens.push(reads.openAt);
   if (reads.caughtUpAt !== undefined) c.caughtUpAt = reads.caughtUpAt;
   while (c.opens.length > 0 && c.opens[0]! <= c.caughtUpAt - graceMs) c.settledOpenAt = c.opens.shift()!;
 }

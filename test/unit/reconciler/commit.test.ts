@@ -92,7 +92,7 @@ function decide(j: SqliteJournal, read: VenueTrade[], page: Order[]) {
     byClientId: (id) => j.order(id),
     offsetMs: 0,
     slack: { earlyMs: 2000, lateMs: 2000 },
-    coverage: { completeOpenAt: Number.NEGATIVE_INFINITY, caughtUpAt: Number.NEGATIVE_INFINITY, settledOpenAt: Number.NEGATIVE_INFINITY },
+    coverage: { caughtUpAt: Number.NEGATIVE_INFINITY, settledOpenAt: Number.NEGATIVE_INFINITY },
     foreignOrders: 'adopt',
     unknownTimeoutMs: 60_000,
     strategyIds: ['t'],

@@ -234,7 +234,7 @@ describe('one symbol, decided', () => {
     pageAskedAt: 5000,
     offsetMs: 0,
     slack: SLACK,
-    coverage: { completeOpenAt: 5000, caughtUpAt: 5000, settledOpenAt: 5000 },
+    coverage: { caughtUpAt: 5000, settledOpenAt: 5000 },
     foreignOrders: 'adopt' as const,
     unknownTimeoutMs: 30_000,
     strategyIds: ['t'],
@@ -301,7 +301,7 @@ describe('one symbol, decided', () => {
     const maker = trade(4, { askId: vid(6), isBuyer: false, isMaker: true, price: d('29972.36'), time: 3500 });
     const none = { items: [], skipped: [], complete: true };
     const decide = (settledOpenAt: number, trades: VenueTrade[]) =>
-      decideSymbol({ ...base, shownBefore: 1200, coverage: { completeOpenAt: 5000, caughtUpAt: 5000, settledOpenAt }, ours: [marketable, passive], page: none, trades, byVenueId: () => undefined });
+      decideSymbol({ ...base, shownBefore: 1200, coverage: { caughtUpAt: 5000, settledOpenAt }, ours: [marketable, passive], page: none, trades, byVenueId: () => undefined });
     const bound = (r: ReturnType<typeof decideSymbol>) => r.changes.list.map((c) => [c.order.clientOrderId, c.order.venueOrderId]).sort();
     // Either may have been taken until 1000 + the late slack; no settled read covers that yet.
     const early = decide(2999, [taker]);
@@ -329,7 +329,7 @@ describe('one symbol, decided', () => {
     });
 
     it('an order not named yet is asked for, and neither matched, adopted nor given up meanwhile', () => {
-      const late = { completeOpenAt: 99_000, caughtUpAt: 99_000, settledOpenAt: 99_000 };
+      const late = { caughtUpAt: 99_000, settledOpenAt: 99_000 };
       const r = decideSymbol({ ...base, now: 99_000, coverage: late, ours: [older], page: { ...page, items: [venueOrder(5, { time: 1200 })] }, trades: [], byVenueId: () => undefined, nameOf: () => undefined, waitForNames: true });
       expect(r.toIdentify).toEqual([vid(5)]);
       expect(r.changes.list).toEqual([]);
@@ -343,7 +343,7 @@ describe('one symbol, decided', () => {
     });
 
     it('an order named for someone else is foreign even when a lost answer looks like it; the lost answer is given up in time', () => {
-      const late = { completeOpenAt: 99_000, caughtUpAt: 99_000, settledOpenAt: 99_000 };
+      const late = { caughtUpAt: 99_000, settledOpenAt: 99_000 };
       const r = decideSymbol({ ...base, now: 99_000, coverage: late, ours: [older], page: { ...page, items: [venueOrder(5, { time: 1200 })] }, trades: [], byVenueId: () => undefined, nameOf: () => 'web-ui-7', waitForNames: true });
       expect(r.adoptions.map((a) => a.order.venueOrderId)).toEqual([vid(5)]);
       expect(bound(r)).toEqual([['slt-1', undefined, 'rejected']]);
