@@ -30,6 +30,8 @@ export interface BacktestOptions {
   tapePath?: string;
   /** Where the tape's decoded events are cached (see tape/event-cache.ts); none when absent. */
   eventCacheDir?: string;
+  /** Whether a tape not cached yet decodes on a thread of its own; by its size when absent (tape/decode-thread.ts). */
+  decodeThread?: boolean;
   tapeName?: string;
   durationMs?: number;
   /** Virtual start time when there is no tape. */

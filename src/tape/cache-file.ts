@@ -6,6 +6,7 @@
 //
 // Records, not text: reading a line of text scanned every digit, and was most of a cached
 // backtest's reading. The end is text so that a file is known whole from its last bytes.
+import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventCount } from '../sim/types.js';
@@ -33,22 +34,38 @@ export class CacheChunks {
 
   /** Adds one answer's events; gives them back read from the record written. */
   add(batch: readonly TapeMarketEvent[]): TapeMarketEvent[] {
+    const { start, end } = this.put(batch);
+    const back = this.decoder.decode(this.encoder.bytes, start, end);
+    if (!back) throw new Error(`an answer of ${batch[0]!.event.symbol} at ${batch[0]!.at} does not read back from its record`);
+    return back;
+  }
+
+  /** Adds one answer's events as a record, without reading them back (where another thread reads the chunks). */
+  put(batch: readonly TapeMarketEvent[]): { start: number; end: number } {
     const { at, market, event } = batch[0]!;
     for (const e of batch) {
       if (e.at !== at || e.market !== market || e.event.symbol !== event.symbol || e.event.type !== event.type) throw new Error('an event batch mixes answers (the decoder gives one answer per batch)');
     }
     if (event.type !== 'trade' && batch.length !== 1) throw new Error(`a ${event.type} batch holds one ${event.type}`);
-    const { start, end } = this.encoder.record(batch);
-    const back = this.decoder.decode(this.encoder.bytes, start, end);
-    if (!back) throw new Error(`an answer of ${event.symbol} at ${at} does not read back from its record`);
+    const range = this.encoder.record(batch);
     this.events += batch.length;
     this.lastAt = batch[batch.length - 1]!.at;
-    return back;
+    return range;
+  }
+
+  /** Events added so far. */
+  get count(): number {
+    return this.events;
   }
 
   /** A chunk of about a megabyte, when one is ready. */
   full(): Buffer | undefined {
     return this.encoder.length >= CHUNK_BYTES ? this.encoder.take() : undefined;
+  }
+
+  /** The records not yet taken (where the tape failed: the events before the failure still go to the run). */
+  rest(): Buffer {
+    return this.encoder.take();
   }
 
   /** The records not yet taken, and the end. */
@@ -61,9 +78,10 @@ export class CacheChunks {
 
 /**
  * The answers of a cache file's bytes, as chunks of them arrive, to the u32 0 of the end, where
- * the events read must number `expected` (the end line's count); `damaged` names the file and the fix.
+ * the events read must number `expected()` (the end line's count, known by then); `damaged`
+ * names the file and the fix.
  */
-export async function* readRecords(chunks: AsyncIterable<Buffer>, expected: number, damaged: (problem: string, record: number) => Error): AsyncGenerator<TapeMarketEvent[]> {
+export async function* readRecords(chunks: AsyncIterable<Buffer>, expected: () => number, damaged: (problem: string, record: number) => Error): AsyncGenerator<TapeMarketEvent[]> {
   let rest: Buffer = Buffer.alloc(0);
   let record = 0;
   let events = 0;
@@ -74,7 +92,7 @@ export async function* readRecords(chunks: AsyncIterable<Buffer>, expected: numb
     while (start + 4 <= bytes.length) {
       const size = bytes.readUInt32LE(start);
       if (size === 0) {
-        if (events !== expected) throw damaged(`${events} events, the file says ${expected}`, record);
+        if (events !== expected()) throw damaged(`${events} events, the file says ${expected()}`, record);
         return;
       }
       if (start + 4 + size > bytes.length) break;
@@ -89,6 +107,20 @@ export async function* readRecords(chunks: AsyncIterable<Buffer>, expected: numb
     start = 0;
   }
   throw damaged('no end', record);
+}
+
+/** A writer for the cache file `path` under the temporary name `tmp`; undefined when it cannot be created (a read-only or full cache costs speed, not the run). */
+export function openCacheWriter(path: string, tmp: string): CacheFileWriter | undefined {
+  try {
+    return new CacheFileWriter(path, tmp);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A temporary name for writing the cache file `path`: unique to this process and attempt. */
+export function partName(path: string): string {
+  return `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part`;
 }
 
 /** A cache file being written: under a temporary name, renamed to its own once whole and on disk. */

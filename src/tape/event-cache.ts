@@ -7,13 +7,14 @@
 // edited tape or another version of the decoder decodes afresh and never reads stale events.
 // It is written to a temporary name and renamed when complete, so a file under the final name
 // is whole; its last line counts the events, which reading checks again.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, type ReadStream, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../core/package-root.js';
-import { CacheChunks, CacheFileWriter, MAGIC, readRecords } from './cache-file.js';
+import { CacheChunks, MAGIC, openCacheWriter, partName, readRecords } from './cache-file.js';
+import { decodeOnThread, decodesOnThread } from './decode-thread.js';
 import { TapeFormatError } from './format.js';
 import { streamMarketEvents, type TapeMarketEvent } from './market.js';
 import { openTape } from './reader.js';
@@ -35,14 +36,17 @@ export function defaultEventCacheDir(env: NodeJS.ProcessEnv = process.env): stri
 
 /**
  * A tape's market events: from the cache in `cacheDir` when it holds them, else decoded from
- * the tape and, once the tape has been read to its end, written there. Without a cacheDir
+ * the tape (on a thread of its own from THREAD_MIN_BYTES on) and, once the tape has been read
+ * to its end, written there. Without a cacheDir
  * the tape is decoded and nothing is written. Either way the events are what a cache file
  * gives back (CacheChunks), so every run of a tape sees the same events.
  */
-export async function openMarketEvents(tapePath: string, cacheDir?: string): Promise<MarketEventSource> {
+export async function openMarketEvents(tapePath: string, cacheDir?: string, opts: { thread?: boolean } = {}): Promise<MarketEventSource> {
   const path = cacheDir === undefined ? undefined : await eventCachePath(tapePath, cacheDir);
   const cached = path === undefined ? undefined : openCacheFile(path);
   if (cached) return cached;
+  // A large tape decodes on a thread while the run reads it (decode-thread.ts; `thread` forces either way).
+  if (opts.thread ?? decodesOnThread(tapePath)) return decodeOnThread(tapePath, path);
   const source = decodeTape(tapePath);
   return { ...source, batches: asRecords(source.batches, path) };
 }
@@ -70,12 +74,7 @@ function decodeTape(tapePath: string): MarketEventSource {
 
 /** The batches as a cache file gives them back, written to `path` (when given) under a temporary name, renamed once the tape is read to its end. */
 async function* asRecords(batches: AsyncGenerator<TapeMarketEvent[]>, path: string | undefined): AsyncGenerator<TapeMarketEvent[]> {
-  let writer: CacheFileWriter | undefined;
-  try {
-    if (path) writer = new CacheFileWriter(path, `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part`);
-  } catch {
-    // A cache that cannot be written (read-only, full) costs speed, not the run.
-  }
+  const writer = path === undefined ? undefined : openCacheWriter(path, partName(path));
   const chunks = new CacheChunks();
   let complete = false;
   try {
@@ -194,7 +193,7 @@ async function* readCache(path: string, open: () => ReadStream, expected: number
   // Placed as a line would be: the magic line is 1, record n is n + 1.
   const damaged = (problem: string, record: number) => new TapeFormatError(path, record + 1, `event cache damaged (${problem}): delete the file, or run with --no-cache`);
   try {
-    yield* readRecords(stream as AsyncIterable<Buffer>, expected, damaged);
+    yield* readRecords(stream as AsyncIterable<Buffer>, () => expected, damaged);
   } finally {
     stream.destroy();
   }

@@ -13,6 +13,8 @@ export interface FeedSource {
   tapePath?: string;
   /** Where the file's decoded events are cached (see event-cache.ts); none when absent. */
   eventCacheDir?: string;
+  /** Whether a file not cached yet decodes on a thread of its own; by its size when absent (decode-thread.ts). */
+  decodeThread?: boolean;
 }
 
 /** `fill()` reads on when the batch is used up; `nextAt()` is Infinity once the tape is done. */
@@ -35,7 +37,7 @@ export class TapeFeed {
   static async open(from: FeedSource): Promise<TapeFeed> {
     let feed: TapeFeed;
     if (from.tapePath) {
-      const source = await openMarketEvents(from.tapePath, from.eventCacheDir);
+      const source = await openMarketEvents(from.tapePath, from.eventCacheDir, from.decodeThread === undefined ? {} : { thread: from.decodeThread });
       feed = new TapeFeed(source.batches, source.progress, source.lastAt);
     } else {
       const events = from.tape ? marketEvents(from.tape.calls) : [];

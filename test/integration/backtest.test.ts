@@ -32,12 +32,12 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 const quiet = () => createLogger({ level: 'fatal', pretty: false, secrets: [] });
 
 /** A backtest with the tape read into memory, or streamed from its file through the event cache in `eventCacheDir`. */
-async function backtest(yaml: string, opts: { tape?: string; durationMs?: number; eventCacheDir?: string; trustedVenue?: boolean } = {}) {
+async function backtest(yaml: string, opts: { tape?: string; durationMs?: number; eventCacheDir?: string; trustedVenue?: boolean; decodeThread?: boolean } = {}) {
   const { config } = await parseConfig(yaml, { env: {} });
   const strategies = await loadStrategies(config.strategies, ROOT);
   const streamed = opts.eventCacheDir !== undefined;
   const tape = opts.tape && !streamed ? await readTape(opts.tape) : undefined;
-  return runBacktest({ config, strategies, log: quiet(), tape, tapePath: streamed ? opts.tape : undefined, eventCacheDir: opts.eventCacheDir, tapeName: 'sample', durationMs: opts.durationMs, trustedVenue: opts.trustedVenue });
+  return runBacktest({ config, strategies, log: quiet(), tape, tapePath: streamed ? opts.tape : undefined, eventCacheDir: opts.eventCacheDir, tapeName: 'sample', durationMs: opts.durationMs, trustedVenue: opts.trustedVenue, decodeThread: opts.decodeThread });
 }
 
 const GRID = `
@@ -66,6 +66,11 @@ describe('sluice backtest', () => {
     expect(JSON.stringify(cold.report)).toBe(JSON.stringify(a.report));
     expect(JSON.stringify(warm.report)).toBe(JSON.stringify(a.report));
     expect(renderHtml(warm.report, warm.input)).toBe(renderHtml(a.report, a.input));
+    // The first run with the tape decoded on a thread of its own (a large tape's first run), and the cache it writes.
+    const threaded = tmp();
+    const onThread = await backtest(GRID, { tape: SAMPLE, eventCacheDir: threaded, decodeThread: true });
+    expect(JSON.stringify(onThread.report)).toBe(JSON.stringify(a.report));
+    expect(readFileSync(join(threaded, readdirSync(threaded)[0]!))).toEqual(readFileSync(join(cache, readdirSync(cache)[0]!)));
   }, 90_000);
 
   it('the trusted in-process venue (no signatures, no JSON text) gives the report a wire-shaped one gives, byte for byte', async () => {

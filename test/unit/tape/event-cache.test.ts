@@ -39,8 +39,8 @@ async function decoded(tapePath: string): Promise<TapeMarketEvent[][]> {
 }
 
 /** The source's batches, each decimal as its text (the cache gives plain ones as ScaledDecimal): `scaled` counts those. */
-async function read(tapePath: string, cacheDir: string | undefined): Promise<{ batches: TapeMarketEvent[][]; cached: boolean; lastAt?: number; scaled: number }> {
-  const source = await openMarketEvents(tapePath, cacheDir);
+async function read(tapePath: string, cacheDir: string | undefined, thread = false): Promise<{ batches: TapeMarketEvent[][]; cached: boolean; lastAt?: number; scaled: number }> {
+  const source = await openMarketEvents(tapePath, cacheDir, { thread });
   const batches: TapeMarketEvent[][] = [];
   let scaled = 0;
   const text = (d: TapeDecimal) => {
@@ -69,21 +69,22 @@ function recordStarts(file: Buffer): number[] {
 
 const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
-describe('event cache', () => {
+// Each decoding test runs with the tape decoded in process and on a thread of its own (decode-thread.ts).
+describe.each([{ thread: false }, { thread: true }])('event cache, decoding with thread: $thread', ({ thread }) => {
   it('gives exactly the decoded events: the first run writes the cache, the next reads it', async () => {
     const tape = writeTape(tmp.path('t.jsonl'), CALLS);
     const cache = tmp.path('cache');
     const want = await decoded(tape);
     expect(want.flat().map((e) => e.event.type)).toEqual(['book', 'trade', 'trade', 'book', 'ticker', 'ticker', 'trade']);
-    const first = await read(tape, cache);
+    const first = await read(tape, cache, thread);
     expect(first).toMatchObject({ cached: false, batches: want });
     expect(cacheFiles(cache)).toEqual([expect.stringMatching(/^[0-9a-f]{40}\.events$/)]);
     // A first run gives the events as the file it writes gives them back: plain decimals as ScaledDecimal.
     expect(first.scaled).toBe(16);
-    const second = await read(tape, cache);
+    const second = await read(tape, cache, thread);
     // Every decimal of CALLS is plain: each comes back as a ScaledDecimal, the same text.
     expect(second).toEqual({ cached: true, batches: want, lastAt: want.at(-1)![0]!.at, scaled: 16 });
-    expect((await read(tape, undefined)).scaled).toBe(16);
+    expect((await read(tape, undefined, thread)).scaled).toBe(16);
     expect(second.batches.flat().map((e) => e.event.symbol)).toContain('ETH USDT');
   });
 
@@ -91,12 +92,81 @@ describe('event cache', () => {
     const cache = tmp.path('cache');
     const want = await decoded(SAMPLE);
     expect(want.flat().length).toBeGreaterThan(5000);
-    await read(SAMPLE, cache);
-    const cached = await read(SAMPLE, cache);
+    await read(SAMPLE, cache, thread);
+    const cached = await read(SAMPLE, cache, thread);
     expect(cached.cached).toBe(true);
     expect(cached.batches).toEqual(want);
   });
 
+  it('writes nothing when the tape is not read to its end', async () => {
+    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
+    const cache = tmp.path('cache');
+    const source = await openMarketEvents(tape, cache, { thread });
+    await source.batches.next();
+    await source.batches.return(undefined);
+    // A thread reads the tape on its own: it may have read this small one to its end and written
+    // the whole file by then. Never a part of one.
+    if (thread) expect(cacheFiles(cache).filter((f) => !f.endsWith('.events'))).toEqual([]);
+    else expect(cacheFiles(cache)).toEqual([]);
+    const again = await read(tape, cache, thread);
+    expect(again.batches).toEqual(await decoded(tape));
+    if (!thread) expect(again.cached).toBe(false);
+  });
+
+  it('gives a failing tape\'s events up to the bad line, then the tape\'s error by file and line; caches nothing', async () => {
+    // Tickers a second apart: those more than REORDER_MS before the bad line are out of the decoder's hands.
+    const tickers = Array.from({ length: 30 }, (_, i) => call(i, 'spot', 'GET', '/sapi/v1/ticker', { query: 'symbol=BTCUSDT', at: T0 + i * 1000, response: ticker(`${30000 + i}`) }));
+    const tape = writeTape(tmp.path('t.jsonl'), tickers);
+    const lines = readFileSync(tape, 'utf8').split('\n');
+    lines.splice(21, 0, '{"not a call"');
+    writeFileSync(tape, lines.join('\n'));
+    const until = async (batches: AsyncIterable<TapeMarketEvent[]>) => {
+      const got: string[] = [];
+      const err = await (async () => {
+        for await (const batch of batches) got.push(...batch.map((e) => tapeDecimalText(e.event.type === 'ticker' ? e.event.last : '')));
+      })().catch((e: unknown) => e);
+      return { got, err };
+    };
+    const cache = tmp.path('cache');
+    const { got, err } = await until((await openMarketEvents(tape, cache, { thread })).batches);
+    expect(got).toEqual(Array.from({ length: 9 }, (_, i) => `${30000 + i}`));
+    expect(err).toBeInstanceOf(TapeFormatError);
+    expect(err).toMatchObject({ file: tape, line: 22 });
+    expect((err as Error).message).toContain(`${tape}:22: `);
+    expect(await until(streamMarketEvents((await openTape(tape)).calls))).toEqual({ got, err });
+    expect(cacheFiles(cache)).toEqual([]);
+  });
+
+  it('a source closed before it is read leaves no file open, from the tape or from the cache', async () => {
+    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
+    const cache = tmp.path('cache');
+    const openFiles = () => readdirSync('/proc/self/fd').flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/self/fd/${fd}`)];
+      } catch {
+        return [];
+      }
+    });
+    const mine = () => openFiles().filter((f) => f.startsWith(tmp.dir));
+    for (const dir of [undefined, cache, cache]) {
+      const source = await openMarketEvents(tape, dir, { thread });
+      await source.batches.return(undefined);
+      if (dir === cache && !source.cached) await read(tape, cache, thread);
+      expect(mine()).toEqual([]);
+    }
+  });
+
+  it('runs on without a cache it cannot write', async () => {
+    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
+    const blocked = tmp.path('file');
+    writeFileSync(blocked, 'not a directory');
+    const r = await read(tape, join(blocked, 'cache'), thread);
+    expect(r.cached).toBe(false);
+    expect(r.batches).toEqual(await decoded(tape));
+  });
+});
+
+describe('event cache', () => {
   it('is keyed by the tape\'s bytes, not its name', async () => {
     const a = writeTape(tmp.path('a.jsonl'), CALLS);
     const b = tmp.path('b.jsonl');
@@ -118,40 +188,6 @@ describe('event cache', () => {
     const other = await read(edited, cache);
     expect(other.cached).toBe(false);
     expect(other.batches).toEqual(await decoded(edited));
-  });
-
-  it('writes nothing when the tape is not read to its end', async () => {
-    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
-    const cache = tmp.path('cache');
-    const source = await openMarketEvents(tape, cache);
-    await source.batches.next();
-    await source.batches.return(undefined);
-    expect(cacheFiles(cache)).toEqual([]);
-    expect((await read(tape, cache)).cached).toBe(false);
-  });
-
-  it('gives a failing tape\'s events up to the bad line, then the tape\'s error by file and line; caches nothing', async () => {
-    // Tickers a second apart: those more than REORDER_MS before the bad line are out of the decoder's hands.
-    const tickers = Array.from({ length: 30 }, (_, i) => call(i, 'spot', 'GET', '/sapi/v1/ticker', { query: 'symbol=BTCUSDT', at: T0 + i * 1000, response: ticker(`${30000 + i}`) }));
-    const tape = writeTape(tmp.path('t.jsonl'), tickers);
-    const lines = readFileSync(tape, 'utf8').split('\n');
-    lines.splice(21, 0, '{"not a call"');
-    writeFileSync(tape, lines.join('\n'));
-    const until = async (batches: AsyncIterable<TapeMarketEvent[]>) => {
-      const got: string[] = [];
-      const err = await (async () => {
-        for await (const batch of batches) got.push(...batch.map((e) => tapeDecimalText(e.event.type === 'ticker' ? e.event.last : '')));
-      })().catch((e: unknown) => e);
-      return { got, err };
-    };
-    const cache = tmp.path('cache');
-    const { got, err } = await until((await openMarketEvents(tape, cache)).batches);
-    expect(got).toEqual(Array.from({ length: 9 }, (_, i) => `${30000 + i}`));
-    expect(err).toBeInstanceOf(TapeFormatError);
-    expect(err).toMatchObject({ file: tape, line: 22 });
-    expect((err as Error).message).toContain(`${tape}:22: `);
-    expect(await until(streamMarketEvents((await openTape(tape)).calls))).toEqual({ got, err });
-    expect(cacheFiles(cache)).toEqual([]);
   });
 
   it('decodes again over a file without its end line, and names a damaged file and the fix', async () => {
@@ -181,34 +217,6 @@ describe('event cache', () => {
     // A record lost: the count in the end line no longer matches.
     writeFileSync(path, Buffer.concat([whole.subarray(0, second), whole.subarray(third)]));
     await expect(read(tape, cache)).rejects.toThrow(/event cache damaged \(5 events, the file says 7\)/);
-  });
-
-  it('a source closed before it is read leaves no file open, from the tape or from the cache', async () => {
-    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
-    const cache = tmp.path('cache');
-    const openFiles = () => readdirSync('/proc/self/fd').flatMap((fd) => {
-      try {
-        return [readlinkSync(`/proc/self/fd/${fd}`)];
-      } catch {
-        return [];
-      }
-    });
-    const mine = () => openFiles().filter((f) => f.startsWith(tmp.dir));
-    for (const dir of [undefined, cache, cache]) {
-      const source = await openMarketEvents(tape, dir);
-      await source.batches.return(undefined);
-      if (dir === cache && !source.cached) await read(tape, cache);
-      expect(mine()).toEqual([]);
-    }
-  });
-
-  it('runs on without a cache it cannot write', async () => {
-    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
-    const blocked = tmp.path('file');
-    writeFileSync(blocked, 'not a directory');
-    const r = await read(tape, join(blocked, 'cache'));
-    expect(r.cached).toBe(false);
-    expect(r.batches).toEqual(await decoded(tape));
   });
 
   it('keeps the most recently used files within the size limit', () => {

@@ -1,0 +1,65 @@
+// A first run's decoding on a thread of its own (decode-thread.ts starts it): the tape read and
+// decoded, its answers written as cache records, the cache file written, and each chunk of
+// records posted to the main thread, which reads the events from it while this decodes on.
+import { parentPort, workerData } from 'node:worker_threads';
+import { CacheChunks, openCacheWriter } from './cache-file.js';
+import { TapeFormatError } from './format.js';
+import { streamMarketEvents } from './market.js';
+import { openTape } from './reader.js';
+import { CHUNKS_AHEAD, type DecodeJob, type DecodeMessage } from './decode-thread.js';
+
+const port = parentPort!;
+const job = workerData as DecodeJob;
+/** Chunks the main thread has room for: it sends 'more' as it takes one, 'stop' when the run ends early. */
+let room = CHUNKS_AHEAD;
+let stopped = false;
+let wake: (() => void) | undefined;
+port.on('message', (m: 'more' | 'stop') => {
+  if (m === 'stop') stopped = true;
+  else room++;
+  wake?.();
+  wake = undefined;
+});
+
+async function post(message: DecodeMessage & { bytes: ArrayBuffer }): Promise<void> {
+  while (room === 0 && !stopped) await new Promise<void>((r) => (wake = r));
+  if (stopped) return;
+  room--;
+  port.postMessage(message, [message.bytes]);
+}
+
+async function decode(): Promise<void> {
+  const writer = job.cachePath === undefined || job.partPath === undefined ? undefined : openCacheWriter(job.cachePath, job.partPath);
+  let complete = false;
+  const chunks = new CacheChunks();
+  try {
+    const tape = await openTape(job.tapePath);
+    for await (const batch of streamMarketEvents(tape.calls)) {
+      if (stopped) return;
+      chunks.put(batch);
+      const chunk = chunks.full();
+      if (!chunk) continue;
+      writer?.write(chunk);
+      await post({ kind: 'chunk', bytes: chunk.buffer as ArrayBuffer, progress: tape.progress() });
+    }
+    const bytes = chunks.end();
+    writer?.write(bytes);
+    // On disk under its own name before the main thread reads the last events (it ends this thread then).
+    writer?.commit();
+    complete = true;
+    await post({ kind: 'end', bytes: bytes.buffer as ArrayBuffer, events: chunks.count, progress: 1 });
+  } catch (err) {
+    // The events before the failure first, as an in-process decoding gives them before it throws.
+    await post({ kind: 'chunk', bytes: chunks.rest().buffer as ArrayBuffer, progress: 1 });
+    const failed: DecodeMessage =
+      err instanceof TapeFormatError
+        ? { kind: 'failed', message: err.message, file: err.file, line: err.line, problem: err.message.slice(`${err.file}:${err.line}: `.length) }
+        : { kind: 'failed', message: err instanceof Error ? err.message : String(err) };
+    port.postMessage(failed);
+  } finally {
+    if (!complete) writer?.abort();
+    if (stopped) port.close();
+  }
+}
+
+void decode();
