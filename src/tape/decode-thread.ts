@@ -23,7 +23,12 @@ export interface DecodeJob {
 export type DecodeMessage =
   | { kind: 'chunk'; bytes: ArrayBuffer; progress: number }
   | { kind: 'end'; bytes: ArrayBuffer; events: number; progress: number }
-  | { kind: 'failed'; message: string; file?: string; line?: number; problem?: string };
+  | { kind: 'failed'; message: string; file?: string; line?: number; problem?: string }
+  /** The job ended early at the main thread's 'stop'; its unfinished cache file is removed. */
+  | { kind: 'stopped' };
+
+/** To the thread: a tape to decode, room for one more chunk, or stop the tape in hand. */
+export type DecodeRequest = { job: DecodeJob } | 'more' | 'stop';
 
 // Built, the worker is plain JavaScript; from the sources a shim registers tsx in the thread first.
 const SCRIPT = import.meta.url.endsWith('.ts') ? new URL('./decode-worker.mjs', import.meta.url) : new URL('./decode-worker.js', import.meta.url);
@@ -37,23 +42,49 @@ export function decodesOnThread(tapePath: string): boolean {
   }
 }
 
+/**
+ * Threads between tapes: a thread keeps its compiled decoder, so a process's later first runs
+ * (a benchmark, or a sweep's over several tapes) decode at full speed. An idle one does not
+ * keep the process alive.
+ */
+const idle: Worker[] = [];
+
+function acquire(): Worker {
+  const worker = idle.pop() ?? new Worker(SCRIPT);
+  worker.ref();
+  return worker;
+}
+
+function release(worker: Worker): void {
+  worker.removeAllListeners();
+  worker.once('exit', () => idle.splice(idle.indexOf(worker) >>> 0, 1));
+  worker.unref();
+  idle.push(worker);
+}
+
 /** The tape's events decoded on a thread, written to the cache file `cachePath` when given. */
 export function decodeOnThread(tapePath: string, cachePath: string | undefined): { batches: AsyncGenerator<TapeMarketEvent[]>; progress: () => number; cached: false } {
   let progress = 0;
   const batches = (async function* () {
     const job: DecodeJob = { tapePath, ...(cachePath !== undefined ? { cachePath, partPath: partName(cachePath) } : {}) };
-    const worker = new Worker(SCRIPT, { workerData: job });
+    const worker = acquire();
     const inbox: DecodeMessage[] = [];
     let failure: Error | undefined;
-    /** The thread has nothing more to do: it ended, failed, or exited. */
-    let done = false;
+    /** The job is over for the thread: it ended, failed or stopped (or the thread is gone). */
+    let over = false;
+    let gone = false;
     let wake: (() => void) | undefined;
     const woken = () => {
       wake?.();
       wake = undefined;
     };
+    const next = async (): Promise<DecodeMessage | undefined> => {
+      while (inbox.length === 0 && failure === undefined) await new Promise<void>((r) => (wake = r));
+      return inbox.shift();
+    };
+    worker.removeAllListeners();
     worker.on('message', (m: DecodeMessage) => {
-      if (m.kind !== 'chunk') done = true;
+      if (m.kind !== 'chunk') over = true;
       inbox.push(m);
       woken();
     });
@@ -61,28 +92,26 @@ export function decodeOnThread(tapePath: string, cachePath: string | undefined):
       failure ??= err;
       woken();
     });
-    const exit = new Promise<void>((resolve) =>
-      worker.once('exit', (code) => {
-        done = true;
-        failure ??= new Error(`the thread decoding ${tapePath} stopped (exit code ${code})`);
-        woken();
-        resolve();
-      }),
-    );
+    worker.once('exit', (code) => {
+      gone = over = true;
+      failure ??= new Error(`the thread decoding ${tapePath} stopped (exit code ${code})`);
+      woken();
+    });
+    worker.postMessage({ job } satisfies DecodeRequest);
     let events = -1;
     async function* chunks(): AsyncGenerator<Buffer> {
       for (;;) {
-        while (inbox.length === 0 && failure === undefined) await new Promise<void>((r) => (wake = r));
-        const m = inbox.shift();
+        const m = await next();
         if (!m) throw failure!;
         if (m.kind === 'failed') throw m.file !== undefined && m.line !== undefined ? new TapeFormatError(m.file, m.line, m.problem ?? m.message) : new Error(m.message);
+        if (m.kind === 'stopped') throw new Error(`the thread decoding ${tapePath} stopped unasked`);
         progress = m.progress;
         if (m.kind === 'end') {
           events = m.events;
           yield Buffer.from(m.bytes);
           return;
         }
-        worker.postMessage('more');
+        worker.postMessage('more' satisfies DecodeRequest);
         yield Buffer.from(m.bytes);
       }
     }
@@ -92,12 +121,13 @@ export function decodeOnThread(tapePath: string, cachePath: string | undefined):
       yield* readRecords(chunks(), () => events, damaged);
       whole = true;
     } finally {
-      if (done) await worker.terminate();
-      else {
-        // Ended early: the thread removes its unfinished cache file, closes, and exits.
-        worker.postMessage('stop');
-        await exit;
+      if (!over) {
+        // Ended early: the thread drops the tape and removes its unfinished cache file.
+        worker.postMessage('stop' satisfies DecodeRequest);
+        while (!over && failure === undefined) await next();
       }
+      if (gone || failure) await worker.terminate();
+      else release(worker);
       if (!whole && job.partPath) rmSync(job.partPath, { force: true });
     }
   })();

@@ -1,20 +1,26 @@
-// A first run's decoding on a thread of its own (decode-thread.ts starts it): the tape read and
-// decoded, its answers written as cache records, the cache file written, and each chunk of
-// records posted to the main thread, which reads the events from it while this decodes on.
-import { parentPort, workerData } from 'node:worker_threads';
+// A first run's decoding on a thread of its own (decode-thread.ts starts it and keeps it for the
+// next): the tape read and decoded, its answers written as cache records, the cache file
+// written, and each chunk of records posted to the main thread, which reads the events from it
+// while this decodes on. One tape at a time.
+import { parentPort } from 'node:worker_threads';
 import { CacheChunks, openCacheWriter } from './cache-file.js';
 import { TapeFormatError } from './format.js';
 import { streamMarketEvents } from './market.js';
 import { openTape } from './reader.js';
-import { CHUNKS_AHEAD, type DecodeJob, type DecodeMessage } from './decode-thread.js';
+import { CHUNKS_AHEAD, type DecodeJob, type DecodeMessage, type DecodeRequest } from './decode-thread.js';
 
 const port = parentPort!;
-const job = workerData as DecodeJob;
-/** Chunks the main thread has room for: it sends 'more' as it takes one, 'stop' when the run ends early. */
-let room = CHUNKS_AHEAD;
+/** Chunks the main thread has room for: it sends 'more' as it takes one, 'stop' when its run ends early. */
+let room = 0;
 let stopped = false;
 let wake: (() => void) | undefined;
-port.on('message', (m: 'more' | 'stop') => {
+port.on('message', (m: DecodeRequest) => {
+  if (typeof m === 'object') {
+    room = CHUNKS_AHEAD;
+    stopped = false;
+    void decode(m.job);
+    return;
+  }
   if (m === 'stop') stopped = true;
   else room++;
   wake?.();
@@ -28,7 +34,7 @@ async function post(message: DecodeMessage & { bytes: ArrayBuffer }): Promise<vo
   port.postMessage(message, [message.bytes]);
 }
 
-async function decode(): Promise<void> {
+async function decode(job: DecodeJob): Promise<void> {
   const writer = job.cachePath === undefined || job.partPath === undefined ? undefined : openCacheWriter(job.cachePath, job.partPath);
   let complete = false;
   const chunks = new CacheChunks();
@@ -44,7 +50,7 @@ async function decode(): Promise<void> {
     }
     const bytes = chunks.end();
     writer?.write(bytes);
-    // On disk under its own name before the main thread reads the last events (it ends this thread then).
+    // On disk under its own name before the main thread reads the last events.
     writer?.commit();
     complete = true;
     await post({ kind: 'end', bytes: bytes.buffer as ArrayBuffer, events: chunks.count, progress: 1 });
@@ -55,11 +61,9 @@ async function decode(): Promise<void> {
       err instanceof TapeFormatError
         ? { kind: 'failed', message: err.message, file: err.file, line: err.line, problem: err.message.slice(`${err.file}:${err.line}: `.length) }
         : { kind: 'failed', message: err instanceof Error ? err.message : String(err) };
-    port.postMessage(failed);
+    if (!stopped) port.postMessage(failed);
   } finally {
     if (!complete) writer?.abort();
-    if (stopped) port.close();
+    if (stopped) port.postMessage({ kind: 'stopped' } satisfies DecodeMessage);
   }
 }
-
-void decode();
