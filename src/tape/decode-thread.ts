@@ -57,7 +57,10 @@ function acquire(): Worker {
 
 function release(worker: Worker): void {
   worker.removeAllListeners();
-  worker.once('exit', () => idle.splice(idle.indexOf(worker) >>> 0, 1));
+  worker.once('exit', () => {
+    const i = idle.indexOf(worker);
+    if (i >= 0) idle.splice(i, 1);
+  });
   worker.unref();
   idle.push(worker);
 }
