@@ -37,9 +37,9 @@ export function defaultEventCacheDir(env: NodeJS.ProcessEnv = process.env): stri
 /**
  * A tape's market events: from the cache in `cacheDir` when it holds them, else decoded from
  * the tape (on a thread of its own from THREAD_MIN_BYTES on) and, once the tape has been read
- * to its end, written there. Without a cacheDir
- * the tape is decoded and nothing is written. Either way the events are what a cache file
- * gives back (CacheChunks), so every run of a tape sees the same events.
+ * to its end, written there. Without a cacheDir the tape is decoded and nothing is written.
+ * Either way the events are what a cache file gives back (CacheChunks), so every run of a tape
+ * sees the same events.
  */
 export async function openMarketEvents(tapePath: string, cacheDir?: string, opts: { thread?: boolean } = {}): Promise<MarketEventSource> {
   const path = cacheDir === undefined ? undefined : await eventCachePath(tapePath, cacheDir);
