@@ -16,13 +16,15 @@ import { rigApp, passes, strictRig, untilReconciled, type StrictRig } from '../f
 
 let rig: StrictRig | undefined;
 let daemon: DaemonProcess | undefined;
+// A rig stopped with a lost answer open (the killed daemon's order in flight) settles it first:
+// up to reconcile.unknownTimeoutMs and drift.graceMs (30 + 10 s by default) before it is given up.
 afterEach(async () => {
   daemon?.child.kill('SIGKILL');
   await daemon?.exited;
   daemon = undefined;
   await rig?.close();
   rig = undefined;
-});
+}, 60_000);
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SYMBOL = 'BTCUSDT';
