@@ -2,6 +2,7 @@
 // engine runs on. Nothing else in sluice constructs an engine, a pipeline or a journal for it.
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { amend } from '../core/amend.js';
 import { BannedError } from '../core/errors.js';
 import type { AccountReader, Journal, Pacer } from '../core/ports.js';
 import type { Market } from '../core/types.js';
@@ -156,19 +157,20 @@ export function buildApp(inputs: AppInputs): App {
         placedBetween: (id, from, to) => matchingClock.placed(id, from, to),
       }),
     reconciler: (hooks) =>
-      new Reconciler({
-        ...hooks,
-        readers,
-        journal,
-        positions,
-        clock,
-        venueClock: () => ({ offsetMs: client.venueClock.offsetMs(), errorMs: client.venueClock.errorMs() }),
-        matchingClock,
-        recvWindowMs: config.venue.recvWindowMs,
-        log: quiet,
-        instruments: instruments.byKey,
-        settings: config.reconcile,
-      }),
+      new Reconciler(
+        amend(hooks, {
+          readers,
+          journal,
+          positions,
+          clock,
+          venueClock: () => ({ offsetMs: client.venueClock.offsetMs(), errorMs: client.venueClock.errorMs() }),
+          matchingClock,
+          recvWindowMs: config.venue.recvWindowMs,
+          log: quiet,
+          instruments: instruments.byKey,
+          settings: config.reconcile,
+        }),
+      ),
     settings: {
       marketDataEveryMs: config.engine.marketDataEveryMs,
       reconcileEveryMs: config.engine.reconcileEveryMs,

@@ -2,6 +2,7 @@
 // (any occurrence of the API key or secret in the written line), so a secret that slips into
 // a message or an error text is still never written.
 import pino, { type Logger } from 'pino';
+import { amend } from '../core/amend.js';
 
 export interface LoggerOptions {
   level: string;
@@ -51,7 +52,7 @@ export function createLogger(opts: LoggerOptions): Logger {
   if (opts.destination) return pino(options, opts.destination);
   if (opts.pretty) {
     // One line per event, fields after the message: a terminal shows a stream of events, not a tree.
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true } } });
+    return pino(amend(options, { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true } } }));
   }
   return pino(options);
 }

@@ -1,5 +1,6 @@
 // The daemon as the ops endpoint sees it: an OpsSource read from the running App at request
 // time, plus the call tap that feeds metrics, venue reachability and ban alerts.
+import { amend } from '../core/amend.js';
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import { BannedError } from '../core/errors.js';
 import type { Fill } from '../core/types.js';
@@ -140,7 +141,7 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSo
         positions,
         openOrders,
         pnl: { realized: dec.sum(book.map((p) => p.realizedPnl)), fees: dec.sum(book.map((p) => p.fees)) },
-        limiter: Object.fromEntries(Object.entries(app.client.pacer.usage()).map(([e, u]) => [e, { ...u, requests: watch.sent.get(e) ?? 0 }])),
+        limiter: Object.fromEntries(Object.entries(app.client.pacer.usage()).map(([e, u]) => [e, amend(u, { requests: watch.sent.get(e) ?? 0 })])),
         strategies,
         drift,
         clockOffsetMs: Math.round(app.client.venueClock.offsetMs()),

@@ -1,6 +1,7 @@
 // The named wirings. A profile says, in one value, where the venue is, which journal and
 // pacer the engine gets, whether a tape is recorded and whether orders may leave at all.
 // Commands pick a profile; only build.ts turns one into parts.
+import { amend } from '../core/amend.js';
 import { seededRandom, systemClock, type Clock, type ManualClock, type Random } from '../core/clock.js';
 import type { Transport } from '../core/ports.js';
 import type { Market } from '../core/types.js';
@@ -54,18 +55,19 @@ export interface Profile {
  * `moving`: the symbols whose synthetic market moves (SimOptions.moving); all without.
  */
 export function simFromConfig(sim: Config['sim'], clock: Clock, start: number, opts: { keepMs?: number; moving?: readonly string[] } = {}): SimExchange {
-  return new SimExchange({
-    ...opts,
-    profile: sim.profile,
-    seed: sim.seed,
-    clock,
-    futuresPositionModel: sim.futuresPositionModel,
-    latencyMs: sim.latencyMs,
-    faults: sim.faults,
-    banMs: sim.banMs,
-    fees: sim.fees,
-    troubles: sim.scenario.map((t) => ({ kind: t.kind, from: start + t.atMs, until: start + t.atMs + t.durationMs, skewMs: t.skewMs })),
-  });
+  return new SimExchange(
+    amend(opts, {
+      profile: sim.profile,
+      seed: sim.seed,
+      clock,
+      futuresPositionModel: sim.futuresPositionModel,
+      latencyMs: sim.latencyMs,
+      faults: sim.faults,
+      banMs: sim.banMs,
+      fees: sim.fees,
+      troubles: sim.scenario.map((t) => ({ kind: t.kind, from: start + t.atMs, until: start + t.atMs + t.durationMs, skewMs: t.skewMs })),
+    }),
+  );
 }
 
 /** Real money: the venue over HTTP, the durable journal, Bottleneck pacing. */
