@@ -98,7 +98,7 @@ describe.each([{ thread: false }, { thread: true }])('event cache, decoding with
     expect(cached.batches).toEqual(want);
   });
 
-  it('writes nothing when the tape is not read to its end', async () => {
+  it('leaves no part of a cache file when the tape is not read to its end (decoded in process, no file at all)', async () => {
     const tape = writeTape(tmp.path('t.jsonl'), CALLS);
     const cache = tmp.path('cache');
     const source = await openMarketEvents(tape, cache, { thread });
