@@ -41,6 +41,8 @@ async function* lines(path: string, source: ReadStream): AsyncGenerator<TapeHead
     throw new TapeFormatError(path, lineNo + 1, `cannot read: ${(e as Error).message}`);
   } finally {
     source.destroy();
+    // Closed before the reading ends: a run that stops a tape's decoding leaves no file open.
+    if (!source.closed) await new Promise<void>((closed) => source.once('close', () => closed()));
   }
   lineNo++;
   if (rest.trim() === '') return;

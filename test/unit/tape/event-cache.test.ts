@@ -69,6 +69,18 @@ function recordStarts(file: Buffer): number[] {
 
 const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
+/** The files under `dir` this process holds open. */
+function openFilesUnder(dir: string): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const file = readlinkSync(`/proc/self/fd/${fd}`);
+      return file.startsWith(dir) ? [file] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 // Each decoding test runs with the tape decoded in process and on a thread of its own (decode-thread.ts).
 describe.each([{ thread: false }, { thread: true }])('event cache, decoding with thread: $thread', ({ thread }) => {
   it('gives exactly the decoded events: the first run writes the cache, the next reads it', async () => {
@@ -140,19 +152,11 @@ describe.each([{ thread: false }, { thread: true }])('event cache, decoding with
   it('a source closed before it is read leaves no file open, from the tape or from the cache', async () => {
     const tape = writeTape(tmp.path('t.jsonl'), CALLS);
     const cache = tmp.path('cache');
-    const openFiles = () => readdirSync('/proc/self/fd').flatMap((fd) => {
-      try {
-        return [readlinkSync(`/proc/self/fd/${fd}`)];
-      } catch {
-        return [];
-      }
-    });
-    const mine = () => openFiles().filter((f) => f.startsWith(tmp.dir));
     for (const dir of [undefined, cache, cache]) {
       const source = await openMarketEvents(tape, dir, { thread });
       await source.batches.return(undefined);
       if (dir === cache && !source.cached) await read(tape, cache, thread);
-      expect(mine()).toEqual([]);
+      expect(openFilesUnder(tmp.dir)).toEqual([]);
     }
   });
 
@@ -167,6 +171,27 @@ describe.each([{ thread: false }, { thread: true }])('event cache, decoding with
 });
 
 describe('event cache', () => {
+  it('a run that ends early stops the thread decoding its tape: no part of a cache file and no file left open, and the thread decodes the next run\'s tape whole', async () => {
+    // Books of 50 levels a side: about 9 MB of cache records, so the thread, at most CHUNKS_AHEAD
+    // chunks of 1 MB ahead of the run, is mid-tape when the run stops after its first batch.
+    const level = (price: number, i: number) => `["${price}.${i % 10}","${(i % 7) + 1}.25"]`;
+    const depth = (i: number) => `{"time":${i},"bids":[${Array.from({ length: 50 }, (_, k) => level(30000 - k - (i % 13), i + k)).join(',')}],"asks":[${Array.from({ length: 50 }, (_, k) => level(30001 + k + (i % 11), i + k)).join(',')}]}`;
+    const calls = Array.from({ length: 12_000 }, (_, i) => call(i, 'spot', 'GET', '/sapi/v1/depth', { query: 'symbol=BTCUSDT&limit=50', at: T0 + i * 100, response: depth(i) }));
+    const tape = writeTape(tmp.path('big.jsonl'), calls);
+    const cache = tmp.path('cache');
+    const source = await openMarketEvents(tape, cache, { thread: true });
+    expect((await source.batches.next()).done).toBe(false);
+    await source.batches.return(undefined);
+    // Had the thread reached the end, the whole cache file would be there.
+    expect(cacheFiles(cache)).toEqual([]);
+    expect(openFilesUnder(tmp.dir)).toEqual([]);
+    const again = await read(tape, cache, true);
+    expect(again.cached).toBe(false);
+    expect(again.batches).toEqual(await decoded(tape));
+    expect(cacheFiles(cache)).toHaveLength(1);
+    expect(readFileSync(join(cache, cacheFiles(cache)[0]!)).length).toBeGreaterThan(7 * 1024 * 1024);
+  }, 60_000);
+
   it('is keyed by the tape\'s bytes, not its name', async () => {
     const a = writeTape(tmp.path('a.jsonl'), CALLS);
     const b = tmp.path('b.jsonl');
