@@ -36,10 +36,11 @@ const SCRIPT = import.meta.url.endsWith('.ts') ? new URL('./sweep-worker.mjs', i
 // 66 KB of bytecode (--interrupt-budget, V8 11.3's default). Runs on several threads at once
 // compete with those compiles for the cores, and each thread compiles the same code again, so
 // while such a pool is open functions are compiled later (400 KB): fewer compiles of code that
-// is only lukewarm. A 2-thread sweep of 6 runs over the 1 h tape, 4 alternating processes: 7-12%
-// less wall time and 9% less CPU (bench/RESULTS.md, Sweep). One thread alone is 9% slower with
-// it (its compiles ran on an idle core), so a pool of one keeps V8's default. The flag is the
-// process's: it is set back when the last such pool closes.
+// is only lukewarm. A 2-thread sweep of 6 runs over the 1 h tape, from the build, fresh
+// processes alternating with V8's default: median 13.4 -> 11.6 s wall, 14% less CPU
+// (bench/RESULTS.md, Backtest). One thread alone is 9% slower with it (its compiles ran on an
+// idle core), so a pool of one keeps V8's default. The flag is the process's: it is set back
+// when the last such pool closes.
 const V8_BUDGET = 67_584;
 const PARALLEL_BUDGET = 400_000;
 let parallelPools = 0;
