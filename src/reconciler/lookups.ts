@@ -132,10 +132,22 @@ export class OrderLookups {
     return this.names.get(nameKey(market, symbol, id));
   }
 
-  /** Forgets the names of orders no longer unclaimed (claimed, or gone). */
-  keepNames(market: Market, symbol: string, ids: ReadonlySet<string>): void {
+  /**
+   * Forgets the names of orders no longer unclaimed (claimed, or gone), except a name that binds
+   * a lost answer still awaiting: its venue order may have left both reads (filled between two,
+   * its trades not shown yet), and the name still says whose it is.
+   */
+  keepNames(market: Market, symbol: string, ids: ReadonlySet<string>, awaiting: ReadonlySet<string>): void {
     const prefix = nameKey(market, symbol, '');
-    for (const k of this.names.keys()) if (k.startsWith(prefix) && !ids.has(k.slice(prefix.length))) this.names.delete(k);
+    for (const [k, name] of this.names) if (k.startsWith(prefix) && !ids.has(k.slice(prefix.length)) && !(name !== null && awaiting.has(name))) this.names.delete(k);
+  }
+
+  /** The venue orders of a symbol named so far, by the client order id named. */
+  named(market: Market, symbol: string): Map<string, VenueOrderId> {
+    const prefix = nameKey(market, symbol, '');
+    const out = new Map<string, VenueOrderId>();
+    for (const [k, name] of this.names) if (name !== null && k.startsWith(prefix)) out.set(name, k.slice(prefix.length) as VenueOrderId);
+    return out;
   }
 
   /** Whether the venue's order query names client order ids: 'no' once proven otherwise (remembered in the journal). */

@@ -38,6 +38,8 @@ export interface SymbolInput {
   cancelAskedAt(venueOrderId: string): number | undefined;
   /** The client order id the venue's order query named for a venue order: a string, null for none, undefined when not asked yet. */
   nameOf(venueOrderId: string): string | null | undefined;
+  /** The venue orders of this symbol named so far, by client order id (Lookups.named): in this pass's reads or not. */
+  named: ReadonlyMap<string, VenueOrderId>;
   /** Whether a venue order a lost answer could be waits to be named before it is matched (false once the venue is known not to name them). */
   waitForNames: boolean;
   /** How many venue orders the poller asks to name per pass. */
@@ -108,14 +110,23 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   // backlog would hold the trade cursor and every fill behind it.
   const held = unasked.length <= input.namesPerPass ? unasked : [];
   if (held.length === 0) unnamed.push(...unasked);
+  // Named earlier for a venue order that is in neither read now (it filled between two reads and
+  // its trades are not shown yet, or it left the book): that order is this one all the same.
+  // Bound to it, it is settled as any order that left the book is, and its trades count when
+  // they show; it takes nothing by looks meanwhile.
+  const inReads = new Set(candidates.map((c) => c.venueOrderId as string));
+  const namedAway = unknowns.flatMap((u) => {
+    const id = input.named.get(u.clientOrderId);
+    return id !== undefined && !inReads.has(id) && !claimedNow.has(id) && !input.byVenueId(id) && !named.some((m) => m.order === u) ? [{ order: u, venueOrderId: id }] : [];
+  });
+  const namedOrders = new Set([...named, ...namedAway].map((m) => m.order));
   // A taker trade fits every limit at or beyond its price: one that lost answers of different
   // prices or volumes could own waits, so a sibling that fits only one of them (a maker trade at
   // its price) can claim it first. It waits while trades of its moment may still show
   // (drift.graceMs), and while one of those lost answers may have a venue order we have not
   // seen: one filled between two reads whose trades show late is in neither read. In rounds:
   // each round's matches may leave a waiting one with a single kind of owner.
-  const namedOrders = new Set(named.map((m) => m.order));
-  const unseen = unknowns.filter((u) => !shownSince(u, input.coverage, input.slack));
+  const unseen = unknowns.filter((u) => !namedOrders.has(u) && !shownSince(u, input.coverage, input.slack));
   let young = unnamed.filter((c) => c.source === 'trades' && ((c.time ?? 0) >= input.shownBefore || unseen.some((u) => couldBe(u, c, input.slack))));
   let left = unknowns.filter((u) => !namedOrders.has(u));
   let pool = unnamed.filter((c) => !young.includes(c));
@@ -138,8 +149,11 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
     const how = namedOrders.has(order) ? (order.status === 'rejected' ? 'the venue named it after it was given up as never placed' : 'the venue named its client order id') : 'by its side, price, volume and time';
     changes.set({ order: amend(order, { venueOrderId: candidate.venueOrderId, status, executedVolume, updatedAt: now }), reason: `found on the venue: ${how} (${candidate.source})` });
   }
+  for (const { order, venueOrderId } of namedAway) {
+    changes.set({ order: amend(order, { venueOrderId, status: 'open', updatedAt: now }), reason: 'found on the venue: the venue named its client order id (it has left the reads since)' });
+  }
   const matchedIds = new Set(matches.map((m) => m.candidate.venueOrderId));
-  const stillAwaiting = [...pending, ...unknowns.filter((u) => !matches.some((m) => m.order === u))];
+  const stillAwaiting = [...pending, ...unknowns.filter((u) => !namedOrders.has(u) && !matches.some((m) => m.order === u))];
   const byLooks = new Set(unnamed.map((c) => c.venueOrderId));
   const mayBeOurs = (c: Candidate) => {
     const name = input.nameOf(c.venueOrderId);
@@ -171,7 +185,7 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   }
   const toIdentify = [...held].sort((a, b) => (a.time ?? 0) - (b.time ?? 0)).map((c) => c.venueOrderId);
   const unclaimedIds = new Set(candidates.filter((c) => !matchedIds.has(c.venueOrderId)).map((c) => c.venueOrderId as string));
-  return { changes, open, adoptions, cancels, found: matches.map((m) => m.order), awaited, foreignTrades, claimant, toIdentify, unclaimedIds };
+  return { changes, open, adoptions, cancels, found: [...matches, ...namedAway].map((m) => m.order), awaited, foreignTrades, claimant, toIdentify, unclaimedIds };
 }
 
 /**

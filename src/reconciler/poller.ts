@@ -268,11 +268,12 @@ export class Reconciler {
       strategyIds: this.deps.strategyIds,
       cancelAskedAt: (id) => this.cancelAsked.get(id),
       nameOf: (id) => this.lookups.nameOf(market, symbol, id),
+      named: this.lookups.named(market, symbol),
       waitForNames: this.lookups.namesIds(market) !== 'no',
       namesPerPass: IDENTIFY_PER_PASS,
       shownBefore: now - this.deps.settings.drift.graceMs,
     });
-    this.lookups.keepNames(market, symbol, d.unclaimedIds);
+    this.lookups.keepNames(market, symbol, d.unclaimedIds, new Set(ours.filter((o) => o.status === 'unknown' && !d.changes.get(o).venueOrderId).map((o) => o.clientOrderId)));
     for (const o of d.found) this.lookups.found(market, o.clientOrderId);
     for (const v of d.cancels) {
       this.cancelAsked.set(v.orderId, now);

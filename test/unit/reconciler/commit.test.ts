@@ -98,6 +98,7 @@ function decide(j: SqliteJournal, read: VenueTrade[], page: Order[]) {
     strategyIds: ['t'],
     cancelAskedAt: () => undefined,
     nameOf: () => undefined,
+    named: new Map(),
     waitForNames: false,
     namesPerPass: 10,
     shownBefore: NOW - 1000,

@@ -241,6 +241,7 @@ describe('one symbol, decided', () => {
     cancelAskedAt: () => undefined,
     byClientId: () => undefined,
     nameOf: () => null,
+    named: new Map<string, VenueOrderId>(),
     waitForNames: false,
     namesPerPass: 8,
     shownBefore: 0,
@@ -355,6 +356,25 @@ describe('one symbol, decided', () => {
       const r = decideSymbol({ ...base, ours: [boundByLooks, newer], page: { ...page, items: [venueOrder(5, { time: 1200 })] }, trades: [], byVenueId: (id) => (id === vid(6) ? boundByLooks : undefined), byClientId: (id) => (id === 'slt-1' ? boundByLooks : undefined), nameOf: (id) => (id === vid(5) ? 'slt-1' : undefined), waitForNames: true });
       expect(bound(r)).toEqual([['slt-2', vid(5), 'open']]);
       expect(r.adoptions).toEqual([]);
+    });
+
+    it('an order named for a venue order that has left both reads since is bound to it, and takes no other order\'s trade by looks', () => {
+      // A passive sell at 100 rested, was asked for and named; it then filled between two reads
+      // and its trade shows late. A marketable sell at 95 took at 101: by looks the trade is
+      // closest to the passive one, whose own trade would then be nobody's. (The taker's venue
+      // order was asked for too, and named nothing: the venue no longer knew it.)
+      const passive = order(1, { side: 'SELL', status: 'unknown', price: d('100') });
+      const marketable = order(2, { side: 'SELL', status: 'unknown', price: d('95') });
+      const taker = trade(3, { askId: vid(5), isBuyer: false, isMaker: false, price: d('101'), time: 1100 });
+      const none = { items: [], skipped: [], complete: true };
+      const decide = (named: Map<string, VenueOrderId>) => decideSymbol({ ...base, shownBefore: 2000, ours: [passive, marketable], page: none, trades: [taker], byVenueId: () => undefined, nameOf: () => null, named, waitForNames: true });
+      expect(bound(decide(new Map()))).toEqual([['slt-1', vid(5), 'open']]);
+      const r = decide(new Map([['slt-1', vid(7)]]));
+      expect(bound(r).sort()).toEqual([['slt-1', vid(7), 'open'], ['slt-2', vid(5), 'open']]);
+      expect(r.found.map((o) => o.clientOrderId).sort()).toEqual(['slt-1', 'slt-2']);
+      // Bound already (to another order, or by this pass's reads): the name binds nothing more.
+      const taken = decideSymbol({ ...base, shownBefore: 2000, ours: [passive, marketable], page: none, trades: [taker], byVenueId: (id) => (id === vid(7) ? order(9, { venueOrderId: vid(7) }) : undefined), nameOf: () => null, named: new Map([['slt-1', vid(7)]]), waitForNames: true });
+      expect(bound(taken)).toEqual([['slt-1', vid(5), 'open']]);
     });
 
     it('an order given up as never placed that the venue names after all is bound again: its fills count', () => {

@@ -91,3 +91,21 @@ describe('an unknown order found by its client order id', () => {
     expect(journal.order('slt-2')!.venueOrderId).toBeUndefined();
   });
 });
+
+describe('the names the venue gives venue orders', () => {
+  it('outlive a venue order that left the reads while the lost answer it names still awaits, and no longer', async () => {
+    const journal = new MemoryJournal();
+    const names: Record<string, string> = { '11': 'slt-1', '12': 'slt-2', '13': 'web-ui-7' };
+    const reader = { order: async (_symbol: string, id: string) => ({ clientOrderId: names[id] }) } as unknown as AccountReader;
+    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(0), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO });
+    await lookups.identify('spot', 'BTCUSDT', ['11', '12', '13'] as VenueOrderId[], 8);
+    expect([...lookups.named('spot', 'BTCUSDT')]).toEqual([['slt-1', '11'], ['slt-2', '12'], ['web-ui-7', '13']]);
+    // None of the three is in the reads any more; only slt-1 still awaits its answer.
+    lookups.keepNames('spot', 'BTCUSDT', new Set(), new Set(['slt-1']));
+    expect([...lookups.named('spot', 'BTCUSDT')]).toEqual([['slt-1', '11']]);
+    expect(lookups.nameOf('spot', 'BTCUSDT', '12')).toBeUndefined();
+    expect(lookups.named('futures', 'BTCUSDT').size).toBe(0);
+    lookups.keepNames('spot', 'BTCUSDT', new Set(), new Set());
+    expect(lookups.named('spot', 'BTCUSDT').size).toBe(0);
+  });
+});
