@@ -80,7 +80,7 @@ function startSim(seed: number, latency: string): Promise<Sim> {
  * enough that none waits out engine.maxQueueMs. Orders are marketable and alternate sides,
  * so they fill at once and nothing piles up on the book.
  */
-async function run(o: { backlog: number; perTick: number; everyMs: number; seconds: number; marginMs: number; latency?: string; journal?: 'durable' | 'memory' }) {
+async function run(o: { backlog: number; perTick: number; everyMs: number; seconds: number; marginMs: number; latency?: string; connections?: number; journal?: 'durable' | 'memory' }) {
   const sim = await startSim(3, o.latency ?? '0-0');
   const created = new Map<string, number>();
   let side: 'BUY' | 'SELL' = 'BUY';
@@ -114,7 +114,7 @@ async function run(o: { backlog: number; perTick: number; everyMs: number; secon
   const { config, credentials } = await parseConfig(
     `
 mode: live
-venue: { spotUrl: "\${SIM_URL}", safetyMarginMs: ${o.marginMs} }
+venue: { spotUrl: "\${SIM_URL}", safetyMarginMs: ${o.marginMs}${o.connections ? `, connections: ${o.connections}` : ''} }
 engine: { marketDataEveryMs: 500, reconcileEveryMs: 2000, summaryEveryMs: 600000 }
 journal: { path: "${join(dir, 'j.db')}" }
 risk:
@@ -247,11 +247,20 @@ for (const marginMs of MARGINS) {
   runs.push({ marginMs, latency: 'loopback', cap: 2000 / (2000 + marginMs), ratio: r.windowPerSecond / CEILING, ...r });
 }
 const best = runs.at(-1)!;
-// A real venue is not on loopback: 20-60 ms each way holds a slot's 2 s from an answer that comes later.
+// A real venue is not on loopback: latency each way holds a slot's 2 s from an answer that comes later.
 const FAR_ROUND_TRIP_MS = 80; // the mean of 20-60 ms, twice
+const OCEAN_ROUND_TRIP_MS = 300; // 100-200 ms, twice: a venue on another continent
 const far = await run({ backlog: 1200, perTick: 160, everyMs: 100, seconds: SECONDS, marginMs: best.marginMs, latency: '20-60' });
 console.error('saturation, 20-60 ms each way:', JSON.stringify(far));
 runs.push({ marginMs: best.marginMs, latency: '20-60 ms each way', cap: 2000 / (2000 + best.marginMs + FAR_ROUND_TRIP_MS), ratio: far.windowPerSecond / CEILING, ...far });
+// There a connection carries one request per 300 ms: the pool's size (venue.connections), not
+// the venue's limits, can bound the rate. The baseline is the pool of 8 sluice had before.
+const ocean = await run({ backlog: 1200, perTick: 160, everyMs: 100, seconds: SECONDS, marginMs: best.marginMs, latency: '100-200' });
+console.error('saturation, 100-200 ms each way:', JSON.stringify(ocean));
+runs.push({ marginMs: best.marginMs, latency: '100-200 ms each way', cap: 2000 / (2000 + best.marginMs + OCEAN_ROUND_TRIP_MS), ratio: ocean.windowPerSecond / CEILING, ...ocean });
+const narrow = await run({ backlog: 1200, perTick: 160, everyMs: 100, seconds: SECONDS, marginMs: best.marginMs, latency: '100-200', connections: 8 });
+console.error('saturation, 100-200 ms each way, 8 connections:', JSON.stringify(narrow));
+runs.push({ marginMs: best.marginMs, latency: 'baseline: 100-200 ms each way over 8 connections (64 is the default)', cap: 2000 / (2000 + best.marginMs + OCEAN_ROUND_TRIP_MS), ratio: narrow.windowPerSecond / CEILING, ...narrow });
 // 10 intents/s, far below the ceiling: the durable journal against the memory journal (no fsync), in the same run.
 const calm = await run({ backlog: 1000, perTick: 1, everyMs: 100, seconds: 20, marginMs: best.marginMs });
 console.error('latency:', JSON.stringify(calm));
@@ -267,6 +276,7 @@ const ms2 = (x: number) => x.toFixed(2);
 const reading = [
   `Reading: on loopback with a ${best.marginMs} ms safety margin the engine reaches ${best.ratio.toFixed(3)} of 300 orders/s (target 0.97), ${best.tooMany} 429s and ${best.banned} 418s, as the simulator's order log and arrivals count them; with 20-60 ms of latency each way, ${(far.windowPerSecond / CEILING).toFixed(3)} (target 0.95), ${far.tooMany} 429s.`,
   `Each rate-limit slot is held from the venue's answer for 2 s plus venue.safetyMarginMs, so a run can reach at most 2000 / (2000 + margin); with latency the venue counts a request when it arrives, but its slot is free again only 2 s after the answer has come back, and the next request still travels to the venue, so the cap there is about 2000 / (2000 + margin + round trip): ${(2000 / (2000 + best.marginMs + FAR_ROUND_TRIP_MS)).toFixed(3)} for this run's mean round trip of ${FAR_ROUND_TRIP_MS} ms, of which it reached ${((far.windowPerSecond / CEILING) * (2000 + best.marginMs + FAR_ROUND_TRIP_MS) / 2000 * 100).toFixed(1)}%. Freeing a slot sooner needs the moment the venue counted the request: an order's transactTime gives it in the venue's clock, which sluice knows only to within about half a round trip, about as much as it would save.`,
+  `A venue on another continent, 100-200 ms each way: ${(ocean.windowPerSecond / CEILING).toFixed(3)} of a ${(2000 / (2000 + best.marginMs + OCEAN_ROUND_TRIP_MS)).toFixed(3)} cap over the default 64 connections, against ${(narrow.windowPerSecond / CEILING).toFixed(3)} over 8 in the same run (${(ocean.windowPerSecond / narrow.windowPerSecond).toFixed(1)}x): a connection carries one request per round trip, so 8 carry at most about 27 requests/s there, against the 75 the order endpoints allow (venue.connections).`,
   `Event-loop delay in the engine process at saturation: p99 ${ms1(best.lagP99)} ms, max ${ms1(best.lagMax)} ms on loopback (targets 5 and 50 ms); the journal's fsync runs on libuv's thread pool (store/wal-sync.ts), not in the commit.`,
   `The flood strategy keeps about 600 of its orders between intent and answer (${ms(best.offered)} intents/s offered; 1200 with latency), refilled every 100 ms, so slots rarely find the queue empty; the dispatcher uses both endpoints (${best.batches} batchOrders and ${best.singles} order requests on loopback).`,
   `Below saturation, p50/p99 from intent to arrival at the venue is ${ms2(calm.p50)}/${ms2(calm.p99)} ms with the durable journal (${calm.n} orders; the intent is fsynced before it is sent) against ${ms2(calmMemory.p50)}/${ms2(calmMemory.p99)} ms with the memory journal (no fsync) in the same run; both ends are stamped at microsecond resolution (the strategy's place() call, and the venue child when a request's body has all arrived). The journal alone, committing an intent and waiting for its fsync, takes ${ms2(floor.p50)}/${ms2(floor.p99)} ms on this disk: the durable path cannot be shorter than that plus the memory path.`,

@@ -112,6 +112,7 @@ export function buildApp(inputs: AppInputs): App {
     clockSyncIntervalMs: config.venue.clockSyncIntervalMs,
     timeouts: config.venue.timeouts,
     maxResponseBytes: config.venue.maxResponseBytes,
+    connections: config.venue.connections,
   });
 
   const riskGate = new RiskGate({ ...config.risk, killSwitch: { mode: config.risk.killSwitch.mode } });

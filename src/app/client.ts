@@ -27,6 +27,8 @@ export interface ExchangeClientOptions {
   clockSyncIntervalMs?: number;
   timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number; totalMs?: number };
   maxResponseBytes?: number;
+  /** HTTP connections per market's origin (HttpTransport's default otherwise). */
+  connections?: number;
   onCall?: (record: CallRecord) => void;
   random?: Random;
 }
@@ -58,6 +60,7 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
           bodyTimeoutMs: opts.timeouts?.bodyMs,
           totalTimeoutMs: opts.timeouts?.totalMs,
           maxResponseBytes: opts.maxResponseBytes,
+          connections: opts.connections,
         });
         owned.push(http);
         t = http;

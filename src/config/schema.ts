@@ -170,6 +170,7 @@ export const configSchema = z.strictObject(
       safetyMarginMs: int(0, 2000).default(20),
       timeouts: section({ connectMs: int(100).default(5000), headersMs: int(100).default(10000), bodyMs: int(100).default(10000), totalMs: int(100).default(20000) }),
       maxResponseBytes: int(1024).default(4 * 1024 * 1024),
+      connections: int(1, 1024).default(64),
       retry: section({ retries: int(0, 10).default(4), baseDelayMs: int(1).default(200), maxDelayMs: int(1).default(5000) }),
       // Several daemons on one API key share the venue's limits (they are per key): each takes
       // this share of every endpoint's budget, rounded down, so shares summing to 1 never exceed them.

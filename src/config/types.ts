@@ -20,10 +20,12 @@ export interface VenueConfig {
   readonly safetyMarginMs: number;
   readonly timeouts: { readonly connectMs: number; readonly headersMs: number; readonly bodyMs: number; readonly totalMs: number };
   readonly maxResponseBytes: number;
+  /** HTTP connections to each market's origin: most requests in flight at once. */
+  readonly connections: number;
   readonly retry: { readonly retries: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
-  /** Requests per 2 s per endpoint, only for overridden endpoints; each is <= the endpoint's own limit. */
   /** This daemon's share (0 to 1) of every endpoint's per-key limit: several daemons on one key. */
   readonly limitShare: number;
+  /** Requests per 2 s per endpoint, only for overridden endpoints; each is <= the endpoint's own limit. */
   readonly limits: Readonly<Partial<Record<EndpointId, number>>>;
 }
 

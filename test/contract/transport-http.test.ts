@@ -2,8 +2,9 @@
 // then what only a transport with sockets does (refused connections, deadlines, size caps).
 import { afterEach, describe, expect, it } from 'vitest';
 import { TransportFailure } from '../../src/core/ports.js';
-import { HttpTransport, ResponseTooLargeError } from '../../src/exchange/transport/http.js';
+import { DEFAULT_CONNECTIONS, HttpTransport, ResponseTooLargeError } from '../../src/exchange/transport/http.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
+import { holdingServer } from '../fixtures/holding-server.js';
 import { get, newVenue, orderBody, placeOrder, signed, transportContract } from './transport.contract.js';
 
 async function serve(): Promise<SimServer> {
@@ -88,6 +89,24 @@ describe('HttpTransport specifics', () => {
     const res = await http.send(typed);
     expect([res.status, JSON.parse(res.body).code]).toEqual([400, -1017]);
     expect(venue.orderLog()).toHaveLength(0);
+  });
+
+  // One request per connection at a time: far from the venue, a small pool and not the venue's
+  // limits would bound the rate (bench/RESULTS.md, Engine).
+  it(`has ${DEFAULT_CONNECTIONS} requests in flight at once by default, each on a connection of its own`, async () => {
+    const venue = use(await holdingServer(DEFAULT_CONNECTIONS));
+    const http = use(new HttpTransport({ baseUrl: venue.url }));
+    const answers = await Promise.all(Array.from({ length: DEFAULT_CONNECTIONS }, () => http.send(get('/sapi/v1/time'))));
+    expect(answers.map((a) => a.status)).toEqual(Array(DEFAULT_CONNECTIONS).fill(200));
+    expect(venue.sockets.size).toBe(DEFAULT_CONNECTIONS);
+  });
+
+  it('connections caps the requests in flight: the rest wait for a connection, none is refused', async () => {
+    const venue = use(await holdingServer(3));
+    const http = use(new HttpTransport({ baseUrl: venue.url, connections: 3 }));
+    const answers = await Promise.all(Array.from({ length: 9 }, () => http.send(get('/sapi/v1/time'))));
+    expect(answers.map((a) => a.status)).toEqual(Array(9).fill(200));
+    expect([venue.arrived(), venue.sockets.size]).toEqual([9, 3]);
   });
 
   it('sends requests under the path of its base URL', async () => {

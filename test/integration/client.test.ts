@@ -15,6 +15,7 @@ import { venueOrderId } from '../../src/core/ids.js';
 import { HttpTransport } from '../../src/exchange/transport/http.js';
 import type { CallRecord } from '../../src/executor/index.js';
 import { createExchangeClient, type ExchangeClient, type ExchangeClientOptions } from '../../src/app/client.js';
+import { holdingServer } from '../fixtures/holding-server.js';
 import { maxInRollingWindow, startVenueServer, type Arrival, type VenueServer, type VenueServerOptions } from '../fixtures/venue-server.js';
 
 const KEY = 'test-key-Abc123';
@@ -293,5 +294,19 @@ describe('pacing against the venue', () => {
     expect(maxInRollingWindow(orders.map((a) => a.at), 2000)).toBeLessThanOrEqual(100);
     const longestQueue = Math.max(...calls.map((c) => (c.sentAt ?? 0) - c.requestedAt));
     expect(longestQueue).toBeGreaterThan(5000);
+  });
+
+  it('venue connections reach the HTTP pool: that many requests in flight, the rest wait their turn', async () => {
+    const venue = await holdingServer(3);
+    try {
+      client = createExchangeClient({ spotUrl: venue.url, connections: 3 });
+      const answers = await Promise.all(Array.from({ length: 9 }, () => client!.executor.call('spot.ping', {})));
+      expect(answers).toEqual(Array(9).fill({}));
+      expect([venue.arrived(), venue.sockets.size]).toEqual([9, 3]);
+    } finally {
+      await client?.close();
+      client = undefined;
+      await venue.close();
+    }
   });
 });

@@ -185,6 +185,15 @@ risk: { maxPosition: { btcusdt: "0.50" }, maxNotionalPerOrder: "2500.00" }
     expect(err.problems[0]!.message).toMatch(/spot\.queryOrder.*less than 1 request per 2 s: raise it to at least 0\.05/);
   });
 
+  it('venue.connections: 64 by default; out of range is named with the range', async () => {
+    expect((await parseConfig('venue: {}', { env: {} })).config.venue.connections).toBe(64);
+    expect((await parseConfig('venue: { connections: 200 }', { env: {} })).config.venue.connections).toBe(200);
+    for (const bad of ['0', '2.5', '2000']) {
+      const err = await problemsOf(`venue: { connections: ${bad} }`);
+      expect(err.problems.map((p) => [p.path, p.message])).toEqual([['venue.connections', 'must be a whole number from 1 to 1024']]);
+    }
+  });
+
   it('strategies[].leverage: futures only, 1 to 125, one value per contract across strategies', async () => {
     const { config } = await parseConfig('strategies: [{ id: f1, use: a.ts, market: futures, symbols: [E-BTC-USDT], leverage: 20 }]', { env: {} });
     expect(config.strategies[0]?.leverage).toBe(20);
