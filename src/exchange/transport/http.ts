@@ -25,8 +25,8 @@ export interface HttpTransportOptions {
 /**
  * A connection carries one request per round trip (no pipelining: a venue's proxies seldom
  * allow it), so the pool, not the venue's limits, would bound the rate far from the venue:
- * measured at saturation with 100-200 ms each way, 8 connections sent 70 orders/s of the
- * venue's 300, 64 sent 256 (bench/RESULTS.md, Engine). 64 carry the order endpoints' ceiling
+ * measured at saturation with 100-200 ms each way, 8 connections carried 88 orders/s of the
+ * venue's 300, 64 carried 258 (bench/RESULTS.md, Engine). 64 carry the order endpoints' ceiling
  * (75 requests/s) up to round trips of about 0.8 s.
  */
 export const DEFAULT_CONNECTIONS = 64;
