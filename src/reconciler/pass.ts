@@ -68,6 +68,8 @@ export interface SymbolDecision {
   toIdentify: VenueOrderId[];
   /** Venue ids of the orders nobody claimed this pass. */
   unclaimedIds: ReadonlySet<string>;
+  /** Client order ids of lost answers still awaiting their venue order: a name the venue gave one of them is kept. */
+  awaitingIds: ReadonlySet<string>;
 }
 
 export function decideSymbol(input: SymbolInput): SymbolDecision {
@@ -153,7 +155,8 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
     changes.set({ order: amend(order, { venueOrderId, status: 'open', updatedAt: now }), reason: 'found on the venue: the venue named its client order id (it has left the reads since)' });
   }
   const matchedIds = new Set(matches.map((m) => m.candidate.venueOrderId));
-  const stillAwaiting = [...pending, ...unknowns.filter((u) => !namedOrders.has(u) && !matches.some((m) => m.order === u))];
+  const awaitingUnknowns = unknowns.filter((u) => !namedOrders.has(u) && !matches.some((m) => m.order === u));
+  const stillAwaiting = [...pending, ...awaitingUnknowns];
   const byLooks = new Set(unnamed.map((c) => c.venueOrderId));
   const mayBeOurs = (c: Candidate) => {
     const name = input.nameOf(c.venueOrderId);
@@ -185,7 +188,7 @@ export function decideSymbol(input: SymbolInput): SymbolDecision {
   }
   const toIdentify = [...held].sort((a, b) => (a.time ?? 0) - (b.time ?? 0)).map((c) => c.venueOrderId);
   const unclaimedIds = new Set(candidates.filter((c) => !matchedIds.has(c.venueOrderId)).map((c) => c.venueOrderId as string));
-  return { changes, open, adoptions, cancels, found: [...matches, ...namedAway].map((m) => m.order), awaited, foreignTrades, claimant, toIdentify, unclaimedIds };
+  return { changes, open, adoptions, cancels, found: [...matches, ...namedAway].map((m) => m.order), awaited, foreignTrades, claimant, toIdentify, unclaimedIds, awaitingIds: new Set(awaitingUnknowns.map((u) => u.clientOrderId)) };
 }
 
 /**

@@ -273,7 +273,7 @@ export class Reconciler {
       namesPerPass: IDENTIFY_PER_PASS,
       shownBefore: now - this.deps.settings.drift.graceMs,
     });
-    this.lookups.keepNames(market, symbol, d.unclaimedIds, new Set(ours.filter((o) => o.status === 'unknown' && !d.changes.get(o).venueOrderId).map((o) => o.clientOrderId)));
+    this.lookups.keepNames(market, symbol, d.unclaimedIds, d.awaitingIds);
     for (const o of d.found) this.lookups.found(market, o.clientOrderId);
     for (const v of d.cancels) {
       this.cancelAsked.set(v.orderId, now);

@@ -372,9 +372,13 @@ describe('one symbol, decided', () => {
       const r = decide(new Map([['slt-1', vid(7)]]));
       expect(bound(r).sort()).toEqual([['slt-1', vid(7), 'open'], ['slt-2', vid(5), 'open']]);
       expect(r.found.map((o) => o.clientOrderId).sort()).toEqual(['slt-1', 'slt-2']);
+      // Both bound: no name needs keeping for them.
+      expect([...r.awaitingIds]).toEqual([]);
       // Bound already (to another order, or by this pass's reads): the name binds nothing more.
       const taken = decideSymbol({ ...base, shownBefore: 2000, ours: [passive, marketable], page: none, trades: [taker], byVenueId: (id) => (id === vid(7) ? order(9, { venueOrderId: vid(7) }) : undefined), nameOf: () => null, named: new Map([['slt-1', vid(7)]]), waitForNames: true });
       expect(bound(taken)).toEqual([['slt-1', vid(5), 'open']]);
+      // The taker's lost answer still awaits its venue order: a name for it would be kept.
+      expect([...taken.awaitingIds]).toEqual(['slt-2']);
     });
 
     it('an order given up as never placed that the venue names after all is bound again: its fills count', () => {
