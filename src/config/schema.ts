@@ -167,7 +167,7 @@ export const configSchema = z.strictObject(
       futuresUrl: origin().default(null),
       recvWindowMs: int(1, 60000).default(5000),
       clockSyncIntervalMs: int(1000).default(60000),
-      safetyMarginMs: int(0, 2000).default(20),
+      safetyMarginMs: int(0, 2000).default(10),
       timeouts: section({ connectMs: int(100).default(5000), headersMs: int(100).default(10000), bodyMs: int(100).default(10000), totalMs: int(100).default(20000) }),
       maxResponseBytes: int(1024).default(4 * 1024 * 1024),
       connections: int(1, 1024).default(64),

@@ -1,7 +1,7 @@
 // What both implementations of the Pacer port share (bottleneck-pacer.ts for live,
 // virtual-pacer.ts for backtests). Each endpoint has N slots; a job takes one when it
-// starts (when the executor signs and sends) and the slot stays taken for `windowMs +
-// safetyMarginMs` after that. A fixed refresh would let up to 2N into a rolling window across a
+// starts (when the executor signs and sends) and the slot stays taken until `windowMs +
+// safetyMarginMs` after its answer. A fixed refresh would let up to 2N into a rolling window across a
 // boundary and a token bucket lets its burst on top of the rate (DESIGN.md measured 153-199
 // for 100); holding each slot for a whole window cannot.
 // - BottleneckPacer (live): the span counts from the job's settlement (the venue's answer),
@@ -10,9 +10,14 @@
 //   busy event loop: the engine benchmark saw 429s and a 418 when counting from the start).
 //   Slots are counted here; each endpoint's Bottleneck is the FIFO queue for jobs that find no
 //   slot, fed one slot at a time through incrementReservoir.
-// - VirtualPacer (backtests): the span counts from the start, on any Clock, through
-//   RollingWindow. Virtual time does not move while the CPU works, so start and send coincide
-//   there; the margin covers the simulator's latency jitter.
+// - VirtualPacer (backtests): the same rule on any Clock, through RollingWindow: a slot is
+//   held while its request is in flight and for the span after its answer.
+// Counted from the answer, the venue's stamp is already at least the window behind the next
+// start, so the margin only covers granularity: a timer may fire up to 1 ms early (libuv
+// counts whole milliseconds), the venue may stamp in whole milliseconds and count both ends
+// of its window, and either clock may be slewed by NTP (500 ppm at most, 1 ms in 2 s). That is
+// 3 ms at worst; the default of 10 ms is three times it. Each millisecond of margin costs
+// 1/2000 of the endpoint's rate (20 ms held a run 20-60 ms from the venue under 0.95 of its ceiling).
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Pacer } from '../core/ports.js';
 
@@ -22,9 +27,8 @@ export interface PacerOptions {
   /** The venue's rolling window. Default 2000 ms. */
   windowMs?: number;
   /**
-   * Extra time each slot stays taken after the window, for jitter between our start and the
-   * venue's arrival stamp (event-loop delay before the bytes leave, network variance). Default
-   * DEFAULT_SAFETY_MARGIN_MS (20 ms, venue.safetyMarginMs).
+   * Extra time each slot stays taken after the window, for timer and clock granularity (see
+   * above). Default DEFAULT_SAFETY_MARGIN_MS (10 ms, venue.safetyMarginMs).
    */
   safetyMarginMs?: number;
   /**
@@ -39,7 +43,7 @@ export type BottleneckPacerOptions = PacerOptions;
 export type VirtualPacerOptions = PacerOptions;
 
 export const DEFAULT_WINDOW_MS = 2000;
-export const DEFAULT_SAFETY_MARGIN_MS = 20;
+export const DEFAULT_SAFETY_MARGIN_MS = 10;
 
 export const STOPPED_MESSAGE = 'pacer stopped: the request was not sent';
 
