@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/core/errors.js';
 import { ENDPOINT_IDS, ENDPOINTS, endpointLimits } from '../../../src/exchange/endpoints.js';
 import { DEFAULTS, loadConfig, parseConfig, validateCommand, type LoadedConfig } from '../../../src/config/index.js';
+import { DEFAULT_SAFETY_MARGIN_MS } from '../../../src/limiter/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const shipped = (name: string) => resolve(ROOT, 'config', name);
@@ -192,6 +193,11 @@ risk: { maxPosition: { btcusdt: "0.50" }, maxNotionalPerOrder: "2500.00" }
       const err = await problemsOf(`venue: { connections: ${bad} }`);
       expect(err.problems.map((p) => [p.path, p.message])).toEqual([['venue.connections', 'must be a whole number from 1 to 1024']]);
     }
+  });
+
+  it('venue.safetyMarginMs: 10 ms by default, the pacers\' own default (config may not import the limiter)', async () => {
+    expect((await parseConfig('venue: {}', { env: {} })).config.venue.safetyMarginMs).toBe(10);
+    expect(DEFAULT_SAFETY_MARGIN_MS).toBe(10);
   });
 
   it('strategies[].leverage: futures only, 1 to 125, one value per contract across strategies', async () => {
