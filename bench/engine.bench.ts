@@ -6,8 +6,9 @@
 // (2) intent-to-wire latency below saturation (intent created -> request arrives at the venue).
 // Run: npm run bench -- engine [seconds=60] [--margin=ms] [--write] [--latency-only]
 // Saturation runs at the shipped venue.safetyMarginMs and, as the baseline, the former 20 ms
-// (--margin=N: N alone), on loopback and with 20-60 ms of latency each way; latency below saturation runs with the
-// durable journal and, as the baseline, the memory journal. --write replaces the "## Engine (issue 4)" section of bench/RESULTS.md.
+// (--margin=N: N alone), on loopback and with 20-60 ms of latency each way; latency below
+// saturation runs with the durable journal and, as the baseline, the memory journal. --write
+// replaces the "## Engine (issue 4)" section of bench/RESULTS.md.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
