@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/core/errors.js';
 import { ENDPOINT_IDS, ENDPOINTS, endpointLimits } from '../../../src/exchange/endpoints.js';
 import { DEFAULTS, loadConfig, parseConfig, validateCommand, type LoadedConfig } from '../../../src/config/index.js';
+import { DEFAULT_CONNECTIONS } from '../../../src/exchange/transport/http.js';
 import { DEFAULT_SAFETY_MARGIN_MS } from '../../../src/limiter/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -186,8 +187,9 @@ risk: { maxPosition: { btcusdt: "0.50" }, maxNotionalPerOrder: "2500.00" }
     expect(err.problems[0]!.message).toMatch(/spot\.queryOrder.*less than 1 request per 2 s: raise it to at least 0\.05/);
   });
 
-  it('venue.connections: 64 by default; out of range is named with the range', async () => {
+  it('venue.connections: 64 by default, the transport\'s own default; out of range is named with the range', async () => {
     expect((await parseConfig('venue: {}', { env: {} })).config.venue.connections).toBe(64);
+    expect(DEFAULT_CONNECTIONS).toBe(64); // config may not import the transport
     expect((await parseConfig('venue: { connections: 200 }', { env: {} })).config.venue.connections).toBe(200);
     for (const bad of ['0', '2.5', '2000']) {
       const err = await problemsOf(`venue: { connections: ${bad} }`);
