@@ -116,15 +116,20 @@ export function quickTrades(text: string, from: number, to: number): { items: Tr
     const qtyAt = priceEnd + TRADE_QTY.length;
     const qtyEnd = text.indexOf('"', qtyAt);
     if (qtyEnd < 0 || !text.startsWith(TRADE_TIME, qtyEnd)) return undefined;
+    // The time's value is read as its digits go by: at most 15 and no leading zero, the
+    // integers JSON.parse reads exactly.
     const timeAt = qtyEnd + TRADE_TIME.length;
-    const timeEnd = text.indexOf(',', timeAt);
-    if (timeEnd < 0 || !text.startsWith(TRADE_SIDE, timeEnd)) return undefined;
+    let timeEnd = timeAt;
+    let time = 0;
+    for (let c = text.charCodeAt(timeEnd); isDigit(c); c = text.charCodeAt(++timeEnd)) time = time * 10 + (c - 0x30);
+    if (timeEnd === timeAt || timeEnd - timeAt > 15 || (text.charCodeAt(timeAt) === 0x30 && timeEnd > timeAt + 1) || !text.startsWith(TRADE_SIDE, timeEnd)) return undefined;
     const sideAt = timeEnd + TRADE_SIDE.length;
-    const side = text.startsWith('BUY"}', sideAt) ? 'BUY' : text.startsWith('SELL"}', sideAt) ? 'SELL' : undefined;
+    const sideFirst = text.charCodeAt(sideAt);
+    const side = sideFirst === 0x42 /* B */ && text.startsWith('BUY"}', sideAt) ? 'BUY' : sideFirst === 0x53 /* S */ && text.startsWith('SELL"}', sideAt) ? 'SELL' : undefined;
     if (!side) return undefined;
     const end = sideAt + side.length + 2;
-    if (end > to || !plainAt(text, priceAt, priceEnd) || !plainAt(text, qtyAt, qtyEnd) || !plainAt(text, timeAt, timeEnd, true)) return undefined;
-    items.push({ price: text.slice(priceAt, priceEnd), qty: text.slice(qtyAt, qtyEnd), time: Number(text.slice(timeAt, timeEnd)), side });
+    if (end > to || !plainAt(text, priceAt, priceEnd) || !plainAt(text, qtyAt, qtyEnd)) return undefined;
+    items.push({ price: text.slice(priceAt, priceEnd), qty: text.slice(qtyAt, qtyEnd), time, side });
     ends.push(end - from);
     if (end === to) break;
     if (text.charCodeAt(end) !== 0x2c /* , */ || end + 1 === to) return undefined;

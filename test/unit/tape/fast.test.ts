@@ -58,8 +58,13 @@ describe('quickTrades', () => {
     const first = text.indexOf('},{') + 1;
     expect(quickTrades(text, 1, text.length - 1)).toEqual({ items: JSON.parse(text), ends: [first - 1, text.length - 2] });
     expect(quickTrades('[]', 1, 1)).toEqual({ items: [], ends: [] });
-    for (const odd of ['[{"price":30000,"qty":"1","time":1,"side":"BUY"}]', '[{"price":"1","qty":"1","time":1,"side":"BUY","id":2}]', '[{"price":"1","qty":"1","time":1234567890123456,"side":"BUY"}]']) {
-      expect(quickTrades(odd, 1, odd.length - 1)).toBeUndefined();
+    const odd = ['[{"price":30000,"qty":"1","time":1,"side":"BUY"}]', '[{"price":"1","qty":"1","time":1,"side":"BUY","id":2}]', '[{"price":"1","qty":"1","time":1234567890123456,"side":"BUY"}]'];
+    // Times JSON.parse reads otherwise, or not at all: read by the parser.
+    for (const time of ['01', '-1', '1.5', '1e3', '', ' 1']) odd.push(`[{"price":"1","qty":"1","time":${time},"side":"SELL"}]`);
+    const zero = '[{"price":"1","qty":"1","time":0,"side":"SELL"}]';
+    expect(quickTrades(zero, 1, zero.length - 1)).toEqual({ items: [{ price: '1', qty: '1', time: 0, side: 'SELL' }], ends: [zero.length - 2] });
+    for (const answer of odd) {
+      expect(quickTrades(answer, 1, answer.length - 1)).toBeUndefined();
     }
   });
 });
