@@ -76,22 +76,36 @@ export const isObj = (v: unknown): v is Record<string, unknown> => v !== null &&
 
 /**
  * Whether text[from, to) is in CANONICAL's language (20 digits at most before the point, 1 to
- * 20 after it ending in non-zero), or with `int` a JSON integer of at most 15 digits (more:
- * parseJsonLossless makes it a string). Read in place: a regex on a slice costs more than the
- * rest of a trade.
+ * 20 after it ending in non-zero). Read in place: a regex on a slice costs more than the rest
+ * of a trade.
  */
-function plainAt(text: string, from: number, to: number, int = false): boolean {
+function plainAt(text: string, from: number, to: number): boolean {
   let i = from;
   const first = text.charCodeAt(i);
   if (first === 0x30 /* 0 */) i++;
   else if (first > 0x30 && first <= 0x39) while (i < to && isDigit(text.charCodeAt(i))) i++;
   else return false;
-  if (i - from > (int ? 15 : 20)) return false;
+  if (i - from > 20) return false;
   if (i === to) return true;
-  if (int || text.charCodeAt(i) !== 0x2e /* . */) return false;
+  if (text.charCodeAt(i) !== 0x2e /* . */) return false;
   const fraction = ++i;
   while (i < to && isDigit(text.charCodeAt(i))) i++;
   return i === to && i > fraction && i - fraction <= 20 && text.charCodeAt(i - 1) !== 0x30;
+}
+
+/**
+ * The value of text[from, to) when it is a JSON integer of at most 15 digits (more:
+ * parseJsonLossless makes it a string), read as its digits go by; -1 for anything else.
+ */
+function integerAt(text: string, from: number, to: number): number {
+  if (to <= from || to - from > 15 || (text.charCodeAt(from) === 0x30 && to > from + 1)) return -1;
+  let value = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (!isDigit(c)) return -1;
+    value = value * 10 + (c - 0x30);
+  }
+  return value;
 }
 
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
@@ -116,13 +130,11 @@ export function quickTrades(text: string, from: number, to: number): { items: Tr
     const qtyAt = priceEnd + TRADE_QTY.length;
     const qtyEnd = text.indexOf('"', qtyAt);
     if (qtyEnd < 0 || !text.startsWith(TRADE_TIME, qtyEnd)) return undefined;
-    // The time's value is read as its digits go by: at most 15 and no leading zero, the
-    // integers JSON.parse reads exactly.
     const timeAt = qtyEnd + TRADE_TIME.length;
-    let timeEnd = timeAt;
-    let time = 0;
-    for (let c = text.charCodeAt(timeEnd); isDigit(c); c = text.charCodeAt(++timeEnd)) time = time * 10 + (c - 0x30);
-    if (timeEnd === timeAt || timeEnd - timeAt > 15 || (text.charCodeAt(timeAt) === 0x30 && timeEnd > timeAt + 1) || !text.startsWith(TRADE_SIDE, timeEnd)) return undefined;
+    const timeEnd = text.indexOf(',', timeAt);
+    if (timeEnd < 0 || !text.startsWith(TRADE_SIDE, timeEnd)) return undefined;
+    const time = integerAt(text, timeAt, timeEnd);
+    if (time < 0) return undefined;
     const sideAt = timeEnd + TRADE_SIDE.length;
     const sideFirst = text.charCodeAt(sideAt);
     const side = sideFirst === 0x42 /* B */ && text.startsWith('BUY"}', sideAt) ? 'BUY' : sideFirst === 0x53 /* S */ && text.startsWith('SELL"}', sideAt) ? 'SELL' : undefined;
@@ -142,7 +154,7 @@ export function quickTrades(text: string, from: number, to: number): { items: Tr
 export function quickDepth(text: string): { bids: Level[]; asks: Level[] } | undefined {
   if (!text.startsWith('{"time":')) return undefined;
   const timeEnd = text.indexOf(',', 8);
-  if (timeEnd < 0 || !plainAt(text, 8, timeEnd, true) || !text.startsWith(',"bids":[', timeEnd)) return undefined;
+  if (timeEnd < 0 || integerAt(text, 8, timeEnd) < 0 || !text.startsWith(',"bids":[', timeEnd)) return undefined;
   const bids = quickLevels(text, timeEnd + 9);
   if (!bids || !text.startsWith(',"asks":[', bids.end)) return undefined;
   const asks = quickLevels(text, bids.end + 9);
