@@ -124,6 +124,11 @@ export class SqliteJournal implements Journal {
       // Catch a damaged page as soon as it is read rather than acting on it.
       db.pragma('cell_size_check = ON');
       db.pragma('trusted_schema = OFF');
+      // A write inside a tick's transaction is a savepoint, whose undo copies (the statement
+      // journal) went to a temporary file: about 22 of the 58 µs an intent cost. They are never
+      // read after a crash (an uncommitted transaction is simply absent from the -wal file), so
+      // memory holds them at no cost to durability.
+      db.pragma('temp_store = MEMORY');
       if (!opts.readOnly) this.migrate();
       this.stmt = prepareStatements(db);
       this.tx = prepareTransactions(db, this.stmt);
@@ -329,7 +334,7 @@ export class SqliteJournal implements Journal {
   }
 
   /** The connection's durability settings as SQLite reports them: for a start-up log line and tests. */
-  settings(): { schemaVersion: number; journalMode: string; synchronous: string; foreignKeys: boolean; busyTimeoutMs: number; cacheKib: number } {
+  settings(): { schemaVersion: number; journalMode: string; synchronous: string; foreignKeys: boolean; busyTimeoutMs: number; cacheKib: number; tempStore: string } {
     return this.guard('settings', () => ({
       cacheKib: -(this.db.pragma('cache_size', { simple: true }) as number),
       schemaVersion: this.db.pragma('user_version', { simple: true }) as number,
@@ -337,6 +342,7 @@ export class SqliteJournal implements Journal {
       synchronous: ['OFF', 'NORMAL', 'FULL', 'EXTRA'][this.db.pragma('synchronous', { simple: true }) as number] ?? 'unknown',
       foreignKeys: this.db.pragma('foreign_keys', { simple: true }) === 1,
       busyTimeoutMs: this.db.pragma('busy_timeout', { simple: true }) as number,
+      tempStore: ['DEFAULT', 'FILE', 'MEMORY'][this.db.pragma('temp_store', { simple: true }) as number] ?? 'unknown',
     }));
   }
 

@@ -48,9 +48,9 @@ afterEach(() => {
 });
 
 describe('SqliteJournal: opening', () => {
-  it('creates missing parent directories and a WAL journal with NORMAL sync (the fsync runs off the event loop: durable()), foreign keys and a busy timeout', () => {
+  it('creates missing parent directories and a WAL journal with NORMAL sync (the fsync runs off the event loop: durable()), foreign keys, a busy timeout and savepoints undone from memory', () => {
     const j = journal(join(dir, 'a', 'b', 'journal.db'));
-    expect(j.settings()).toEqual({ schemaVersion: SCHEMA_VERSION, journalMode: 'wal', synchronous: 'NORMAL', foreignKeys: true, busyTimeoutMs: 5000, cacheKib: 2000 });
+    expect(j.settings()).toEqual({ schemaVersion: SCHEMA_VERSION, journalMode: 'wal', synchronous: 'NORMAL', foreignKeys: true, busyTimeoutMs: 5000, cacheKib: 2000, tempStore: 'MEMORY' });
     expect(readdirSync(join(dir, 'a', 'b'))).toContain('journal.db');
   });
 
