@@ -126,9 +126,10 @@ export function prepareStatements(db: Database.Database) {
 }
 export type Statements = ReturnType<typeof prepareStatements>;
 
-export function prepareTransactions(db: Database.Database, stmt: Statements) {
+/** The writes of several statements; SqliteJournal runs each all or nothing. */
+export function prepareWrites(stmt: Statements) {
   return {
-    recordIntent: db.transaction((intent: OrderIntent, order: Order, at: number) => {
+    recordIntent: (intent: OrderIntent, order: Order, at: number) => {
       if (stmt.order.get(order.clientOrderId)) throw new Error(`client order id ${order.clientOrderId} was journaled before`);
       const { lastInsertRowid } = stmt.insertIntent.run({
         intentId: intent.intentId,
@@ -140,12 +141,12 @@ export function prepareTransactions(db: Database.Database, stmt: Statements) {
       });
       stmt.insertOrder.run(amend(orderParams(order), { intent: lastInsertRowid }));
       stmt.insertEvent.run(eventParams(order, 'intent'));
-    }),
-    updateOrder: db.transaction((order: Order, reason: string | undefined) => {
+    },
+    updateOrder: (order: Order, reason: string | undefined) => {
       if (stmt.updateOrder.run(orderParams(order)).changes === 0) throw new Error(`unknown order ${order.clientOrderId}`);
       stmt.insertEvent.run(eventParams(order, reason));
-    }),
-    savePositions: db.transaction((positions: readonly Position[], at: number) => {
+    },
+    savePositions: (positions: readonly Position[], at: number) => {
       stmt.clearPositions.run();
       positions.forEach((p, ordinal) =>
         stmt.insertPosition.run({
@@ -159,10 +160,10 @@ export function prepareTransactions(db: Database.Database, stmt: Statements) {
           savedAt: at,
         }),
       );
-    }),
+    },
   };
 }
-export type Transactions = ReturnType<typeof prepareTransactions>;
+export type Writes = ReturnType<typeof prepareWrites>;
 
 export function checkTime(ms: number, field: string): void {
   if (!Number.isSafeInteger(ms)) throw new RangeError(`${field} must be an integer number of epoch milliseconds (got ${ms})`);

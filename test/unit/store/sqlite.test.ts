@@ -320,6 +320,61 @@ describe('SqliteJournal: writes', () => {
     expect(j.history('sla-0')).toHaveLength(1);
   });
 
+  /** Every insert of sla-1's first event fails, after its intent and order rows are written. */
+  function refuseEventsOfSla1(): void {
+    const raw = new Database(path);
+    raw.exec(`CREATE TRIGGER refuse_event BEFORE INSERT ON order_events WHEN NEW.client_order_id = 'sla-1' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    raw.close();
+  }
+
+  it('rolls a whole transaction back when a write in it fails, even where the function catches the error (its writes take no savepoint)', () => {
+    const j = journal();
+    refuseEventsOfSla1();
+    const ok = placeIntent('a', 'sla-0');
+    const bad = placeIntent('a', 'sla-1');
+    expect(() =>
+      j.transaction(() => {
+        j.recordIntent(ok, pendingOrder(ok, 1));
+        try {
+          j.recordIntent(bad, pendingOrder(bad, 1));
+        } catch {
+          // caught on purpose: the transaction must not keep the half of it that was written
+        }
+        j.setCursor('k', 'v');
+      }),
+    ).toThrow(/a write inside the transaction failed, so none of it was kept: .*refused/);
+    expect(j.intents('sla-1')).toEqual([]);
+    expect(j.orders()).toEqual([]);
+    expect(j.orders({ openOnly: true })).toEqual([]);
+    expect(j.cursor('k')).toBeUndefined();
+
+    j.transaction(() => j.recordIntent(ok, pendingOrder(ok, 1)));
+    expect(j.orders({ openOnly: true }).map((o) => o.clientOrderId)).toEqual(['sla-0']);
+  });
+
+  it('rolls back only the inner transaction when a write in it fails, and commits the outer one', () => {
+    const j = journal();
+    refuseEventsOfSla1();
+    const ok = placeIntent('a', 'sla-0');
+    const bad = placeIntent('a', 'sla-1');
+    j.transaction(() => {
+      j.recordIntent(ok, pendingOrder(ok, 1));
+      expect(() =>
+        j.transaction(() => {
+          try {
+            j.recordIntent(bad, pendingOrder(bad, 1));
+          } catch {
+            // caught on purpose, as above
+          }
+        }),
+      ).toThrow(/refused/);
+      j.setCursor('k', 'v');
+    });
+    expect(j.intents('sla-1')).toEqual([]);
+    expect(j.orders().map((o) => o.clientOrderId)).toEqual(['sla-0']);
+    expect(j.cursor('k')).toBe('v');
+  });
+
   it('has a sequence committed when nextSequence returns: another connection continues after it', () => {
     const a = journal();
     const b = journal();
