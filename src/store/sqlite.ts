@@ -15,7 +15,8 @@
 //   answer or a fill (the order becomes unknown, or its trades are read again; the cursor
 //   moves in the fills' commit). bench/journal.bench.ts measures both modes.
 // - Each multi-row change (intent + order + first event; order + event; positions checkpoint;
-//   a migration and its version bump) is one BEGIN IMMEDIATE transaction: all or nothing.
+//   a migration and its version bump) is one BEGIN IMMEDIATE transaction, or part of the one
+//   transaction() runs, which then commits all of it or nothing.
 // - nextSequence commits before it returns (or with the transaction it runs in), so a number is
 //   never handed out twice, even when the process dies right after.
 // - Nothing is ever written to a file we do not recognise: before opening for writing, the file
@@ -124,8 +125,8 @@ export class SqliteJournal implements Journal {
       // Catch a damaged page as soon as it is read rather than acting on it.
       db.pragma('cell_size_check = ON');
       db.pragma('trusted_schema = OFF');
-      // Undo copies of a savepoint or statement (the statement journal; a temporary file cost an
-      // intent 22 µs of 58): never read after a crash, which rolls back by the -wal file alone.
+      // Undo copies of a savepoint or statement (the statement journal; in a temporary file, when
+      // every write took a savepoint, 22 of an intent's 58 µs): never read after a crash.
       db.pragma('temp_store = MEMORY');
       if (!opts.readOnly) this.migrate();
       this.stmt = prepareStatements(db);
@@ -365,7 +366,7 @@ export class SqliteJournal implements Journal {
 
   /**
    * A write of several statements, all or nothing: alone, a transaction of its own; inside
-   * transaction(fn), no savepoint (one cost an intent 4 of its 34 µs), and a failure rolls the
+   * transaction(fn), no savepoint (one cost an intent 7 of its 36 µs), and a failure rolls the
    * whole transaction back (see transaction()).
    */
   private atomically<T>(body: () => T): T {
