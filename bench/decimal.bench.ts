@@ -34,6 +34,7 @@ const cases: Array<[string, () => unknown, () => unknown]> = [
   ['a ratio that does not end, to 30 places', () => dec.div(x('12.5'), x('61234.56')), () => text(new D('12.5').dividedBy('61234.56').toDecimalPlaces(30, D.ROUND_HALF_EVEN))],
   ['sum of three', () => dec.sum([x('1.5'), x('2.25'), x('-0.125')]), () => text(new D('1.5').plus('2.25').plus('-0.125'))],
   ['compare', () => dec.lt(x('61234.56'), x('61234.5601')), () => new D('61234.56').lt('61234.5601')],
+  ["a price's decimal places (the precision check)", () => dec.places(x('61234.50')), () => new D('61234.50').decimalPlaces()],
 ];
 
 const rows: string[] = [];

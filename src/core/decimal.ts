@@ -135,6 +135,15 @@ function compare(a: Decimal, b: Decimal): -1 | 0 | 1 {
   return x[0] < x[1] ? -1 : x[0] > x[1] ? 1 : 0;
 }
 
+/** A short decimal's places, trailing zeros not counted (as decimal.js's decimalPlaces); undefined otherwise. */
+function placesOf(a: string): number | undefined {
+  const x = scaled(a);
+  if (!x) return undefined;
+  let { m, s } = x;
+  for (; s > 0 && m % 10 === 0; s--) m /= 10;
+  return s;
+}
+
 type Rounding = 'down' | 'up' | 'half-even';
 
 /** `a` at `places` decimals: toward zero, away from zero, or half to even. */
@@ -251,7 +260,7 @@ export const dec = {
   isNegative: (a: Decimal): boolean => sign(a) < 0,
   isPositive: (a: Decimal): boolean => sign(a) > 0,
   /** Number of digits after the point in the canonical form. */
-  places: (a: Decimal): number => new D(a).decimalPlaces(),
+  places: (a: Decimal): number => placesOf(a) ?? new D(a).decimalPlaces(),
   /** Rounds toward zero to `places` decimals (venues truncate, never round up a quantity). */
   truncate: (a: Decimal, places: number): Decimal => rounded(a, places, 'down') ?? canonical(new D(a).toDecimalPlaces(places, D.ROUND_DOWN)),
   /** Rounds away from zero to `places` decimals (an ask rounded up stays at least as far from the mid). */

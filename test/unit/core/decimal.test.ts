@@ -69,6 +69,7 @@ describe('Decimal', () => {
         expect([dec.min(a, b), dec.max(a, b)]).toEqual([x.lt(y) ? a : b, x.gt(y) ? a : b]);
         expect([dec.isZero(a), dec.isNegative(a), dec.isPositive(a)]).toEqual([x.isZero(), x.isNeg() && !x.isZero(), x.isPos() && !x.isZero()]);
         expect([dec.neg(a), dec.abs(a)]).toEqual([canon(x.neg()), canon(x.abs())]);
+        expect(dec.places(a)).toBe(x.decimalPlaces());
         for (const places of [0, 1, 2, 5, 8]) {
           expect(dec.truncate(a, places)).toBe(canon(x.toDecimalPlaces(places, R.ROUND_DOWN)));
           expect(dec.roundUp(a, places)).toBe(canon(x.toDecimalPlaces(places, R.ROUND_UP)));
