@@ -24,6 +24,7 @@ import { daemon } from '../src/app/profiles.js';
 import { clientOrderId } from '../src/core/ids.js';
 import type { PlaceIntent } from '../src/core/types.js';
 import { SqliteJournal } from '../src/store/sqlite.js';
+import { HttpTransport } from '../src/exchange/transport/http.js';
 import { DEFAULT_SAFETY_MARGIN_MS } from '../src/limiter/index.js';
 import { defineStrategy, z } from '../src/strategy/api.js';
 import { writeSection } from './results.js';
@@ -228,6 +229,32 @@ async function journalFloor(n: number): Promise<{ p50: number; p99: number }> {
   return { p50: quantile(took, 0.5), p99: quantile(took, 0.99) };
 }
 
+/**
+ * The wire alone: the live transport (undici, as the engine sends) posting an order's body to
+ * a bare node:http server in another process (bench/wire-floor-child.ts), one every 100 ms as
+ * below saturation; from send() to the server holding the whole body, the last two steps of
+ * intent to wire with no engine, journal or simulator around them. Both ends read
+ * CLOCK_MONOTONIC (process.hrtime), which every process on the machine shares.
+ */
+async function wireFloor(n: number): Promise<{ p50: number; p99: number }> {
+  const child = fork(join(import.meta.dirname, 'wire-floor-child.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve(m as number)));
+  const transport = new HttpTransport({ baseUrl: `http://127.0.0.1:${port}` });
+  const took: number[] = [];
+  // The first requests open the connection and warm both ends: left out, as the runs' first 2 s are.
+  for (let i = -20; i < n; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const body = `{"symbol":"BTCUSDT","side":"BUY","type":"LIMIT","volume":"0.00001","price":"30000.01","newClientOrderId":"${clientOrderId('floor', i + 21)}"}`;
+    const t = process.hrtime.bigint();
+    const res = await transport.send({ method: 'POST', path: '/sapi/v1/order', query: '', body, headers: { 'X-CH-APIKEY': 'floor', 'X-CH-TS': String(Date.now()), 'X-CH-SIGN': '0'.repeat(64) } });
+    if (i >= 0) took.push(Number(BigInt(res.body) - t) / 1e6);
+  }
+  await transport.close();
+  child.disconnect();
+  took.sort((a, b) => a - b);
+  return { p50: quantile(took, 0.5), p99: quantile(took, 0.99) };
+}
+
 function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
 }
@@ -241,6 +268,8 @@ if (args.includes('--latency-only')) {
   }
   const floor = await journalFloor(200);
   console.log(`the journal alone, commit to durable: p50 ${floor.p50.toFixed(2)} ms, p99 ${floor.p99.toFixed(2)}`);
+  const wire = await wireFloor(200);
+  console.log(`the wire alone, send() to a bare server holding the body: p50 ${wire.p50.toFixed(2)} ms, p99 ${wire.p99.toFixed(2)}`);
   process.exit(0);
 }
 const runs = [];
@@ -280,6 +309,8 @@ const calmMemory = await run({ backlog: 1000, perTick: 1, everyMs: 100, seconds:
 console.error('latency, memory journal:', JSON.stringify(calmMemory));
 const floor = await journalFloor(200);
 console.error('the journal alone, commit to durable:', JSON.stringify(floor));
+const wireAlone = await wireFloor(200);
+console.error('the wire alone:', JSON.stringify(wireAlone));
 const loadEnd = loadavg()[0]!.toFixed(2);
 
 const ms = (x: number) => x.toFixed(0);
@@ -294,7 +325,7 @@ const reading = [
   `A venue on another continent, 100-200 ms each way: ${(ocean.windowPerSecond / CEILING).toFixed(3)} of a ${(2000 / (2000 + best.marginMs + OCEAN_ROUND_TRIP_MS)).toFixed(3)} cap over the default 64 connections, against ${(narrow.windowPerSecond / CEILING).toFixed(3)} over 8 in the same run (${(ocean.windowPerSecond / narrow.windowPerSecond).toFixed(1)}x): a connection carries one request per round trip, so 8 carry at most about ${(8000 / OCEAN_ROUND_TRIP_MS).toFixed(0)} requests/s there, against the 75 the order endpoints allow (venue.connections).`,
   `Event-loop delay in the engine process at saturation: p99 ${ms1(best.lagP99)} ms, max ${ms1(best.lagMax)} ms on loopback (targets 5 and 50 ms); the journal's fsync runs on libuv's thread pool (store/wal-sync.ts), not in the commit.`,
   `The flood strategy keeps about 600 of its orders between intent and answer (${ms(best.offered)} intents/s offered; 1200 with latency), refilled every 100 ms, so slots rarely find the queue empty; the dispatcher uses both endpoints (${best.batches} batchOrders and ${best.singles} order requests on loopback).`,
-  `Below saturation, p50/p99 from intent to arrival at the venue is ${ms2(calm.p50)}/${ms2(calm.p99)} ms with the durable journal (${calm.n} orders; the intent is fsynced before it is sent) against ${ms2(calmMemory.p50)}/${ms2(calmMemory.p99)} ms with the memory journal (no fsync) in the same run; both ends are stamped at microsecond resolution (the strategy's place() call, and the venue child when a request's body has all arrived). The journal alone, committing an intent and waiting for its fsync, takes ${ms2(floor.p50)}/${ms2(floor.p99)} ms on this disk: the durable path cannot be shorter than that plus the memory path.`,
+  `Below saturation, p50/p99 from intent to arrival at the venue is ${ms2(calm.p50)}/${ms2(calm.p99)} ms with the durable journal (${calm.n} orders; the intent is fsynced before it is sent) against ${ms2(calmMemory.p50)}/${ms2(calmMemory.p99)} ms with the memory journal (no fsync) in the same run; both ends are stamped at microsecond resolution (the strategy's place() call, and the venue child when a request's body has all arrived). The journal alone, committing an intent and waiting for its fsync, takes ${ms2(floor.p50)}/${ms2(floor.p99)} ms on this disk, and the wire alone, from the transport's send() to a bare server in another process holding the body, ${ms2(wireAlone.p50)}/${ms2(wireAlone.p99)} ms on this machine's loopback. The durable path holds both one after the other (the intent is on disk before its request leaves), so its p50 cannot fall below ${ms2(floor.p50 + wireAlone.p50)} ms here, against issue 16's 1 ms, before the engine does any work of its own.`,
 ].join(' ');
 
 const command = `npm run bench -- engine ${SECONDS}${option('margin') ? ` --margin=${option('margin')}` : ''}${HEAP === 'small' ? ' --heap=small' : ''} --write`;
@@ -318,6 +349,7 @@ const section = [
   `| baseline: memory (nothing fsynced) | ${calmMemory.n} | ${ms2(calmMemory.p50)} | ${ms2(calmMemory.p99)} | ${ms1(calmMemory.lagP99)} / ${ms1(calmMemory.lagMax)} |`,
   `| SQLite, intent fsynced before the send (shipped) | ${calm.n} | ${ms2(calm.p50)} | ${ms2(calm.p99)} | ${ms1(calm.lagP99)} / ${ms1(calm.lagMax)} |`,
   `| floor: the SQLite journal alone, an intent's commit to durable (no engine, no network) | 200 | ${ms2(floor.p50)} | ${ms2(floor.p99)} | |`,
+  `| floor: the wire alone, the transport's send() to a bare node:http server in another process holding the body (no engine, no journal) | 200 | ${ms2(wireAlone.p50)} | ${ms2(wireAlone.p99)} | |`,
   '',
   reading,
   '',
