@@ -7,7 +7,7 @@
 // --no-write only prints it). Takes about 40 s, most of it the two real-time bursts.
 import { maxInRollingWindow } from '../test/fixtures/venue-server.js';
 import { writeSection } from './results.js';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import Bottleneck from 'bottleneck';
 import { ManualClock, systemClock } from '../src/core/clock.js';
@@ -153,6 +153,7 @@ async function burstFixedRefresh(): Promise<BurstResult> {
 
 async function main() {
   const started = new Date();
+  const loadStart = loadavg()[0]!.toFixed(2);
   const { rows, bottleneckPerSecond, pacerPerSecond } = await overhead();
   const baseline = rows[0]!;
   const bursts = [await burstBottleneckPacer(), await burstPlainFifo(), await burstVirtual(), await burstFixedRefresh()];
@@ -161,7 +162,7 @@ async function main() {
   const lines = [
     '## Limiter',
     '',
-    `Measured ${started.toISOString().slice(0, 10)} on this machine (${cpu.length} cores, ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}), other work possibly running. Run: \`npx tsx bench/limiter.bench.ts\`.`,
+    `Measured ${started.toISOString().slice(0, 10)} on this machine (${cpu.length} cores, ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}); load average ${loadStart} at the start and ${loadavg()[0]!.toFixed(2)} at the end. Run: \`npx tsx bench/limiter.bench.ts\`.`,
     '',
     '### Overhead per job with free capacity (µs, job awaited one at a time)',
     '',
