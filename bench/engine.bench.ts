@@ -7,7 +7,8 @@
 // Run: npm run bench -- engine [seconds=60] [--margin=ms] [--write] [--latency-only]
 // Saturation runs at the shipped venue.safetyMarginMs and, as the baseline, the former 20 ms
 // (--margin=N: N alone), on loopback and with 20-60 ms of latency each way; latency below
-// saturation runs with the durable journal and, as the baseline, the memory journal. --write
+// saturation runs with the durable journal and, as the baseline, the memory journal, beside
+// its two floors: the journal alone and the wire alone (bench/wire-floor-child.ts). --write
 // replaces the "## Engine (issue 4)" section of bench/RESULTS.md.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
