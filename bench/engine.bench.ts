@@ -11,7 +11,7 @@
 // its two floors: the journal alone and the wire alone (bench/wire-floor-child.ts). --write
 // replaces the "## Engine (issue 4)" section of bench/RESULTS.md.
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -158,6 +158,8 @@ risk:
   const { intentToWire, ...sent } = app.engine.pipeline.stats;
   const stats = { ...app.engine.stats, ...sent };
   await app.stop();
+  // After a clean stop SQLite has folded the -wal file into the journal: what the run's orders take on disk.
+  const journalBytes = (o.journal ?? 'durable') === 'durable' ? statSync(join(dir, 'j.db')).size : 0;
   rmSync(dir, { recursive: true, force: true });
   const venue = await sim.report();
   const accepted = venue.orders.filter((x) => x.at >= t0 + WARMUP_MS && x.at < t1);
@@ -169,6 +171,9 @@ risk:
   const count = (f: (a: SimReport['arrivals'][number]) => boolean) => venue.arrivals.filter(f).length;
   return {
     offered: created.size / ((t1 - t0) / 1000),
+    /** Orders journaled: every intent placed (those still queued at the stop end canceled). */
+    journaled: created.size,
+    journalBytes,
     perSecond: accepted.length / ((t1 - t0 - WARMUP_MS) / 1000),
     /** Orders per second as the venue's rolling window saw them, on average. */
     windowPerSecond: window / (WINDOW_MS / 1000),
@@ -324,6 +329,7 @@ const reading = [
     : []),
   `Each rate-limit slot is held from the venue's answer for 2 s plus venue.safetyMarginMs, so a run can reach at most 2000 / (2000 + margin); with latency the venue counts a request when it arrives, but its slot is free again only 2 s after the answer has come back, and the next request still travels to the venue, so the cap there is about 2000 / (2000 + margin + round trip): ${(2000 / (2000 + best.marginMs + FAR_ROUND_TRIP_MS)).toFixed(3)} for this run's mean round trip of ${FAR_ROUND_TRIP_MS} ms, of which it reached ${((far.windowPerSecond / CEILING) * (2000 + best.marginMs + FAR_ROUND_TRIP_MS) / 2000 * 100).toFixed(1)}%. Freeing a slot sooner needs the moment the venue counted the request: an order's transactTime gives it in the venue's clock, which sluice knows only to within about half a round trip, about as much as it would save.`,
   `A venue on another continent, 100-200 ms each way: ${(ocean.windowPerSecond / CEILING).toFixed(3)} of a ${(2000 / (2000 + best.marginMs + OCEAN_ROUND_TRIP_MS)).toFixed(3)} cap over the default 64 connections, against ${(narrow.windowPerSecond / CEILING).toFixed(3)} over 8 in the same run (${(ocean.windowPerSecond / narrow.windowPerSecond).toFixed(1)}x): a connection carries one request per round trip, so 8 carry at most about ${(8000 / OCEAN_ROUND_TRIP_MS).toFixed(0)} requests/s there, against the 75 the order endpoints allow (venue.connections).`,
+  `On disk, the loopback run's journal held ${best.journaled} orders in ${(best.journalBytes / 1e6).toFixed(2)} MB after its clean stop: ${ms(best.journalBytes / best.journaled)} bytes an order with its status events and fill, about ${((best.journalBytes / best.journaled) * CEILING * 86_400 / 1e9).toFixed(0)} GB a day at the venue's ceiling of ${CEILING} orders/s (docs/deployment.md, Size).`,
   `Event-loop delay in the engine process at saturation: p99 ${ms1(best.lagP99)} ms, max ${ms1(best.lagMax)} ms on loopback (targets 5 and 50 ms); the journal's fsync runs on libuv's thread pool (store/wal-sync.ts), not in the commit.`,
   `The flood strategy keeps about 600 of its orders between intent and answer (${ms(best.offered)} intents/s offered; 1200 with latency), refilled every 100 ms, so slots rarely find the queue empty; the dispatcher uses both endpoints (${best.batches} batchOrders and ${best.singles} order requests on loopback).`,
   `Below saturation, p50/p99 from intent to arrival at the venue is ${ms2(calm.p50)}/${ms2(calm.p99)} ms with the durable journal (${calm.n} orders; the intent is fsynced before it is sent) against ${ms2(calmMemory.p50)}/${ms2(calmMemory.p99)} ms with the memory journal (no fsync) in the same run; both ends are stamped at microsecond resolution (the strategy's place() call, and the venue child when a request's body has all arrived). The journal alone, committing an intent and waiting for its fsync, takes ${ms2(floor.p50)}/${ms2(floor.p99)} ms on this disk, and the wire alone, from the transport's send() to a bare server in another process holding the body, ${ms2(wireAlone.p50)}/${ms2(wireAlone.p99)} ms on this machine's loopback. The durable path holds both one after the other (the intent is on disk before its request leaves), so its p50 cannot come much below the sum of theirs, ${ms2(floor.p50 + wireAlone.p50)} ms here, against issue 16's 1 ms, before the engine does any work of its own.`,
