@@ -171,7 +171,7 @@ risk:
   const count = (f: (a: SimReport['arrivals'][number]) => boolean) => venue.arrivals.filter(f).length;
   return {
     offered: created.size / ((t1 - t0) / 1000),
-    /** Orders journaled: every intent placed (those still queued at the stop end canceled). */
+    /** Orders journaled: every intent placed (those still queued at the stop are journaled canceled). */
     journaled: created.size,
     journalBytes,
     perSecond: accepted.length / ((t1 - t0 - WARMUP_MS) / 1000),
