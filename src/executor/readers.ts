@@ -13,6 +13,13 @@ import type { Executor } from './executor.js';
 export const DEFAULT_PAGE = 100;
 /** The most any page may hold (the notes: `limit` up to 1000). */
 export const MAX_PAGE = 1000;
+/**
+ * The largest futures trades page every venue of the family accepts: the notes give futures
+ * myTrades `limit` a maximum of 1000, and 100 on FameEX, where a venue may refuse a larger
+ * `limit` outright (a parameter error every pass, no futures fill ever read) rather than cut the
+ * page. Full pages are read on (pageFull), so a venue that would give 1000 costs more requests.
+ */
+export const FUTURES_TRADES_PAGE = DEFAULT_PAGE;
 
 /**
  * A page proves that what it lacks is gone only when it holds fewer than it could have: fewer
@@ -78,7 +85,7 @@ class FuturesAccount implements AccountReader {
   }
 
   async trades(symbol: string, fromId?: string): Promise<TradesPage> {
-    const page = await this.x.call('futures.myTrades', { contractName: symbol, fromId, limit: MAX_PAGE });
+    const page = await this.x.call('futures.myTrades', { contractName: symbol, fromId, limit: FUTURES_TRADES_PAGE });
     return { items: page.items, skipped: page.skipped, full: pageFull(page) };
   }
 

@@ -13,7 +13,7 @@ import {
 } from '../../src/core/errors.js';
 import { venueOrderId } from '../../src/core/ids.js';
 import { HttpTransport } from '../../src/exchange/transport/http.js';
-import type { CallRecord } from '../../src/executor/index.js';
+import { accountReaders, type CallRecord } from '../../src/executor/index.js';
 import { createExchangeClient, type ExchangeClient, type ExchangeClientOptions } from '../../src/app/client.js';
 import { holdingServer } from '../fixtures/holding-server.js';
 import { maxInRollingWindow, startVenueServer, type Arrival, type VenueServer, type VenueServerOptions } from '../fixtures/venue-server.js';
@@ -117,6 +117,24 @@ describe('every endpoint round-trips, signed as the venue checks it', () => {
       ['symbol=BTCUSDT&recvWindow=3000', '', 200],
       ['', '{"symbol":"BTCUSDT","orderId":"1","recvWindow":3000}', 200],
       ['', '', 200],
+    ]);
+  });
+});
+
+describe('the account readers, as venues of the family cap their pages', () => {
+  it('a venue that refuses a futures trades limit above 100 (FameEX) still has its trades read; spot asks 1000', async () => {
+    const limitOf = (a: Arrival) => Number(new URLSearchParams(a.query).get('limit'));
+    const { server, x } = await setup({
+      respond: (a) => (route(a) === 'GET /fapi/v1/myTrades' && limitOf(a) > 100 ? { status: 400, body: '{"code":-1102,"msg":"limit must be at most 100"}' } : undefined),
+    });
+    const readers = accountReaders(x);
+    const futures = await readers.futures.trades('E-BTC-USDT', '300000000000000000');
+    expect(futures.items.map((t) => t.tradeId)).toEqual(['300000000000000001']);
+    const spot = await readers.spot.trades('BTCUSDT', '200000000000000000');
+    expect(spot.items.map((t) => t.tradeId)).toEqual(['200000000000000001']);
+    expect(server.arrivals.filter((a) => a.path.endsWith('/myTrades')).map((a) => [a.path, limitOf(a), a.status])).toEqual([
+      ['/fapi/v1/myTrades', 100, 200],
+      ['/sapi/v1/myTrades', 1000, 200],
     ]);
   });
 });
