@@ -167,6 +167,7 @@ export function buildApp(inputs: AppInputs): App {
           venueClock: () => ({ offsetMs: client.venueClock.offsetMs(), errorMs: client.venueClock.errorMs() }),
           matchingClock,
           recvWindowMs: config.venue.recvWindowMs,
+          carrierOf: (id: string) => gateway.carrierOf(id),
           log: quiet,
           instruments: instruments.byKey,
           settings: config.reconcile,

@@ -58,6 +58,14 @@ export interface Batch<I extends OrderIntent = OrderIntent> {
   items: readonly I[];
 }
 
+/**
+ * How an order's request carried its client order id to the venue: in an order request of its
+ * own, in a batch's item, or not at all (a batch sent without them). A venue may keep one and
+ * drop the other (the notes' batch item shows none), so a lookup by client order id proves an
+ * order absent only where orders sent the same way have been found by theirs.
+ */
+export type ClientIdCarrier = 'order' | 'batch' | 'none';
+
 export interface Order {
   clientOrderId: ClientOrderId;
   venueOrderId?: VenueOrderId;

@@ -2,7 +2,7 @@
 // so no command but `run` can ever place or cancel an order. It keeps each batch it is handed
 // and never answers, like a venue that has not replied yet: strategies hear nothing back, so
 // the plan is exactly the first round, with no reaction to an answer no venue gave.
-import type { Batch, CancelIntent, PlaceIntent } from '../core/types.js';
+import type { Batch, CancelIntent, ClientIdCarrier, PlaceIntent } from '../core/types.js';
 import type { CancelResult, PlaceResult } from './gateway.js';
 
 export class DryRunGateway {
@@ -17,6 +17,11 @@ export class DryRunGateway {
   cancel(batch: Batch<CancelIntent>): Promise<CancelResult[]> {
     this.batches.push(batch);
     return new Promise(() => undefined);
+  }
+
+  /** Nothing reaches a venue, so no outcome is ever unknown. */
+  carrierOf(_clientOrderId: string): ClientIdCarrier | undefined {
+    return undefined;
   }
 
   /** Leverage it would set, by contract: nothing is sent. */

@@ -15,7 +15,8 @@ import {
 } from '../core/errors.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
-import type { Batch, CancelIntent, OrderStatus, PlaceIntent } from '../core/types.js';
+import { BoundedMap } from '../core/bounded.js';
+import type { Batch, CancelIntent, ClientIdCarrier, OrderStatus, PlaceIntent } from '../core/types.js';
 import { VenueCode } from '../exchange/codes.js';
 import type { Executor } from './executor.js';
 
@@ -65,16 +66,35 @@ export function endpointForBatch(batch: Batch): (typeof ORDER_ENDPOINTS)[number]
  */
 const EXTRA_PARAMETER: ReadonlySet<number> = new Set([VenueCode.TOO_MANY_PARAMETERS, VenueCode.UNKNOWN_PARAM, VenueCode.UNREAD_PARAMETERS, VenueCode.PARAM_NOT_REQUIRED]);
 
+/** Orders whose outcome was unknown kept with how their client order id travelled; a storm's worth. */
+const UNKNOWN_CARRIERS_KEPT = 10_000;
+
 export class OrderGateway {
   /** Whether batch items carry client order ids: until the venue refuses them (EXTRA_PARAMETER). */
   private batchClientIds = true;
+  /** By client order id, for orders whose outcome this run could not tell (the reconciler's look-ups ask). */
+  private readonly unknownCarriers = new BoundedMap<ClientIdCarrier>(UNKNOWN_CARRIERS_KEPT);
 
   constructor(
     private readonly executor: Executor,
     private readonly log?: Log,
   ) {}
 
+  /** How the client order id of an order whose outcome was unknown went to the venue; undefined when not sent by this run. */
+  carrierOf(clientOrderId: string): ClientIdCarrier | undefined {
+    return this.unknownCarriers.get(clientOrderId);
+  }
+
   async place(batch: Batch<PlaceIntent>): Promise<PlaceResult[]> {
+    const results = await this.send(batch);
+    // Read after the send: a batch that went without client ids turned batchClientIds off first
+    // (a concurrent batch's refusal may call one that carried them 'none': the safe side).
+    const carrier: ClientIdCarrier = batch.market === 'futures' || batch.items.length === 1 ? 'order' : this.batchClientIds ? 'batch' : 'none';
+    for (const { intent, outcome } of results) if (outcome.kind === 'unknown') this.unknownCarriers.set(intent.clientOrderId, carrier);
+    return results;
+  }
+
+  private async send(batch: Batch<PlaceIntent>): Promise<PlaceResult[]> {
     const items = batch.items;
     try {
       if (batch.market === 'futures') {

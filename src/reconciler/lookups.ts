@@ -9,7 +9,7 @@ import { dec, type Decimal } from '../core/decimal.js';
 import { OrderRejectedError, UnknownOrderError, errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { AccountReader, Journal } from '../core/ports.js';
-import type { Market, Order } from '../core/types.js';
+import type { ClientIdCarrier, Market, Order } from '../core/types.js';
 import type { OrderChange } from './open-orders.js';
 import { mergeVenueOrder, settlePurged } from './settle.js';
 
@@ -31,14 +31,19 @@ export interface LookupDeps {
   onOrder(order: Order): Promise<void>;
   /** The volume of an order's journaled fills. */
   filled(market: Market, symbol: string, venueOrderId: string): Decimal;
+  /** How an unknown order's client order id went to the venue; undefined when this run did not send it (gateway.ts). */
+  carrierOf(clientOrderId: string): ClientIdCarrier | undefined;
 }
+
+/** The ways a client order id travels that a venue may keep or drop each on its own. */
+type Way = Exclude<ClientIdCarrier, 'none'>;
 
 /** Answers naming no client order id, with none naming one, after which the venue is taken not to name them. */
 const UNNAMED_PROOF = 10;
 
 export class OrderLookups {
-  /** Unknown orders a client-id lookup said the venue does not have, before that lookup was proven. */
-  private readonly inconclusive = new Set<string>();
+  /** Unknown orders a client-id lookup said the venue does not have, before that lookup was proven, with the ways each may have gone. */
+  private readonly inconclusive = new Map<string, readonly Way[]>();
   /** Unknown orders whose venue order another lost answer holds (bound by looks): not asked again. */
   private readonly swapped = new Set<string>();
   /** Per market, symbol and venue order id: the client order id its query named (null: none). */
@@ -69,18 +74,24 @@ export class OrderLookups {
 
   /**
    * Unknown orders looked up by client order id, where the venue takes that: once a lookup has
-   * found an order, the venue is known to; a parameter error says it does not (remembered).
-   * Before it is proven, "no such order" proves nothing (a venue may look up an empty order id).
+   * found an order sent one way (an order request, a batch's item), the venue is known to keep
+   * the ids sent that way; a parameter error says it takes no such lookup (remembered). Until
+   * every way an order may have gone is proven, "no such order" proves nothing: a venue may
+   * look up an empty order id, or drop the ids of batch items (the notes' item shows none).
    */
   async unknowns(market: Market, symbol: string, most: number): Promise<void> {
-    if (this.support(market) === 'no') return;
+    if (this.support(market, 'order') === 'no') return;
     const { journal, clock, log, readers } = this.deps;
-    const unknowns = journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol && o.status === 'unknown' && !o.venueOrderId && !this.inconclusive.has(o.clientOrderId) && !this.swapped.has(o.clientOrderId));
+    const unknowns = journal
+      .orders({ openOnly: true })
+      .filter((o) => o.market === market && o.symbol === symbol && o.status === 'unknown' && !o.venueOrderId && !this.inconclusive.has(o.clientOrderId) && !this.swapped.has(o.clientOrderId));
     for (const order of unknowns.slice(0, most)) {
+      const ways = this.waysOf(market, order.clientOrderId);
+      if (ways.length === 0) continue; // sent without its client order id: the venue cannot know it
       try {
         const venue = await readers[market].orderByClientId(symbol, order.clientOrderId);
         if (venue.clientOrderId !== undefined && venue.clientOrderId !== order.clientOrderId) continue;
-        this.support(market, 'yes');
+        if (ways.length === 1) this.support(market, ways[0]!, 'yes');
         // Another lost answer holds it, bound by looks: the two swapped venue orders, and this
         // one takes the other's by looks when it shows (as a named order does in pass.ts).
         if (journal.ordersByVenueId(venue.orderId).some((o) => o.clientOrderId !== order.clientOrderId)) {
@@ -91,12 +102,12 @@ export class OrderLookups {
         await this.deps.onOrder(journal.order(order.clientOrderId)!);
       } catch (err) {
         if (err instanceof UnknownOrderError) {
-          if (this.support(market) === 'yes') {
+          if (ways.every((w) => this.support(market, w) === 'yes')) {
             journal.updateOrder({ ...order, status: 'rejected', updatedAt: clock.now() }, 'the venue has no order with its client order id: it was never placed (not sent again)');
             await this.deps.onOrder(journal.order(order.clientOrderId)!);
-          } else this.inconclusive.add(order.clientOrderId);
+          } else this.inconclusive.set(order.clientOrderId, ways);
         } else if (err instanceof OrderRejectedError && refusesLookup(err)) {
-          this.support(market, 'no');
+          this.support(market, 'order', 'no');
           log.info({ market, code: err.venue.venueCode }, 'the venue does not look orders up by client order id; lost answers are settled from its open orders and trades');
           return;
         } else log.warn({ err: errorText(err), clientOrderId: order.clientOrderId }, 'client order id lookup failed; will retry');
@@ -155,14 +166,27 @@ export class OrderLookups {
     return this.remembered(`venue:${market}:queryNamesClientId`, set);
   }
 
-  /** An unknown order was found on the venue: one its client-id lookup had denied proves that lookup unreliable. */
+  /** An unknown order was found on the venue: one its client-id lookup had denied proves that lookup unreliable for the ways it may have gone. */
   found(market: Market, clientOrderId: string): void {
-    if (this.inconclusive.delete(clientOrderId)) this.support(market, 'no');
+    const ways = this.inconclusive.get(clientOrderId);
+    this.inconclusive.delete(clientOrderId);
+    for (const w of ways ?? []) if (this.support(market, w) !== 'yes') this.support(market, w, 'no');
   }
 
-  /** Whether the venue looks orders up by client order id: 'yes', 'no', or not known yet. Remembered in the journal. */
-  private support(market: Market, set?: 'yes' | 'no'): 'yes' | 'no' | undefined {
-    return this.remembered(`venue:${market}:clientIdLookup`, set);
+  /** The ways an order's client order id may have gone to the venue: none when it went without it. */
+  private waysOf(market: Market, clientOrderId: string): readonly Way[] {
+    const carrier = this.deps.carrierOf(clientOrderId);
+    if (carrier === 'none') return [];
+    if (carrier !== undefined) return [carrier];
+    return market === 'futures' ? ['order'] : ['order', 'batch']; // futures has no batch endpoint
+  }
+
+  /**
+   * Whether the venue finds orders by the client order ids sent one way: 'yes', 'no', or not
+   * known yet. Remembered in the journal; 'no' for orders sent alone ends the look-ups.
+   */
+  private support(market: Market, way: Way, set?: 'yes' | 'no'): 'yes' | 'no' | undefined {
+    return this.remembered(way === 'order' ? `venue:${market}:clientIdLookup` : `venue:${market}:batchClientIdLookup`, set);
   }
 
   private remembered(key: string, set?: 'yes' | 'no'): 'yes' | 'no' | undefined {

@@ -14,7 +14,7 @@ import type { VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { AccountReader, Journal, MarginAccount, OpenOrdersPage } from '../core/ports.js';
-import type { Balance, Fill, Market, Order } from '../core/types.js';
+import type { Balance, ClientIdCarrier, Fill, Market, Order } from '../core/types.js';
 import type { SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
 import { nextCursor } from './cursor.js';
 import type { DriftLine } from './drift.js';
@@ -63,6 +63,8 @@ export interface ReconcilerDeps {
   matchingClock: MatchingClock;
   /** A signed request stays valid this long after its timestamp: the venue may act on one that late. */
   recvWindowMs: number;
+  /** How an unknown order's client order id went to the venue (the gateway's word; undefined when this run did not send it). */
+  carrierOf(clientOrderId: string): ClientIdCarrier | undefined;
   log: Log;
   instruments: ReadonlyMap<string, SymbolInfo>;
   settings: ReconcileSettings;

@@ -54,6 +54,12 @@ export interface VenueProfile {
    * the notes record.
    */
   readonly batchCancelBadList: 'error' | 'empty';
+  /**
+   * batchOrders items keep their `newClientOrderId`. False: the venue drops it without a word
+   * (the notes' item shape has none), so those orders have no client order id on the venue,
+   * while an order request's own is kept and found.
+   */
+  readonly batchItemClientOrderIds: boolean;
 }
 
 export const LENIENT_PROFILE: VenueProfile = Object.freeze({
@@ -67,6 +73,7 @@ export const LENIENT_PROFILE: VenueProfile = Object.freeze({
   decimalsAsNumbers: false,
   futuresAccountNulls: false,
   batchCancelBadList: 'error',
+  batchItemClientOrderIds: true,
 });
 
 export const STRICT_PROFILE: VenueProfile = Object.freeze({
@@ -80,6 +87,7 @@ export const STRICT_PROFILE: VenueProfile = Object.freeze({
   decimalsAsNumbers: true,
   futuresAccountNulls: true,
   batchCancelBadList: 'empty',
+  batchItemClientOrderIds: true,
 });
 
 export type ProfileOption = 'strict' | 'lenient' | VenueProfile;

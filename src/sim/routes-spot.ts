@@ -116,7 +116,8 @@ export const SPOT_ROUTES: Readonly<Record<string, Route>> = {
     const inputs = raw.map((item, i) => {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) return malformed(`orders[${i}]`, 'must be an object');
       try {
-        return orderInput(ex, symbol, item as Params, 'batchType');
+        const input = orderInput(ex, symbol, item as Params, 'batchType');
+        return ex.profile.batchItemClientOrderIds ? input : { ...input, clientOrderId: undefined };
       } catch (e) {
         if (e instanceof Error) e.message = `orders[${i}]: ${e.message}`;
         throw e;

@@ -37,6 +37,7 @@ describe('profiles', () => {
       decimalsAsNumbers: true,
       futuresAccountNulls: true,
       batchCancelBadList: 'empty',
+      batchItemClientOrderIds: true,
     });
     expect(() => resolveProfile('loose' as never)).toThrow(/unknown venue profile loose/);
     expect(() => resolveProfile({ name: 'half' } as never)).toThrow(/lacks openOrdersClientOrderId/);

@@ -549,6 +549,22 @@ describe('a venue that refuses client order ids in batch items (the notes\' item
     ]);
   });
 
+  it('the gateway keeps how the client order id of each order whose outcome is unknown went: alone, in a batch item, or not at all', async () => {
+    let refuseIds = false;
+    const { gateway } = await setup((a) => {
+      if (routeOf(a) === 'POST /sapi/v1/order' || routeOf(a) === 'POST /fapi/v1/order') return json('<html>502 Bad Gateway</html>', 502);
+      if (routeOf(a) !== 'POST /sapi/v1/batchOrders') return undefined;
+      if (refuseIds && a.body.includes('newClientOrderId')) return json({ code: -1103, msg: 'An unknown parameter was sent.' }, 400);
+      return json('<html>502 Bad Gateway</html>', 502);
+    });
+    const carriers = (results: PlaceResult[]) => results.map((r) => [r.outcome.kind, gateway.carrierOf(r.intent.clientOrderId)]);
+    expect(carriers(await gateway.place(batchOf([intent(1)])))).toEqual([['unknown', 'order']]);
+    expect(carriers(await gateway.place(batchOf([intent(2), intent(3)])))).toEqual([['unknown', 'batch'], ['unknown', 'batch']]);
+    refuseIds = true;
+    expect(carriers(await gateway.place(batchOf([intent(4), intent(5)])))).toEqual([['unknown', 'none'], ['unknown', 'none']]);
+    expect(carriers(await gateway.place(batchOf([intent(6, 'futures')])))).toEqual([['unknown', 'order']]);
+  });
+
   it('any other refusal of a batch stays a refusal, sent once', async () => {
     const { server, gateway } = await setup(on('POST /sapi/v1/batchOrders', json({ code: -2017, msg: 'Insufficient balance.' }, 400)));
     const results = await gateway.place(batchOf([intent(1), intent(2)]));

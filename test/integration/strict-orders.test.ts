@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { d } from '../../src/core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../../src/core/ids.js';
+import { LENIENT_PROFILE } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
 import { defineStrategy, z, type StrategyContext } from '../../src/strategy/api.js';
 import { rigApp, passes, strictRig, untilReconciled, type StrictRig } from '../fixtures/strict-venue.js';
@@ -86,6 +87,37 @@ describe('an order whose answer was lost', () => {
     expect(app.journal.history(id!).at(-1)!.reason).toMatch(/never placed/);
     expect(rig.sim.exchange.orderLog()).toEqual([]);
     expect(rig.sim.exchange.arrivals().filter((a) => a.endpoint === 'spot.order')).toHaveLength(1);
+  });
+});
+
+describe('a venue that drops the client order ids of batch items and looks order requests up by theirs', () => {
+  it('a batch whose answer was lost is not given up by "no such order" lookups: its orders are found by their looks, never re-sent', async () => {
+    rig = await strictRig({ profile: { ...LENIENT_PROFILE, name: 'drops-batch-ids', openOrdersClientOrderId: false, batchItemClientOrderIds: false } });
+    freeze(rig);
+    // A run before this one found an order request's lost answer by its client order id.
+    const before = new SqliteJournal(rig.journalPath);
+    before.setCursor('venue:spot:clientIdLookup', 'yes');
+    before.close();
+    const ids: ClientOrderId[] = [];
+    const prices = ['29991', '29992', '29993'];
+    // One single request per window: the three go as one batch.
+    const { app, tap } = await rigApp(rig, [{ id: 'batch', definition: scripted((ctx) => (prices.forEach((price) => ids.push(ctx.place({ symbol: SYMBOL, side: 'BUY', type: 'LIMIT', price, volume: '0.002' }))), true)), symbols: [SYMBOL] }], { venue: { limits: { 'spot.order': 1 } } });
+    rig.sim.exchange.setFaults({ lostResponseRate: 1 });
+    await app.start();
+    await tap.waitFor(/order outcome unknown/);
+    rig.sim.exchange.setFaults({ lostResponseRate: 0 });
+    await untilReconciled(app, () => ids.every((id) => app.journal.order(id)?.status === 'open'));
+    expect(rig.sim.exchange.arrivals().filter((a) => a.endpoint === 'spot.batchOrders')).toHaveLength(1);
+    const venue = rig.sim.exchange.orderLog();
+    expect(venue.map((o) => [o.price, o.clientOrderId])).toEqual(prices.map((p) => [p, undefined]));
+    // Each bound to the venue order of its own price, none ever given up, none adopted as foreign.
+    expect(ids.map((id) => app.journal.order(id)!.venueOrderId)).toEqual(venue.map((o) => o.orderId));
+    expect(ids.flatMap((id) => app.journal.history(id).map((e) => e.status))).not.toContain('rejected');
+    expect(app.journal.orders().filter((o) => o.strategyId === 'adopted')).toEqual([]);
+    // The lookups did ask; the orders they were told were not there were found after all, so
+    // "no such order" is known to prove nothing for batch items, and still does for order requests.
+    expect(rig.sim.exchange.arrivals().filter((a) => a.endpoint === 'spot.queryOrder').length).toBeGreaterThan(0);
+    expect([app.journal.cursor('venue:spot:batchClientIdLookup'), app.journal.cursor('venue:spot:clientIdLookup')]).toEqual(['no', 'yes']);
   });
 });
 

@@ -6,6 +6,7 @@ import { ZERO } from '../../../src/core/decimal.js';
 import { OrderRejectedError, UnknownOrderError } from '../../../src/core/errors.js';
 import type { VenueOrderId } from '../../../src/core/ids.js';
 import type { AccountReader } from '../../../src/core/ports.js';
+import type { ClientIdCarrier } from '../../../src/core/types.js';
 import { OrderLookups } from '../../../src/reconciler/lookups.js';
 import { MemoryJournal } from '../../../src/store/memory.js';
 import { pendingOrder, placeIntent } from '../../contract/journal.contract.js';
@@ -25,7 +26,7 @@ function rig(refusal: OrderRejectedError) {
     },
   } as unknown as AccountReader;
   const log = new MemoryLog();
-  const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(0), log, onOrder: async () => undefined, filled: () => ZERO });
+  const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(0), log, onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => undefined });
   return { lookups, journal, log, asked: () => asked };
 }
 
@@ -71,7 +72,7 @@ describe('an unknown order found by its client order id', () => {
         return { orderId: venueId, clientOrderId: 'slt-2', symbol: o.symbol, side: o.side, type: o.type, price: o.price, origQty: o.volume, executedQty: ZERO, status: 'open', venueStatus: 'NEW', time: 5 };
       },
     } as unknown as AccountReader;
-    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(10), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO });
+    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(10), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => undefined });
     return { lookups, journal, venueId, asked: () => asked };
   }
 
@@ -97,7 +98,7 @@ describe('the names the venue gives venue orders', () => {
     const journal = new MemoryJournal();
     const names: Record<string, string> = { '11': 'slt-1', '12': 'slt-2', '13': 'web-ui-7' };
     const reader = { order: async (_symbol: string, id: string) => ({ clientOrderId: names[id] }) } as unknown as AccountReader;
-    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(0), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO });
+    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(0), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => undefined });
     await lookups.identify('spot', 'BTCUSDT', ['11', '12', '13'] as VenueOrderId[], 8);
     expect([...lookups.named('spot', 'BTCUSDT')]).toEqual([['slt-1', '11'], ['slt-2', '12'], ['web-ui-7', '13']]);
     // None of the three is in the reads any more; only slt-1 still awaits its answer.
@@ -107,5 +108,81 @@ describe('the names the venue gives venue orders', () => {
     expect(lookups.named('futures', 'BTCUSDT').size).toBe(0);
     lookups.keepNames('spot', 'BTCUSDT', new Set(), new Set());
     expect(lookups.named('spot', 'BTCUSDT').size).toBe(0);
+  });
+});
+
+describe('"no such order" by client order id proves an order absent only for the way its id went', () => {
+  // A venue may keep the client order ids of order requests and drop those of batch items (the
+  // notes' item shows none): one order found proves only the way it was sent.
+  function rig(market: 'spot' | 'futures', carriers: Record<string, ClientIdCarrier | undefined>, proven: Record<string, 'yes' | 'no'>, found: Record<string, VenueOrderId> = {}) {
+    const journal = new MemoryJournal();
+    for (const id of Object.keys(carriers)) {
+      const intent = { ...placeIntent('t', id), market, symbol: market === 'spot' ? 'BTCUSDT' : 'E-BTC-USDT' };
+      journal.recordIntent(intent, { ...pendingOrder(intent, 0), status: 'unknown' });
+    }
+    for (const [key, v] of Object.entries(proven)) journal.setCursor(key, v);
+    const asked: string[] = [];
+    const reader = {
+      orderByClientId: async (symbol: string, clientOrderId: string) => {
+        asked.push(clientOrderId);
+        const venueId = found[clientOrderId];
+        if (venueId === undefined) throw new UnknownOrderError({ endpoint: 'spot.queryOrder', httpStatus: 400, venueCode: -2013 }, 'Order does not exist.');
+        const o = journal.order(clientOrderId)!;
+        return { orderId: venueId, clientOrderId, symbol, side: o.side, type: o.type, price: o.price, origQty: o.volume, executedQty: ZERO, status: 'open', venueStatus: 'NEW', time: 5 };
+      },
+    } as unknown as AccountReader;
+    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(10), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: (id) => carriers[id] });
+    const symbol = market === 'spot' ? 'BTCUSDT' : 'E-BTC-USDT';
+    return { journal, asked, lookups, pass: () => lookups.unknowns(market, symbol, 8), status: (id: string) => journal.order(id)!.status };
+  }
+  const ORDERS_PROVEN = { 'venue:spot:clientIdLookup': 'yes' } as const;
+
+  it('a batch item, where only order requests are proven: left unknown (its open orders and trades settle it), not asked again', async () => {
+    const { pass, status, asked, journal } = rig('spot', { 'slt-1': 'batch', 'slt-2': 'order' }, ORDERS_PROVEN);
+    await pass();
+    await pass();
+    expect([status('slt-1'), status('slt-2')]).toEqual(['unknown', 'rejected']);
+    expect(asked).toEqual(['slt-1', 'slt-2']);
+    expect(journal.cursor('venue:spot:batchClientIdLookup')).toBeUndefined();
+  });
+
+  it('a batch item once batch items are proven: never placed', async () => {
+    const { pass, status } = rig('spot', { 'slt-1': 'batch' }, { ...ORDERS_PROVEN, 'venue:spot:batchClientIdLookup': 'yes' });
+    await pass();
+    expect(status('slt-1')).toBe('rejected');
+  });
+
+  it('a batch sent without client order ids: never asked', async () => {
+    const { pass, status, asked } = rig('spot', { 'slt-1': 'none' }, { ...ORDERS_PROVEN, 'venue:spot:batchClientIdLookup': 'yes' });
+    await pass();
+    expect([status('slt-1'), asked]).toEqual(['unknown', []]);
+  });
+
+  it('an order a run before this one sent (how, not known): spot needs both ways proven, futures (no batches) order requests only', async () => {
+    const spot = rig('spot', { 'slt-1': undefined }, ORDERS_PROVEN);
+    await spot.pass();
+    expect(spot.status('slt-1')).toBe('unknown');
+    const both = rig('spot', { 'slt-1': undefined }, { ...ORDERS_PROVEN, 'venue:spot:batchClientIdLookup': 'yes' });
+    await both.pass();
+    expect(both.status('slt-1')).toBe('rejected');
+    const futures = rig('futures', { 'slt-1': undefined }, { 'venue:futures:clientIdLookup': 'yes' });
+    await futures.pass();
+    expect(futures.status('slt-1')).toBe('rejected');
+  });
+
+  it('a batch item found by its client order id proves batch items; one of a run before proves neither way', async () => {
+    const batch = rig('spot', { 'slt-1': 'batch' }, {}, { 'slt-1': '900000000000000001' as VenueOrderId });
+    await batch.pass();
+    expect([batch.status('slt-1'), batch.journal.cursor('venue:spot:batchClientIdLookup'), batch.journal.cursor('venue:spot:clientIdLookup')]).toEqual(['open', 'yes', undefined]);
+    const before = rig('spot', { 'slt-1': undefined }, {}, { 'slt-1': '900000000000000001' as VenueOrderId });
+    await before.pass();
+    expect([before.status('slt-1'), before.journal.cursor('venue:spot:batchClientIdLookup'), before.journal.cursor('venue:spot:clientIdLookup')]).toEqual(['open', undefined, undefined]);
+  });
+
+  it('a batch item denied and then found on the venue after all: a denial proves nothing for batch items from then on, for order requests still does', async () => {
+    const { pass, lookups, journal } = rig('spot', { 'slt-1': 'batch' }, ORDERS_PROVEN);
+    await pass();
+    lookups.found('spot', 'slt-1');
+    expect([journal.cursor('venue:spot:batchClientIdLookup'), journal.cursor('venue:spot:clientIdLookup')]).toEqual(['no', 'yes']);
   });
 });
