@@ -160,6 +160,11 @@ function checkWellFormed(intent: PlaceIntent, snapshot: RiskSnapshot): Verdict |
     if (!isDecimal(intent.price) || !dec.isPositive(intent.price)) return fail('invalid', `price must be a decimal above 0 (got ${String(intent.price)})`);
   } else if (intent.type === 'MARKET') {
     if (intent.price !== undefined) return fail('invalid', `a MARKET order takes no price (got ${String(intent.price)})`);
+    // The notes: a futures MARKET OPEN's volume is a value, not contracts (unlike every other
+    // futures order). Sent as contracts it would open a position of another size altogether.
+    if (intent.market === 'futures' && intent.open !== 'CLOSE') {
+      return fail('invalid', `a futures MARKET order that opens a position is sized by value on this venue, not in contracts, and sluice does not send one: open with a LIMIT order at a marketable price (timeInForce IOC takes what it can at once); MARKET is for open: CLOSE`);
+    }
   } else {
     return fail('invalid', `unknown order type ${String(intent.type)}`);
   }

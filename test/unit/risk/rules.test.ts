@@ -39,6 +39,13 @@ table('invalid', [
   { name: 'limit without price', intents: [place('0.1', undefined)], expected: ['invalid: a LIMIT order needs a price'] },
   { name: 'limit at price 0', intents: [place('0.1', '0')], expected: ['invalid: price must be a decimal above 0 (got 0)'] },
   { name: 'market with a price', intents: [market('SELL', '0.1', { price: d('20000') })], expected: ['invalid: a MARKET order takes no price (got 20000)'] },
+  {
+    name: 'a futures market open (the notes: its volume is a value, not contracts)',
+    intents: [market('BUY', '5', { market: 'futures', symbol: 'E-BTC-USDT', open: 'OPEN' }), market('SELL', '5', { market: 'futures', symbol: 'E-BTC-USDT' })],
+    expected: Array(2).fill(
+      'invalid: a futures MARKET order that opens a position is sized by value on this venue, not in contracts, and sluice does not send one: open with a LIMIT order at a marketable price (timeInForce IOC takes what it can at once); MARKET is for open: CLOSE',
+    ),
+  },
   { name: 'unknown symbol', intents: [place('0.1', '20000', { symbol: 'DOGEUSDT' })], expected: ['invalid: unknown symbol DOGEUSDT on spot (not in the market snapshot)'] },
   { name: 'symbol known on another market only', intents: [place('0.1', '20000', { market: 'futures' })], expected: ['invalid: unknown symbol BTCUSDT on futures (not in the market snapshot)'] },
 ]);
@@ -149,7 +156,7 @@ table('max_notional_per_order', [
   { name: 'market sell at the last price', intents: [market('SELL', '0.6')], expected: ['max_notional_per_order: 0.6 BTCUSDT at the last price 20000 is 12000 USDT, above the 10000 limit'] },
   { name: 'spot market buy: the volume is the quote amount', intents: [market('BUY', '12000')], expected: ['max_notional_per_order: market buy of BTCUSDT for 12000 USDT is above the 10000 limit'] },
   { name: 'spot market buy within the limit', intents: [market('BUY', '10000')], expected: [ACCEPTED] },
-  { name: 'futures market buy is contracts, each of the multiplier', intents: [market('BUY', '600', { market: 'futures', symbol: 'E-BTC-USDT' })], expected: ['max_notional_per_order: 600 E-BTC-USDT at the last price 20000 is 12000 USDT, above the 10000 limit'] },
+  { name: 'futures market close is contracts, each of the multiplier', intents: [market('BUY', '600', { market: 'futures', symbol: 'E-BTC-USDT', open: 'CLOSE' })], expected: ['max_notional_per_order: 600 E-BTC-USDT at the last price 20000 is 12000 USDT, above the 10000 limit'] },
 ]);
 
 const minuteAgo = (value: string, at = 10_000, asset = 'USDT'): RiskState => ({ ...emptyRiskState(), notional: [{ at, asset, value: d(value) }], notionalTotal: { [asset]: d(value) } });
