@@ -73,8 +73,13 @@ export class RateLimitedError extends VenueError {
 /** 418: every request to this venue stops until `untilMs` (epoch ms). Persist it. */
 export class BannedError extends VenueError {
   readonly code = 'VENUE_BANNED';
-  constructor(venue: VenueContext, readonly untilMs: number) {
-    super(venue, `banned until ${new Date(untilMs).toISOString()}`);
+  /** `stated`: the venue said when the ban ends (Retry-After or the body); else sluice chose the pause. */
+  constructor(
+    venue: VenueContext,
+    readonly untilMs: number,
+    readonly stated = true,
+  ) {
+    super(venue, `banned until ${new Date(untilMs).toISOString()}${stated ? '' : ' (the venue did not say; sluice waits this long)'}`);
   }
 }
 

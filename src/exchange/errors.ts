@@ -72,7 +72,10 @@ export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
   const isError = a.status < 200 || a.status >= 300 || (code !== undefined && code !== 0);
   if (!isError) return undefined;
 
-  if (a.status === 418) return new BannedError(ctx, banEnd(a));
+  if (a.status === 418) {
+    const end = banEnd(a);
+    return end === undefined ? new BannedError(ctx, a.localNow + DEFAULT_BAN_MS, false) : new BannedError(ctx, end);
+  }
   if (a.status === 429 || code === VenueCode.TOO_MANY_REQUESTS) {
     return new RateLimitedError(ctx, retryAfterMs(a.headers['retry-after'], a.now) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
   }
@@ -133,9 +136,9 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
 
 /**
  * When a ban ends, on our clock: the later of the body's end (venue time, which a stale clock
- * offset could misplace) and Retry-After (a delay, which it cannot); two minutes if neither.
+ * offset could misplace) and Retry-After (a delay, which it cannot); undefined if neither says.
  */
-function banEnd(a: VenueAnswer): number {
+function banEnd(a: VenueAnswer): number | undefined {
   const ends: number[] = [];
   const o = a.body !== null && typeof a.body === 'object' ? (a.body as Record<string, unknown>) : {};
   const key = ['banUntil', 'bannedUntil', 'banUntilMs'].find((k) => o[k] !== undefined);
@@ -144,5 +147,18 @@ function banEnd(a: VenueAnswer): number {
   if (n !== undefined && n > a.now) ends.push(n - a.now + a.localNow);
   const after = retryAfterMs(a.headers['retry-after'], a.now);
   if (after !== undefined) ends.push(a.localNow + after);
-  return ends.length > 0 ? Math.max(...ends) : a.localNow + DEFAULT_BAN_MS;
+  return ends.length > 0 ? Math.max(...ends) : undefined;
+}
+
+/** The longest pause sluice picks for a ban whose end the venue does not say. */
+export const MAX_UNSTATED_BAN_MS = 3_600_000;
+
+/**
+ * How long to stay away after a ban whose end the venue did not say, when `repeat` such bans
+ * met the requests sent after the one before ended: two minutes, doubling each time up to an
+ * hour. The notes: a ban lasts from 2 minutes up to 3 days and grows for repeat offenders, so
+ * asking again every two minutes through a long one is what could make it longer.
+ */
+export function unstatedBanMs(repeat: number): number {
+  return Math.min(MAX_UNSTATED_BAN_MS, DEFAULT_BAN_MS * 2 ** Math.max(0, repeat));
 }

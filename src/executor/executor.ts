@@ -19,7 +19,7 @@ import { TransportFailure, type HttpRequest, type Pacer, type Transport } from '
 import type { Market } from '../core/types.js';
 import { decodeResponse, encodeBody, encodeQuery, type RequestParams, type ResponseOf } from '../exchange/codec.js';
 import { ENDPOINTS, isSigned, needsKey, type Endpoint, type EndpointId } from '../exchange/endpoints.js';
-import { classifyAnswer } from '../exchange/errors.js';
+import { classifyAnswer, unstatedBanMs } from '../exchange/errors.js';
 import { parseJsonLossless, stringifyJson } from '../exchange/json.js';
 import { sign } from '../exchange/sign.js';
 import { ResponseTooLargeError } from '../exchange/transport/errors.js';
@@ -74,6 +74,10 @@ export class Executor {
   private readonly recvWindowMs: number;
   private readonly retry: RetryPolicy;
   private readonly random: Random;
+  /** Bans without a stated end met by requests sent after the one before ended (reset by any answer that is not an error). */
+  private unstatedBans = 0;
+  /** When the pause for the latest such ban ends. */
+  private unstatedBanEnd = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: ExecutorOptions) {
     this.recvWindowMs = opts.recvWindowMs ?? DEFAULT_RECV_WINDOW_MS;
@@ -179,9 +183,10 @@ export class Executor {
       }
       // A batch answer with fewer ids than orders is settled by the gateway (every order of
       // the batch becomes unknown); the executor returns the ids as the venue gave them.
+      this.unstatedBans = 0;
       return decoded;
     } catch (err) {
-      const classified = this.redact(this.classifyFailure(ep, err));
+      const classified = this.lengthenBan(this.redact(this.classifyFailure(ep, err)), record.sentAt);
       if (classified instanceof RateLimitedError) pacer.pauseEndpoint(ep.id, classified.retryAfterMs);
       if (classified instanceof BannedError) pacer.pauseAll(classified.untilMs);
       if (classified instanceof Error && 'venue' in classified) record.error = classified as VenueError;
@@ -225,6 +230,18 @@ export class Executor {
       if (venue.venueMsg !== undefined) venue.venueMsg = scrub(venue.venueMsg);
     }
     return err;
+  }
+
+  /**
+   * A ban whose end the venue did not say lasts as long as unstatedBanMs picks: longer each time
+   * a request sent after the last such pause ended is banned again. Requests already in flight
+   * when a ban began are answered 418 too; they do not lengthen it.
+   */
+  private lengthenBan(err: unknown, sentAt: number | undefined): unknown {
+    if (!(err instanceof BannedError) || err.stated) return err;
+    if (sentAt !== undefined && sentAt >= this.unstatedBanEnd) this.unstatedBans++;
+    this.unstatedBanEnd = Math.max(err.untilMs, this.opts.clock.now() + unstatedBanMs(this.unstatedBans - 1));
+    return this.unstatedBanEnd === err.untilMs ? err : new BannedError(err.venue, this.unstatedBanEnd, false);
   }
 
   private refuseWhileBanned(ep: Endpoint): void {

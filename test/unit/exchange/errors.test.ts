@@ -53,10 +53,11 @@ describe('classifyAnswer', () => {
     expect((answer(429, undefined) as RateLimitedError).retryAfterMs).toBe(2000);
   });
 
-  it('418 gives the ban end from the body, else Retry-After, else two minutes', () => {
+  it('418 gives the ban end from the body, else Retry-After, else two minutes (then not stated: sluice chose it)', () => {
     expect((answer(418, { code: -1003, banUntil: NOW + 60_000 }) as BannedError).untilMs).toBe(NOW + 60_000);
     expect((answer(418, {}, { 'retry-after': '30' }) as BannedError).untilMs).toBe(NOW + 30_000);
     expect((answer(418, undefined) as BannedError).untilMs).toBe(NOW + 120_000);
+    expect([418, 418, 418].map((s, i) => (answer(s, [{ banUntil: NOW + 60_000 }, {}, undefined][i], i === 1 ? { 'retry-after': '30' } : undefined) as BannedError).stated)).toEqual([true, true, false]);
   });
 
   it("418's ban end is given on our clock: a venue 3 s behind us ends it 3 s later by ours", () => {
