@@ -29,6 +29,8 @@ export interface CommitInput {
   now: number;
   /** Where the trade cursor moves with the last commit, if it moves. */
   cursor: string | undefined;
+  /** Whether this pass's trade reads reached the end (a page not full), not stopped at their page budget. */
+  tradesToEnd: boolean;
 }
 
 export interface CommitDeps {
@@ -92,7 +94,7 @@ export async function commitPass(input: CommitInput, deps: CommitDeps, told: (pa
           fills.push({ fill, order: before });
         }
         if (next < trades.length) return { fills };
-        const toQuery = settle(d, journal, fillTotals, market, symbol, now, breathed, write);
+        const toQuery = settle(d, journal, fillTotals, { market, symbol, now, breathed, tradesToEnd: input.tradesToEnd }, write);
         // The cursor moves in the commit of the last fills it passes, never ahead of them.
         if (cursor !== undefined) journal.setCursor(`trades:${market}:${symbol}`, cursor);
         return { fills, toQuery };
@@ -111,20 +113,17 @@ function settle(
   d: SymbolDecision,
   journal: Journal,
   fillTotals: FillTotals,
-  market: Market,
-  symbol: string,
-  now: number,
-  breathed: boolean,
+  pass: { market: Market; symbol: string; now: number; breathed: boolean; tradesToEnd: boolean },
   write: (o: Order, reason: string) => void,
 ): Order[] {
   const toQuery: Order[] = [];
   for (const o of d.open.absent) {
     const mine = d.changes.get(o);
     if (FINAL_STATUSES.has(mine.status)) continue;
-    if (breathed && changedSince(journal.order(o.clientOrderId), mine)) continue;
-    const settled = settleAbsent(mine, fillTotals.of(market, symbol, mine.venueOrderId!), now);
+    if (pass.breathed && changedSince(journal.order(o.clientOrderId), mine)) continue;
+    const settled = settleAbsent(mine, fillTotals.of(pass.market, pass.symbol, mine.venueOrderId!), pass.now, pass.tradesToEnd);
     if (settled === 'query') toQuery.push(mine);
-    else write(settled.order, settled.reason);
+    else if (settled !== 'wait') write(settled.order, settled.reason);
   }
   // Beyond an incomplete page, only orders we asked to cancel are worth a query: the rest
   // may simply be resting past the page's end.

@@ -228,7 +228,7 @@ export class Reconciler {
     let told = 0;
     const breathe = () => (++told % TOLD_BETWEEN_BREATHS === 0 ? clock.breathe() : undefined);
     const toQuery = await commitPass(
-      { market, symbol, trades, decision, now, cursor: nextCursorValue },
+      { market, symbol, trades, decision, now, cursor: nextCursorValue, tradesToEnd: reads.caughtUpAt !== undefined },
       { journal: this.deps.journal, applied: (f) => this.deps.positions.has(f), fillTotals: this.fillTotals, breathe: () => clock.breathe() },
       async ({ fills, changed }) => {
         for (const { fill } of fills) this.remember(fill);

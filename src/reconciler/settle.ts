@@ -10,14 +10,18 @@ import { quoteSized } from './fills.js';
 /**
  * An order of ours missing from a complete open-orders read (after this pass's fills):
  * - its fills cover its volume: filled;
- * - its cancel was accepted (pending_cancel): cancelled, with what it executed;
+ * - its cancel was accepted (pending_cancel): cancelled, with what it executed, once this pass's
+ *   trade reads reached the end (`tradesToEnd`); before that its fills may lie beyond them (a
+ *   cancel answered "already ended" usually means filled), so it waits for a pass that does;
  * - otherwise (a venue-side cancel or expiry, or fills still to show): ask the venue.
  */
-export function settleAbsent(order: Order, filled: Decimal, now: number): OrderChange | 'query' {
+export function settleAbsent(order: Order, filled: Decimal, now: number, tradesToEnd: boolean): OrderChange | 'query' | 'wait' {
   if (quoteSized(order)) return 'query';
   const executedVolume = dec.max(order.executedVolume, filled);
   if (dec.gte(executedVolume, order.volume)) return { order: { ...order, executedVolume, status: 'filled', updatedAt: now }, reason: 'left the book with its volume filled' };
-  if (order.status === 'pending_cancel') return { order: { ...order, executedVolume, status: 'canceled', updatedAt: now }, reason: 'cancel settled (left the book)' };
+  if (order.status === 'pending_cancel') {
+    return tradesToEnd ? { order: { ...order, executedVolume, status: 'canceled', updatedAt: now }, reason: 'cancel settled (left the book)' } : 'wait';
+  }
   return 'query';
 }
 

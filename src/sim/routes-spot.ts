@@ -1,4 +1,5 @@
 // Spot trade and account endpoints.
+import { amend } from '../core/amend.js';
 import { dec, type Decimal } from '../core/decimal.js';
 import { VenueCode } from '../exchange/codes.js';
 import { malformed, missing, reject, SimError } from './errors.js';
@@ -117,7 +118,7 @@ export const SPOT_ROUTES: Readonly<Record<string, Route>> = {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) return malformed(`orders[${i}]`, 'must be an object');
       try {
         const input = orderInput(ex, symbol, item as Params, 'batchType');
-        return ex.profile.batchItemClientOrderIds ? input : { ...input, clientOrderId: undefined };
+        return ex.profile.batchItemClientOrderIds ? input : amend(input, { clientOrderId: undefined });
       } catch (e) {
         if (e instanceof Error) e.message = `orders[${i}]: ${e.message}`;
         throw e;

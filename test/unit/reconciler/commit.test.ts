@@ -110,7 +110,7 @@ async function commit(j: SqliteJournal, read: VenueTrade[], page: Order[], opts:
   const applied = opts.applied ?? new Set<string>();
   const parts: Committed[] = [];
   const toQuery = await commitPass(
-    { market: 'spot', symbol: 'BTCUSDT', trades: read, decision: decide(j, read, page), now: NOW, cursor: read.at(-1)?.tradeId },
+    { market: 'spot', symbol: 'BTCUSDT', trades: read, decision: decide(j, read, page), now: NOW, cursor: read.at(-1)?.tradeId, tradesToEnd: true },
     { journal: j, applied: (f) => applied.has(fillKey(f)), fillTotals: new FillTotals(j), breathe: opts.breathe ?? (() => systemClock.breathe()) },
     async (part) => {
       for (const { fill } of part.fills) applied.add(fillKey(fill));

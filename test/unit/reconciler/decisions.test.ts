@@ -213,11 +213,13 @@ describe('how an order ends', () => {
     );
   });
 
-  it('off a complete page: filled by its fills, cancelled when its cancel was taken, otherwise asked', () => {
-    expect(settleAbsent(order(1, { volume: d('0.002') }), d('0.002'), 9)).toMatchObject({ order: { status: 'filled', executedVolume: '0.002' } });
-    expect(settleAbsent(order(1, { status: 'pending_cancel' }), d('0.001'), 9)).toMatchObject({ order: { status: 'canceled', executedVolume: '0.001' } });
-    expect(settleAbsent(order(1), d('0.001'), 9)).toBe('query');
-    expect(settleAbsent(order(1, { type: 'MARKET', price: undefined }), d('0'), 9)).toBe('query');
+  it('off a complete page: filled by its fills, cancelled when its cancel was taken and the trades were read to the end, otherwise asked', () => {
+    expect(settleAbsent(order(1, { volume: d('0.002') }), d('0.002'), 9, false)).toMatchObject({ order: { status: 'filled', executedVolume: '0.002' } });
+    expect(settleAbsent(order(1, { status: 'pending_cancel' }), d('0.001'), 9, true)).toMatchObject({ order: { status: 'canceled', executedVolume: '0.001' } });
+    // Trade reads stopped at their page budget: its fills may lie beyond them.
+    expect(settleAbsent(order(1, { status: 'pending_cancel' }), d('0.001'), 9, false)).toBe('wait');
+    expect(settleAbsent(order(1), d('0.001'), 9, true)).toBe('query');
+    expect(settleAbsent(order(1, { type: 'MARKET', price: undefined }), d('0'), 9, true)).toBe('query');
   });
 
   it('-2013 ends an order: filled if its fills cover it, else cancelled; never asked again', () => {

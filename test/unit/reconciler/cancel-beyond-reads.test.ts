@@ -1,0 +1,100 @@
+// A cancel the venue took (or answered "already ended") for an order that filled instead: the
+// order leaves the book, and its fill lies beyond what one pass's trade reads reach (page budget,
+// pages of 100). It must not be journaled cancelled meanwhile: its strategy would hear
+// "cancelled, nothing executed" and could place it again (a futures CLOSE's replacement waits
+// for exactly that).
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/core/clock.js';
+import { d } from '../../../src/core/decimal.js';
+import type { VenueOrderId } from '../../../src/core/ids.js';
+import type { AccountReader } from '../../../src/core/ports.js';
+import type { Order, PlaceIntent } from '../../../src/core/types.js';
+import type { VenueTrade } from '../../../src/core/venue.js';
+import { parseConfig } from '../../../src/config/index.js';
+import { PositionBook } from '../../../src/positions/book.js';
+import { MatchingClock } from '../../../src/reconciler/matching-clock.js';
+import { Reconciler } from '../../../src/reconciler/poller.js';
+import { MemoryJournal } from '../../../src/store/memory.js';
+import { MemoryLog } from '../../fixtures/engine-parts.js';
+
+const T0 = 1_700_000_000_000;
+const OURS = '900000000000000001' as VenueOrderId;
+const PAGE = 100; // a venue that cuts every page at 100
+
+async function rig(tradesBefore: number, filled = true) {
+  const clock = new ManualClock(T0);
+  const journal = new MemoryJournal();
+  const intent: PlaceIntent = { kind: 'place', intentId: 'slt-1:place', strategyId: 't', market: 'spot', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('1'), price: d('100'), clientOrderId: 'slt-1' as never };
+  const placed: Order = { ...intent, executedVolume: d('0'), status: 'pending', createdAt: T0 - 120_000, updatedAt: T0 - 120_000 };
+  journal.recordIntent(intent, placed);
+  journal.updateOrder({ ...placed, venueOrderId: OURS, status: 'open', updatedAt: T0 - 110_000 }, 'acknowledged');
+  journal.updateOrder({ ...placed, venueOrderId: OURS, status: 'pending_cancel', updatedAt: T0 - 100_000 }, 'cancel accepted');
+  journal.setCursor('trades:spot:BTCUSDT', '1');
+  // Someone else's trades (an order sluice never placed) since the cursor, then our fill.
+  const trades: VenueTrade[] = [];
+  for (let i = 1; i <= tradesBefore + 1; i++) {
+    const ours = filled && i === tradesBefore + 1;
+    trades.push({ tradeId: String(i), symbol: 'BTCUSDT', bidId: (ours ? OURS : '800000000000000001') as VenueOrderId, askId: '700000000000000001' as VenueOrderId, price: d('100'), qty: ours ? d('1') : d('0.001'), time: T0 - 90_000 + i, isBuyer: true, isMaker: true, fee: d('0'), feeCoin: 'USDT' });
+  }
+  const reader = {
+    market: 'spot',
+    openOrders: async () => ({ items: [], skipped: [], complete: true }),
+    trades: async (_symbol: string, fromId?: string) => {
+      const from = fromId === undefined ? trades.length - PAGE : trades.findIndex((t) => t.tradeId === fromId);
+      const items = trades.slice(from, from + PAGE);
+      return { items, skipped: [], full: items.length >= PAGE };
+    },
+    order: async () => {
+      throw new Error('not asked in this case');
+    },
+    orderByClientId: async () => {
+      throw new Error('not asked in this case');
+    },
+    holdings: async () => ({ market: 'spot', amounts: new Map(), unreadable: new Set(), balances: [] }),
+  } as unknown as AccountReader;
+  const { config } = await parseConfig('mode: paper\nreconcile: { foreignOrders: adopt }\n');
+  const told: string[] = [];
+  const reconciler = new Reconciler({
+    readers: { spot: reader, futures: reader },
+    journal,
+    positions: new PositionBook(),
+    clock,
+    log: new MemoryLog(),
+    venueClock: () => ({ offsetMs: 0, errorMs: 0 }),
+    matchingClock: new MatchingClock(),
+    recvWindowMs: 5000,
+    carrierOf: () => undefined,
+    instruments: new Map(),
+    settings: config.reconcile,
+    strategyIds: ['t'],
+    onOrder: async (o) => void told.push(`${o.status} ${o.executedVolume}`),
+    onFill: async () => undefined,
+    cancelForeign: () => undefined,
+    onDrift: () => undefined,
+  });
+  const pass = async () => {
+    await reconciler.pass([{ market: 'spot', symbol: 'BTCUSDT' }]);
+    clock.moveTo(clock.now() + 2000);
+    return journal.order('slt-1')!.status;
+  };
+  return { pass, told, journal };
+}
+
+describe('a pending cancel that left the book', () => {
+  it('waits while the trade reads stop at their page budget, and is filled once they reach its fill: never told cancelled', async () => {
+    const { pass, told, journal } = await rig(699);
+    expect(await pass()).toBe('pending_cancel');
+    expect(await pass()).toBe('filled');
+    expect(told).toEqual(['filled 1']);
+    expect(journal.history('slt-1').map((e) => e.status)).not.toContain('canceled');
+  });
+
+  it('is cancelled in the first pass whose reads reach the end and show no fill of it', async () => {
+    const { pass, told } = await rig(699, false);
+    expect(await pass()).toBe('pending_cancel');
+    expect(await pass()).toBe('canceled');
+    expect(told).toEqual(['canceled 0']);
+    const quick = await rig(150, false);
+    expect(await quick.pass()).toBe('canceled');
+  });
+});
