@@ -8,8 +8,9 @@ export interface SymbolInfo {
   quoteAsset: string;
   pricePrecision: number;
   quantityPrecision: number;
-  limitVolumeMin: Decimal;
-  limitPriceMin: Decimal;
+  /** Absent where the venue lists the older subset of fields (the notes: YY/GB). */
+  limitVolumeMin?: Decimal;
+  limitPriceMin?: Decimal;
   marketBuyMin?: Decimal;
   marketSellMin?: Decimal;
   /** Futures: base quantity per contract (volumes are contracts); absent for spot (1). */

@@ -186,8 +186,8 @@ function decodeSymbol(r: Reader, v: unknown, p: string): SymbolInfo {
     quoteAsset: r.str(o, 'quoteAsset', p).toUpperCase(),
     pricePrecision: r.int(o, 'pricePrecision', p),
     quantityPrecision: r.int(o, 'quantityPrecision', p),
-    limitVolumeMin: r.dec(o, 'limitVolumeMin', p),
-    limitPriceMin: r.dec(o, 'limitPriceMin', p),
+    limitVolumeMin: r.optDec(o, 'limitVolumeMin', p),
+    limitPriceMin: r.optDec(o, 'limitPriceMin', p),
     marketBuyMin: r.optDec(o, 'marketBuyMin', p),
     marketSellMin: r.optDec(o, 'marketSellMin', p),
   };

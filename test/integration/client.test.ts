@@ -121,6 +121,18 @@ describe('every endpoint round-trips, signed as the venue checks it', () => {
   });
 });
 
+describe('instruments as venues of the family list them', () => {
+  it('the older subset of symbol fields (the notes: YY/GB, no limitVolumeMin or limitPriceMin) is read, not skipped', async () => {
+    const { x } = await setup({
+      respond: (a) =>
+        route(a) === 'GET /sapi/v1/symbols' ? { status: 200, body: '{"symbols":[{"quantityPrecision":5,"symbol":"btcusdt","pricePrecision":2,"baseAsset":"BTC","quoteAsset":"USDT"}]}' } : undefined,
+    });
+    const listing = await x.call('spot.symbols', {});
+    expect(listing.skipped).toEqual([]);
+    expect(listing.items).toEqual([{ symbol: 'BTCUSDT', baseAsset: 'BTC', quoteAsset: 'USDT', pricePrecision: 2, quantityPrecision: 5, limitVolumeMin: undefined, limitPriceMin: undefined, marketBuyMin: undefined, marketSellMin: undefined }]);
+  });
+});
+
 describe('the account readers, as venues of the family cap their pages', () => {
   it('a venue that refuses a futures trades limit above 100 (FameEX) still has its trades read; spot asks 1000', async () => {
     const limitOf = (a: Arrival) => Number(new URLSearchParams(a.query).get('limit'));
