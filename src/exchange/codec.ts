@@ -159,7 +159,8 @@ function decodeTrade(r: Reader, v: unknown, path: string, futures: boolean): Ven
     isMaker: r.bool(o, 'isMaker', path),
     // Maker rebates are negative fees.
     fee: r.optSdec(o, 'fee', path) ?? ('0' as Decimal),
-    feeCoin: typeof o.feeCoin === 'string' ? o.feeCoin : '',
+    // Upper-cased as every asset name sluice keeps (balances, symbols' assets): fees are matched to them.
+    feeCoin: typeof o.feeCoin === 'string' ? o.feeCoin.toUpperCase() : '',
   };
   if (o.isSelf === true || o.isSelf === 'true') trade.isSelf = true;
   // Without our order's id the trade cannot be attributed: refuse it rather than guess.

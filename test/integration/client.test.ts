@@ -133,6 +133,19 @@ describe('instruments as venues of the family list them', () => {
   });
 });
 
+describe('fees as venues of the family name their coin', () => {
+  it('a fee coin in lower case is read as the asset balances name (upper case), so fees meet their balance', async () => {
+    const { x } = await setup({
+      respond: (a) =>
+        route(a) === 'GET /sapi/v1/myTrades'
+          ? { status: 200, body: '[{"symbol":"btcusdt","id":200000000000000001,"bidId":150695552109032492,"askId":150695552109032400,"price":"30000","qty":"0.004","time":1573713225700,"isBuyer":true,"isMaker":true,"feeCoin":"btc","fee":"0.000004"}]' }
+          : undefined,
+    });
+    const [trade] = (await x.call('spot.myTrades', { symbol: 'BTCUSDT' })).items;
+    expect([trade!.symbol, trade!.feeCoin, trade!.fee]).toEqual(['BTCUSDT', 'BTC', '0.000004']);
+  });
+});
+
 describe('the account readers, as venues of the family cap their pages', () => {
   it('a venue that refuses a futures trades limit above 100 (FameEX) still has its trades read; spot asks 1000', async () => {
     const limitOf = (a: Arrival) => Number(new URLSearchParams(a.query).get('limit'));
