@@ -228,8 +228,14 @@ function checkKillSwitch(intent: PlaceIntent, f: Facts, limits: Pick<RiskLimits,
   const mode = limits.killSwitch.mode;
   if (mode === 'halted') return fail('kill_switch', 'trading is halted; no new orders until the kill switch is released');
   if (mode !== 'reduce_only') return undefined;
-  // The venue keeps longs and shorts apart: only a CLOSE order reduces a futures position.
-  if (intent.market === 'futures' && intent.open !== 'CLOSE') {
+  // The venue keeps longs and shorts apart (the notes' hedge model): only a CLOSE order reduces
+  // a futures position, and a CLOSE never does anything else (the venue refuses one above the
+  // free volume of the position it closes, 10015). The book nets a hedged contract's long and
+  // short into one figure, which cannot say which of the two a CLOSE reduces: judged by it, a
+  // hedged book could never be unwound (each close would move the net away from zero or past
+  // it). max_position still judges the net: closing one side of a hedge does add exposure.
+  if (intent.market === 'futures') {
+    if (intent.open === 'CLOSE') return undefined;
     return fail('kill_switch', `reduce-only: a futures order must close a position (open: CLOSE); ${intent.side} ${intent.volume} ${intent.symbol} would open one`);
   }
   // A market buy with no last price has no base size yet; the price band rejects it below.

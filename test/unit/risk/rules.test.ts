@@ -100,6 +100,18 @@ table('kill_switch', [
   { name: 'reduce-only: flat, nothing to reduce', limits: { killSwitch: { mode: 'reduce_only' } }, intents: [sell('0.1', '20000')], expected: ['kill_switch: reduce-only: SELL 0.1 BTCUSDT with open sells 0 would take the position 0 to -0.1; only orders that shrink it are allowed'] },
   { name: 'reduce-only: a buy closing a short exactly', limits: { killSwitch: { mode: 'reduce_only' } }, snap: snapshot({ positions: { 'spot:BTCUSDT': '-0.5' } }), intents: [place('0.5', '20000')], expected: [ACCEPTED] },
   {
+    // A hedged contract (the notes' positionModel 2): a long of 10 and a short of 4, which the book nets to +6.
+    name: 'reduce-only: futures CLOSE orders pass whatever the netted position says, OPEN orders do not',
+    limits: { killSwitch: { mode: 'reduce_only' } },
+    snap: snapshot({ positions: { 'futures:E-BTC-USDT': '6' } }),
+    intents: [
+      place('4', '20000', { market: 'futures', symbol: 'E-BTC-USDT', open: 'CLOSE' }),
+      place('10', '20000', { market: 'futures', symbol: 'E-BTC-USDT', side: 'SELL', open: 'CLOSE' }),
+      place('1', '20000', { market: 'futures', symbol: 'E-BTC-USDT', side: 'SELL', open: 'OPEN' }),
+    ],
+    expected: [ACCEPTED, ACCEPTED, 'kill_switch: reduce-only: a futures order must close a position (open: CLOSE); SELL 1 E-BTC-USDT would open one'],
+  },
+  {
     name: 'reduce-only sizes a spot market buy at the last price',
     limits: { killSwitch: { mode: 'reduce_only' } },
     snap: snapshot({ positions: { 'spot:BTCUSDT': '-0.1' } }),
