@@ -50,9 +50,9 @@ export interface VenueTrade {
 export interface FuturesPosition {
   contractName: string;
   side: Side;
-  positionType: number;
   volume: Decimal;
-  /** The rest may be null live; absent then. */
+  /** The rest may be null live (the notes); absent then. 1 cross, 2 isolated. */
+  positionType?: number;
   openPrice?: Decimal;
   avgPrice?: Decimal;
   unrealizedPnl?: Decimal;

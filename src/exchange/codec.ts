@@ -210,7 +210,9 @@ function decodeContract(r: Reader, v: unknown, p: string): ContractInfo {
 }
 
 function decodePosition(r: Reader, contractName: string, q: Obj, pp: string): FuturesPosition {
-  const position: FuturesPosition = { contractName, side: r.side(q, 'side', pp), positionType: r.int(q, 'positionType', pp), volume: r.dec(q, 'volume', pp) };
+  const position: FuturesPosition = { contractName, side: r.side(q, 'side', pp), volume: r.dec(q, 'volume', pp) };
+  const positionType = r.optInt(q, 'positionType', pp);
+  if (positionType !== undefined) position.positionType = positionType;
   const optional: [keyof FuturesPosition, Decimal | undefined][] = [
     ['openPrice', r.optDec(q, 'openPrice', pp)],
     ['avgPrice', r.optDec(q, 'avgPrice', pp)],

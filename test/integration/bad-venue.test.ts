@@ -389,6 +389,15 @@ describe('reads: wrong types, missing fields, impossible values', () => {
     expect((await x.call('futures.account', {})).items[0]).toMatchObject({ available: '-3.5', unrealizedPnl: '-1.25', positions: [] });
   });
 
+  it('a futures position whose positionType is null (the notes: many fields can be null live) is still read: its contract stays judged', async () => {
+    const { x } = await setup(
+      on('GET /fapi/v1/account', json({ account: [{ marginCoin: 'USDT', accountNormal: '10', accountLock: '0', positionVos: [{ contractName: 'E-BTC-USDT', positions: [{ positionType: null, side: 'BUY', volume: 5, openPrice: null }] }] }] })),
+    );
+    const read = await x.call('futures.account', {});
+    expect(read.skipped).toEqual([]);
+    expect(read.items[0]!.positions).toEqual([{ contractName: 'E-BTC-USDT', side: 'BUY', volume: '5' }]);
+  });
+
   it('futures openOrders {code:"0", data:null} is still an empty list (documented live form)', async () => {
     const { x } = await setup(() => undefined);
     expect(await x.call('futures.openOrders', { contractName: 'E-BTC-USDT' })).toEqual({ items: [], skipped: [] });
