@@ -77,9 +77,13 @@ export class InstrumentCatalog {
       .filter((f) => UNSERVED[f.market].includes(f.kind))
       .map((f) => ({ path: f.path, message: `${f.market}: the plugin ${f.plugin} subscribes to ${f.kind}, which this market cannot poll (${notServed(f.kind as 'trades' | 'klines')})` }));
     for (const p of this.required.pages) problems.push({ path: p.path, message: `the plugin ${p.plugin} subscribes to ${p.problem}` });
+    const leftOut = new Map<string, string>();
     for (const market of markets) {
       const listing = await this.readers[market].instruments();
-      for (const bad of listing.skipped) this.log.warn({ market, symbol: bad.key, problem: bad.problem }, 'an instrument the venue listed could not be read; it is left out');
+      for (const bad of listing.skipped) {
+        this.log.warn({ market, symbol: bad.key, problem: bad.problem }, 'an instrument the venue listed could not be read or traded; it is left out');
+        if (bad.key !== undefined) leftOut.set(key(market, bad.key.toUpperCase()), bad.problem);
+      }
       for (const info of listing.items) {
         this.byKey.set(key(market, info.symbol), info);
         if (!info.multiplier) continue;
@@ -91,7 +95,11 @@ export class InstrumentCatalog {
         }
       }
     }
-    for (const r of this.required.symbols) if (!this.byKey.has(key(r.market, r.symbol))) problems.push({ path: r.path, message: this.unlisted(r.market, r.symbol) });
+    for (const r of this.required.symbols) {
+      if (this.byKey.has(key(r.market, r.symbol))) continue;
+      const why = leftOut.get(key(r.market, r.symbol));
+      problems.push({ path: r.path, message: why ? `${r.symbol} is listed by the venue's ${r.market} market, but sluice cannot use it: ${why}` : this.unlisted(r.market, r.symbol) });
+    }
     if (problems.length > 0) throw new ConfigError(problems, 'strategies');
     for (const { market, symbol } of traded) {
       if (!this.byKey.has(key(market, symbol))) this.log.warn({ market, symbol }, 'the venue does not list this symbol; its orders will be rejected');

@@ -30,7 +30,10 @@ export interface ContractInfo {
   /** The asset one contract's multiplier is counted in (BTC for E-BTC-USDT), where the venue says. */
   multiplierCoin?: string;
   minOrderVolume: Decimal;
+  /** 1 tradable (the notes). */
   status: number;
+  /** 1 linear, 0 inverse (the notes), where the venue says. */
+  side?: number;
 }
 
 export interface OrderAck {
@@ -206,8 +209,11 @@ function decodeContract(r: Reader, v: unknown, p: string): ContractInfo {
     ...withCoin(r.optStr(o, 'multiplierCoin', p)),
     minOrderVolume: r.dec(o, 'minOrderVolume', p),
     status: r.int(o, 'status', p),
+    ...withSide(r.optInt(o, 'side', p)),
   };
 }
+
+const withSide = (side: number | undefined) => (side === undefined ? {} : { side });
 
 function decodePosition(r: Reader, contractName: string, q: Obj, pp: string): FuturesPosition {
   const position: FuturesPosition = { contractName, side: r.side(q, 'side', pp), volume: r.dec(q, 'volume', pp) };

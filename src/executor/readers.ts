@@ -7,6 +7,7 @@ import type { KlineInterval, SymbolInfo } from '../core/market.js';
 import type { AccountReader, Holdings, MarketReader, OpenOrdersPage, TradesPage } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import type { Listing } from '../core/venue.js';
+import type { ContractInfo } from '../exchange/codec.js';
 import type { Executor } from './executor.js';
 
 /** The page size every venue of the family gives when not asked for more (the notes). */
@@ -140,7 +141,13 @@ class FuturesMarket implements MarketReader {
   readonly market = 'futures' as const;
   constructor(private readonly x: Executor) {}
   async instruments(): Promise<Listing<SymbolInfo>> {
-    const { items, skipped } = await this.x.call('futures.contracts', {});
+    const listing = await this.x.call('futures.contracts', {});
+    // What sluice cannot trade is left out with the reason: a contract not open for trading, and
+    // an inverse one (its PnL is in the base coin, its notional contracts x multiplier in the
+    // quote, not x price), which positions and risk would value as linear.
+    const cannot = (c: ContractInfo) => (c.status !== 1 ? `not tradable (status ${c.status}; the notes: 1 is tradable)` : c.side === 0 ? 'an inverse contract (side 0): sluice values futures as linear contracts only' : undefined);
+    const skipped = [...listing.skipped, ...listing.items.flatMap((c) => (cannot(c) ? [{ path: `contracts[${c.symbol}]`, problem: cannot(c)!, key: c.symbol }] : []))];
+    const items = listing.items.filter((c) => cannot(c) === undefined);
     return {
       skipped,
       items: items.map((c) => ({

@@ -13,7 +13,7 @@ import {
 } from '../../src/core/errors.js';
 import { venueOrderId } from '../../src/core/ids.js';
 import { HttpTransport } from '../../src/exchange/transport/http.js';
-import { accountReaders, type CallRecord } from '../../src/executor/index.js';
+import { accountReaders, marketReaders, type CallRecord } from '../../src/executor/index.js';
 import { createExchangeClient, type ExchangeClient, type ExchangeClientOptions } from '../../src/app/client.js';
 import { holdingServer } from '../fixtures/holding-server.js';
 import { maxInRollingWindow, startVenueServer, type Arrival, type VenueServer, type VenueServerOptions } from '../fixtures/venue-server.js';
@@ -130,6 +130,21 @@ describe('instruments as venues of the family list them', () => {
     const listing = await x.call('spot.symbols', {});
     expect(listing.skipped).toEqual([]);
     expect(listing.items).toEqual([{ symbol: 'BTCUSDT', baseAsset: 'BTC', quoteAsset: 'USDT', pricePrecision: 2, quantityPrecision: 5, limitVolumeMin: undefined, limitPriceMin: undefined, marketBuyMin: undefined, marketSellMin: undefined }]);
+  });
+});
+
+describe('futures contracts sluice cannot trade', () => {
+  it('an inverse contract (side 0) and one not open for trading (status 0) are left out with the reason', async () => {
+    const contract = (symbol: string, side: number, status: number) => ({ symbol, contractId: 1, pricePrecision: 1, side, multiplier: 0.001, multiplierCoin: 'BTC', minOrderVolume: 1, type: 'E', status });
+    const { x } = await setup({
+      respond: (a) => (route(a) === 'GET /fapi/v1/contracts' ? { status: 200, body: JSON.stringify([contract('E-BTC-USDT', 1, 1), contract('E-BTC-USD', 0, 1), contract('E-ETH-USDT', 1, 0)]) } : undefined),
+    });
+    const listing = await marketReaders(x).futures.instruments();
+    expect(listing.items.map((i) => i.symbol)).toEqual(['E-BTC-USDT']);
+    expect(listing.skipped.map((s) => [s.key, s.problem])).toEqual([
+      ['E-BTC-USD', 'an inverse contract (side 0): sluice values futures as linear contracts only'],
+      ['E-ETH-USDT', 'not tradable (status 0; the notes: 1 is tradable)'],
+    ]);
   });
 });
 

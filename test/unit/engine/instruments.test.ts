@@ -64,7 +64,7 @@ describe('InstrumentCatalog', () => {
     await r.catalog.load(new Set<Market>(['spot']), []);
     expect([...r.catalog.byKey.keys()]).toEqual(['spot:BTCUSDT']);
     expect(r.log.lines).toEqual([
-      { level: 'warn', fields: { market: 'spot', symbol: 'DOGEUSDT', problem: 'pricePrecision must be a whole number' }, msg: 'an instrument the venue listed could not be read; it is left out' },
+      { level: 'warn', fields: { market: 'spot', symbol: 'DOGEUSDT', problem: 'pricePrecision must be a whole number' }, msg: 'an instrument the venue listed could not be read or traded; it is left out' },
     ]);
   });
 
@@ -138,6 +138,22 @@ describe('InstrumentCatalog', () => {
     expect(err.problems).toEqual([
       { path: 'strategies[1].params', message: 'the plugin warm subscribes to klines history 500: one request gives at most 300 candles, the forming one among them; ask for 299 or fewer' },
       { path: 'strategies[0].symbols[0]', message: "DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT)" },
+    ]);
+  });
+
+  it('a required symbol the venue lists but the reader left out says why, not "not listed"', async () => {
+    const r = rig({ items: [BTCUSDT], skipped: [{ path: 'symbols[1]', problem: 'symbols[1].pricePrecision must be an integer, got nothing', key: 'ethusdt' }] }, { items: [], skipped: [{ path: 'contracts[E-BTC-USD]', problem: 'an inverse contract (side 0): sluice values futures as linear contracts only', key: 'E-BTC-USD' }] }, undefined, {
+      symbols: [
+        { path: 'strategies[0].symbols[0]', market: 'spot', symbol: 'ETHUSDT' },
+        { path: 'strategies[1].symbols[0]', market: 'futures', symbol: 'E-BTC-USD' },
+      ],
+      feeds: [],
+      pages: [],
+    });
+    const err = (await r.catalog.load(new Set<Market>(['spot', 'futures']), []).catch((e: unknown) => e)) as ConfigError;
+    expect(err.problems).toEqual([
+      { path: 'strategies[0].symbols[0]', message: "ETHUSDT is listed by the venue's spot market, but sluice cannot use it: symbols[1].pricePrecision must be an integer, got nothing" },
+      { path: 'strategies[1].symbols[0]', message: "E-BTC-USD is listed by the venue's futures market, but sluice cannot use it: an inverse contract (side 0): sluice values futures as linear contracts only" },
     ]);
   });
 
