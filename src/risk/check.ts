@@ -141,6 +141,7 @@ function checkPlace(intent: PlaceIntent, snapshot: RiskSnapshot, limits: RiskLim
   const facts = factsOf(intent, snapshot, tally);
   return (
     checkPrecision(intent, facts.info) ??
+    checkMinimum(intent, facts.info) ??
     checkKillSwitch(intent, facts, limits) ??
     checkDuplicate(intent, limits, tally, now) ??
     checkOrderRate(limits, tally) ??
@@ -194,6 +195,19 @@ function checkPrecision(intent: PlaceIntent, info: SymbolInfo): Verdict | undefi
   }
   if (intent.price !== undefined && dec.places(intent.price) > info.pricePrecision) return fix('price', intent.price, info.pricePrecision);
   return undefined;
+}
+
+/**
+ * The venue refuses an order below the instrument's minimums (the notes: -1136), which the
+ * listing gives where the venue lists them: spot limitVolumeMin and limitPriceMin for a LIMIT,
+ * marketBuyMin (quote to spend) and marketSellMin for a MARKET; futures minOrderVolume.
+ */
+function checkMinimum(intent: PlaceIntent, info: SymbolInfo): Verdict | undefined {
+  const below = (what: string, value: Decimal, min: Decimal | undefined, field: string) =>
+    min !== undefined && dec.lt(value, min) ? fail('minimum', `${what} ${value} is below ${intent.symbol}'s minimum ${min} (${field}); raise it to at least ${min}`) : undefined;
+  if (intent.market === 'futures') return below('volume', intent.volume, info.limitVolumeMin, 'minOrderVolume, in contracts');
+  if (intent.type === 'LIMIT') return below('volume', intent.volume, info.limitVolumeMin, 'limitVolumeMin') ?? below('price', intent.price!, info.limitPriceMin, 'limitPriceMin');
+  return intent.side === 'BUY' ? below(`a market buy's ${info.quoteAsset} to spend`, intent.volume, info.marketBuyMin, 'marketBuyMin') : below('volume', intent.volume, info.marketSellMin, 'marketSellMin');
 }
 
 function factsOf(intent: PlaceIntent, snapshot: RiskSnapshot, tally: Tally): Facts {

@@ -10,6 +10,7 @@ export type KillSwitchMode = 'off' | 'halted' | 'reduce_only';
 export type RiskRule =
   | 'invalid'
   | 'precision'
+  | 'minimum'
   | 'kill_switch'
   | 'duplicate'
   | 'order_rate'
@@ -24,6 +25,7 @@ export type RiskRule =
 export const RISK_RULES: readonly RiskRule[] = [
   'invalid',
   'precision',
+  'minimum',
   'kill_switch',
   'duplicate',
   'order_rate',

@@ -131,8 +131,9 @@ export const DEFAULT_CONTRACTS: readonly ContractSpec[] = [
 ];
 
 /** The symbol object as GET /sapi/v1/symbols lists it (lower-case name, as the venue does). */
-export function symbolJson(s: SymbolSpec): Record<string, unknown> {
-  return {
+/** `marketMinimums`: list marketBuyMin and marketSellMin (some venues leave them out and enforce them all the same). */
+export function symbolJson(s: SymbolSpec, marketMinimums: boolean): Record<string, unknown> {
+  const listed: Record<string, unknown> = {
     symbol: s.symbol.toLowerCase(),
     baseAsset: s.baseAsset,
     quoteAsset: s.quoteAsset,
@@ -140,9 +141,9 @@ export function symbolJson(s: SymbolSpec): Record<string, unknown> {
     quantityPrecision: s.quantityPrecision,
     limitVolumeMin: s.limitVolumeMin,
     limitPriceMin: s.limitPriceMin,
-    marketBuyMin: s.marketBuyMin,
-    marketSellMin: s.marketSellMin,
   };
+  if (marketMinimums) Object.assign(listed, { marketBuyMin: s.marketBuyMin, marketSellMin: s.marketSellMin });
+  return listed;
 }
 
 export function contractJson(c: ContractSpec): Record<string, unknown> {

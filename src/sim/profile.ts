@@ -60,6 +60,11 @@ export interface VenueProfile {
    * while an order request's own is kept and found.
    */
   readonly batchItemClientOrderIds: boolean;
+  /**
+   * GET /sapi/v1/symbols lists `marketBuyMin` and `marketSellMin`. False: left out, as some
+   * venues do (the notes), while the venue still enforces them.
+   */
+  readonly symbolsMarketMinimums: boolean;
 }
 
 export const LENIENT_PROFILE: VenueProfile = Object.freeze({
@@ -74,6 +79,7 @@ export const LENIENT_PROFILE: VenueProfile = Object.freeze({
   futuresAccountNulls: false,
   batchCancelBadList: 'error',
   batchItemClientOrderIds: true,
+  symbolsMarketMinimums: true,
 });
 
 export const STRICT_PROFILE: VenueProfile = Object.freeze({
@@ -88,6 +94,7 @@ export const STRICT_PROFILE: VenueProfile = Object.freeze({
   futuresAccountNulls: true,
   batchCancelBadList: 'empty',
   batchItemClientOrderIds: true,
+  symbolsMarketMinimums: true,
 });
 
 export type ProfileOption = 'strict' | 'lenient' | VenueProfile;

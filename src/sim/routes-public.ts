@@ -96,7 +96,7 @@ const time = (_ex: VenueView, c: Call) => ({ timezone: 'UTC', serverTime: c.cloc
 export const PUBLIC_ROUTES: Readonly<Record<string, Route>> = {
   'spot.ping': () => ({}),
   'spot.time': time,
-  'spot.symbols': (ex) => ({ symbols: [...ex.symbols.values()].map(symbolJson) }),
+  'spot.symbols': (ex) => ({ symbols: [...ex.symbols.values()].map((s) => symbolJson(s, ex.profile.symbolsMarketMinimums)) }),
   'spot.depth': (ex, c) => depth(spotMarket(ex, c.params), c.params, c.now),
   'spot.ticker': (ex, c) => ticker(spotMarket(ex, c.params), c.now),
   'spot.trades': (ex, c) => trades(spotMarket(ex, c.params), c.params),

@@ -38,6 +38,7 @@ describe('profiles', () => {
       futuresAccountNulls: true,
       batchCancelBadList: 'empty',
       batchItemClientOrderIds: true,
+      symbolsMarketMinimums: true,
     });
     expect(() => resolveProfile('loose' as never)).toThrow(/unknown venue profile loose/);
     expect(() => resolveProfile({ name: 'half' } as never)).toThrow(/lacks openOrdersClientOrderId/);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childEnv, DaemonProcess, WebhookReceiver } from '../fixtures/daemon-process.js';
-import { startSimServer, type SimServer } from '../../src/sim/index.js';
+import { startSimServer, STRICT_PROFILE, type SimServer } from '../../src/sim/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = resolve(ROOT, 'bin/sluice.js');
@@ -94,12 +94,13 @@ function listensOn(address: string, port: number): boolean {
 
 describe('no secret in any output of a live session', () => {
   it('logs, stdout, stderr, tape, journal and -wal, metrics, health, status, page, webhook and doctor output hold no trace of the secret', async () => {
-    sim = await startSimServer({ seed: 11, apiKey: API_KEY, apiSecret: API_SECRET, faults: { error5xxRate: 0.05, resetRate: 0.03, lostResponseRate: 0.03 } });
+    // A venue that does not list its market minimums (some do not: the notes) and enforces them.
+    sim = await startSimServer({ seed: 11, apiKey: API_KEY, apiSecret: API_SECRET, profile: { ...STRICT_PROFILE, name: 'unlisted-minimums', symbolsMarketMinimums: false }, faults: { error5xxRate: 0.05, resetRate: 0.03, lostResponseRate: 0.03 } });
     receiver = new WebhookReceiver();
     await receiver.start();
     dir = mkdtempSync(join(tmpdir(), 'sluice-security-'));
     const config = join(dir, 'live.yaml');
-    // The second strategy's market buys spend 1 USDT, under ETHUSDT's minimum of 5: the venue rejects each (risk does not know that minimum).
+    // The second strategy's market buys spend 1 USDT, under ETHUSDT's minimum of 5: the venue rejects each (it does not list that minimum, so risk cannot check it).
     writeFileSync(
       config,
       `mode: live

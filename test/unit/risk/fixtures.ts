@@ -31,6 +31,8 @@ export function snapshot(over: {
   openOrders?: RiskOpenOrder[];
   balances?: Record<string, string>;
   lastPrices?: Record<string, string>;
+  /** Listings by market:symbol, over the defaults below. */
+  instruments?: Record<string, SymbolInfo>;
 } = {}): RiskSnapshot {
   const map = (r: Record<string, string>) => new Map(Object.entries(r).map(([k, v]) => [k, d(v)] as [string, Decimal]));
   return {
@@ -43,6 +45,7 @@ export function snapshot(over: {
       ['spot:ETHBTC', info('ETHBTC', 'ETH', 'BTC')],
       // Volumes are whole contracts of 0.001 BTC each.
       ['futures:E-BTC-USDT', { ...info('E-BTC-USDT', 'E-BTC-USDT', 'USDT'), quantityPrecision: 0, limitVolumeMin: d('1'), multiplier: d('0.001') }],
+      ...Object.entries(over.instruments ?? {}),
     ]),
   };
 }

@@ -162,6 +162,30 @@ table('price_band', [
   { name: 'market orders have no band', intents: [market('SELL', '0.1')], expected: [ACCEPTED] },
 ]);
 
+table('minimum', [
+  {
+    name: 'below each of the instrument\'s minimums (the notes: -1136 at the venue)',
+    snap: snapshot({ instruments: { 'spot:BTCUSDT': { symbol: 'BTCUSDT', baseAsset: 'BTC', quoteAsset: 'USDT', pricePrecision: 2, quantityPrecision: 5, limitVolumeMin: d('0.001'), limitPriceMin: d('10'), marketBuyMin: d('5'), marketSellMin: d('0.0005') } } }),
+    intents: [place('0.0005', '20000'), place('0.001', '5'), market('BUY', '4.99'), market('SELL', '0.0004'), place('0.001', '20000', { side: 'SELL' }), market('BUY', '5'), market('SELL', '0.0005')],
+    expected: [
+      "minimum: volume 0.0005 is below BTCUSDT's minimum 0.001 (limitVolumeMin); raise it to at least 0.001",
+      "minimum: price 5 is below BTCUSDT's minimum 10 (limitPriceMin); raise it to at least 10",
+      "minimum: a market buy's USDT to spend 4.99 is below BTCUSDT's minimum 5 (marketBuyMin); raise it to at least 5",
+      "minimum: volume 0.0004 is below BTCUSDT's minimum 0.0005 (marketSellMin); raise it to at least 0.0005",
+      ACCEPTED,
+      ACCEPTED,
+      ACCEPTED,
+    ],
+  },
+  {
+    name: 'futures: minOrderVolume, in contracts',
+    snap: snapshot({ instruments: { 'futures:E-BTC-USDT': { symbol: 'E-BTC-USDT', baseAsset: 'BTC', quoteAsset: 'USDT', pricePrecision: 1, quantityPrecision: 0, limitVolumeMin: d('10'), limitPriceMin: d('0'), multiplier: d('0.001') } } }),
+    intents: [place('9', '20000', { market: 'futures', symbol: 'E-BTC-USDT' }), place('10', '20000', { market: 'futures', symbol: 'E-BTC-USDT' })],
+    expected: ["minimum: volume 9 is below E-BTC-USDT's minimum 10 (minOrderVolume, in contracts); raise it to at least 10", ACCEPTED],
+  },
+  { name: 'a listing without minimums (the older subset) checks none', snap: snapshot({ instruments: { 'spot:BTCUSDT': { symbol: 'BTCUSDT', baseAsset: 'BTC', quoteAsset: 'USDT', pricePrecision: 2, quantityPrecision: 8 } } }), intents: [place('0.00000001', '20000')], expected: [ACCEPTED] },
+]);
+
 table('max_notional_per_order', [
   { name: 'limit above (the example from the spec)', snap: snapshot({ lastPrices: { 'spot:BTCUSDT': '40000' } }), intents: [place('0.5', '40000')], expected: ['max_notional_per_order: 0.5 BTCUSDT at 40000 is 20000 USDT, above the 10000 limit'] },
   { name: 'limit exactly at the limit', intents: [place('0.5', '20000')], expected: [ACCEPTED] },
