@@ -4,6 +4,7 @@
 // wait for it; a replacement that must follow the order it replaces waits for that one to end.
 import { amend } from '../core/amend.js';
 import type { Clock } from '../core/clock.js';
+import { dec } from '../core/decimal.js';
 import { BannedError, errorText } from '../core/errors.js';
 import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
@@ -340,6 +341,8 @@ export class OrderPipeline {
       case 'accepted':
         this.stats.accepted++;
         next = withStatus(order, outcome.status === 'pending' ? 'open' : outcome.status, now, outcome.venueOrderId);
+        // What the answer says it executed (a marketable order can fill at once); its fills, read later, take the larger, never the sum.
+        if (outcome.executedQty !== undefined) next = amend(next, { executedVolume: dec.max(next.executedVolume, outcome.executedQty) });
         journal.updateOrder(next, 'acknowledged');
         break;
       case 'unknown':

@@ -16,13 +16,15 @@ import {
 import type { VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import { BoundedMap } from '../core/bounded.js';
+import { dec, type Decimal } from '../core/decimal.js';
 import type { Batch, CancelIntent, ClientIdCarrier, OrderStatus, PlaceIntent } from '../core/types.js';
+import type { OrderAck } from '../exchange/codec.js';
 import { VenueCode } from '../exchange/codes.js';
 import type { Executor } from './executor.js';
 
 export type PlaceOutcome =
-  /** The venue holds the order under `venueOrderId`. */
-  | { kind: 'accepted'; venueOrderId: VenueOrderId; status: OrderStatus }
+  /** The venue holds the order under `venueOrderId`; `executedQty` where its answer says it already executed some. */
+  | { kind: 'accepted'; venueOrderId: VenueOrderId; status: OrderStatus; executedQty?: Decimal }
   /** The venue refused it: it does not exist there. */
   | { kind: 'rejected'; error: SluiceError }
   /** Not acted on by the venue (ban, rate limit, auth, clock, unreachable): safe to treat as never sent. */
@@ -111,7 +113,7 @@ export class OrderGateway {
           ...(i.timeInForce !== undefined ? { timeInForce: i.timeInForce } : {}),
           clientOrderId: i.clientOrderId,
         });
-        return [{ intent: i, outcome: { kind: 'accepted', venueOrderId: ack.orderId, status: ack.status } }];
+        return [{ intent: i, outcome: accepted(ack) }];
       }
       if (items.length === 1) {
         const i = items[0]!;
@@ -123,7 +125,7 @@ export class OrderGateway {
           price: i.price,
           newClientOrderId: i.clientOrderId,
         });
-        return [{ intent: i, outcome: { kind: 'accepted', venueOrderId: ack.orderId, status: ack.status } }];
+        return [{ intent: i, outcome: accepted(ack) }];
       }
       const res = await this.batchOrders(batch);
       if (res.ids.length !== items.length) {
@@ -201,6 +203,11 @@ export class OrderGateway {
       return [...results, ...known.map((intent) => ({ intent, outcome }))];
     }
   }
+}
+
+/** A single order's answer: an order that filled at once (a marketable one) comes with what it executed. */
+function accepted(ack: OrderAck): PlaceOutcome {
+  return { kind: 'accepted', venueOrderId: ack.orderId, status: ack.status, executedQty: ack.executedQty !== undefined && dec.isPositive(ack.executedQty) ? ack.executedQty : undefined };
 }
 
 function placeFailure(err: unknown): PlaceOutcome {

@@ -558,6 +558,14 @@ describe('a venue that refuses client order ids in batch items (the notes\' item
     ]);
   });
 
+  it('a create answer that says the order already executed carries what it executed; one that says 0 carries nothing', async () => {
+    let executed = '0.004';
+    const { gateway } = await setup(on('POST /sapi/v1/order', () => json({ symbol, orderIdString: '150695552109032492', status: 'FILLED', executedQty: executed })));
+    expect((await gateway.place(batchOf([intent(1)])))[0]!.outcome).toEqual({ kind: 'accepted', venueOrderId: '150695552109032492', status: 'filled', executedQty: '0.004' });
+    executed = '0';
+    expect((await gateway.place(batchOf([intent(2)])))[0]!.outcome).toStrictEqual({ kind: 'accepted', venueOrderId: '150695552109032492', status: 'filled', executedQty: undefined });
+  });
+
   it('the gateway keeps how the client order id of each order whose outcome is unknown went: alone, in a batch item, or not at all', async () => {
     let refuseIds = false;
     const { gateway } = await setup((a) => {

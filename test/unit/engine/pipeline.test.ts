@@ -52,10 +52,11 @@ describe('OrderPipeline: outcome to status', () => {
 
   it('an accepted answer with a final status keeps it (a marketable order can fill at once)', async () => {
     const rig = pipelineRig({ free: { 'spot.order': 1 } });
-    rig.gateway.onPlace = () => ({ kind: 'accepted', venueOrderId: vid('55'), status: 'filled' });
+    rig.gateway.onPlace = () => ({ kind: 'accepted', venueOrderId: vid('55'), status: 'filled', executedQty: d('0.01') });
     rig.accept([placeOf('a')]);
     await settle();
-    expect(rig.order('a')).toMatchObject({ status: 'filled', venueOrderId: '55' });
+    // With what the answer says it executed, before any of its fills is read.
+    expect(rig.order('a')).toMatchObject({ status: 'filled', venueOrderId: '55', executedVolume: '0.01' });
     expect(rig.journal.orders({ openOnly: true })).toEqual([]);
   });
 
