@@ -146,8 +146,13 @@ class FuturesMarket implements MarketReader {
     // an inverse one (its PnL is in the base coin, its notional contracts x multiplier in the
     // quote, not x price), which positions and risk would value as linear.
     const cannot = (c: ContractInfo) => (c.status !== 1 ? `not tradable (status ${c.status}; the notes: 1 is tradable)` : c.side === 0 ? 'an inverse contract (side 0): sluice values futures as linear contracts only' : undefined);
-    const skipped = [...listing.skipped, ...listing.items.flatMap((c) => (cannot(c) ? [{ path: `contracts[${c.symbol}]`, problem: cannot(c)!, key: c.symbol }] : []))];
-    const items = listing.items.filter((c) => cannot(c) === undefined);
+    const skipped = [...listing.skipped];
+    const items: ContractInfo[] = [];
+    for (const c of listing.items) {
+      const problem = cannot(c);
+      if (problem === undefined) items.push(c);
+      else skipped.push({ path: `contracts[${c.symbol}]`, problem, key: c.symbol });
+    }
     return {
       skipped,
       items: items.map((c) => ({

@@ -57,7 +57,9 @@ describe('classifyAnswer', () => {
     expect((answer(418, { code: -1003, banUntil: NOW + 60_000 }) as BannedError).untilMs).toBe(NOW + 60_000);
     expect((answer(418, {}, { 'retry-after': '30' }) as BannedError).untilMs).toBe(NOW + 30_000);
     expect((answer(418, undefined) as BannedError).untilMs).toBe(NOW + 120_000);
-    expect([418, 418, 418].map((s, i) => (answer(s, [{ banUntil: NOW + 60_000 }, {}, undefined][i], i === 1 ? { 'retry-after': '30' } : undefined) as BannedError).stated)).toEqual([true, true, false]);
+    expect((answer(418, { code: -1003, banUntil: NOW + 60_000 }) as BannedError).stated).toBe(true);
+    expect((answer(418, {}, { 'retry-after': '30' }) as BannedError).stated).toBe(true);
+    expect((answer(418, undefined) as BannedError).stated).toBe(false);
   });
 
   it("418's ban end is given on our clock: a venue 3 s behind us ends it 3 s later by ours", () => {
