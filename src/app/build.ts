@@ -78,10 +78,7 @@ export function buildApp(inputs: AppInputs): App {
   const credentials = venue.kind === 'sim' ? { apiKey: venue.sim.apiKey, apiSecret: venue.sim.apiSecret } : venue.kind === 'transport' ? venue.credentials : inputs.credentials;
   const secrets = credentials ? [credentials.apiKey, credentials.apiSecret] : [];
   // Recording wraps whichever venue this is (HTTP or the in-process simulator).
-  const tape =
-    profile.record && config.record.path
-      ? new TapeWriter(freeTapePath(config.record.path, clock.now()), { gzip: config.record.gzip, startedAt: clock.now(), meta: { config: config as never, ...profile.tapeMeta }, secrets })
-      : undefined;
+  const tape = profile.record && config.record.path ? openTape(config.record.path, inputs, secrets) : undefined;
   const limits = endpointLimits(config.venue.limits, config.venue.limitShare);
   const pacer: Pacer =
     profile.pacer === 'virtual'
@@ -210,12 +207,31 @@ export function buildApp(inputs: AppInputs): App {
     async stop() {
       await engine.stop();
       await client.close();
-      await tape?.close();
+      // A tape that failed was reported when it did (openTape); the stop still finishes.
+      await tape?.close().catch(() => undefined);
       markRunStopped(journal, clock.now());
       journal.close();
       lock?.release();
     },
   };
+}
+
+/**
+ * The tape this run records. Its header holds the config a replay re-runs, without the alerts
+ * section, whose webhook URL may carry the receiver's token (tapes are shared, and a sweep puts
+ * them in Redis). A write error stops the recording, never the trading, and is said at once.
+ */
+function openTape(path: string, inputs: AppInputs, secrets: string[]): TapeWriter {
+  const { config, profile, log } = inputs;
+  const now = profile.clock.now();
+  const file = freeTapePath(path, now);
+  const recorded = amend(config, { alerts: amend(config.alerts, { webhookUrl: null }) });
+  const onError = (err: Error) => {
+    const message = `recording stopped: the tape ${file} could not be written (${err.message}); trading goes on, unrecorded`;
+    log.error({ tape: file, err: err.message }, message);
+    inputs.alert?.('recording', message, { tape: file, error: err.message });
+  };
+  return new TapeWriter(file, { gzip: config.record.gzip, startedAt: now, meta: { config: recorded as never, ...profile.tapeMeta }, secrets, onError });
 }
 
 /** The profile's journal: live orders are journaled durably (and locked) before they are sent. */

@@ -23,7 +23,7 @@ export interface EngineSettings {
   reconcile: ReconcileConfig;
 }
 
-export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled';
+export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording';
 
 /** The parts the engine schedules, built by the composition root. */
 export interface EngineParts {

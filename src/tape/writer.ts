@@ -1,10 +1,11 @@
 // Appends tape lines to a file. Plain tapes are written synchronously, one line per write, so
 // a crash loses at most the line in progress. Gzip tapes go through a stream: a gzip member is
-// only complete after close(), the price of a much smaller tape.
+// only complete after close(), so the stream is sync-flushed every FLUSH_EVERY_MS that saw a
+// line, and a crash (kill -9) loses about the last second, not everything since the start.
 import { closeSync, createWriteStream, mkdirSync, openSync, writeSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { createGzip, type Gzip } from 'node:zlib';
+import { constants, createGzip, type Gzip } from 'node:zlib';
 import { encodeLine, redact, TAPE_VERSION, type TapeCall, type TapeHeader } from './format.js';
 
 export interface TapeWriterOptions {
@@ -14,7 +15,12 @@ export interface TapeWriterOptions {
   meta?: Record<string, unknown>;
   /** Replaced by [redacted] in every line, the header included. */
   secrets?: readonly string[];
+  /** Told once, at the first write error: recording stops there while trading goes on. */
+  onError?: (err: Error) => void;
 }
+
+/** How often a gzip tape that saw lines is flushed to its file (wall time: it bounds what a crash loses). */
+export const FLUSH_EVERY_MS = 1000;
 
 export class TapeWriter {
   private fd: number | undefined;
@@ -23,6 +29,8 @@ export class TapeWriter {
   private seq = 0;
   private closed = false;
   private error: Error | undefined;
+  private unflushed = false;
+  private readonly flusher: NodeJS.Timeout | undefined;
 
   /** Creates the parent directory; refuses to overwrite an existing file (a tape is evidence). */
   constructor(
@@ -36,11 +44,9 @@ export class TapeWriter {
       this.file = createWriteStream('', { fd });
       this.gz = createGzip();
       this.gz.pipe(this.file);
-      const onError = (e: Error) => {
-        this.error ??= e;
-      };
-      this.gz.on('error', onError);
-      this.file.on('error', onError);
+      this.gz.on('error', (e) => this.fail(e));
+      this.file.on('error', (e) => this.fail(e));
+      this.flusher = setInterval(() => void this.flush(), FLUSH_EVERY_MS).unref();
     } else {
       this.fd = fd;
     }
@@ -63,21 +69,37 @@ export class TapeWriter {
     this.writeLine(call);
   }
 
+  /** Pushes a gzip tape's lines so far through to its file, readable as they are if the process dies. */
+  flush(): Promise<void> {
+    if (!this.gz || !this.unflushed || this.closed || this.error) return Promise.resolve();
+    this.unflushed = false;
+    return new Promise((resolve) => this.gz!.flush(constants.Z_SYNC_FLUSH, () => resolve()));
+  }
+
   private writeLine(line: TapeHeader | TapeCall): void {
     if (this.error) return;
     const text = `${encodeLine(redact(line, this.opts.secrets ?? []))}\n`;
     try {
-      if (this.gz) this.gz.write(text);
-      else writeSync(this.fd!, text);
+      if (this.gz) {
+        this.gz.write(text);
+        this.unflushed = true;
+      } else writeSync(this.fd!, text);
     } catch (e) {
-      this.error = e as Error;
+      this.fail(e as Error);
     }
+  }
+
+  private fail(err: Error): void {
+    if (this.error) return;
+    this.error = err;
+    this.opts.onError?.(err);
   }
 
   /** Finishes the file (the gzip member); rejects with the first write error, if any. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.flusher);
     if (this.fd !== undefined) closeSync(this.fd);
     if (this.gz && this.file) {
       this.gz.end();

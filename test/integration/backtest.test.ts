@@ -239,6 +239,8 @@ strategies:
 });
 
 describe('sluice replay', () => {
+  /** The receiver's token rides in the URL, as Slack's and others' do. */
+  const WEBHOOK = 'https://hooks.example.com/services/T000/B000/SuperSecretToken123';
   /** Records a ten-minute backtest of the stepper strategy (from `pluginFile`) to a tape. */
   async function record(pluginFile: string) {
     const d = tmp();
@@ -249,6 +251,7 @@ sim: { seed: 9, faults: { lostResponseRate: 0.02, error5xxRate: 0.02 } }
 strategies:
   - { id: step, use: ${pluginFile}, symbols: [BTCUSDT], everyMs: 1000 }
 record: { path: ${tapePath} }
+alerts: { webhookUrl: ${WEBHOOK} }
 `;
     const result = await backtest(yaml, { durationMs: 10 * 60_000 });
     return { tapePath, result };
@@ -290,6 +293,9 @@ record: { path: ${tapePath} }
     expect(plain.length).toBeGreaterThan(10_000);
     expect(plain).not.toContain(apiSecret);
     expect(plain).not.toContain(apiKey);
+    // The header's config is what a replay re-runs, without the alerts' webhook and its token.
+    expect(plain).not.toContain('SuperSecretToken123');
+    expect((await readTape(tapePath)).header.meta.config).toMatchObject({ alerts: { webhookUrl: null }, sim: { seed: 9 } });
     const sample = gunzipSync(readFileSync(SAMPLE)).toString('utf8');
     expect(sample).not.toMatch(/x-ch-sign|x-ch-apikey/i);
   }, 60_000);
