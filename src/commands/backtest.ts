@@ -86,9 +86,7 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
     try {
       await (await openTape(opts.tape)).calls.return(undefined);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      process.stderr.write(err instanceof TapeFormatError ? `${err.message}\n` : `cannot read ${opts.tape} (${code}): check the --tape path\n`);
-      return 1;
+      return tapeUnreadable(opts.tape, err);
     }
   }
   const tapeName = opts.tape ? basename(opts.tape) : undefined;
@@ -140,11 +138,32 @@ export function summaryLine(r: Report): string {
   return `pnl ${r.pnl.total ?? '-'} ${r.quoteAsset} (${r.pnl.totalPct ?? '-'}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount ?? '-'}, sharpe ${sharpe}, orders sent ${r.orders.sent} (and ${r.orders.cancelsSent} cancels)`;
 }
 
+/** A tape that cannot be opened or read: says which and how to go on. */
+function tapeUnreadable(path: string, err: unknown): number {
+  if (err instanceof TapeFormatError) process.stderr.write(`${err.message}\n`);
+  else if ((err as NodeJS.ErrnoException).code) process.stderr.write(`cannot read ${path} (${(err as NodeJS.ErrnoException).code}): check the --tape path\n`);
+  else throw err;
+  return 1;
+}
+
 export async function replayCommand(opts: { tape: string }): Promise<number> {
-  const tape = await readTape(opts.tape);
+  let tape;
+  try {
+    tape = await readTape(opts.tape);
+  } catch (err) {
+    return tapeUnreadable(opts.tape, err);
+  }
   const recorded = tape.header.meta.config as Config | undefined;
   if (!recorded) {
     process.stderr.write(`${opts.tape} holds no config in its header: only tapes recorded by sluice (record.path) can be replayed\n`);
+    return 1;
+  }
+  // A daemon's tape ran on the wall clock: its timers fired when the machine let them, which a
+  // replay on a manual clock cannot repeat, so it would differ within seconds without any change.
+  if (typeof tape.header.meta.stopAt !== 'number') {
+    process.stderr.write(
+      `${opts.tape} was recorded by a daemon (sluice run) on the wall clock, which a replay cannot repeat exactly: replay re-runs tapes a backtest recorded (record: in a backtest's config). A daemon's tape is for backtests: sluice backtest --tape ${opts.tape}\n`,
+    );
     return 1;
   }
   const strategies = await loadStrategies(recorded.strategies, process.cwd());

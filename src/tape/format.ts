@@ -1,10 +1,12 @@
 // The tape format: JSONL, a header line, then one line per exchange call. Lines are plain
 // JSON so a tape can be read with grep and jq; bodies stay the exact text the venue sent, so
 // replay hands the executor the same bytes and decimals never pass through a double.
+import { amend } from '../core/amend.js';
 import { SluiceError } from '../core/errors.js';
-import type { HttpMethod, HttpResponse } from '../core/ports.js';
+import { TransportFailure, type HttpMethod, type HttpResponse } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import type { EndpointId } from '../exchange/endpoints.js';
+import { ResponseTooLargeError } from '../exchange/transport/errors.js';
 
 export const TAPE_VERSION = 1;
 
@@ -33,10 +35,12 @@ export interface RecordedResponse {
   body: string;
 }
 
-/** The transport threw TransportFailure: no HTTP answer arrived. */
+/** The transport threw TransportFailure: no HTTP answer arrived, or one too large to read. */
 export interface RecordedFailure {
   message: string;
   maybeDelivered: boolean;
+  /** An answer whose body was over the cap (ResponseTooLargeError): its status still classifies it (a 429 pauses, a 5xx is temporary). */
+  tooLarge?: { maxBytes: number; status: number; headers: Record<string, string> };
 }
 
 interface CallBase {
@@ -85,8 +89,21 @@ export function recordRequestHeaders(headers: Readonly<Record<string, string>>):
 }
 
 export function recordResponse(res: HttpResponse): RecordedResponse {
-  const headers = Object.fromEntries(Object.entries(res.headers).filter(([k]) => KEPT_RESPONSE_HEADERS.has(k.toLowerCase())));
-  return { status: res.status, headers, body: res.body };
+  return { status: res.status, headers: keptHeaders(res.headers), body: res.body };
+}
+
+export function recordFailure(e: TransportFailure): RecordedFailure {
+  const failure = { message: e.message, maybeDelivered: e.maybeDelivered };
+  return e instanceof ResponseTooLargeError ? amend(failure, { tooLarge: { maxBytes: e.maxBytes, status: e.status, headers: keptHeaders(e.headers) } }) : failure;
+}
+
+/** What a replay throws for a recorded failure: the same class, carrying what the executor classifies by. */
+export function replayFailure(f: RecordedFailure): TransportFailure {
+  return f.tooLarge ? new ResponseTooLargeError(f.tooLarge.maxBytes, f.tooLarge.status, { ...f.tooLarge.headers }) : new TransportFailure(f.message, f.maybeDelivered);
+}
+
+function keptHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => KEPT_RESPONSE_HEADERS.has(k.toLowerCase())));
 }
 
 /**
@@ -139,7 +156,10 @@ export function decodeLine(text: string, file: string, lineNo: number): TapeLine
     const s = v.response;
     if (!isInt(s.status) || !isStrMap(s.headers) || !isStr(s.body)) fail(file, lineNo, 'response must be {status, headers, body}');
   } else if (isObj(v.failure)) {
-    if (!isStr(v.failure.message) || typeof v.failure.maybeDelivered !== 'boolean') fail(file, lineNo, 'failure must be {message, maybeDelivered}');
+    const f = v.failure;
+    if (!isStr(f.message) || typeof f.maybeDelivered !== 'boolean') fail(file, lineNo, 'failure must be {message, maybeDelivered}');
+    const big = f.tooLarge;
+    if (big !== undefined && !(isObj(big) && isInt(big.maxBytes) && isInt(big.status) && isStrMap(big.headers))) fail(file, lineNo, 'failure.tooLarge must be {maxBytes, status, headers}');
   } else fail(file, lineNo, 'a call needs a response or a failure');
   return v as unknown as TapeCall;
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../core/clock.js';
 import { TransportFailure, type HttpRequest, type HttpResponse, type Transport } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import { endpointFor } from '../exchange/endpoints.js';
-import { recordRequestHeaders, recordResponse, redact, type RecordedRequest, type TapeCall } from './format.js';
+import { recordFailure, recordRequestHeaders, recordResponse, redact, type RecordedRequest, type TapeCall } from './format.js';
 import type { TapeWriter } from './writer.js';
 
 export class RecordingTransport implements Transport {
@@ -40,7 +40,7 @@ export class RecordingTransport implements Transport {
       response = await this.inner.send(request);
     } catch (e) {
       if (e instanceof TransportFailure) {
-        this.record(amend(base, { ms: this.clock.now() - at, request: req, failure: { message: e.message, maybeDelivered: e.maybeDelivered } }));
+        this.record(amend(base, { ms: this.clock.now() - at, request: req, failure: recordFailure(e) }));
       }
       // Anything else is a bug, not venue traffic: nothing to replay, so nothing is recorded.
       throw e;

@@ -4,11 +4,11 @@
 // are compared after normalisation: parameters, not bytes, minus what changes every run
 // (timestamps, key, signature). Any difference is a TapeMismatchError with a readable diff.
 import { TapeMismatchError } from '../core/errors.js';
-import { TransportFailure, type HttpRequest, type HttpResponse, type Transport } from '../core/ports.js';
+import type { HttpRequest, HttpResponse, Transport } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import { endpointFor } from '../exchange/endpoints.js';
 import { parseJsonLossless } from '../exchange/json.js';
-import { SECRET_REQUEST_HEADERS, type RecordedRequest, type TapeCall } from './format.js';
+import { replayFailure, SECRET_REQUEST_HEADERS, type RecordedRequest, type TapeCall } from './format.js';
 
 /** Parameters that change on every run, wherever they appear (query or body). */
 export const VOLATILE_PARAMS: ReadonlySet<string> = new Set(['timestamp']);
@@ -54,7 +54,7 @@ export class ReplayTransport implements Transport {
     this.queues.get(key)!.shift();
     this.served.set(key, index + 1);
     if (this.wait && recorded.ms > 0) await this.wait(recorded.ms);
-    if ('failure' in recorded) throw new TransportFailure(recorded.failure.message, recorded.failure.maybeDelivered);
+    if ('failure' in recorded) throw replayFailure(recorded.failure);
     return { status: recorded.response.status, headers: { ...recorded.response.headers }, body: recorded.response.body };
   }
 

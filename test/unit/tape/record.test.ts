@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { TransportFailure, type HttpRequest, type HttpResponse, type Transport } from '../../../src/core/ports.js';
 import { SimExchange, SimTransport } from '../../../src/sim/index.js';
-import { readTape, RecordingTransport, TapeWriter, type TapeCall } from '../../../src/tape/index.js';
+import { ResponseTooLargeError } from '../../../src/exchange/transport/errors.js';
+import { readTape, RecordingTransport, ReplayTransport, TapeWriter, type TapeCall } from '../../../src/tape/index.js';
 import { signedRequest, T0, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -98,6 +99,23 @@ describe('RecordingTransport', () => {
     expect(tape.calls[0]).toMatchObject({ response: { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '2' }, body: '{"code":-1003}' } });
     expect(Object.keys((tape.calls[0] as Extract<TapeCall, { response: unknown }>).response.headers)).toEqual(['content-type', 'retry-after']);
     expect(tape.calls[1]).toMatchObject({ seq: 1, failure: { message: 'socket hang up', maybeDelivered: false } });
+  });
+
+  it('records an answer too large to read with its status and headers, and replays it as one', async () => {
+    const clock = new ManualClock(T0);
+    const path = tmp.path('too-large.jsonl');
+    const writer = new TapeWriter(path, { startedAt: T0 });
+    const tooLarge = new ResponseTooLargeError(1024, 429, { 'content-type': 'text/html', 'retry-after': '30', 'x-request-id': 'abc' });
+    const rec = new RecordingTransport(stub(async () => Promise.reject(tooLarge)), 'spot', writer, clock, []);
+    await expect(rec.send(req)).rejects.toBe(tooLarge);
+    await writer.close();
+
+    const tape = await readTape(path);
+    expect(tape.calls[0]).toMatchObject({ failure: { maybeDelivered: true, tooLarge: { maxBytes: 1024, status: 429, headers: { 'content-type': 'text/html', 'retry-after': '30' } } } });
+    const replayed = await new ReplayTransport(tape.calls, 'spot').send(req).catch((e: unknown) => e);
+    // The executor classifies it by its status: a 429 that says wait 30 s, as it did live.
+    expect(replayed).toBeInstanceOf(ResponseTooLargeError);
+    expect(replayed).toMatchObject({ status: 429, maxBytes: 1024, maybeDelivered: true, headers: { 'content-type': 'text/html', 'retry-after': '30' } });
   });
 
   it('keeps answering when the tape can no longer be written', async () => {
