@@ -6,6 +6,7 @@
 // (one macrotask turn, which drains the microtask queue), then jumps the clock to whichever
 // comes first, the next sleeper or the next market event. Nothing waits in real time.
 import type { Logger } from 'pino';
+import { amend } from '../core/amend.js';
 import { ManualClock } from '../core/clock.js';
 import { TapeEventError, TapeMismatchError } from '../core/errors.js';
 import type { Market } from '../core/types.js';
@@ -16,8 +17,9 @@ import { busiestWindow } from '../limiter/window.js';
 import { accountValue, buildReport, equitySample, PriceSampler, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
 import type { SimExchange } from '../sim/index.js';
 import type { LoadedStrategy } from '../strategy/index.js';
-import { lastEventAt, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
+import { lastEventAt, recordedListings, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
 import { buildApp, type App } from './build.js';
+import { simInstruments } from './recorded-instruments.js';
 import { backtest, replay, simFromConfig } from './profiles.js';
 
 export interface BacktestOptions {
@@ -84,7 +86,9 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   const taped: Taped = { seen: new Set() };
   const traded = tradedMarkets(opts.strategies);
   // Only the traded markets move: no strategy can see the others (strategy/requests.ts).
-  const sim = simFromConfig(config.sim, clock, start, { moving: traded.map((t) => t.symbol) });
+  // The tape's venue's own instruments, where it recorded their listing (app/recorded-instruments.ts).
+  const instruments = simInstruments(await recordedListings(opts));
+  const sim = simFromConfig(config.sim, clock, start, amend(instruments, { moving: traded.map((t) => t.symbol) }));
   const calls = new CallTally();
   const pluginLog = opts.pluginLog?.(() => clock.now());
   const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }, opts.trustedVenue ?? true), strategies: opts.strategies, log: opts.log, ...(pluginLog ? { pluginLog } : {}), onCall: (r) => calls.add(r) });

@@ -8,7 +8,7 @@ import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import type { Credentials } from '../executor/index.js';
 import type { JsonValue } from '../exchange/json.js';
-import { SimExchange } from '../sim/index.js';
+import { SimExchange, type ContractSpec, type SymbolSpec } from '../sim/index.js';
 
 export type ProfileName = 'live' | 'paper' | 'backtest' | 'replay' | 'inspect';
 
@@ -54,10 +54,17 @@ export interface Profile {
  * `keepMs`: how long it keeps final orders and trades (SimOptions.keepMs); the whole run without.
  * `moving`: the symbols whose synthetic market moves (SimOptions.moving); all without.
  */
-export function simFromConfig(sim: Config['sim'], clock: Clock, start: number, opts: { keepMs?: number; moving?: readonly string[] } = {}): SimExchange {
+export function simFromConfig(
+  sim: Config['sim'],
+  clock: Clock,
+  start: number,
+  opts: { keepMs?: number; moving?: readonly string[]; symbols?: readonly SymbolSpec[]; contracts?: readonly ContractSpec[] } = {},
+): SimExchange {
   return new SimExchange(
     amend(opts, {
       profile: sim.profile,
+      balances: sim.balances,
+      futuresBalance: sim.futuresBalance,
       seed: sim.seed,
       clock,
       futuresPositionModel: sim.futuresPositionModel,

@@ -134,6 +134,11 @@ const symbol = z
   .transform((s) => s.trim().toUpperCase())
   .refine((s) => SYMBOL.test(s), { error: 'must be letters and digits, e.g. BTCUSDT (futures contracts like E-BTC-USDT)' });
 
+const asset = z
+  .string({ error: expected('an asset such as USDT') })
+  .transform((s) => s.trim().toUpperCase())
+  .refine((s) => /^[A-Z0-9]+$/.test(s), { error: 'must be letters and digits, e.g. USDT' });
+
 export const STRATEGY_ID = /^[a-z0-9]{1,12}$/;
 
 const strategy = z.strictObject(
@@ -202,6 +207,11 @@ export const configSchema = z.strictObject(
       banMs: int(0).default(120000),
       futuresPositionModel: z.union([z.literal(1), z.literal(2)], { error: expected('1 (net: one position per contract) or 2 (hedge: long and short apart)') }).default(2),
       fees: section({ maker: decimal('0.001', 'nonNegative').default('0.001' as Decimal), taker: decimal('0.002', 'nonNegative').default('0.002' as Decimal) }),
+      // The simulated account's starting money (paper and backtests); a listed asset not named starts at 0.
+      balances: z
+        .record(asset, decimal('1000', 'nonNegative'), { error: expected('a mapping of asset to amount, e.g. { USDT: "10000", SOL: "50" }') })
+        .default({ USDT: '100000', BTC: '2', ETH: '20' } as unknown as Record<string, Decimal>),
+      futuresBalance: decimal('100000', 'nonNegative').default('100000' as Decimal),
       scenario: z
         .array(
           z.strictObject(

@@ -50,6 +50,10 @@ export interface SimConfig {
   /** Futures positions: 1 net (one per contract), 2 hedge (long and short apart). */
   readonly futuresPositionModel: 1 | 2;
   readonly fees: { readonly maker: Decimal; readonly taker: Decimal };
+  /** The simulated spot account's starting balances, by asset (upper case). */
+  readonly balances: Readonly<Record<string, Decimal>>;
+  /** The simulated futures wallet's starting margin, in each contract's margin coin. */
+  readonly futuresBalance: Decimal;
   /** Timed venue troubles, from the start of the run: backtests use them to try a bad day. */
   readonly scenario: readonly { readonly kind: 'rate_limit_storm' | 'ban' | 'clock_jump'; readonly atMs: number; readonly durationMs: number; readonly skewMs: number }[];
 }

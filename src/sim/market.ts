@@ -158,6 +158,7 @@ export class InstrumentMarket {
    * SimExchange.applyMarketEvent. The first event switches this market off the synthetic one.
    */
   applyEvent(ev: RecordedMarketEvent, at: number): void {
+    const first = !this.external;
     this.external = true;
     if (ev.type === 'book' || ev.type === 'bookCells') {
       // Every level is read before the book changes: a bad one leaves the book as it was.
@@ -167,6 +168,8 @@ export class InstrumentMarket {
       this.quoteLevels('SELL', 2 * bids, 2 * (bids + asks), at);
       this.quoteLevels('BUY', 0, 2 * bids, at);
       this.bookChanged(at);
+      // The synthetic market's last price means nothing once the tape has it: until its first trade, the tape's mid.
+      if (first) this.lastTicks = this.midTicks;
     } else if (ev.type === 'trade') this.applyTrade(tapeUnits(ev.price, 'price', this.pricePrecision), tapeUnits(ev.qty, 'qty', this.quantityPrecision), ev.side, at);
     else if (ev.type === 'tradeCells') {
       const c = ev.cells;

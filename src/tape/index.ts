@@ -19,3 +19,4 @@ export { ReplayTransport, VOLATILE_PARAMS, diffRequests } from './replay.js';
 export { marketEvents, REORDER_MS, streamMarketEvents, type TapeMarketEvent } from './market.js';
 export { defaultEventCacheDir, eventCachePath, openMarketEvents, prepareEventCache, type MarketEventSource } from './event-cache.js';
 export { TapeFeed, lastEventAt, type FeedSource } from './feed.js';
+export { LISTING_WITHIN_MS, recordedListings, type RecordedListings } from './listings.js';

@@ -1,0 +1,64 @@
+// The instruments a tape's venue listed: the first spot symbols and futures contracts answers
+// it recorded, decoded as the live client decodes them. A backtest lists them, so a tape of any
+// venue and symbol can be tested with that venue's own precisions, minimums and multipliers.
+import { stat } from 'node:fs/promises';
+import { decodeResponse, type ContractInfo, type Listing, type SymbolInfo } from '../exchange/codec.js';
+import { parseJsonLossless } from '../exchange/json.js';
+import type { Tape, TapeCall } from './format.js';
+import { openTape } from './reader.js';
+
+export interface RecordedListings {
+  /** Absent when the tape recorded no readable answer of that market's listing. */
+  symbols?: Listing<SymbolInfo>;
+  contracts?: Listing<ContractInfo>;
+}
+
+/** A daemon lists instruments as it starts: a listing later than this into the tape is not looked for (the file is not read to its end). */
+export const LISTING_WITHIN_MS = 10 * 60_000;
+
+/** The first readable listings of a tape in memory or in a file. */
+export async function recordedListings(from: { tape?: Tape; tapePath?: string }): Promise<RecordedListings> {
+  if (from.tape) return firstListings(from.tape.header.startedAt, from.tape.calls);
+  if (!from.tapePath) return {};
+  // A sweep's runs share a tape: read its head once per file version.
+  const { size, mtimeMs } = await stat(from.tapePath);
+  const key = `${from.tapePath}\0${size}\0${mtimeMs}`;
+  let found = memo.get(key);
+  if (!found) {
+    found = fromFile(from.tapePath);
+    memo.set(key, found);
+    found.catch(() => memo.delete(key));
+  }
+  return found;
+}
+
+const memo = new Map<string, Promise<RecordedListings>>();
+
+async function fromFile(path: string): Promise<RecordedListings> {
+  const { header, calls } = await openTape(path);
+  try {
+    return await firstListings(header.startedAt, calls);
+  } finally {
+    await calls.return(undefined);
+  }
+}
+
+async function firstListings(startedAt: number, calls: Iterable<TapeCall> | AsyncIterable<TapeCall>): Promise<RecordedListings> {
+  const out: RecordedListings = {};
+  for await (const c of calls) {
+    if (c.at > startedAt + LISTING_WITHIN_MS || (out.symbols && out.contracts)) break;
+    if (!('response' in c) || c.response.status < 200 || c.response.status > 299) continue;
+    if (c.endpoint === 'spot.symbols' && !out.symbols) out.symbols = decoded('spot.symbols', c.response.body);
+    else if (c.endpoint === 'futures.contracts' && !out.contracts) out.contracts = decoded('futures.contracts', c.response.body);
+  }
+  return out;
+}
+
+/** An answer the client could not read (an error body with a 200, a malformed one) is passed over, as live passes it over. */
+function decoded<E extends 'spot.symbols' | 'futures.contracts'>(endpoint: E, body: string) {
+  try {
+    return decodeResponse(endpoint, parseJsonLossless(body));
+  } catch {
+    return undefined;
+  }
+}

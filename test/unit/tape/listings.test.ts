@@ -1,0 +1,42 @@
+// The instruments a tape's venue listed, read as the live client reads them, and the simulator's
+// instruments a backtest makes of them.
+import { describe, expect, it } from 'vitest';
+import { simInstruments } from '../../../src/app/recorded-instruments.js';
+import { LISTING_WITHIN_MS, recordedListings, TAPE_VERSION, type Tape } from '../../../src/tape/index.js';
+import { call, T0 } from './helpers.js';
+
+const header = { tape: TAPE_VERSION, kind: 'header', startedAt: T0, meta: {} } as const;
+const contract = (symbol: string, more: object) => ({ symbol, contractId: 7, pricePrecision: 2, side: 1, multiplier: '0.10000000', multiplierCoin: 'SOL', minOrderVolume: 1, status: 1, ...more });
+
+describe('recordedListings', () => {
+  it('takes the first listing the client can read, in the live variants, and passes over an error answered with a 200', async () => {
+    const tape: Tape = {
+      header,
+      calls: [
+        call(0, 'spot', 'GET', '/sapi/v1/symbols', { at: T0, response: '{"code":-1000,"msg":"busy"}' }),
+        call(1, 'spot', 'GET', '/sapi/v1/symbols', { at: T0 + 5, response: '{"symbols":[{"symbol":"solusdt","baseAsset":"sol","quoteAsset":"usdt","pricePrecision":3,"quantityPrecision":2,"limitVolumeMin":0.01000000,"marketBuyMin":"5"}]}' }),
+        call(2, 'futures', 'GET', '/fapi/v1/contracts', {
+          at: T0 + 9,
+          response: JSON.stringify({ code: '0', msg: 'success', data: [contract('E-SOL-USDT', {}), contract('E-BTC-USD', { side: 0 }), contract('E-ETH-USDT', { status: 0 })] }),
+        }),
+        call(3, 'spot', 'GET', '/sapi/v1/symbols', { at: T0 + 20, response: '{"symbols":[]}' }),
+      ],
+    };
+    const listings = await recordedListings({ tape });
+    expect(listings.symbols?.items.map((s) => [s.symbol, s.baseAsset, s.quoteAsset, s.limitVolumeMin, s.limitPriceMin])).toEqual([['SOLUSDT', 'SOL', 'USDT', '0.01', undefined]]);
+    expect(listings.contracts?.items.map((c) => c.symbol)).toEqual(['E-SOL-USDT', 'E-BTC-USD', 'E-ETH-USDT']);
+
+    const { symbols, contracts } = simInstruments(listings);
+    expect(symbols).toEqual([
+      expect.objectContaining({ symbol: 'SOLUSDT', pricePrecision: 3, quantityPrecision: 2, limitVolumeMin: '0.01', limitPriceMin: '0.001', marketBuyMin: '5', marketSellMin: '0.01', market: expect.objectContaining({ levels: 0, tradeRate: 0 }) }),
+    ]);
+    // The inverse contract and the one not open for trading are left out, as live leaves them out.
+    expect(contracts).toEqual([expect.objectContaining({ symbol: 'E-SOL-USDT', underlying: 'SOLUSDT', marginCoin: 'USDT', multiplier: '0.1', minOrderVolume: '1', leverage: 10 })]);
+  });
+
+  it('finds nothing in a tape with no listing near its start; a market not listed keeps the simulator’s own', async () => {
+    const late: Tape = { header, calls: [call(0, 'spot', 'GET', '/sapi/v1/time', { at: T0 }), call(1, 'spot', 'GET', '/sapi/v1/symbols', { at: T0 + LISTING_WITHIN_MS + 1, response: '{"symbols":[]}' })] };
+    expect(await recordedListings({ tape: late })).toEqual({});
+    expect(simInstruments({})).toEqual({});
+  });
+});
