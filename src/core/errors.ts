@@ -45,8 +45,11 @@ export interface VenueContext {
 }
 
 export abstract class VenueError extends SluiceError {
+  /** The message without the endpoint in front. */
+  readonly detail: string;
   constructor(readonly venue: VenueContext, message: string, options?: { cause?: unknown }) {
     super(`${venue.endpoint}: ${message}`, options);
+    this.detail = message;
   }
 }
 

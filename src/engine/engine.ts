@@ -3,6 +3,7 @@
 // order. Live, paper and backtest run this same code; only the parts it is given differ.
 import { EventEmitter } from 'node:events';
 import { amend } from '../core/amend.js';
+import { AuthError } from '../core/errors.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Fill, Market, Order } from '../core/types.js';
 import type { PositionBook } from '../positions/index.js';
@@ -17,6 +18,7 @@ import { Loops } from './loops.js';
 import { withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
 import { settleAtStop } from './stop.js';
+import { haltOnRefusal, refusedAtStart } from './credentials.js';
 import { StrategyLedger } from './ledger.js';
 import { PositionsCheckpoint } from './positions-checkpoint.js';
 import { engineView, feedsOf, hears, strategyHosts, withHistory } from './strategies.js';
@@ -203,7 +205,13 @@ export class Engine {
 
   /** One reconcile pass over every active symbol, then a positions checkpoint. */
   async reconcile(opts: { final?: boolean; catchUp?: boolean } = {}): Promise<void> {
-    await this.reconciler.pass(this.activeSymbols(), opts);
+    try {
+      await this.reconciler.pass(this.activeSymbols(), opts);
+    } catch (err) {
+      if (!(err instanceof AuthError)) throw err;
+      if (opts.catchUp) throw refusedAtStart(err);
+      return haltOnRefusal(this.parts, err);
+    }
     this.checkpoint.save();
     this.events.emit('reconciled');
   }

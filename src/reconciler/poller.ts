@@ -7,7 +7,7 @@
 // orders and the trades. Trades read after the holdings hold every fill the holdings include,
 // which is what lets drift compare like with like (see drift.ts).
 import { amend } from '../core/amend.js';
-import { errorText } from '../core/errors.js';
+import { AuthError, errorText } from '../core/errors.js';
 import { BoundedSet } from '../core/bounded.js';
 import type { Clock } from '../core/clock.js';
 import type { VenueOrderId } from '../core/ids.js';
@@ -149,6 +149,8 @@ export class Reconciler {
       try {
         await this.symbol(market, symbol, { catchUp: opts.catchUp, final: opts.final, fullScan });
       } catch (err) {
+        // Refused credentials fail every symbol alike, and are the engine's to act on.
+        if (err instanceof AuthError) throw err;
         this.deps.log.warn({ err: errorText(err), market, symbol }, 'reconcile failed; will retry');
       }
     }
@@ -170,6 +172,7 @@ export class Reconciler {
           this.balancesAskedAt = sentAt;
         } else this.margins = holdings.margins ?? [];
       } catch (err) {
+        if (err instanceof AuthError) throw err;
         this.deps.log.warn({ err: errorText(err), market }, `${market} account read failed; keeping the last figures`);
       }
     }
