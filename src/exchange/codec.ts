@@ -352,7 +352,8 @@ const decoders: Decoders = {
   // KB live: an empty futures openOrders is {"code":"0","data":null}.
   'futures.openOrders': (r, b) =>
     r.items(r.list(b, 'body', { nullIsEmpty: true }), at('body'), (v, p) => decodeVenueOrder(r, v, p, 'contractName'), (v) => idOf(v, 'orderIdString', 'orderId')),
-  'futures.myTrades': (r, b) => r.items(r.list(b, 'body'), at('body'), (v, p) => decodeTrade(r, v, p, true), (v) => idOf(v, 'tradeId', 'id')),
+  // As its openOrders: the family's futures envelope says an empty page as {code:"0", data:null}.
+  'futures.myTrades': (r, b) => r.items(r.list(b, 'body', { nullIsEmpty: true }), at('body'), (v, p) => decodeTrade(r, v, p, true), (v) => idOf(v, 'tradeId', 'id')),
   'futures.editLever': () => ({}),
   'futures.account': (r, b) => {
     const skipped: SkippedItem[] = [];

@@ -116,7 +116,8 @@ export class Reader {
 
   int(o: Obj, key: string, path: string): number {
     const v = o[key];
-    const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+    // A long integer the venue wrote with a fractional zero (1705039779880.000) reaches here as text.
+    const n = typeof v === 'string' && /^-?\d+(?:\.0+)?$/.test(v) ? Number(v) : v;
     if (typeof n === 'number' && Number.isSafeInteger(n)) return n;
     return this.fail(`${path}.${key}`, `must be an integer, got ${kind(v)}`);
   }

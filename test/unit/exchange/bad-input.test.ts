@@ -106,9 +106,18 @@ describe('null is not an empty list, except where the venue documents it', () =>
     expect(refusal(() => decode(endpoint, text)).field).toBe(field);
   });
 
-  it('futures openOrders data:null and null positionVos are empty', () => {
+  it('futures openOrders and myTrades data:null and null positionVos are empty', () => {
     expect(decode('futures.openOrders', '{"code":"0","msg":"success","data":null}')).toEqual({ items: [], skipped: [] });
+    expect(decode('futures.myTrades', '{"code":"0","msg":"success","data":null}')).toEqual({ items: [], skipped: [] });
     expect(decode('futures.account', '{"account":[{"marginCoin":"USDT","accountNormal":"1","accountLock":"0","positionVos":null}]}').items[0]!.positions).toEqual([]);
+  });
+});
+
+describe('integers written with a fractional zero', () => {
+  it('read as the integer; a real fraction is refused', () => {
+    expect(decode('spot.time', '{"serverTime":1705039779880.000}')).toEqual({ serverTime: 1705039779880 });
+    expect(decode('spot.time', '{"serverTime":"1705039779880.0"}')).toEqual({ serverTime: 1705039779880 });
+    expect(refusal(() => decode('spot.time', '{"serverTime":1705039779880.5}')).field).toBe('body.serverTime');
   });
 });
 
