@@ -182,6 +182,9 @@ export function buildApp(inputs: AppInputs): App {
     ...(inputs.pluginLog ? { pluginLog: inputs.pluginLog } : {}),
     setLeverage: (contract, level) => gateway.setLeverage(contract, level),
   });
+  let stopping = false;
+  let askStop!: () => void;
+  const stopAsked = new Promise<void>((resolve) => (askStop = resolve));
   return {
     profile,
     engine,
@@ -192,19 +195,32 @@ export function buildApp(inputs: AppInputs): App {
     readers,
     dryRun,
     async start() {
-      // A ban survives restarts: never hammer a venue that banned us.
-      const banUntil = journal.banUntil();
-      if (banUntil > clock.now()) {
-        log.warn({ until: new Date(banUntil).toISOString() }, 'the venue banned this key; waiting for the ban to end');
-        pacer.pauseAll(banUntil);
-        await clock.sleep(banUntil - clock.now());
-      }
       holdWindowsOfLastRun(journal, pacer, clock.now(), config.venue.safetyMarginMs, log);
       markRunStarted(journal, clock.now());
-      await client.start();
-      await engine.start();
+      // A ban survives restarts: never hammer a venue that banned us. A ban heard while starting
+      // (the clock sync's first request) is waited out here, in the process, so a ban the venue
+      // did not time keeps lengthening as it repeats (executor.ts) rather than restarting at 2
+      // minutes with each restart. A stop during the wait ends the start at once.
+      for (;;) {
+        const banUntil = journal.banUntil();
+        if (banUntil > clock.now()) {
+          log.warn({ until: new Date(banUntil).toISOString() }, 'the venue banned this key; waiting for the ban to end');
+          pacer.pauseAll(banUntil);
+          await Promise.race([clock.sleep(banUntil - clock.now()), stopAsked]);
+        }
+        if (stopping) return;
+        try {
+          await client.start();
+          break;
+        } catch (err) {
+          if (!(err instanceof BannedError) || stopping) throw err;
+        }
+      }
+      if (!stopping) await engine.start();
     },
     async stop() {
+      stopping = true;
+      askStop();
       await engine.stop();
       await client.close();
       // A tape that failed was reported when it did (openTape); the stop still finishes.

@@ -146,7 +146,8 @@ export async function runCommand(configPath: string): Promise<number> {
     return 1;
   }
   reportDisabled(running, alerts);
-  log.info(running.engine.summary(), 'running; Ctrl-C stops');
+  // A stop during the start (a ban's wait) ends the start early: nothing ran.
+  if (!stopping) log.info(running.engine.summary(), 'running; Ctrl-C stops');
   await stopped;
   clearInterval(watchKillFile);
   await closeOps();
