@@ -46,16 +46,25 @@ export async function statusReport(app: App): Promise<StatusReport> {
     const mine = ours.filter((o) => o.market === market && o.symbol === symbol);
     const venueIds = new Set([...page.items.map((v) => v.orderId), ...page.skipped.flatMap((s) => (s.key ? [s.key] : []))]);
     const known = new Set(mine.map((o) => o.venueOrderId).filter(Boolean));
+    const ourIds = new Set(mine.map((o) => o.clientOrderId as string));
+    // Sent and not yet answered (a running daemon's), or answer lost: the reconciler settles
+    // them; neither side can be judged by them yet.
+    const inFlight = mine.filter((o) => o.status === 'pending' || o.status === 'unknown');
     lines.push(`  ${market} ${symbol}: ${mine.length} open in the journal, ${venueIds.size} open on the venue${page.complete ? '' : ' (a full page: there may be more)'}`);
     for (const o of mine) {
       const both = o.venueOrderId !== undefined && venueIds.has(o.venueOrderId);
+      const flying = inFlight.includes(o);
       // Beyond an incomplete page an order may rest unseen: only a complete page proves it gone.
-      if (!both && (page.complete || !o.venueOrderId)) ordersDisagree = true;
-      lines.push(`    ${both ? 'both        ' : 'journal only'} ${describeOrder(o)}`);
+      if (!both && !flying && (page.complete || !o.venueOrderId)) ordersDisagree = true;
+      lines.push(`    ${both ? 'both        ' : flying ? 'in flight   ' : 'journal only'} ${describeOrder(o)}`);
     }
     for (const v of page.items.filter((x) => !known.has(x.orderId))) {
-      ordersDisagree = true;
-      lines.push(`    venue only   ${v.clientOrderId ?? '-'} #${v.orderId} ${v.side} ${v.type} ${v.origQty}${v.price ? ` @ ${v.price}` : ''} executed ${v.executedQty}`);
+      // One of ours the venue lists before the journal has its id: by its client id, or, when the venue lists none, maybe.
+      const ours = v.clientOrderId !== undefined && ourIds.has(v.clientOrderId);
+      const maybeOurs = !ours && v.clientOrderId === undefined && inFlight.length > 0;
+      if (!ours && !maybeOurs) ordersDisagree = true;
+      const label = ours ? 'venue (ours)' : maybeOurs ? 'venue only? ' : 'venue only  ';
+      lines.push(`    ${label} ${v.clientOrderId ?? '-'} #${v.orderId} ${v.side} ${v.type} ${v.origQty}${v.price ? ` @ ${v.price}` : ''} executed ${v.executedQty}${maybeOurs ? ' (maybe one of ours in flight)' : ''}`);
     }
     for (const s of page.skipped) lines.push(`    unreadable   ${s.key ? `#${s.key} ` : ''}${s.problem}`);
   }

@@ -4,7 +4,7 @@ import { JournalError } from '../core/errors.js';
 import { buildApp, type App } from '../app/build.js';
 import { createLogger } from '../app/logger.js';
 import { inspect } from '../app/profiles.js';
-import { statusReport } from '../app/status.js';
+import { statusReport, type StatusReport } from '../app/status.js';
 import { prepare, secretsOf } from './prepare.js';
 
 export async function statusCommand(configPath: string): Promise<number> {
@@ -23,22 +23,36 @@ export async function statusCommand(configPath: string): Promise<number> {
     return 1;
   }
   const log = createLogger({ level: 'warn', pretty: false, secrets: secretsOf(prepared.loaded) });
-  let app: App;
-  try {
-    // The real journal without lock or write: status works while the daemon runs.
-    app = buildApp({ config, profile: inspect(config, 'read-only'), credentials, strategies: prepared.strategies, log });
-  } catch (err) {
-    if (!(err instanceof JournalError)) throw err;
-    process.stderr.write(`${err.message}\n`);
+  // The real journal without lock or write: status works while the daemon runs.
+  const look = async (): Promise<StatusReport | string> => {
+    let app: App;
+    try {
+      app = buildApp({ config, profile: inspect(config, 'read-only'), credentials, strategies: prepared.strategies, log });
+    } catch (err) {
+      if (!(err instanceof JournalError)) throw err;
+      return err.message;
+    }
+    try {
+      await app.client.start();
+      return await statusReport(app);
+    } finally {
+      await app.client.close();
+      app.journal.close();
+    }
+  };
+  let report = await look();
+  // A running daemon journals a fill or an answer on its next pass: a difference seen once may
+  // be one on its way. As the daemon's own drift rule, only one that lasts graceMs counts.
+  const graceMs = config.reconcile.drift.graceMs;
+  if (typeof report !== 'string' && (report.drift || report.ordersDisagree) && graceMs > 0) {
+    process.stderr.write(`status: the journal and the venue differ; looking again in ${graceMs / 1000} s (reconcile.drift.graceMs), as a running daemon may not have journaled a fill or an answer yet\n`);
+    await new Promise((resolve) => setTimeout(resolve, graceMs));
+    report = await look();
+  }
+  if (typeof report === 'string') {
+    process.stderr.write(`${report}\n`);
     return 1;
   }
-  try {
-    await app.client.start();
-    const { text, drift, ordersDisagree } = await statusReport(app);
-    process.stdout.write(`${text}\n`);
-    return drift || ordersDisagree ? 1 : 0;
-  } finally {
-    await app.client.close();
-    app.journal.close();
-  }
+  process.stdout.write(`${report.text}\n`);
+  return report.drift || report.ordersDisagree ? 1 : 0;
 }

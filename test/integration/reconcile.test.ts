@@ -1,10 +1,10 @@
 // The reconciler against the simulator over HTTP: orders sluice did not place (adopted or
 // cancelled), an order it had given up on, position drift, and the journal lock.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { d, dec } from '../../src/core/decimal.js';
 import { JournalError } from '../../src/core/errors.js';
 import type { ClientOrderId, VenueOrderId } from '../../src/core/ids.js';
@@ -193,6 +193,70 @@ describe('sluice status', () => {
     expect(text).toMatch(new RegExp(`venue only +- #${later} BUY LIMIT 0.01`));
     expect(JSON.stringify([journal.orders({}), journal.fills(), journal.cursor('baseline:spot:BTC')])).toBe(before);
     journal.close();
+  });
+});
+
+describe('sluice status beside a running daemon', () => {
+  /** A viewer of a journal holding one order sent and not yet answered, as a running daemon's journal does between intent and answer. */
+  async function viewerWithOrderInFlight(clientOrderId: string) {
+    const journalPath = join(dir!, 'inflight.db');
+    const { app } = await liveApp(sim!, journalPath, [{ id: 'idle', definition: idle, symbols: ['BTCUSDT'] }]);
+    apps.push(app);
+    const intent = { kind: 'place' as const, intentId: 'i', strategyId: 'idle', clientOrderId: clientOrderId as ClientOrderId, market: 'spot' as const, symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.01'), price: d('20000') };
+    app.journal.recordIntent(intent, { ...intent, executedVolume: d('0'), status: 'pending', createdAt: 1, updatedAt: 1 });
+    await app.client.start();
+    const { statusReport } = await import('../../src/app/status.js');
+    return { app, report: () => statusReport(app) };
+  }
+
+  it('an order in flight, and a venue order that may be it, are not a disagreement (strict venue: no client ids listed)', async () => {
+    await setUp('strict');
+    const { report } = await viewerWithOrderInFlight('slidle-p1');
+    const { orderId } = await handOrder();
+    const r = await report();
+    expect(r.text).toMatch(/in flight +slidle-p1 #\? BUY LIMIT 0\.01 @ 20000 pending/);
+    expect(r.text).toMatch(new RegExp(`venue only\\? +- #${orderId} BUY LIMIT 0.01 @ [\\d.]+ executed 0 \\(maybe one of ours in flight\\)`));
+    expect(r.ordersDisagree).toBe(false);
+  });
+
+  it('the command looks again after graceMs before it calls a difference one, and exits 1 when it lasts', async () => {
+    await setUp('strict');
+    const journalPath = join(dir!, 'gone.db');
+    const journal = SqliteJournal.open(journalPath);
+    const intent = { kind: 'place' as const, intentId: 'i', strategyId: 'grid1', clientOrderId: 'slgrid1-zz' as ClientOrderId, market: 'spot' as const, symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.01'), price: d('20000') };
+    journal.recordIntent(intent, { ...intent, executedVolume: d('0'), status: 'open', venueOrderId: '424242' as VenueOrderId, createdAt: 1, updatedAt: 1 });
+    journal.close();
+    const configPath = join(dir!, 'status.yaml');
+    writeFileSync(configPath, `mode: live\nvenue: { spotUrl: ${sim!.url} }\njournal: { path: ${journalPath} }\nreconcile: { drift: { graceMs: 5 } }\nstrategies: [{ id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }]\n`);
+    const { statusCommand } = await import('../../src/commands/status.js');
+    const out: string[] = [];
+    const err: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((t) => (out.push(String(t)), true));
+    vi.spyOn(process.stderr, 'write').mockImplementation((t) => (err.push(String(t)), true));
+    vi.stubEnv('SLUICE_API_KEY', sim!.apiKey);
+    vi.stubEnv('SLUICE_API_SECRET', sim!.apiSecret);
+    try {
+      expect(await statusCommand(configPath)).toBe(1);
+    } finally {
+      vi.restoreAllMocks();
+      vi.unstubAllEnvs();
+    }
+    expect(err.join('')).toBe('status: the journal and the venue differ; looking again in 0.005 s (reconcile.drift.graceMs), as a running daemon may not have journaled a fill or an answer yet\n');
+    expect(out.join('')).toMatch(/journal only +slgrid1-zz #424242 BUY LIMIT 0\.01 @ 20000 open/);
+  });
+
+  it('a venue order listed with the client id of one in flight is ours (lenient venue: client ids listed)', async () => {
+    await setUp('lenient');
+    const { report } = await viewerWithOrderInFlight('slidle-p2');
+    const { orderId } = await handOrder('slidle-p2');
+    const r = await report();
+    expect(r.text).toMatch(new RegExp(`venue \\(ours\\) slidle-p2 #${orderId} BUY LIMIT`));
+    expect(r.ordersDisagree).toBe(false);
+    // Another order the journal cannot explain still is one.
+    const other = await handOrder('manual-9');
+    const again = await report();
+    expect(again.text).toMatch(new RegExp(`venue only +manual-9 #${other.orderId} BUY LIMIT`));
+    expect(again.ordersDisagree).toBe(true);
   });
 });
 
