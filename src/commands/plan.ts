@@ -7,6 +7,7 @@ import { locatedError } from '../config/index.js';
 import { toBatches } from '../batcher/index.js';
 import { buildApp } from '../app/build.js';
 import { createLogger } from '../app/logger.js';
+import { planJournal } from '../app/plan-journal.js';
 import { inspect } from '../app/profiles.js';
 import type { RiskRejection } from '../risk/index.js';
 import { prepare, secretsOf } from './prepare.js';
@@ -15,22 +16,26 @@ export async function planCommand(configPath: string): Promise<number> {
   const prepared = await prepare(configPath);
   if (!prepared) return 1;
   const { config, credentials } = prepared.loaded;
-  const log = createLogger({ level: 'warn', pretty: false, secrets: secretsOf(prepared.loaded) });
-  // A throwaway journal: planning must not consume sequences or record intents in the real one.
-  const app = buildApp({ config, profile: inspect(config, 'memory'), credentials, strategies: prepared.strategies, log });
+  // Warnings (foreign orders found, say) go to stderr: stdout is the plan.
+  const log = createLogger({ level: 'warn', pretty: false, secrets: secretsOf(prepared.loaded), destination: process.stderr });
+  // Planning must not consume sequences or record intents in the real journal: a live plan works
+  // on a scratch copy of it (the positions and open orders risk judges), anything else in memory.
+  const scratch = await planJournal(config);
+  const app = buildApp({ config, profile: inspect(config, 'memory'), credentials, strategies: prepared.strategies, log, ...(scratch ? { journal: scratch.journal } : {}) });
   const rejected: RiskRejection[] = [];
   app.engine.events.on('rejected', (r) => rejected.push(r));
-  await app.client.start();
   try {
+    await app.client.start();
     await app.engine.runOnce();
   } catch (err) {
     // What only the venue can tell: a symbol it does not list, a feed its market cannot poll.
     if (!(err instanceof ConfigError)) throw err;
-    await app.client.close();
     process.stderr.write(`${locatedError(err, readFileSync(configPath, 'utf8'), configPath).message}\n`);
     return 1;
+  } finally {
+    await app.client.close();
+    scratch?.discard();
   }
-  await app.client.close();
   // Shown as the batcher groups them (up to 10 of one symbol and kind); the dispatcher then
   // sends each group as one batch request or as singles, whichever the free capacity favours.
   const intents = app.dryRun!.batches.flatMap((b) => b.items);
