@@ -2,8 +2,6 @@
 // FAIL, with a fix when not OK): the clock against the venue's, the credentials, rate-limit
 // headroom and the journal. Read-only throughout: the journal is never opened for writing (a
 // damaged one must stay as it is for forensics) and no tape is written.
-import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { systemClock } from '../core/clock.js';
@@ -15,6 +13,7 @@ import { endpointLimits, WINDOW_MS, type EndpointId } from '../exchange/endpoint
 import type { CallRecord } from '../executor/index.js';
 import { reconcileInterval } from '../reconciler/budget.js';
 import { inspectJournal } from '../store/inspect.js';
+import { lockState, type LockState } from '../store/lock.js';
 import { SCHEMA_VERSION } from '../store/sqlite.js';
 import { buildApp } from './build.js';
 import { createLogger } from './logger.js';
@@ -199,7 +198,7 @@ async function daemonLimiter(host: string, port: number, token: string | undefin
 /** The store's own inspection (the rules the daemon opens it by), with the complete integrity check, and who holds its lock. */
 function journalCheck(path: string, now: number): { check: Check; banUntil: number } {
   const name = 'journal';
-  const lock = lockHolder(`${path}.lock`);
+  const lock = lockHolder(path);
   const seen = inspectJournal(path, SCHEMA_VERSION, { check: 'full' });
   switch (seen.kind) {
     case 'missing':
@@ -219,23 +218,27 @@ function journalCheck(path: string, now: number): { check: Check; banUntil: numb
   return { check: { name, verdict: 'OK', detail }, banUntil: seen.banUntil };
 }
 
-function lockHolder(lockPath: string): string {
-  let text: string;
+/** Who holds the journal's lock, asked of the kernel through SQLite (store/lock.ts); never taken. */
+function lockHolder(path: string): string {
+  let state: LockState;
   try {
-    text = readFileSync(lockPath, 'utf8').trim();
-  } catch {
-    return 'not in use (no lock file)';
-  }
-  const m = /^(\d+)@(.*)$/.exec(text);
-  if (!m) return `lock file ${lockPath} is unreadable; the next start replaces it if no sluice runs`;
-  const [pid, host] = [Number(m[1]), m[2]!];
-  if (host !== hostname()) return `locked by pid ${pid} on ${host} (another host: cannot tell whether it runs)`;
-  try {
-    process.kill(pid, 0);
-    return `in use by a running sluice (pid ${pid}); read without disturbing it`;
+    state = lockState(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EPERM') return `in use by pid ${pid} (another user)`;
-    return `stale lock of pid ${pid}, which no longer runs: the next start takes it over`;
+    return errorText(err);
+  }
+  switch (state.kind) {
+    case 'none':
+      return 'not in use (no lock file)';
+    case 'held': {
+      const h = state.holder;
+      return h ? `in use by a running sluice (pid ${h.pid}) on ${h.host} since ${h.since}; read without disturbing it` : 'in use by a process that has not said which; read without disturbing it';
+    }
+    case 'free': {
+      const h = state.last;
+      return h ? `not in use (its last holder, pid ${h.pid} on ${h.host} since ${h.since}, ended without releasing it; the next start takes it)` : 'not in use';
+    }
+    case 'old':
+      return `not in use: the lock file holds an older sluice's "${state.text}", which keeps nobody out (stop any older sluice on this journal); the next start replaces it`;
   }
 }
 

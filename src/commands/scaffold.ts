@@ -215,6 +215,7 @@ const GITIGNORE = `node_modules/
 *.db-wal
 *.db-shm
 *.lock
+*.lock.holder
 tapes/
 *.jsonl
 *.jsonl.gz

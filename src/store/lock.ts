@@ -1,20 +1,56 @@
 // One daemon per journal. Two daemons sharing a journal would each take the other's orders
 // for its own (and cancel them at shutdown) and apply the same fills twice, so the second one
-// refuses to start. The lock is a file holding the owner's pid: a process killed
-// with -9 leaves it behind, and a lock whose pid is no longer alive is taken over.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+// refuses to start.
+//
+// The lock is the kernel's, not a guess from a pid: `<journal>.lock` is an empty SQLite database
+// held by an exclusive transaction, that is POSIX advisory locks, which the kernel drops when
+// the process ends however it ends (kill -9, OOM, power loss). A pid cannot say whether its
+// owner lives: a restarted container's sluice is PID 1 again, a recreated one has a new
+// hostname, a reboot reuses pids. SQLite also keeps two connections of one process apart, which
+// the kernel's per-process locks alone would not.
+//
+// Nothing but SQLite may open the lock file while this process may hold it: closing any
+// descriptor of a file drops all of the process's POSIX locks on it. Who holds the lock is
+// written beside it (`<journal>.lock.holder`), for messages only: a held database cannot be read.
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { JournalError } from '../core/errors.js';
+import { sqliteCode } from './sqlite-errors.js';
 
 export interface JournalLock {
   readonly path: string;
   release(): void;
 }
 
-export function lockJournal(journalPath: string, pid = process.pid): JournalLock {
+/** What the holder wrote about itself; its pid and host are as it saw them (a container's own). */
+export interface LockHolder {
+  readonly pid: number;
+  readonly host: string;
+  /** ISO time the lock was taken. */
+  readonly since: string;
+}
+
+export type LockState =
+  | { kind: 'none' }
+  /** Nobody holds it; `last` is what its last holder wrote, if one died without releasing. */
+  | { kind: 'free'; last: LockHolder | undefined }
+  | { kind: 'held'; holder: LockHolder | undefined }
+  /** The text lock of an older sluice (`pid@host`): no kernel lock, so it keeps nobody out. */
+  | { kind: 'old'; text: string };
+
+/** Outlasts `sluice doctor` reading the lock for an instant (lockState); a refusal stays prompt. */
+const WAIT_MS = 100;
+
+/** Connections holding a lock: one the garbage collector closed would drop it. */
+const held = new Set<Database.Database>();
+
+/** The old format, `<pid>@<host>`, written by sluice before the lock was the kernel's. */
+const OLD_LOCK = /^\d+@[^\n]*$/;
+
+export function lockJournal(journalPath: string): JournalLock {
   const path = `${journalPath}.lock`;
-  const owner = `${pid}@${hostname()}`;
   // The journal's directory is made here, not by the journal: the lock is taken first, and a
   // missing `.sluice/` is a first start, not a permissions problem.
   try {
@@ -24,53 +60,108 @@ export function lockJournal(journalPath: string, pid = process.pid): JournalLock
     const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : code;
     throw new JournalError(`cannot create the journal's directory ${dirname(path)} (${why}): check journal.path and that this user may write there`, { cause: err });
   }
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, 'wx', 0o600);
-      writeSync(fd, owner);
-      closeSync(fd);
-      return { path, release: () => releaseIfOwned(path, owner) };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new JournalError(`cannot create the journal lock ${path} (${(err as NodeJS.ErrnoException).code}): check the directory's permissions`, { cause: err });
-      }
-    }
-    const holder = readHolder(path);
-    if (holder && isAlive(holder)) {
-      throw new JournalError(
-        `journal ${journalPath} is in use by another sluice (pid ${holder.pid} on ${holder.host}): stop it first, or give this daemon its own journal.path`,
-      );
-    }
-    // The previous owner died without releasing (kill -9, power loss): the lock is stale.
-    rmSync(path, { force: true });
+  const db = take(path, journalPath);
+  held.add(db);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    // The description first: once the connection closes, the next holder may write its own.
+    rmSync(holderPath(path), { force: true });
+    db.close();
+    held.delete(db);
+  };
+  try {
+    writeHolder(path, { pid: process.pid, host: hostname(), since: new Date().toISOString() });
+  } catch (err) {
+    release();
+    throw new JournalError(`cannot write ${holderPath(path)} beside the journal lock (${(err as NodeJS.ErrnoException).code}): check the directory's permissions and free space`, { cause: err });
   }
-  throw new JournalError(`journal ${journalPath}: another process keeps taking its lock ${path}; is a second sluice starting at the same time?`);
+  return { path, release };
 }
 
-function readHolder(path: string): { pid: number; host: string } | undefined {
+/** Whether a daemon holds the journal's lock, for `sluice doctor`; never takes it. */
+export function lockState(journalPath: string): LockState {
+  const path = `${journalPath}.lock`;
+  if (!existsSync(path)) return { kind: 'none' };
+  let db: Database.Database | undefined;
   try {
-    const m = /^(\d+)@(.*)$/.exec(readFileSync(path, 'utf8').trim());
-    return m ? { pid: Number(m[1]), host: m[2]! } : undefined;
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 0 });
+    // A read takes a shared lock for an instant, refused while a daemon holds its exclusive one.
+    db.pragma('schema_version');
+    return { kind: 'free', last: readHolder(path) };
+  } catch (err) {
+    const code = sqliteCode(err);
+    if (code?.startsWith('SQLITE_BUSY')) return { kind: 'held', holder: readHolder(path) };
+    // Not a database, so no connection of ours holds it: reading it as a file is safe.
+    if (code === 'SQLITE_NOTADB') return { kind: 'old', text: readFileSync(path, 'utf8').trim().slice(0, 200) };
+    throw new JournalError(`cannot read the journal lock ${path} (${code ?? (err as Error).message}): check its permissions`, { cause: err });
+  } finally {
+    db?.close();
+  }
+}
+
+function take(path: string, journalPath: string): Database.Database {
+  for (let attempt = 0; ; attempt++) {
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(path, { timeout: WAIT_MS });
+      // MEMORY: no `-journal` file beside the lock (nothing is ever written to it anyway).
+      db.pragma('journal_mode = MEMORY');
+      db.pragma('locking_mode = EXCLUSIVE');
+      // Left open until release: the exclusive lock lasts as long as the connection.
+      db.exec('BEGIN EXCLUSIVE');
+      return db;
+    } catch (err) {
+      // SQLite keeps the descriptor open while another connection of ours holds a lock on the file.
+      db?.close();
+      const code = sqliteCode(err);
+      if (code?.startsWith('SQLITE_BUSY')) throw new JournalError(refusal(journalPath, readHolder(path)), { cause: err });
+      if (code === 'SQLITE_NOTADB' && attempt === 0) {
+        replaceOldLock(path);
+        continue;
+      }
+      throw new JournalError(`cannot take the journal lock ${path} (${code ?? (err as Error).message}): check the directory's and the file's permissions`, { cause: err });
+    }
+  }
+}
+
+/**
+ * An older sluice's text lock becomes an empty database in place. Truncated, not removed: a
+ * file removed while another starting sluice has it open would let each hold a lock on a
+ * different file. Not a database, so no connection of ours holds it: opening it is safe.
+ */
+function replaceOldLock(path: string): void {
+  const text = readFileSync(path, 'utf8').trim();
+  if (!OLD_LOCK.test(text)) {
+    throw new JournalError(`${path} is not a sluice journal lock (neither SQLite nor "pid@host"): move it aside and start again`);
+  }
+  try {
+    truncateSync(path, 0);
+  } catch (err) {
+    throw new JournalError(`cannot replace the old journal lock ${path} (${(err as NodeJS.ErrnoException).code}): check its permissions`, { cause: err });
+  }
+}
+
+function refusal(journalPath: string, holder: LockHolder | undefined): string {
+  const who = holder ? `pid ${holder.pid} on ${holder.host} since ${holder.since}` : `it has not written ${holderPath(`${journalPath}.lock`)} yet`;
+  return `journal ${journalPath} is in use by another sluice (${who}): stop it first, or give this daemon its own journal.path`;
+}
+
+const holderPath = (lockPath: string) => `${lockPath}.holder`;
+
+function writeHolder(lockPath: string, holder: LockHolder): void {
+  // Renamed into place: a reader never sees half of it.
+  const tmp = `${holderPath(lockPath)}.${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(holder)}\n`);
+  renameSync(tmp, holderPath(lockPath));
+}
+
+function readHolder(lockPath: string): LockHolder | undefined {
+  try {
+    const h = JSON.parse(readFileSync(holderPath(lockPath), 'utf8')) as Partial<LockHolder>;
+    return typeof h.pid === 'number' && typeof h.host === 'string' && typeof h.since === 'string' ? { pid: h.pid, host: h.host, since: h.since } : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(holder: { pid: number; host: string }): boolean {
-  // A lock from another host (a shared disk) cannot be checked from here: treat it as held.
-  if (holder.host !== hostname()) return true;
-  try {
-    process.kill(holder.pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function releaseIfOwned(path: string, owner: string): void {
-  try {
-    if (readFileSync(path, 'utf8').trim() === owner) rmSync(path, { force: true });
-  } catch {
-    /* already gone */
   }
 }
