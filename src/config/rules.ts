@@ -171,6 +171,7 @@ export function crossFieldProblems(raw: unknown): RawProblem[] {
       seen.add(upper);
     }
   }
+  problems.push(...untradedKeys(raw, ['risk', 'maxPosition'], 'cap limits'), ...untradedKeys(raw, ['reconcile', 'drift', 'tolerance'], 'tolerance applies to'));
 
   const strategies = get(raw, 'strategies');
   if (Array.isArray(strategies)) {
@@ -195,6 +196,43 @@ export function crossFieldProblems(raw: unknown): RawProblem[] {
         }
       });
     });
+  }
+  return problems;
+}
+
+/** Every symbol the strategies list (disabled ones too), as the schema writes them; undefined when a list cannot be read. */
+function tradedSymbols(raw: unknown): string[] | undefined {
+  const entries = get(raw, 'strategies') ?? [];
+  if (!Array.isArray(entries)) return undefined;
+  const traded = new Set<string>();
+  for (const s of entries) {
+    const symbols = get(s, 'symbols');
+    if (!Array.isArray(symbols)) return undefined;
+    for (const sym of symbols) if (typeof sym === 'string') traded.add(sym.trim().toUpperCase());
+  }
+  return [...traded];
+}
+
+/**
+ * Per-symbol maps are looked up by the traded symbol, and one not listed is uncapped (or held to
+ * tolerance 0): a key naming no traded symbol, a typo most likely, would leave the symbol meant
+ * unguarded without a word. Skipped while a strategy's symbols cannot be read (reported anyway).
+ */
+function untradedKeys(raw: unknown, at: string[], what: string): RawProblem[] {
+  const map = get(raw, ...at);
+  const traded = tradedSymbols(raw);
+  if (!isObj(map) || !traded) return [];
+  const problems: RawProblem[] = [];
+  for (const key of Object.keys(map)) {
+    const symbol = key.trim().toUpperCase();
+    if (traded.includes(symbol)) continue;
+    const guess = closest(symbol, traded);
+    const fix = traded.length === 0
+      ? 'no strategy is configured: remove it, or add the strategy that trades it'
+      : guess
+        ? `did you mean ${guess}?`
+        : `fix it to a symbol a strategy trades (${traded.join(', ')}), or remove it`;
+    problems.push({ path: [...at, key], message: `no strategy trades ${symbol}, so this ${what} nothing; ${fix}` });
   }
   return problems;
 }

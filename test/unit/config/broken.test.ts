@@ -40,6 +40,19 @@ const cases: Case[] = [
     expect: ['risk.maxPosition.btcusdt (line 5): this symbol is listed twice (symbols are case-insensitive): keep one'],
     problems: 1,
   },
+  {
+    file: 'max-position-untraded.yaml',
+    expect: [
+      'risk.maxPosition.BTCUSTD (line 7): no strategy trades BTCUSTD, so this cap limits nothing; did you mean BTCUSDT?',
+      'risk.maxPosition.DOGEUSDT (line 10): no strategy trades DOGEUSDT, so this cap limits nothing; fix it to a symbol a strategy trades (BTCUSDT, ETHUSDT, SOLUSDT), or remove it',
+    ],
+    problems: 2, // ethusdt is ETHUSDT (symbols are case-insensitive); SOLUSDT's strategy is disabled, not gone
+  },
+  {
+    file: 'drift-tolerance-untraded.yaml',
+    expect: ['reconcile.drift.tolerance["E-BTC-USTD"] (line 6): no strategy trades E-BTC-USTD, so this tolerance applies to nothing; did you mean E-BTC-USDT?'],
+    problems: 1,
+  },
   { file: 'negative-limit.yaml', expect: ['risk.maxOpenOrders (line 3): must be a whole number >= 1'] },
   {
     file: 'limits-unknown-endpoint.yaml',

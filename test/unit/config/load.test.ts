@@ -213,6 +213,14 @@ risk: { maxPosition: { btcusdt: "0.50" }, maxNotionalPerOrder: "2500.00" }
     expect(range.problems[0]!.path).toBe('strategies[0].leverage');
   });
 
+  it('a per-symbol cap or tolerance with no strategy at all says so (risk would cap nothing)', async () => {
+    const err = await problemsOf('risk: { maxPosition: { BTCUSDT: "0.5" } }\nreconcile: { drift: { tolerance: { BTCUSDT: "0.001" } } }\n');
+    expect(err.problems.map((p) => [p.path, p.line, p.message])).toEqual([
+      ['risk.maxPosition.BTCUSDT', 1, 'no strategy trades BTCUSDT, so this cap limits nothing; no strategy is configured: remove it, or add the strategy that trades it'],
+      ['reconcile.drift.tolerance.BTCUSDT', 2, 'no strategy trades BTCUSDT, so this tolerance applies to nothing; no strategy is configured: remove it, or add the strategy that trades it'],
+    ]);
+  });
+
   it('accepts an override below the endpoint limit', async () => {
     const { config } = await parseConfig('venue: { limits: { spot.order: 80, futures.myTrades: 10 } }', { env: {} });
     expect(config.venue.limits).toEqual({ 'spot.order': 80, 'futures.myTrades': 10 });
