@@ -37,7 +37,7 @@ program
 program
   .command('new-strategy')
   .description('add strategies/NAME (a strategy and its test, from a template) to this project, and an entry for it to the config')
-  .argument('<name>', 'lower-case letters, digits and dashes')
+  .argument('<name>', 'lower-case letters, digits and dashes (its id in the config: the name without dashes, cut to 12 characters)')
   .option('-c, --config <file>', 'the config to add it to, when it exists', 'sluice.yaml')
   .action(async (name: string, opts: { config: string }) => {
     const { newStrategy, ScaffoldError } = await import('./commands/scaffold.js');

@@ -7,10 +7,19 @@
 // strategies with the harness sluice exports as `sluice/testing`.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { isMap, isSeq, parseDocument } from 'yaml';
+import { isMap, isSeq, parseDocument, type Document } from 'yaml';
+import { STRATEGY_ID } from '../config/index.js';
 import { PACKAGE_ROOT } from '../core/package-root.js';
 
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+/**
+ * The config id for a strategy NAME: the name without dashes, cut to 12 characters. The id is
+ * part of every client order id, so it is shorter and plainer than a directory name may be.
+ */
+export function strategyIdOf(name: string): string {
+  return name.replace(/-/g, '').slice(0, 12);
+}
 
 /** How the new project names its sluice dependency: the installed version, or this checkout's path. */
 function sluiceSpec(): string {
@@ -71,13 +80,17 @@ export function initProject(dir: string): string[] {
 /** Adds strategies/NAME to the project in `dir`, and an entry for it to `config` when that file exists. */
 export function newStrategy(name: string, dir: string, config = 'sluice.yaml'): string[] {
   if (!NAME.test(name)) throw new ScaffoldError(`"${name}" cannot name a strategy: use lower-case letters, digits and dashes, starting with a letter (e.g. dip-buyer)`);
+  const id = strategyIdOf(name);
+  if (!STRATEGY_ID.test(id)) throw new ScaffoldError(`"${name}" gives no usable strategy id ("${id}"): ids are 1-12 lower-case letters or digits; pick another name`);
   const root = resolve(dir);
   if (existsSync(join(root, 'strategies', name))) throw new ScaffoldError(`strategies/${name} already exists in ${root}: pick another name`);
-  const written = write(root, strategyFiles(name));
   const configPath = resolve(root, config);
-  if (existsSync(configPath)) {
-    addToConfig(configPath, name);
-    written.push(`${relative(root, configPath)} (strategy "${name}" added, disabled: set enabled: true to run it)`);
+  // Read and checked before anything is written: a refusal leaves the project as it was.
+  const doc = existsSync(configPath) ? configWithRoomFor(configPath, name, id) : undefined;
+  const written = write(root, strategyFiles(name));
+  if (doc) {
+    addToConfig(doc, configPath, name, id);
+    written.push(`${relative(root, configPath)} (strategy "${name}" added as id ${id}, disabled: set enabled: true to run it)`);
   }
   return written;
 }
@@ -91,13 +104,25 @@ function write(root: string, files: Record<string, string>): string[] {
   return Object.keys(files);
 }
 
-/** Appends the strategy to the config's `strategies` list, keeping the file's comments and layout. */
-function addToConfig(path: string, name: string): void {
+/** The config as a document that can take strategy `id`; refuses a file it cannot add to. */
+function configWithRoomFor(path: string, name: string, id: string): Document.Parsed {
   const doc = parseDocument(readFileSync(path, 'utf8'));
   if (doc.errors.length > 0) throw new ScaffoldError(`${path} is not valid YAML (${doc.errors[0]!.message}); add the strategy by hand`);
   if (!isMap(doc.contents)) throw new ScaffoldError(`${path} is not a YAML mapping; add the strategy by hand`);
+  const list: unknown = doc.toJS().strategies;
+  const taken = Array.isArray(list) && list.some((s) => typeof s === 'object' && s !== null && (s as { id?: unknown }).id === id);
+  if (taken) {
+    throw new ScaffoldError(
+      `${path} already has a strategy with id "${id}", the id "${name}" makes (dashes dropped, cut to 12 characters: it is part of every client order id): pick a name that differs in its first 12 letters and digits`,
+    );
+  }
+  return doc;
+}
+
+/** Appends the strategy to the config's `strategies` list, keeping the file's comments and layout. */
+function addToConfig(doc: Document.Parsed, path: string, name: string, id: string): void {
   const list = doc.get('strategies');
-  const entry = doc.createNode({ id: name, use: `./strategies/${name}/index.ts`, enabled: false, symbols: ['BTCUSDT'], everyMs: 1000, params: {} });
+  const entry = doc.createNode({ id, use: `./strategies/${name}/index.ts`, enabled: false, symbols: ['BTCUSDT'], everyMs: 1000, params: {} });
   if (isSeq(list)) list.add(entry);
   else doc.set('strategies', doc.createNode([entry.toJSON()]));
   writeFileSync(path, doc.toString({ flowCollectionPadding: false }));

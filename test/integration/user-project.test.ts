@@ -78,9 +78,12 @@ describe('sluice init and new-strategy', () => {
     const config = parse(readFileSync(join(project, 'sluice.yaml'), 'utf8')) as { strategies: { id: string; enabled?: boolean; use: string }[] };
     expect(config.strategies.map((s) => [s.id, s.enabled ?? true, s.use])).toEqual([
       ['example', true, './strategies/example/index.ts'],
-      ['dip-buyer', false, './strategies/dip-buyer/index.ts'],
+      ['dipbuyer', false, './strategies/dip-buyer/index.ts'],
     ]);
+    expect(added.stdout).toContain('strategy "dip-buyer" added as id dipbuyer');
     expect(readFileSync(join(project, 'sluice.yaml'), 'utf8')).toContain('# Your strategies, in paper mode'); // comments kept
+    const revalidate = await run(['validate', '--config', 'sluice.yaml'], project);
+    expect(revalidate.code, revalidate.stdout + revalidate.stderr).toBe(0);
     const again = await run(['new-strategy', 'dip-buyer'], project);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('strategies/dip-buyer already exists');
