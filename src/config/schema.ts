@@ -4,7 +4,7 @@
 // endpoint table, are in rules.ts: zod skips an object's refinements once anything inside it
 // failed, and we want every problem reported in one pass.
 import { z } from 'zod';
-import { toDecimal, type Decimal } from '../core/decimal.js';
+import { DecimalFormatError, PLAIN_RULE, toDecimal, type Decimal } from '../core/decimal.js';
 import type { EndpointId } from '../exchange/endpoints.js';
 import type { Config } from './types.js';
 
@@ -70,8 +70,15 @@ export function decimal(example: string, sign: 'positive' | 'nonNegative') {
     let value: Decimal;
     try {
       value = toDecimal(v, 'value');
-    } catch {
-      ctx.addIssue({ code: 'custom', message: v === undefined ? `required: a quoted decimal string, e.g. "${example}"` : `must be a decimal string like "${example}" (got ${kindOf(v)})` });
+    } catch (err) {
+      // "1e-3" or "+5": a number, but money is written as plain digits; show them where they fit.
+      const hint = err instanceof DecimalFormatError ? err.hint : undefined;
+      const message = hint
+        ? `${PLAIN_RULE}; write ${hint.plain !== undefined ? `"${hint.plain}"` : `the digits out, e.g. "${example}" (that exponent is beyond any amount)`}`
+        : v === undefined
+          ? `required: a quoted decimal string, e.g. "${example}"`
+          : `must be a decimal string like "${example}" (got ${kindOf(v)})`;
+      ctx.addIssue({ code: 'custom', message });
       return z.NEVER;
     }
     const negative = value.startsWith('-');

@@ -8,16 +8,30 @@ const D = DecimalJs.clone({ precision: 60, rounding: DecimalJs.ROUND_HALF_EVEN, 
 export type Decimal = string & { readonly __decimal: unique symbol };
 
 const DECIMAL_TEXT = /^-?(?:\d+)(?:\.\d+)?$/;
-// Venues write signed changes with a plus (ticker `rose`: "+0.05"); accepted on input only.
-const INPUT_TEXT = /^[-+]?(?:\d+)(?:\.\d+)?$/;
+// Venues write signed changes with a plus (ticker `rose`: "+0.05"), and some serialisers tiny or
+// huge numbers with an exponent (1e-7): accepted from venues only, where we cannot choose.
+const VENUE_TEXT = /^[-+]?\d+(?:\.\d+)?(?:e([+-]?\d+))?$/i;
+/**
+ * No price or quantity needs an exponent beyond this; expanding one to plain digits is where a
+ * hostile "1e900000000" would take gigabytes (or the process).
+ */
+export const MAX_EXPONENT = 40;
 
 /** Thrown when a value is not a decimal; names the field so the caller can say what to fix. */
 export class DecimalFormatError extends Error {
-  constructor(readonly field: string, readonly value: unknown) {
-    super(`${field} must be a decimal written as a string like "0.015" (got ${describe(value)})`);
+  /** `hint`: why a number that is not plain decimal text ("1e-3", "+5") is refused, and the plain text to write where it can be shown. */
+  constructor(readonly field: string, readonly value: unknown, readonly hint?: { plain?: string; why: string }) {
+    super(
+      hint
+        ? `${field} ${hint.why} (got ${describe(value)})${hint.plain !== undefined ? `: write "${hint.plain}"` : ''}`
+        : `${field} must be a decimal written as a string like "0.015" (got ${describe(value)})`,
+    );
     this.name = 'DecimalFormatError';
   }
 }
+
+/** What config and strategies must write: no exponent, no plus sign. */
+export const PLAIN_RULE = 'must be plain decimal text: digits, one optional point, an optional leading minus, no exponent';
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
@@ -33,20 +47,26 @@ function canonical(d: DecimalJs): Decimal {
 }
 
 /**
- * Parses a decimal given as a string. Numbers are accepted only when `fromVenue` is set,
- * because venues in this API family send JSON numbers for some fields; we then read the
- * number's shortest round-trip text, which is exactly what the venue wrote.
+ * Parses a decimal given as plain text ("0.015", "-3"). Only values read from the venue
+ * (`fromVenue`) may also be JSON numbers, carry a plus sign or an exponent within
+ * +-MAX_EXPONENT: venues in this API family send them; we then read the number's shortest
+ * round-trip text, which is exactly what the venue wrote. Config and strategies write plain text.
  */
 export function toDecimal(value: unknown, field: string, opts: { fromVenue?: boolean } = {}): Decimal {
   let text: string;
   if (typeof value === 'string') text = value.trim();
   else if (typeof value === 'number' && opts.fromVenue && Number.isFinite(value)) text = numberText(value);
   else throw new DecimalFormatError(field, value);
-  if (!INPUT_TEXT.test(text)) {
-    // Venues sometimes print exponents (1e-7) for tiny numbers; accept those through decimal.js.
-    if (!/^-?\d+(\.\d+)?e[+-]?\d+$/i.test(text)) throw new DecimalFormatError(field, value);
+  if (DECIMAL_TEXT.test(text)) return canonical(new D(text));
+  const numeric = VENUE_TEXT.exec(text);
+  if (!numeric) throw new DecimalFormatError(field, value);
+  // Checked before decimal.js expands it: the exponent alone says how long the digits would be.
+  const sane = numeric[1] === undefined || Math.abs(Number(numeric[1])) <= MAX_EXPONENT;
+  if (opts.fromVenue) {
+    if (!sane) throw new DecimalFormatError(field, value, { why: `must be a decimal of sane size, its exponent within +-${MAX_EXPONENT}` });
+    return canonical(new D(text));
   }
-  return canonical(new D(text));
+  throw new DecimalFormatError(field, value, sane ? { why: PLAIN_RULE, plain: canonical(new D(text)) } : { why: `${PLAIN_RULE} (that exponent is beyond any amount)` });
 }
 
 function numberText(n: number): string {

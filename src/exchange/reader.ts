@@ -8,7 +8,7 @@
 // some venue serialisers print them) are read exactly; "abc", "NaN", "Infinity", "" and
 // exponents beyond +-40 are refused. Prices, quantities and balances must not be negative:
 // a balance of "-5" is a broken answer, not a debt (only changes, PnL and fees carry a sign).
-import { toDecimal, DecimalFormatError, type Decimal } from '../core/decimal.js';
+import { toDecimal, DecimalFormatError, MAX_EXPONENT, type Decimal } from '../core/decimal.js';
 import { MalformedResponseError } from '../core/errors.js';
 import { venueOrderId, type VenueOrderId } from '../core/ids.js';
 import type { OrderStatus, OrderType, Side } from '../core/types.js';
@@ -90,11 +90,11 @@ export class Reader {
     // Most venue decimals are canonical already ("30000.5", 0.001): toDecimal would give them back unchanged.
     const text = typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
     if (text !== undefined && text.length <= 80 && CANONICAL_DECIMAL.test(text) && text !== '-0') return text as Decimal;
-    // toDecimal expands exponents to plain digits: "1e999999999" would build a billion-digit
-    // string, and an 80+ character decimal is not a price. Refuse both before converting.
-    if (typeof v === 'string') {
-      const exp = /e([+-]?\d+)$/i.exec(v.trim());
-      if (v.length > 80 || (exp && Math.abs(Number(exp[1])) > 40)) this.fail(`${path}.${key}`, `must be a decimal of sane size, got ${kind(v)}`);
+    // An 80+ character decimal is not a price, nor is an exponent beyond MAX_EXPONENT (which
+    // toDecimal refuses too: expanded, "1e999999999" is a billion digits), text or JSON number.
+    if (text !== undefined) {
+      const exp = /e([+-]?\d+)$/i.exec(text.trim());
+      if (text.length > 80 || (exp && Math.abs(Number(exp[1])) > MAX_EXPONENT)) this.fail(`${path}.${key}`, `must be a decimal of sane size, got ${kind(v)}`);
     }
     try {
       return toDecimal(v, `${path}.${key}`, { fromVenue: true });

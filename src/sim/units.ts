@@ -103,7 +103,8 @@ export function scaledUnits(digits: number, scale: number, field: string, places
 const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
 
 function exactUnits(text: string, field: string, places: number): number {
-  const n = toUnits(toDecimal(text, field), places);
+  // A tape's decimals are the venue's text, which may have an exponent (1e-5).
+  const n = toUnits(toDecimal(text, field, { fromVenue: true }), places);
   if (n === undefined) throw new RangeError(`${text} has more decimals than the instrument allows`);
   return n;
 }

@@ -34,6 +34,15 @@ const cases: Case[] = [
     file: 'money-bare-number.yaml',
     expect: ['risk.maxNotionalPerOrder (line 3): write money as a quoted decimal string, e.g. "10000"'],
   },
+  {
+    file: 'money-not-plain.yaml',
+    expect: [
+      'risk.maxNotionalPerOrder (line 3): must be plain decimal text: digits, one optional point, an optional leading minus, no exponent; write "10000"',
+      'risk.maxNotionalPerMinute (line 4): must be plain decimal text: digits, one optional point, an optional leading minus, no exponent; write the digits out, e.g. "100000" (that exponent is beyond any amount)',
+      'sim.fees.maker (line 6): must be plain decimal text: digits, one optional point, an optional leading minus, no exponent; write "0.001"',
+    ],
+    problems: 3,
+  },
   { file: 'money-negative.yaml', expect: ['risk.maxPosition.BTCUSDT (line 4): must be 0 or more, e.g. "0.5"'] },
   {
     file: 'max-position-twice.yaml',

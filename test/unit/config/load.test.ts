@@ -221,6 +221,17 @@ risk: { maxPosition: { btcusdt: "0.50" }, maxNotionalPerOrder: "2500.00" }
     ]);
   });
 
+  it('money with an exponent is refused with the plain text to write; a huge exponent is refused without being expanded', async () => {
+    const small = await problemsOf('risk:\n  feeAllowance: "1e-3"\n');
+    expect(small.message).toContain('risk.feeAllowance (line 2): must be plain decimal text: digits, one optional point, an optional leading minus, no exponent; write "0.001"');
+    // Expanded, these took 25 s and 3.4 GB, or aborted the process out of memory.
+    const huge = await problemsOf('risk:\n  maxNotionalPerOrder: "1e100000000"\n  maxNotionalPerMinute: "1e900000000"\n');
+    expect(huge.problems.map((p) => [p.path, p.line, p.message])).toEqual([
+      ['risk.maxNotionalPerOrder', 2, expect.stringContaining('(that exponent is beyond any amount)')],
+      ['risk.maxNotionalPerMinute', 3, expect.stringContaining('write the digits out, e.g. "100000"')],
+    ]);
+  });
+
   it('accepts an override below the endpoint limit', async () => {
     const { config } = await parseConfig('venue: { limits: { spot.order: 80, futures.myTrades: 10 } }', { env: {} });
     expect(config.venue.limits).toEqual({ 'spot.order': 80, 'futures.myTrades': 10 });

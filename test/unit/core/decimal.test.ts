@@ -15,7 +15,27 @@ describe('Decimal', () => {
     expect(d('1.5000')).toBe('1.5');
     expect(d('-0.000')).toBe('0');
     expect(toDecimal(1e-7, 'x', { fromVenue: true })).toBe('0.0000001');
-    expect(toDecimal('1E+3', 'x')).toBe('1000');
+    expect(toDecimal('1E+3', 'x', { fromVenue: true })).toBe('1000');
+  });
+
+  it('takes only plain decimal text from config and strategies, naming the field and the plain text to write', () => {
+    expect(() => toDecimal('1e-3', 'price')).toThrow('price must be plain decimal text: digits, one optional point, an optional leading minus, no exponent (got "1e-3"): write "0.001"');
+    expect(() => toDecimal('+5', 'volume')).toThrow(/^volume must be plain decimal text.* \(got "\+5"\): write "5"$/);
+    expect(() => toDecimal('2.5E+2', 'literal')).toThrow(/write "250"$/);
+    // Beyond any amount: refused from the exponent alone, never expanded (this one aborted the process).
+    expect(() => toDecimal('1e900000000', 'maxNotionalPerOrder')).toThrow('maxNotionalPerOrder must be plain decimal text: digits, one optional point, an optional leading minus, no exponent (that exponent is beyond any amount) (got "1e900000000")');
+    expect(() => toDecimal('1e-100000000', 'x')).toThrow(/beyond any amount/);
+    for (const plain of ['0.001', '-3', ' 7 ', '00.50']) expect(toDecimal(plain, 'x')).toBe(String(Number(plain)));
+  });
+
+  it('from the venue, reads exponents within +-40 (text or JSON number) and refuses bigger ones unexpanded, naming the field', () => {
+    expect(toDecimal('1e40', 'x', { fromVenue: true })).toBe(`1${'0'.repeat(40)}`);
+    expect(toDecimal(1e-40, 'x', { fromVenue: true })).toBe(`0.${'0'.repeat(39)}1`);
+    expect(toDecimal('+0.05', 'rose', { fromVenue: true })).toBe('0.05');
+    expect(() => toDecimal('1e41', 'balances[0].free', { fromVenue: true })).toThrow('balances[0].free must be a decimal of sane size, its exponent within +-40 (got "1e41")');
+    expect(() => toDecimal(1e-300, 'fee', { fromVenue: true })).toThrow(/^fee must be a decimal of sane size/);
+    expect(() => toDecimal('1e900000000', 'x', { fromVenue: true })).toThrow(DecimalFormatError);
+    expect(() => toDecimal('-1e-900000000', 'x', { fromVenue: true })).toThrow(DecimalFormatError);
   });
 
   it('rejects non-decimals naming the field and the fix', () => {

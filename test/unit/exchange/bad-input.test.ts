@@ -71,6 +71,8 @@ describe('decimals: what is read, what is refused', () => {
     ['"1,5"', /must be a decimal/],
     ['"1e41"', /sane size/],
     ['"1e-999999999"', /sane size/],
+    ['1e-300', /sane size/], // a JSON number: read from its text, exponent and all
+    ['1.5e300', /sane size/],
     [`"${'9'.repeat(81)}"`, /sane size/],
     ['1e999', /must be a decimal/], // a JSON number too big for a double reads as Infinity
     ['""', /must be a decimal/],

@@ -48,6 +48,8 @@ describe('StrategyHost', () => {
     [{ symbol: 'BTCUSDT', side: 'HOLD', type: 'LIMIT', volume: '1', price: '1' }, /side must be BUY or SELL, got "HOLD"/],
     [{ symbol: 'BTCUSDT', side: 'BUY', type: 'STOP', volume: '1', price: '1' }, /type must be LIMIT or MARKET/],
     [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: 0.1, price: '1' }, /volume must be a decimal written as a string/],
+    [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1e-3', price: '1' }, /^volume must be plain decimal text: .* \(got "1e-3"\): write "0\.001"$/],
+    [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1', price: '3E4' }, /^price must be plain decimal text: .*: write "30000"$/],
     [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0', price: '1' }, /volume must be above 0, got 0/],
     [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1' }, /a LIMIT order needs a price/],
     [{ symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', volume: '1', price: '5' }, /MARKET order takes no price/],
