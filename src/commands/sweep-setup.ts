@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parseDocument } from 'yaml';
+import { parseDocument, visit } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import { parseConfig } from '../config/index.js';
 import { renderSweepHtml, sortEntries, type Report, type SortKey, type SweepReport, type SweepSpec } from '../report/index.js';
@@ -42,12 +42,21 @@ export const fail = (message: string): number => {
 
 /**
  * Sections a sweep never sends to a run: a backtest sends no alerts (whose webhook URL may carry
- * a token), reads no credentials, and records no tape. Job data is read by every worker and
+ * a token), reads no credentials, and records no tape. Nor does a comment go: one may hold what
+ * was never meant to be config (# SLUICE_API_SECRET=...). Job data is read by every worker and
  * kept for days, so what is not needed does not go.
  */
 export function withoutUnusedSections(configText: string): string {
   const doc = parseDocument(configText);
   for (const key of ['alerts', 'credentials', 'record']) doc.delete(key);
+  doc.commentBefore = null;
+  doc.comment = null;
+  visit(doc, {
+    Node(_, node) {
+      node.commentBefore = null;
+      node.comment = null;
+    },
+  });
   return doc.toString();
 }
 

@@ -111,6 +111,37 @@ describe('what a run carries', () => {
     expect(parse(text)).toEqual({ mode: 'paper', strategies: (parse(BASE) as { strategies: unknown }).strategies });
   });
 
+  it('carries no comment, wherever it was, and keeps every value and the structure', () => {
+    const commented = `# SLUICE_API_SECRET=secret-in-a-comment-1
+mode: paper # secret-in-a-comment-2
+# secret-in-a-comment-3
+strategies:
+  # secret-in-a-comment-4
+  - id: grid1 # secret-in-a-comment-5
+    use: strategies/grid/index.ts
+    symbols: [BTCUSDT, # secret-in-a-comment-6
+      ETHUSDT]
+    params: { spacingPct: "0.02", note: "a # in a value stays", # secret-in-a-comment-7
+      levels: 3 }
+    everyMs: # secret-in-a-comment-8
+      1000
+  # secret-in-a-comment-9
+sim: &sim
+  seed: 7 # secret-in-a-comment-10
+engine: { summaryEveryMs: 60000 }
+journal:
+  path: |
+    not # a comment: block text
+# secret-in-a-comment-11
+`;
+    const text = withoutUnusedSections(commented);
+    expect(text).not.toMatch(/secret-in-a-comment/);
+    expect(parse(text)).toEqual(parse(commented));
+    // Each run's config, the job data a queued sweep puts in Redis, is made from it.
+    const [run] = sweepRuns(text, [parseSweep('strategies.0.params.levels=5')]);
+    expect(run!.configText).not.toMatch(/secret-in-a-comment|#(?! in a value| a comment)/);
+  });
+
   it('names each plugin once, with the hash of the file the submitter has', () => {
     expect(pluginRefs(BASE, ROOT)).toEqual([
       { use: 'strategies/grid/index.ts', sha256: gridSha },
