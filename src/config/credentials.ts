@@ -15,6 +15,17 @@ export const MIN_TOKEN_LENGTH = 16;
 const HOW =
   `set ${KEY_VAR} and ${SECRET_VAR} in the environment, or set credentials.file to a file (chmod 600) with the lines ${KEY_VAR}=... and ${SECRET_VAR}=...`;
 
+/**
+ * Whitespace, control and invisible format characters belong in no key or secret: a key sent
+ * with one is refused by the HTTP client only when a signed call is made, and reported as an
+ * outcome unknown though nothing was sent. A pasted line break or a Windows line end is the usual one.
+ */
+const UNSAFE = /[\s\p{Cc}\p{Cf}]/u;
+
+function unsafe(name: string, where: string, fix: string): string {
+  return `${where}${name} contains whitespace or a control character (often a pasted line break, or a Windows line end): ${fix}`;
+}
+
 export interface CredentialsResult {
   credentials?: Credentials;
   problems: RawProblem[];
@@ -33,7 +44,12 @@ export async function resolveCredentials(opts: {
 }): Promise<CredentialsResult> {
   const key = opts.env[KEY_VAR] || undefined;
   const secret = opts.env[SECRET_VAR] || undefined;
-  if (key && secret) return { credentials: { apiKey: key, apiSecret: secret }, problems: [] };
+  if (key && secret) {
+    const problems = ([[KEY_VAR, key], [SECRET_VAR, secret]] as const)
+      .filter(([, value]) => UNSAFE.test(value))
+      .map(([name]) => ({ path: ['credentials'], message: unsafe(name, '', `set it to the ${name === KEY_VAR ? 'key' : 'secret'} alone, with no spaces, tabs or line breaks`) }));
+    return problems.length > 0 ? { problems } : { credentials: { apiKey: key, apiSecret: secret }, problems };
+  }
   if (key || secret) {
     const [set, unset] = key ? [KEY_VAR, SECRET_VAR] : [SECRET_VAR, KEY_VAR];
     return { problems: [{ path: ['credentials'], message: `${set} is set but ${unset} is not: set both (or neither, and use credentials.file)` }] };
@@ -115,6 +131,7 @@ async function readCredentialsFile(file: string): Promise<CredentialsResult> {
   const apiSecret = values.get(SECRET_VAR);
   for (const [name, value] of [[KEY_VAR, apiKey], [SECRET_VAR, apiSecret]] as const) {
     if (!value) problems.push({ path: at, message: `${file} has no ${name}=... line (or it is empty): add it` });
+    else if (UNSAFE.test(value)) problems.push({ path: at, message: unsafe(name, `${file}: `, `write the value alone after ${name}=`) });
   }
   if (problems.length > 0 || !apiKey || !apiSecret) return { problems };
   return { credentials: { apiKey, apiSecret }, problems };

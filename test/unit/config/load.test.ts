@@ -313,6 +313,38 @@ describe('credentials', () => {
     }
   });
 
+  it('refuse a key or secret holding whitespace or a control character, naming the variable and never the value', async () => {
+    // Each was accepted, and every signed call then failed in the HTTP client as "outcome unknown".
+    for (const [name, env] of [
+      ['SLUICE_API_KEY', { ...CREDS, SLUICE_API_KEY: `${KEY}\n` }],
+      ['SLUICE_API_KEY', { ...CREDS, SLUICE_API_KEY: `${KEY}\r` }],
+      ['SLUICE_API_SECRET', { ...CREDS, SLUICE_API_SECRET: ` ${SECRET}` }],
+      ['SLUICE_API_SECRET', { ...CREDS, SLUICE_API_SECRET: `${SECRET.slice(0, 5)}\t${SECRET.slice(5)}` }],
+      ['SLUICE_API_SECRET', { ...CREDS, SLUICE_API_SECRET: `${SECRET}\u0000` }],
+      ['SLUICE_API_KEY', { ...CREDS, SLUICE_API_KEY: `${KEY}\u200b` }], // a zero-width space, invisible when pasted
+    ] as const) {
+      const err = await problemsOf(LIVE, env);
+      expect(err.problems.map((p) => [p.path, p.message])).toEqual([
+        ['credentials', `${name} contains whitespace or a control character (often a pasted line break, or a Windows line end): set it to the ${name === 'SLUICE_API_KEY' ? 'key' : 'secret'} alone, with no spaces, tabs or line breaks`],
+      ]);
+      expect(err.message).not.toContain(KEY);
+      expect(err.message).not.toContain(SECRET.slice(5));
+    }
+    const both = await problemsOf('mode: paper', { SLUICE_API_KEY: `${KEY}\n`, SLUICE_API_SECRET: `${SECRET}\n` });
+    expect(both.problems.map((p) => p.message.split(' ')[0])).toEqual(['SLUICE_API_KEY', 'SLUICE_API_SECRET']);
+  });
+
+  it('refuse a credentials file whose key or secret holds whitespace or a control character', async () => {
+    const file = await credentialsFile('spaced', 0o600, `SLUICE_API_KEY="${KEY} "\nSLUICE_API_SECRET=${SECRET}\u0001\n`);
+    const err = await problemsOf(`${LIVE}credentials: { file: ${file} }`);
+    expect(err.problems.map((p) => [p.path, p.message])).toEqual([
+      ['credentials.file', `${file}: SLUICE_API_KEY contains whitespace or a control character (often a pasted line break, or a Windows line end): write the value alone after SLUICE_API_KEY=`],
+      ['credentials.file', `${file}: SLUICE_API_SECRET contains whitespace or a control character (often a pasted line break, or a Windows line end): write the value alone after SLUICE_API_SECRET=`],
+    ]);
+    expect(err.message).not.toContain(KEY);
+    expect(err.message).not.toContain(SECRET);
+  });
+
   it('come from a file only its owner can read (chmod 600)', async () => {
     const file = await credentialsFile('ok', 0o600);
     const loaded = await parseConfig(`${LIVE}credentials: { file: ${file} }`, { env: {} });
