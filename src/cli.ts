@@ -53,7 +53,7 @@ program
 
 program
   .command('run')
-  .description('run the daemon (paper mode on the built-in simulated exchange when no credentials are set)')
+  .description('run the daemon: mode: paper (the default) trades the built-in simulated exchange, mode: live the venue with SLUICE_API_KEY and SLUICE_API_SECRET')
   .requiredOption('-c, --config <file>', 'YAML config file')
   .action(async (opts: { config: string }) => {
     const { runCommand } = await import('./commands/run.js');

@@ -53,6 +53,8 @@ describe('StrategyHost', () => {
     [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0', price: '1' }, /volume must be above 0, got 0/],
     [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1' }, /a LIMIT order needs a price/],
     [{ symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', volume: '1', price: '5' }, /MARKET order takes no price/],
+    [null, /^place takes an order request object \(\{ symbol, side, type, volume, price \}\), got null$/],
+    [{ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1', price: '1', open: 'OPEN' }, /^open and positionType are for futures orders only; leave them out$/],
   ])('a malformed request is rejected with a reason, and the plugin runs on: %o', async (request, reason) => {
     const def = defineStrategy({ apiVersion: 1, name: 'bad', params: z.object({}), create: (ctx) => ({ onTick: () => void ctx.place(request as never) }) });
     const { host, logs } = harness(def);
@@ -62,6 +64,18 @@ describe('StrategyHost', () => {
     expect(out.invalid[0]!.reason).toMatch(reason);
     expect(logs).toEqual([]); // the engine logs it, once
     expect(host.enabled).toBe(true);
+  });
+
+  it.each([
+    [{ open: 'FOO' }, /^open must be OPEN or CLOSE, got "FOO"$/],
+    [{ positionType: 7 }, /^positionType must be 1 \(cross\) or 2 \(isolated\), got 7$/],
+  ])('a futures request with a bad %o is rejected before it costs a request', async (extra, reason) => {
+    const request = { symbol: 'E-BTC-USDT', side: 'BUY', type: 'LIMIT', volume: '1', price: '30000', ...extra };
+    const def = defineStrategy({ apiVersion: 1, name: 'badf', params: z.object({}), create: (ctx) => ({ onTick: () => void ctx.place(request as never) }) });
+    const { host } = harness(def, {}, { symbols: ['E-BTC-USDT'], market: 'futures' });
+    const out = await host.tick();
+    expect(out.intents).toEqual([]);
+    expect(out.invalid.map((i) => i.reason)).toEqual([expect.stringMatching(reason)]);
   });
 
   it('API 2: a malformed request comes back as a rejected order event with its reason, once (a bad request made by that handler is not reported again)', async () => {
