@@ -71,16 +71,29 @@ export class StrategyLifecycle {
   }
 }
 
-/** The leverage strategies ask for, per contract, before any order: a refusal stops the start (trading at another leverage than configured is a risk nobody chose). */
-export async function applyLeverage(parts: { strategies: readonly LoadedStrategy[]; log: Log; setLeverage?: (contract: string, level: number) => Promise<void> }): Promise<void> {
+/**
+ * The leverage strategies ask for, per contract, before any order: a refusal stops the start
+ * (trading at another leverage than configured is a risk nobody chose), unless an earlier run
+ * set this very level (journaled): the venue may refuse even an unchanged level while orders
+ * are open, as after a kill -9 with orders resting, and the level it keeps is the one asked for.
+ */
+export async function applyLeverage(parts: { strategies: readonly LoadedStrategy[]; log: Log; journal: Journal; setLeverage?: (contract: string, level: number) => Promise<void> }): Promise<void> {
+  const { journal, log, setLeverage } = parts;
+  if (!setLeverage) return;
   const wanted = new Map<string, number>();
   for (const s of parts.strategies) if (s.entry.market === 'futures' && s.entry.leverage !== undefined) for (const symbol of s.entry.symbols) wanted.set(symbol, s.entry.leverage);
   for (const [contract, level] of wanted) {
+    const key = `leverage:${contract}`;
     try {
-      await parts.setLeverage?.(contract, level);
+      await setLeverage(contract, level);
     } catch (err) {
+      if (journal.cursor(key) === String(level)) {
+        log.warn({ contract, leverage: level, err: errorText(err) }, 'the venue refused to set the leverage again; an earlier run set this level, so trading goes on at it');
+        continue;
+      }
       throw new Error(`could not set the leverage of ${contract} to ${level}x: ${errorText(err)}; fix strategies[].leverage or the account (the venue refuses a change while orders are open)`, { cause: err });
     }
-    parts.log.info({ contract, leverage: level }, 'leverage set');
+    journal.setCursor(key, String(level));
+    log.info({ contract, leverage: level }, 'leverage set');
   }
 }

@@ -169,4 +169,18 @@ strategies:
     expect(failure?.message).toMatch(/^could not set the leverage of E-BTC-USDT to 20x: .*orders are open.*; fix strategies\[\]\.leverage or the account/);
     running = undefined;
   });
+
+  it('refused again after a restart with orders resting, the level an earlier run set (journaled) lets the start go on', async () => {
+    running = await engineApp(futuresYaml(20), [loaded('fut', idle, { market: 'futures', symbols: ['E-BTC-USDT'], leverage: 20 })]);
+    const { app, clock, sim, logs } = running;
+    // The run before set 20x and was killed with an order resting.
+    sim.futures.setLeverage(USER, 'E-BTC-USDT', 20);
+    app.journal.setCursor('leverage:E-BTC-USDT', '20');
+    sim.futures.place(USER, { contract: 'E-BTC-USDT', side: 'BUY', type: 'LIMIT', volume: d('1'), price: d('1000'), open: 'OPEN', positionType: 1 }, clock.now());
+    const failure = await drive(clock, app.start().then(() => undefined, (err: unknown) => err as Error));
+    expect(failure).toBeUndefined();
+    expect(app.engine.ready).toBe(true);
+    expect(logs.withMsg('the venue refused to set the leverage again; an earlier run set this level, so trading goes on at it').map((l) => [l.contract, l.leverage])).toEqual([['E-BTC-USDT', 20]]);
+    expect(sim.futures.leverageOf(USER, sim.futures.spec('E-BTC-USDT'))).toBe(20);
+  });
 });
