@@ -61,6 +61,8 @@ export interface App {
   dryRun?: DryRunGateway;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** A stop under way ends its waits now (Engine.hurry): a second signal. */
+  hurry(): void;
 }
 
 /** A tape never overwrites an earlier one: an existing path gets the start time before its extension. */
@@ -174,6 +176,7 @@ export function buildApp(inputs: AppInputs): App {
       marketDataEveryMs: config.engine.marketDataEveryMs,
       reconcileEveryMs: config.engine.reconcileEveryMs,
       summaryEveryMs: config.engine.summaryEveryMs,
+      handlerTimeoutMs: config.engine.handlerTimeoutMs,
       shutdown: config.engine.shutdown,
       recordMarketData: config.record.path !== null,
       reconcile: config.reconcile,
@@ -229,6 +232,7 @@ export function buildApp(inputs: AppInputs): App {
       journal.close();
       lock?.release();
     },
+    hurry: () => engine.hurry(),
   };
 }
 

@@ -111,7 +111,11 @@ export async function runCommand(configPath: string): Promise<number> {
   let markStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      log.warn({ signal }, 'stopping at once: handlers still running are abandoned and no more settling passes run; the cancels asked for are still sent, and the next start settles the rest');
+      running.hurry();
+      return;
+    }
     log.info({ signal }, 'stopping: strategies first, then queued intents and open orders per config');
     stopping = running.stop().finally(markStopped);
   };

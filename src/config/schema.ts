@@ -254,6 +254,7 @@ export const configSchema = z.strictObject(
       marketDataEveryMs: int(50).default(1000),
       reconcileEveryMs: int(100).default(2000),
       maxQueueMs: int(100).default(5000),
+      handlerTimeoutMs: int(1).default(10000),
       shutdown: section({ queued: oneOf(['flush', 'drop']).default('drop'), cancelOpenOrders: bool().default(true) }),
       heap: oneOf(['fast', 'small']).default('fast'),
     }),

@@ -126,6 +126,12 @@ export interface Config {
     readonly reconcileEveryMs: number;
     /** An intent still unsent after this long is dropped (its strategy hears 'canceled'): a stale order is worse than none. */
     readonly maxQueueMs: number;
+    /**
+     * How long an awaited plugin handler (onStart, onTick, onMarketData, onOrderUpdate, onFill,
+     * onStop, a timer) may take on the engine clock: past it, its strategy is disabled as if it
+     * threw, and nothing waits for the handler any more.
+     */
+    readonly handlerTimeoutMs: number;
     readonly shutdown: { readonly queued: 'flush' | 'drop'; readonly cancelOpenOrders: boolean };
     /**
      * V8's heap for `sluice run`: fast keeps V8's defaults; small sets --optimize-for-size and a

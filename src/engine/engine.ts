@@ -3,7 +3,8 @@
 // order. Live, paper and backtest run this same code; only the parts it is given differ.
 import { EventEmitter } from 'node:events';
 import { amend } from '../core/amend.js';
-import { AuthError } from '../core/errors.js';
+import { Deadlines } from '../core/deadlines.js';
+import { AuthError, errorText } from '../core/errors.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Fill, Market, Order } from '../core/types.js';
 import type { PositionBook } from '../positions/index.js';
@@ -11,7 +12,7 @@ import { reconcileInterval } from '../reconciler/budget.js';
 import type { Reconciler } from '../reconciler/poller.js';
 import type { RiskInputs } from '../risk/index.js';
 import type { HostOutput, StrategyHost } from '../strategy/index.js';
-import { mergeFeeds, recordingFeeds, type Feed } from './market-data.js';
+import { feedKey, mergeFeeds, recordingFeeds, type Feed } from './market-data.js';
 import { applyDrift } from './drift-mode.js';
 import { admit, type IntakeParts } from './intake.js';
 import { Loops } from './loops.js';
@@ -42,6 +43,10 @@ export class Engine {
   ready = false;
   /** From the start of stop(). */
   private stopping = false;
+  /** A second signal asked the stop to end its waits. */
+  private hurried = false;
+  /** Every plugin handler's deadline, on the engine clock. */
+  private readonly deadlines: Deadlines;
   private readonly loops: Loops;
   private readonly reported = new Set<string>();
   private readonly ledger: StrategyLedger;
@@ -52,6 +57,7 @@ export class Engine {
   private readonly intake: IntakeParts;
 
   constructor(private readonly parts: EngineParts) {
+    this.deadlines = new Deadlines(parts.clock);
     this.loops = new Loops(parts.clock, parts.log);
     this.ledger = new StrategyLedger(parts.journal, (market, symbol) => parts.instruments.get(market, symbol));
     this.checkpoint = new PositionsCheckpoint(parts.journal, parts.positions, parts.log);
@@ -59,7 +65,9 @@ export class Engine {
     // (engine.shutdown.queued decides what is sent), and after its strategy's onStop the host
     // refuses what it asks, with a reason. `sluice plan`, which never opens the pipeline, shows
     // one round without what timers add after it.
-    this.hosts = strategyHosts(parts, engineView(parts, this.ledger, () => this.reconciler), async (h, out) => {
+    const ms = parts.settings.handlerTimeoutMs;
+    const deadline = { ms, setting: 'engine.handlerTimeoutMs', within: <T>(work: Promise<T>) => this.deadlines.within(ms, work) };
+    this.hosts = strategyHosts(amend(parts, { deadline }), engineView(parts, this.ledger, () => this.reconciler), async (h, out) => {
       if (this.pipeline.open || this.stopping) await this.handle(h, out);
     });
     this.lifecycle = new StrategyLifecycle(amend(parts, { loops: this.loops, hosts: this.hosts, handle: (h: StrategyHost, out: HostOutput) => this.handle(h, out), reportOnce: (k: string, r: () => void) => this.reportOnce(k, r) }));
@@ -138,7 +146,19 @@ export class Engine {
     const { settings, pacer, log } = this.parts;
     // Prices (and warm-up klines) before any strategy's first tick.
     await this.pollMarketData();
-    for (const period of new Set(this.feeds().map((f) => f.subscription.everyMs!))) this.loops.every(period, () => this.pollMarketData(period), true);
+    // The loops run while strategies start: one whose start hangs holds up no poll or pass.
+    const starting = this.lifecycle.startWarm();
+    for (const period of new Set(this.feeds().map((f) => f.subscription.everyMs!))) {
+      this.loops.every(
+        period,
+        async () => {
+          await this.pollMarketData(period);
+          // A strategy whose warm-up this poll completed starts on its own: its onStart holds up no poll.
+          if (this.pipeline.open) this.lifecycle.startWarm().catch((err: unknown) => log.error({ err: errorText(err) }, 'a strategy could not start'));
+        },
+        true,
+      );
+    }
     this.lifecycle.saveEvery();
     const usage = pacer.usage();
     const reconcileEveryMs = reconcileInterval(settings.reconcileEveryMs, this.activeSymbols().length, this.markets(), (e) => usage[e]?.limit ?? 1, settings.reconcile.budgetShare);
@@ -146,6 +166,8 @@ export class Engine {
     this.loops.every(reconcileEveryMs, () => this.reconcile());
     // The daemon logs the first summary with its "running" line.
     this.loops.every(settings.summaryEveryMs, async () => log.info(this.summary(), 'summary'), true);
+    // "running" once each warm strategy has started or was disabled.
+    await starting;
   }
 
   /**
@@ -156,10 +178,13 @@ export class Engine {
   async runOnce(): Promise<void> {
     await this.prepare();
     await this.pollMarketData();
-    for (const h of this.hosts) {
-      await this.lifecycle.begin(h, false);
-      await this.handle(h, await h.tick());
-    }
+    await Promise.all(
+      this.hosts.map(async (h) => {
+        await this.lifecycle.begin(h, false);
+        await this.handle(h, await h.tick());
+      }),
+    );
+    await this.lifecycle.idle();
     await this.pipeline.handedOff();
   }
 
@@ -177,7 +202,8 @@ export class Engine {
       log.info(this.summary(), 'stopped');
       return;
     }
-    for (const h of this.hosts) await this.handle(h, await h.stop());
+    // Each onStop after the events its strategy was handed, all at once; one that hangs is abandoned at its deadline.
+    await this.lifecycle.stopAll();
     this.lifecycle.saveStates();
     await this.pipeline.dropAll('dropped at shutdown', { heldOnly: settings.shutdown.queued !== 'drop' });
     await this.pipeline.drain();
@@ -192,10 +218,30 @@ export class Engine {
       unknownTimeoutMs: settings.reconcile.unknownTimeoutMs,
       graceMs: settings.reconcile.drift.graceMs,
       reconcile: () => this.reconcile({ final: true }),
+      hurried: () => this.hurried,
     });
-    // A cancel the last pass released (its order's venue id came) is answered before the journal closes.
+    // A cancel the last pass released (its order's venue id came) is answered before the journal
+    // closes, and the strategies have heard how their orders ended.
     await this.pipeline.drain();
+    await this.lifecycle.idle();
     log.info(this.summary(), 'stopped');
+  }
+
+  /**
+   * A second signal during stop(): its waits end now. Handlers still running are abandoned (their
+   * strategies disabled), as are any the stop calls from here on that do not finish at once; the
+   * wait for running ticks ends; the settling pass under way is the last. Cancels already asked
+   * for are still sent and answered.
+   */
+  hurry(): void {
+    this.hurried = true;
+    this.deadlines.hurry();
+    this.loops.hurry();
+  }
+
+  /** Resolves once every strategy has heard the events handed to it so far (they go through its inbox, after the engine's own `order` and `fill` events). */
+  delivered(): Promise<void> {
+    return this.lifecycle.idle();
   }
 
   summary(): Record<string, unknown> {
@@ -223,13 +269,12 @@ export class Engine {
     return mergeFeeds(wanted, this.parts.settings.marketDataEveryMs);
   }
 
-  /** Polls the feeds of one period (all of them when none is given), hands each event to the started strategies that hear it, then starts the warm ones. */
+  /** Polls the feeds of one period (all of them when none is given), hands each event to the inbox of each started strategy that hears it. */
   async pollMarketData(everyMs?: number): Promise<void> {
     const feeds = this.feeds().filter((f) => everyMs === undefined || f.subscription.everyMs === everyMs);
     await this.parts.marketData.poll(feeds, async (feed, event) => {
-      for (const h of this.hosts) if (this.lifecycle.started.has(h) && hears(h, feed.market, event)) await this.handle(h, await h.marketData(event));
+      for (const h of this.hosts) if (this.lifecycle.started.has(h) && hears(h, feed.market, event)) this.lifecycle.post(h, async () => this.handle(h, await h.marketData(event)), feedKey(feed));
     });
-    if (this.pipeline.open) await this.lifecycle.startWarm();
   }
 
   /** What risk judges against; `leaving` are orders about to be sent, not counted as resting. */
@@ -258,7 +303,8 @@ export class Engine {
     this.events.emit('fill', fill);
     if (order) this.ledger.fill(order.strategyId, fill);
     const host = order && this.hosts.find((h) => h.id === order.strategyId);
-    if (host) await this.handle(host, await host.fill(fill));
+    // Through its inbox: the reconcile pass does not wait for the strategy.
+    if (host) this.lifecycle.post(host, async () => this.handle(host, await host.fill(fill)));
   }
 
   /** An order changed: the pipeline, listeners and its strategy hear it (with the reason, for a strategy that takes order events). */
@@ -269,7 +315,8 @@ export class Engine {
     const host = this.hosts.find((h) => h.id === order.strategyId);
     if (!host) return;
     const why = reason ?? (host.wantsOrderEvents && WITH_REASON.has(order.status) ? this.parts.journal.history(order.clientOrderId).at(-1)?.reason : undefined);
-    await this.handle(host, await host.orderUpdate(order, why));
+    // Through its inbox: neither the reconcile pass nor the pipeline waits for the strategy.
+    this.lifecycle.post(host, async () => this.handle(host, await host.orderUpdate(order, why)));
   }
 
   reportOnce(k: string, report: () => void): void {

@@ -1,12 +1,14 @@
 // When a strategy starts, and what it keeps: its klines warm-up holds the start, then its saved
-// state, onStart, the market data polled so far and its ticks; its onSave state goes to the
-// journal every minute and at stop. And the leverage strategies ask for, set before any order.
+// state, onStart, the market data polled so far and its ticks; its events go through its inbox,
+// and it stops there too; its onSave state goes to the journal every minute and at stop. And the
+// leverage strategies ask for, set before any order.
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
 import type { HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
+import { Inbox, MAX_WAITING_EVENTS } from './inbox.js';
 import type { Loops } from './loops.js';
-import type { MarketDataPoller } from './market-data.js';
+import { feedKey, type MarketDataPoller } from './market-data.js';
 import { feedsOf, warmUpLacking } from './strategies.js';
 
 const stateKey = (strategyId: string) => `strategy:${strategyId}:state`;
@@ -27,11 +29,36 @@ export interface LifecycleParts {
 export class StrategyLifecycle {
   /** Strategies started (onStart run, ticking); the others wait for their klines warm-up. */
   readonly started = new Set<StrategyHost>();
+  private readonly inboxes: ReadonlyMap<StrategyHost, Inbox>;
 
-  constructor(private readonly parts: LifecycleParts) {}
+  constructor(private readonly parts: LifecycleParts) {
+    this.inboxes = new Map(
+      parts.hosts.map((h) => [
+        h,
+        new Inbox(h.id, parts.log, (waiting) => {
+          h.fail(`${waiting} events waited for it (at most ${MAX_WAITING_EVENTS}): it handles them slower than they come`);
+          void parts.handle(h, { intents: [], invalid: [] });
+        }),
+      ]),
+    );
+  }
 
-  /** Starts the strategies whose warm-up is done. */
-  async startWarm(): Promise<void> {
+  /** Hands `run` (an event for `h`) to its inbox; `key`: a market-data feed, whose newer event takes the place of a waiting one. */
+  post(h: StrategyHost, run: () => Promise<void>, key?: string): void {
+    this.inboxes.get(h)!.post(run, key);
+  }
+
+  /** Resolves once no strategy has an event waiting or running. */
+  async idle(): Promise<void> {
+    await Promise.all([...this.inboxes.values()].map((i) => i.idle()));
+  }
+
+  /**
+   * Starts the strategies whose warm-up is done, each on its own (one whose onStart hangs holds
+   * up no other); resolves once those have started (or were disabled).
+   */
+  startWarm(): Promise<void> {
+    const starting: Promise<void>[] = [];
     for (const h of this.parts.hosts) {
       if (this.started.has(h)) continue;
       const lacking = warmUpLacking(h, this.parts.marketData);
@@ -39,8 +66,9 @@ export class StrategyLifecycle {
         this.parts.reportOnce(`warm:${h.id}`, () => this.parts.log.info({ strategy: h.id, lacking }, 'strategy waits for its klines warm-up before it starts'));
         continue;
       }
-      await this.begin(h, true);
+      starting.push(this.begin(h, true));
     }
+    return Promise.all(starting).then(() => undefined);
   }
 
   /** Its saved state, onStart, the market data polled so far, then (when `tick`) a tick every everyMs, the first at once. */
@@ -52,9 +80,16 @@ export class StrategyLifecycle {
     await handle(h, await h.start());
     for (const feed of feedsOf(h)) {
       const event = marketData.latest(feed);
-      if (event) await handle(h, await h.marketData(event));
+      if (event) this.post(h, async () => handle(h, await h.marketData(event)), feedKey(feed));
     }
+    await this.inboxes.get(h)!.idle();
     if (tick) loops.every(h.setup.everyMs, async () => handle(h, await h.tick()));
+  }
+
+  /** Every strategy's onStop at once, each after the events handed to it before; what they ask for is handled. */
+  async stopAll(): Promise<void> {
+    const { hosts, handle } = this.parts;
+    await Promise.all(hosts.map((h) => this.inboxes.get(h)!.run(async () => handle(h, await h.stop()))));
   }
 
   saveEvery(): void {

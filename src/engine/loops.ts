@@ -9,6 +9,7 @@ const STOP_WAITS_FOR_RUNS_MS = 10_000;
 
 export class Loops {
   private running = false;
+  private hurried = false;
   /** Runs in progress (a tick, a reconcile pass): stop() lets them end first. */
   private readonly working = new Set<Promise<void>>();
 
@@ -42,8 +43,13 @@ export class Loops {
    */
   async stop(): Promise<void> {
     this.running = false;
-    for (let waited = 0; this.working.size > 0 && waited < STOP_WAITS_FOR_RUNS_MS; waited += 100) {
+    for (let waited = 0; this.working.size > 0 && waited < STOP_WAITS_FOR_RUNS_MS && !this.hurried; waited += 100) {
       await Promise.race([Promise.all(this.working), this.clock.sleep(100)]);
     }
+  }
+
+  /** stop() waits no more (a second signal): within 100 ms, it leaves the runs in progress to end on their own. */
+  hurry(): void {
+    this.hurried = true;
   }
 }

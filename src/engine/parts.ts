@@ -17,6 +17,8 @@ export interface EngineSettings {
   marketDataEveryMs: number;
   reconcileEveryMs: number;
   summaryEveryMs: number;
+  /** How long an awaited plugin handler may take (engine clock) before its strategy is disabled and nothing waits for it. */
+  handlerTimeoutMs: number;
   shutdown: { queued: 'flush' | 'drop'; cancelOpenOrders: boolean };
   /** Poll depth, trades and ticker of every active symbol (a recording then holds a market a backtest can replay). */
   recordMarketData?: boolean;

@@ -27,6 +27,8 @@ export interface StopSettlement {
   graceMs: number;
   /** One pass reading everything (all open orders, trades to the end). */
   reconcile(): Promise<void>;
+  /** True once a second signal asked the stop to end its waits: the pass under way is the last. */
+  hurried?: () => boolean;
 }
 
 /**
@@ -64,6 +66,10 @@ export async function settleAtStop(s: StopSettlement): Promise<void> {
     if (unsettled().length > 0) settledAt = undefined;
     else settledAt ??= now;
     if (settledAt !== undefined && (!cancel || now >= settledAt + graceMs)) return;
+    if (s.hurried?.()) {
+      log.warn({ unsettled: unsettled().length }, 'the stop was hurried: no more settling passes; the next start settles what is left');
+      return;
+    }
     if (now >= deadline()) {
       log.warn({ unsettled: unsettled().length }, 'stopping with orders still unsettled; the next start settles them');
       return;

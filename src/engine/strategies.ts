@@ -5,7 +5,7 @@ import { amend } from '../core/amend.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from 'pino';
 import type { Market } from '../core/types.js';
-import { StrategyHost, type EngineView, type HostOutput, type LoadedStrategy, type MarketEvent, type MarketSubscription } from '../strategy/index.js';
+import { StrategyHost, type EngineView, type HandlerDeadline, type HostOutput, type LoadedStrategy, type MarketEvent, type MarketSubscription } from '../strategy/index.js';
 import { ZERO } from '../core/decimal.js';
 import type { Journal } from '../core/ports.js';
 import type { PositionBook } from '../positions/index.js';
@@ -16,7 +16,7 @@ import type { StrategyLedger } from './ledger.js';
 import type { Feed, MarketDataPoller } from './market-data.js';
 
 export function strategyHosts(
-  parts: { strategies: readonly LoadedStrategy[]; clock: Clock; log: Logger; pluginLog?: Logger; sequences: SequenceAllocator },
+  parts: { strategies: readonly LoadedStrategy[]; clock: Clock; log: Logger; pluginLog?: Logger; sequences: SequenceAllocator; deadline: HandlerDeadline },
   view: EngineView,
   /** Where a timer's output goes (the engine hands it to risk and the pipeline, as a tick's). */
   onTimer: (host: StrategyHost, out: HostOutput) => Promise<void>,
@@ -28,6 +28,7 @@ export function strategyHosts(
       now: () => parts.clock.now(),
       log: pluginLogger(log),
       nextSequence: () => parts.sequences.next(s.entry.id),
+      deadline: parts.deadline,
       setTimer(delayMs, fire) {
         let live = true;
         void parts.clock

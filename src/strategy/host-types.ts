@@ -4,6 +4,7 @@ import type { Decimal } from '../core/decimal.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Depth, KlineInterval, SymbolInfo, Ticker } from '../core/market.js';
 import type { Balance, Fill, Market, Order, OrderIntent, Position } from '../core/types.js';
+import type { CUT, LATE } from '../core/deadlines.js';
 import type { Candle, Margin, MarketSubscription, StrategyLogger, TimerId } from './api.js';
 import type { IndicatorFeed } from './indicator-feed.js';
 
@@ -39,6 +40,20 @@ export interface HostDeps {
   nextSequence(): number;
   /** Runs `fire` after `delayMs` on the engine clock (its output goes where a tick's goes), unless cancelled first. */
   setTimer(delayMs: number, fire: () => Promise<HostOutput>): () => void;
+  /**
+   * How long an awaited handler may take, on the engine clock: past it, the strategy is disabled
+   * and nothing waits for the handler any more. Without it (the plugin test harness) a handler
+   * is awaited however long it takes.
+   */
+  deadline?: HandlerDeadline;
+}
+
+export interface HandlerDeadline {
+  ms: number;
+  /** Where `ms` is set, for the reason a late handler is given. */
+  setting: string;
+  /** `work`'s outcome, or LATE once `ms` passed first (CUT: a hurried stop ended the wait). */
+  within<T>(work: Promise<T>): Promise<T | typeof LATE | typeof CUT>;
 }
 
 /** An intent the plugin asked for that could not even be formed. */

@@ -1,6 +1,8 @@
-// Runs one plugin safely: every call into plugin code is caught, and a plugin that throws is
-// disabled (and reported, with where it threw) while the others run on. Plugins only queue
-// intents; the host hands them to the engine after each call.
+// Runs one plugin safely: every call into plugin code is caught, and a plugin that throws, or
+// whose handler misses its deadline, is disabled (and reported, with where it threw or which
+// handler hung) while the others run on. Plugins only queue intents; the host hands them to the
+// engine after each call.
+import { CUT, LATE } from '../core/deadlines.js';
 import { StrategyError, errorText } from '../core/errors.js';
 import type { Fill, Order } from '../core/types.js';
 import type { MarketEvent, MarketSubscription, StrategyDefinition, StrategyHandlers, TimerId } from './api.js';
@@ -9,7 +11,7 @@ import type { HostDeps, HostInternals, HostOutput, StrategySetup } from './host-
 import { IndicatorFeed } from './indicator-feed.js';
 import { OrderEvents } from './order-events.js';
 
-export type { EngineView, HostDeps, HostOutput, InvalidRequest, StrategySetup } from './host-types.js';
+export type { EngineView, HandlerDeadline, HostDeps, HostOutput, InvalidRequest, StrategySetup } from './host-types.js';
 
 export class StrategyHost {
   private handlers: StrategyHandlers = {};
@@ -120,11 +122,28 @@ export class StrategyHost {
     this.timers.delete(id);
   }
 
+  /** Disables the strategy for `why` (a handler that threw or hung, events it could not keep up with); what it queued is dropped. */
+  fail(why: string, cause?: unknown): void {
+    // The first reason stands: a handler abandoned after the strategy was disabled is no news.
+    if (this.failure) return;
+    this.failure = new StrategyError(this.id, `${why}; the strategy is disabled, the others run on`, cause === undefined ? undefined : { cause });
+    // Intents queued by a call that then failed are dropped: the plugin's state is suspect.
+    this.internals.outbox = [];
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+  }
+
   private async invoke(name: string, call: (h: StrategyHandlers) => void | Promise<void>): Promise<HostOutput> {
     if (this.enabled) {
       try {
-        await call(this.handlers);
-        await this.reportInvalid();
+        const work = (async () => {
+          await call(this.handlers);
+          await this.reportInvalid();
+        })();
+        const { deadline } = this.deps;
+        const outcome = deadline ? await deadline.within(work) : await work;
+        if (outcome === LATE) this.fail(`${name} did not finish within ${deadline!.ms} ms (${deadline!.setting}); nothing waits for it any more`);
+        if (outcome === CUT) this.fail(`${name} was abandoned unfinished: a second signal hurried the stop`);
       } catch (err) {
         this.disable(name, err);
       }
@@ -155,15 +174,12 @@ export class StrategyHost {
 
   private disable(name: string, err: unknown): void {
     const where = thrownAt(err);
-    this.failure = new StrategyError(this.id, `${name} threw: ${errorText(err)}${where ? ` (at ${where})` : ''}; the strategy is disabled, the others run on`, { cause: err });
-    // Intents queued by a call that then threw are dropped: the plugin's state is suspect.
-    this.internals.outbox = [];
-    for (const cancel of this.timers.values()) cancel();
-    this.timers.clear();
+    this.fail(`${name} threw: ${errorText(err)}${where ? ` (at ${where})` : ''}`, err);
   }
 
   private drain(name: string): HostOutput {
-    const out = { intents: this.internals.outbox, invalid: this.internals.invalid };
+    // A handler abandoned at its deadline may still run on and queue requests: none is sent.
+    const out = { intents: this.enabled ? this.internals.outbox : [], invalid: this.internals.invalid };
     this.internals.outbox = [];
     this.internals.invalid = [];
     if (this.stopped && out.intents.length > 0) {

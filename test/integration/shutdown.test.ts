@@ -269,6 +269,8 @@ describe('the bounded backlog (engine.maxQueueMs)', () => {
     const line = JSON.parse(await tap.waitFor(/intents not sent in time were dropped/)) as { dropped: number; maxQueueMs: number };
     expect(line).toMatchObject({ dropped: 3, maxQueueMs: 300 });
     expect(a.engine.pipeline.stats.expired).toBe(3);
+    // The strategy hears them through its inbox, after the engine's own events.
+    await a.engine.delivered();
     expect(s.heard('canceled').sort()).toEqual([...queued].sort());
     for (const id of queued) {
       expect(a.journal.order(id)).toMatchObject({ status: 'canceled' });

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/core/clock.js';
+import { Deadlines } from '../../../src/core/deadlines.js';
 import { d } from '../../../src/core/decimal.js';
 import type { Order } from '../../../src/core/types.js';
-import { defineStrategy, z } from '../../../src/strategy/api.js';
-import { harness } from '../../../src/strategy/testing.js';
+import { defineStrategy, z, type StrategyDefinition } from '../../../src/strategy/api.js';
+import { StrategyHost } from '../../../src/strategy/host.js';
+import { FakeView, harness } from '../../../src/strategy/testing.js';
 
 const order = (clientOrderId: string, over: Partial<Order> = {}): Order => ({
   clientOrderId: clientOrderId as Order['clientOrderId'],
@@ -117,6 +120,48 @@ describe('StrategyHost', () => {
     expect(host.enabled).toBe(false);
     expect(host.disabledBy!.message).toMatch(/^strategy boom: onTick threw: division by zero in my signal \(at \/.*host\.test\.ts:\d+:\d+\); the strategy is disabled, the others run on$/);
     await host.tick();
+    expect(ticks).toBe(1);
+  });
+
+  it('a handler past its deadline disables the plugin, naming the handler and the deadline; what it asks for afterwards is never sent', async () => {
+    const clock = new ManualClock(0);
+    const deadlines = new Deadlines(clock);
+    let release!: () => void;
+    let ticks = 0;
+    const def: StrategyDefinition = defineStrategy({
+      apiVersion: 1,
+      name: 'slow',
+      params: z.object({}),
+      create: (ctx) => ({
+        async onTick() {
+          ticks++;
+          await new Promise<void>((resolve) => (release = resolve));
+          ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1', price: '1' });
+        },
+      }),
+    });
+    const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+    const host = new StrategyHost({ id: 'slow', market: 'spot', symbols: ['BTCUSDT'], everyMs: 1000 }, def, {}, {
+      view: new FakeView(),
+      log,
+      now: () => clock.now(),
+      nextSequence: () => 0,
+      setTimer: () => () => undefined,
+      deadline: { ms: 500, setting: 'engine.handlerTimeoutMs', within: (work) => deadlines.within(500, work) },
+    });
+    let out: Awaited<ReturnType<StrategyHost['tick']>> | undefined;
+    void host.tick().then((o) => (out = o));
+    await clock.advance(499);
+    expect(out).toBeUndefined();
+    expect(host.enabled).toBe(true);
+    await clock.advance(1);
+    expect(out).toEqual({ intents: [], invalid: [] });
+    expect(host.disabledBy!.message).toBe('strategy slow: onTick did not finish within 500 ms (engine.handlerTimeoutMs); nothing waits for it any more; the strategy is disabled, the others run on');
+
+    // The abandoned tick ends later and queues an order: no later call hands it over.
+    release();
+    await clock.advance(0);
+    expect((await host.tick()).intents).toEqual([]);
     expect(ticks).toBe(1);
   });
 
