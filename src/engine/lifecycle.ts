@@ -1,7 +1,7 @@
 // When a strategy starts, and what it keeps: its klines warm-up holds the start, then its saved
-// state, onStart, the market data polled so far and its ticks; its events go through its inbox,
-// and it stops there too; its onSave state goes to the journal every minute and at stop. And the
-// leverage strategies ask for, set before any order.
+// state, onStart, the market data polled so far, the events that came before (held in its inbox
+// until then) and its ticks; it stops in its inbox too; its onSave state goes to the journal
+// every minute and at stop. And the leverage strategies ask for, set before any order.
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
@@ -27,7 +27,7 @@ export interface LifecycleParts {
 }
 
 export class StrategyLifecycle {
-  /** Strategies started (onStart run, ticking); the others wait for their klines warm-up. */
+  /** Strategies whose start has begun (onLoad, onStart, then ticks); the others wait for their klines warm-up. */
   readonly started = new Set<StrategyHost>();
   private readonly inboxes: ReadonlyMap<StrategyHost, Inbox>;
 
@@ -35,8 +35,12 @@ export class StrategyLifecycle {
     this.inboxes = new Map(
       parts.hosts.map((h) => [
         h,
-        new Inbox(h.id, parts.log, (waiting) => {
-          h.fail(`${waiting} events waited for it (at most ${MAX_WAITING_EVENTS}): it handles them slower than they come`);
+        new Inbox(h.id, parts.log, (waiting, started) => {
+          h.fail(
+            started
+              ? `${waiting} events waited for it (at most ${MAX_WAITING_EVENTS}): it handles them slower than they come`
+              : `${waiting} events came for it before it started (at most ${MAX_WAITING_EVENTS} wait for onLoad and onStart): it would start on an incomplete picture`,
+          );
           void parts.handle(h, { intents: [], invalid: [] });
         }),
       ]),
@@ -48,7 +52,7 @@ export class StrategyLifecycle {
     this.inboxes.get(h)!.post(run, key);
   }
 
-  /** Resolves once no strategy has an event waiting or running. */
+  /** Resolves once no started strategy has an event waiting or running (what waits for a start does not count). */
   async idle(): Promise<void> {
     await Promise.all([...this.inboxes.values()].map((i) => i.idle()));
   }
@@ -71,25 +75,44 @@ export class StrategyLifecycle {
     return Promise.all(starting).then(() => undefined);
   }
 
-  /** Its saved state, onStart, the market data polled so far, then (when `tick`) a tick every everyMs, the first at once. */
+  /**
+   * Its saved state and onStart; then its inbox opens: the market data polled so far, then the
+   * events that came for it before (a fill the start-up reconcile found), in order; then (when
+   * `tick`) a tick every everyMs, the first at once. No event reaches it before onLoad and onStart.
+   */
   async begin(h: StrategyHost, tick: boolean): Promise<void> {
     const { journal, marketData, handle, loops } = this.parts;
     this.started.add(h);
-    const state = journal.cursor(stateKey(h.id));
-    if (state !== undefined) await handle(h, await h.load(JSON.parse(state)));
-    await handle(h, await h.start());
-    for (const feed of feedsOf(h)) {
-      const event = marketData.latest(feed);
-      if (event) this.post(h, async () => handle(h, await h.marketData(event)), feedKey(feed));
+    try {
+      const state = journal.cursor(stateKey(h.id));
+      if (state !== undefined) await handle(h, await h.load(JSON.parse(state)));
+      await handle(h, await h.start());
+    } finally {
+      // Opened even when the start failed, so a stop never waits on a closed inbox.
+      const latest = feedsOf(h).flatMap((feed) => {
+        const event = marketData.latest(feed);
+        return event ? [{ key: feedKey(feed), run: async () => handle(h, await h.marketData(event)) }] : [];
+      });
+      await this.inboxes.get(h)!.open(latest);
     }
-    await this.inboxes.get(h)!.idle();
     if (tick) loops.every(h.setup.everyMs, async () => handle(h, await h.tick()));
   }
 
-  /** Every strategy's onStop at once, each after the events handed to it before; what they ask for is handled. */
+  /**
+   * Every strategy's onStop at once, each after the events handed to it before; what they ask
+   * for is handled. One that never started (its klines warm-up) hears none of what waited for it.
+   */
   async stopAll(): Promise<void> {
-    const { hosts, handle } = this.parts;
-    await Promise.all(hosts.map((h) => this.inboxes.get(h)!.run(async () => handle(h, await h.stop()))));
+    const { hosts, handle, log } = this.parts;
+    await Promise.all(
+      hosts.map(async (h) => {
+        const inbox = this.inboxes.get(h)!;
+        if (this.started.has(h)) return inbox.run(async () => handle(h, await h.stop()));
+        const dropped = inbox.discard();
+        if (dropped > 0) log.info({ strategy: h.id, dropped }, 'stopping a strategy that never started: the events that waited for its start are dropped');
+        await handle(h, await h.stop());
+      }),
+    );
   }
 
   saveEvery(): void {

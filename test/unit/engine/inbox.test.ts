@@ -13,6 +13,7 @@ describe('Inbox', () => {
   it('runs one job at a time, in order; a newer market-data event takes the place of a waiting one of its feed', async () => {
     const ran: string[] = [];
     const inbox = new Inbox('t', new MemoryLog(), () => undefined);
+    void inbox.open();
     const first = gate();
     inbox.post(async () => {
       ran.push('order 1');
@@ -32,6 +33,7 @@ describe('Inbox', () => {
     const ran: string[] = [];
     const overflows: number[] = [];
     const inbox = new Inbox('t', new MemoryLog(), (waiting) => overflows.push(waiting));
+    void inbox.open();
     const stuck = gate();
     inbox.post(stuck.run);
     const stopped = inbox.run(async () => void ran.push('stop'));
@@ -41,5 +43,34 @@ describe('Inbox', () => {
     await stopped;
     await inbox.idle();
     expect(ran).toEqual(['stop']);
+  });
+
+  it('holds what comes before its strategy started; at the start, the market data polled so far, then what waited, in order', async () => {
+    const ran: string[] = [];
+    const overflows: Array<[number, boolean]> = [];
+    const inbox = new Inbox('t', new MemoryLog(), (waiting, started) => overflows.push([waiting, started]));
+    inbox.post(async () => void ran.push('order filled'));
+    inbox.post(async () => void ran.push('ticker @1'), 'spot:BTCUSDT:ticker:');
+    inbox.post(async () => void ran.push('fill'));
+    await settle();
+    await inbox.idle();
+    expect(ran).toEqual([]);
+    await inbox.open([
+      { key: 'spot:BTCUSDT:ticker:', run: async () => void ran.push('ticker @2') },
+      { key: 'spot:BTCUSDT:depth:', run: async () => void ran.push('depth @2') },
+    ]);
+    expect(ran).toEqual(['ticker @2', 'depth @2', 'order filled', 'fill']);
+    inbox.post(async () => void ran.push('order canceled'));
+    await inbox.idle();
+    expect(ran.at(-1)).toBe('order canceled');
+    expect(overflows).toEqual([]);
+  });
+
+  it(`past ${MAX_WAITING_EVENTS} events before the start, drops them and says the strategy had not started`, () => {
+    const overflows: Array<[number, boolean]> = [];
+    const inbox = new Inbox('t', new MemoryLog(), (waiting, started) => overflows.push([waiting, started]));
+    for (let i = 0; i <= MAX_WAITING_EVENTS; i++) inbox.post(async () => undefined);
+    expect(overflows).toEqual([[MAX_WAITING_EVENTS, false]]);
+    expect(inbox.discard()).toBe(0);
   });
 });
