@@ -123,7 +123,7 @@ export class Engine {
   }
 
   /** Loads, settles what the previous run left in flight, and reconciles with the venue; no strategy has run yet. */
-  async prepare(): Promise<void> {
+  async prepare(opts: { untilComplete: boolean } = { untilComplete: true }): Promise<void> {
     // A strategy of plugin API 2 can ask for its own history: its fills are replayed now, while
     // nothing runs, rather than at its first ask, which would hold the event loop for as long as
     // the journal takes to stream (seconds for a long one); its orders are read at its first ask
@@ -135,7 +135,16 @@ export class Engine {
     for (const o of this.parts.journal.orders({ openOnly: true })) {
       if (o.status === 'pending') this.parts.journal.updateOrder(withStatus(o, 'unknown', this.parts.clock.now()), 'the previous run stopped before the venue answered');
     }
-    await this.reconcile({ catchUp: true });
+    // Strategies start on the venue's state: positions with every fill made while the daemon was
+    // down, orders settled. A pass that could not read all of it (reads failing, more trades than
+    // one pass reads) is followed by another until one does; `sluice plan` (a look) takes one.
+    for (let pass = 0; ; pass++) {
+      const { complete } = await this.reconcile({ catchUp: true });
+      if (this.stopping) return;
+      if (complete || !opts.untilComplete) break;
+      if (pass === 0) this.parts.log.warn({ everyMs: this.parts.settings.reconcileEveryMs }, 'the start-up reconcile could not read the whole account; strategies start after a pass that does');
+      await this.parts.clock.sleep(this.parts.settings.reconcileEveryMs);
+    }
     this.ready = true;
   }
 
@@ -143,6 +152,7 @@ export class Engine {
     this.loops.start();
     this.pipeline.open = true;
     await this.prepare();
+    if (this.stopping) return;
     const { settings, pacer, log } = this.parts;
     // Prices (and warm-up klines) before any strategy's first tick.
     await this.pollMarketData();
@@ -163,7 +173,7 @@ export class Engine {
     const usage = pacer.usage();
     const reconcileEveryMs = reconcileInterval(settings.reconcileEveryMs, this.activeSymbols().length, this.markets(), (e) => usage[e]?.limit ?? 1, settings.reconcile.budgetShare);
     if (reconcileEveryMs > settings.reconcileEveryMs) log.info({ reconcileEveryMs, budgetShare: settings.reconcile.budgetShare }, 'reconcile interval stretched to keep within its share of the request budget');
-    this.loops.every(reconcileEveryMs, () => this.reconcile());
+    this.loops.every(reconcileEveryMs, async () => void (await this.reconcile()));
     // The daemon logs the first summary with its "running" line.
     this.loops.every(settings.summaryEveryMs, async () => log.info(this.summary(), 'summary'), true);
     // "running" once each warm strategy has started or was disabled.
@@ -176,7 +186,7 @@ export class Engine {
    * runs it through a gateway that sends nothing.
    */
   async runOnce(): Promise<void> {
-    await this.prepare();
+    await this.prepare({ untilComplete: false });
     await this.pollMarketData();
     await Promise.all(
       this.hosts.map(async (h) => {
@@ -217,7 +227,7 @@ export class Engine {
       cancel: settings.shutdown.cancelOpenOrders,
       unknownTimeoutMs: settings.reconcile.unknownTimeoutMs,
       graceMs: settings.reconcile.drift.graceMs,
-      reconcile: () => this.reconcile({ final: true }),
+      reconcile: async () => void (await this.reconcile({ final: true })),
       hurried: () => this.hurried,
     });
     // A cancel the last pass released (its order's venue id came) is answered before the journal
@@ -250,16 +260,19 @@ export class Engine {
   }
 
   /** One reconcile pass over every active symbol, then a positions checkpoint. */
-  async reconcile(opts: { final?: boolean; catchUp?: boolean } = {}): Promise<void> {
+  async reconcile(opts: { final?: boolean; catchUp?: boolean } = {}): Promise<{ complete: boolean }> {
+    let pass: { complete: boolean };
     try {
-      await this.reconciler.pass(this.activeSymbols(), opts);
+      pass = await this.reconciler.pass(this.activeSymbols(), opts);
     } catch (err) {
       if (!(err instanceof AuthError)) throw err;
       if (opts.catchUp) throw refusedAtStart(err);
-      return haltOnRefusal(this.parts, err);
+      haltOnRefusal(this.parts, err);
+      return { complete: false };
     }
     this.checkpoint.save();
     this.events.emit('reconciled');
+    return pass;
   }
 
   /** Every feed a running strategy (or the recording) wants, merged, each with its period. */

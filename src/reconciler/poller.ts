@@ -140,26 +140,32 @@ export class Reconciler {
 
   /**
    * One pass: holdings of every market, then every symbol. A symbol that fails is logged and
-   * retried next pass; the others go on.
+   * retried next pass; the others go on. `complete`: every holding was read and every symbol's
+   * trades were read to their end in this pass (what the start waits for before any strategy).
    */
-  async pass(symbols: readonly Sym[], opts: PassOptions = {}): Promise<void> {
+  async pass(symbols: readonly Sym[], opts: PassOptions = {}): Promise<{ complete: boolean }> {
+    const startedAt = this.deps.clock.now();
     const fullScan = opts.final === true || this.passes++ % FULL_SCAN_EVERY === FULL_SCAN_EVERY - 1;
-    await this.readHoldings(new Set(symbols.map((s) => s.market)));
+    let complete = await this.readHoldings(new Set(symbols.map((s) => s.market)));
     for (const { market, symbol } of symbols) {
       try {
         await this.symbol(market, symbol, { catchUp: opts.catchUp, final: opts.final, fullScan });
       } catch (err) {
         // Refused credentials fail every symbol alike, and are the engine's to act on.
         if (err instanceof AuthError) throw err;
+        complete = false;
         this.deps.log.warn({ err: errorText(err), market, symbol }, 'reconcile failed; will retry');
       }
     }
-    this.drift.judge(symbols, (market, symbol) => this.coverage.get(keyOf(market, symbol))?.caughtUpAt ?? Number.NEGATIVE_INFINITY);
+    const caughtUpAt = (market: Market, symbol: string) => this.coverage.get(keyOf(market, symbol))?.caughtUpAt ?? Number.NEGATIVE_INFINITY;
+    this.drift.judge(symbols, caughtUpAt);
     this.times.keep();
+    return { complete: complete && symbols.every((s) => caughtUpAt(s.market, s.symbol) >= startedAt) };
   }
 
-  /** Reads holdings; a failed read keeps the last ones (logged). */
-  async readHoldings(markets: ReadonlySet<Market>): Promise<void> {
+  /** Reads holdings; a failed read keeps the last ones (logged). True when every market's was read. */
+  async readHoldings(markets: ReadonlySet<Market>): Promise<boolean> {
+    let all = true;
     for (const market of markets) {
       const sentAt = this.deps.clock.now();
       try {
@@ -173,9 +179,11 @@ export class Reconciler {
         } else this.margins = holdings.margins ?? [];
       } catch (err) {
         if (err instanceof AuthError) throw err;
+        all = false;
         this.deps.log.warn({ err: errorText(err), market }, `${market} account read failed; keeping the last figures`);
       }
     }
+    return all;
   }
 
   // ---------- one symbol ----------

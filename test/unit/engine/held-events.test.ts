@@ -2,7 +2,8 @@
 // daemon is down, and the start-up reconcile finds the fill before any strategy runs. Its
 // strategy hears nothing before its onLoad and onStart; what came before is delivered right
 // after its start, in order, when prices are known.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TemporaryError } from '../../../src/core/errors.js';
 import { d, dec } from '../../../src/core/decimal.js';
 import type { ClientOrderId } from '../../../src/core/ids.js';
 import { defineStrategy, z } from '../../../src/strategy/api.js';
@@ -98,5 +99,46 @@ describe('events that come before a strategy has started', () => {
     expect(sim.orderLog().map((o) => o.clientOrderId)).toEqual([buy, sell]);
     expect(app.journal.order(sell)?.status).toBe('open');
     expect(logs.withMsg('intent rejected')).toEqual([]);
+  });
+
+  it('a start-up reconcile that cannot read the trades holds every strategy until a pass that does', async () => {
+    const first = keeper();
+    const one = await engineApp(yaml, [loaded('keeper', first.definition)]);
+    void one.app.start();
+    await runUntil(one.clock, SIM_START + 1000);
+    const buy = first.placed[0]!;
+    await drive(one.clock, one.app.stop());
+    // While the daemon is down, another participant sells into the buy.
+    const price = one.app.journal.order(buy)!.price!;
+    one.sim.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [], asks: [[dec.add(price, d('10')), '5']] });
+    one.sim.applyMarketEvent({ type: 'trade', symbol: 'BTCUSDT', price, qty: '0.001', side: 'SELL' });
+
+    const second = keeper();
+    second.placed.push(buy);
+    running = await engineApp(yaml, [loaded('keeper', second.definition)], { restartOf: one });
+    const { app, clock, logs } = running;
+    // The venue's trades reads fail for the first two passes (a 503 after the retries).
+    let failing = 2;
+    const trades = app.readers.spot.trades.bind(app.readers.spot);
+    vi.spyOn(app.readers.spot, 'trades').mockImplementation(async (symbol, fromId) => {
+      if (failing > 0) {
+        failing--;
+        throw new TemporaryError({ endpoint: 'spot.myTrades', httpStatus: 503 }, 'HTTP 503 (service unavailable)', false);
+      }
+      return trades(symbol, fromId);
+    });
+    let started = false;
+    void app.start().then(() => (started = true));
+    // The restart first waits out the last run's rate windows (2 s), then the first pass fails.
+    await runUntil(clock, clock.now() + 2300);
+    expect(failing).toBe(1);
+    expect(app.engine.ready).toBe(false);
+    expect(second.heard).toEqual([]);
+    expect(logs.withMsg('the start-up reconcile could not read the whole account; strategies start after a pass that does')).toHaveLength(1);
+    await runUntil(clock, clock.now() + 3000);
+    expect(failing).toBe(0);
+    expect(started).toBe(true);
+    expect(second.heard.slice(0, 5)).toEqual(['load fills=0', 'start', 'marketData ticker', `order ${buy} filled`, 'fill BUY 0.001']);
+    expect(app.engine.positions.position('spot', 'BTCUSDT').quantity).toBe('0.001');
   });
 });
