@@ -31,15 +31,18 @@ export class StrategyHost {
     private readonly deps: HostDeps,
   ) {
     this.apiVersion = definition.apiVersion;
-    this.subscriptions = this.guardSync('subscribe', () => definition.subscribe?.(params) ?? [{ kind: 'ticker' }]) ?? [];
+    // subscribe() runs after the internals exist: a throw there disables the plugin through them.
+    const subscriptions: MarketSubscription[] = [];
     this.internals = {
       outbox: [],
       invalid: [],
       indicators: new IndicatorFeed(),
-      subscriptions: this.subscriptions,
+      subscriptions,
       setTimer: (delayMs, fn) => this.setTimer(delayMs, fn),
       clearTimer: (id) => this.clearTimer(id),
     };
+    subscriptions.push(...(this.guardSync('subscribe', (): readonly MarketSubscription[] => definition.subscribe?.(params) ?? [{ kind: 'ticker' }]) ?? []));
+    this.subscriptions = subscriptions;
     this.guardSync('create', () => {
       this.handlers = definition.create(buildContext(setup, params, deps, this.internals));
     });

@@ -101,6 +101,23 @@ describe('StrategyHost', () => {
     expect(out.invalid.map((i) => i.reason)).toEqual(['a LIMIT order needs a price', 'a MARKET order takes no price; leave price out']);
   });
 
+  it('a plugin whose subscribe() throws is disabled with the reason, not a crash of the host', async () => {
+    const def = defineStrategy({
+      apiVersion: 1,
+      name: 'badsub',
+      params: z.object({}),
+      subscribe: () => {
+        throw new Error('no feeds today');
+      },
+      create: () => ({ onTick: () => undefined }),
+    });
+    const { host } = harness(def);
+    expect(host.enabled).toBe(false);
+    expect(host.disabledBy?.message).toMatch(/^strategy test: subscribe threw: no feeds today/);
+    expect(host.subscriptions).toEqual([]);
+    expect((await host.tick()).intents).toEqual([]);
+  });
+
   it('a throwing plugin is disabled, its half-made intents dropped, and it is never called again', async () => {
     let ticks = 0;
     const def = defineStrategy({
