@@ -27,9 +27,10 @@ import { EXTRA_ROUTES, ROUTES, WRITES } from './routes.js';
 import type { Call, VenueView } from './venue.js';
 import { SpotEngine, type SpotOrder } from './spot.js';
 import { TradeLog } from './trades.js';
-import { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble, type UserTrade } from './types.js';
+import { Troubles } from './troubles.js';
+import { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type UserTrade } from './types.js';
 
-export { SimFault, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble } from './types.js';
+export { SimFault, type Arrival, type LoggedOrder, type RecordedIncident, type RecordedMarketEvent, type SimOptions, type Trouble } from './types.js';
 
 interface Scheduled {
   at: number;
@@ -53,11 +54,12 @@ export class SimExchange implements VenueView {
   readonly spot: SpotEngine;
   readonly futures: FuturesEngine;
   readonly faults: Faults;
+  /** The scenario's timed troubles and the incidents a tape recorded (troubles.ts). */
+  readonly troubles: Troubles;
   readonly cancelSettleMs: number;
   /** How closely the venue keeps to the contract's letter (the `profile` option, resolved). */
   readonly profile: VenueProfile;
   private readonly rewrite: SimOptions['rewrite'];
-  private readonly troubles: readonly Trouble[];
   private readonly keys = new Map<string, Credential & { account: string }>();
   private readonly limiter: RateLimiter;
   private readonly limits: Record<string, number>;
@@ -97,7 +99,7 @@ export class SimExchange implements VenueView {
     this.rateLimited = opts.rateLimits ?? true;
     this.stepMs = opts.stepMs ?? 250;
     this.cancelSettleMs = opts.cancelSettleMs ?? 200;
-    this.troubles = opts.troubles ?? [];
+    this.troubles = new Troubles(opts.troubles ?? [], opts.incidents ?? []);
     this.orderIds = new IdSource(ORDER_ID_BASE, stream(this.seed, 'order-ids'));
     this.tradeIds = new IdSource(TRADE_ID_BASE, stream(this.seed, 'trade-ids'));
     const fees = { maker: toDecimal(opts.fees?.maker ?? '0.001', 'fees.maker'), taker: toDecimal(opts.fees?.taker ?? '0.002', 'fees.taker') };
@@ -168,13 +170,10 @@ export class SimExchange implements VenueView {
     }
 
     // Only the clock clients see jumps (timestamp checks, serverTime): the market keeps its time.
-    const clockNow = now + (this.troubled('clock_jump', now)?.skewMs ?? 0);
-    const trouble = this.troubled('ban', now) ?? this.troubled('rate_limit_storm', now);
-    if (trouble?.kind === 'ban') return this.error(arrival, trusted, banned(trouble.until, now));
-    if (trouble?.kind === 'rate_limit_storm') {
-      const seconds = Math.max(1, Math.ceil((trouble.until - now) / 1000));
-      return this.error(arrival, trusted, new SimError(VenueCode.TOO_MANY_REQUESTS, 'Too many requests: the venue is shedding load.', 429, { headers: { 'retry-after': String(seconds) } }));
-    }
+    const clockNow = now + this.troubles.skewAt(now);
+    const trouble = this.troubles.before(arrival, now);
+    if (trouble instanceof SimError) return this.error(arrival, trusted, trouble);
+    if (trouble) return trouble;
 
     const known = key !== undefined && this.keys.has(key);
     const banIds = known ? [`ip:${remote}`, `key:${key}`] : [`ip:${remote}`];
@@ -216,6 +215,9 @@ export class SimExchange implements VenueView {
       const account = apiKey !== undefined ? this.keys.get(apiKey)!.account : USER;
       const call: Call = { params, account, now, clockNow, endpoint: ep.id };
       const body = route(this, call);
+      // A recorded 504 or lost answer due on this endpoint: the venue acted, the caller cannot tell.
+      const unsure = WRITES.has(ep.id) ? this.troubles.afterAct(arrival, now) : undefined;
+      if (unsure) return unsure;
       if (WRITES.has(ep.id) && draw.lost) {
         arrival.fault = 'lost-response';
         return new SimFault('lost-response', true);
@@ -248,10 +250,6 @@ export class SimExchange implements VenueView {
   private error(arrival: Arrival, trusted: boolean, e: SimError): HttpResponse {
     arrival.code = e.code;
     return this.answer(arrival, trusted, e.status, { code: e.code, msg: e.message, ...e.extra.body }, e.extra.headers);
-  }
-
-  private troubled(kind: Trouble['kind'], now: number): Trouble | undefined {
-    return this.troubles.find((t) => t.kind === kind && t.from <= now && now < t.until);
   }
 
   // ---------- time: the synthetic market and scheduled settlements ----------

@@ -1,5 +1,7 @@
 // The simulated exchange: the contract made executable. See README.md in this folder.
-export { SimExchange, SimFault, USER, type Arrival, type LoggedOrder, type RecordedMarketEvent, type SimOptions, type Trouble } from './exchange.js';
+export { SimExchange, SimFault, USER, type Arrival, type LoggedOrder, type RecordedIncident, type RecordedMarketEvent, type SimOptions, type Trouble } from './exchange.js';
+export type { IncidentCounts } from './troubles.js';
+export { INCIDENT_KINDS, type IncidentKind, type RecordedAnswer } from './types.js';
 export { SimTransport } from './transport.js';
 export { startSimServer, type SimServer, type SimServerOptions } from './server.js';
 export { DEFAULT_CONTRACTS, DEFAULT_SYMBOLS, type ContractSpec, type SymbolSpec, type MarketShape } from './instruments.js';

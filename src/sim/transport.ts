@@ -25,8 +25,9 @@ export class SimTransport implements Transport {
     // Spelled out: a spread followed by members takes V8's slow path on Node 20.
     const req = hasType ? request : { method: request.method, path: request.path, query: request.query, body: request.body, headers: { 'content-type': 'application/json', ...request.headers } };
     const out = await this.exchange.handle(req, { remote: this.remote, trusted: this.trusted });
-    // No HTTP answer: the request may have reached the venue (it did, for a lost response).
-    if (out instanceof SimFault) throw new TransportFailure(out.message, true);
+    // No HTTP answer: the request may have reached the venue (it did, for a lost response),
+    // unless the fault is a recorded one whose transport knew it had not.
+    if (out instanceof SimFault) throw new TransportFailure(out.message, out.maybeDelivered);
     return out;
   }
 

@@ -52,6 +52,11 @@ export interface SimOptions {
    */
   troubles?: readonly Trouble[];
   /**
+   * The venue's troubles a tape recorded (tape/incidents.ts derives them), played back at their
+   * recorded times in venue time: see troubles.ts for how each kind answers.
+   */
+  incidents?: readonly RecordedIncident[];
+  /**
    * How closely the venue keeps to the contract's letter and the live variants of the notes:
    * 'lenient' (default for now), 'strict', or a VenueProfile of your own. See README.md, Profiles.
    */
@@ -81,15 +86,51 @@ export interface Trouble {
   skewMs?: number;
 }
 
+/** An HTTP answer as a tape recorded it: the status, the headers it keeps, the body's text. */
+export interface RecordedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * ban: 418 to everything for a while. rate_limit (429), error (a 5xx or -1000 without acting),
+ * unknown_outcome (504, or no answer after the request may have arrived) and reset (no answer,
+ * the request never arrived) meet one request of one endpoint each.
+ */
+export type IncidentKind = 'ban' | 'rate_limit' | 'error' | 'unknown_outcome' | 'reset';
+export const INCIDENT_KINDS: readonly IncidentKind[] = ['ban', 'rate_limit', 'error', 'unknown_outcome', 'reset'];
+
+/** A venue trouble recorded on a tape, at its recorded time (the request's, ms). */
+export interface RecordedIncident {
+  kind: IncidentKind;
+  at: number;
+  /** The endpoint id it met; a ban has none (it stops every endpoint). */
+  endpoint?: string;
+  /** ban only: when it ends. */
+  until?: number;
+  /** The recorded answer; none when the connection dropped, or for a ban whose end the venue stated (it states it again). */
+  answer?: RecordedAnswer;
+  /** The transport's words when no answer came. */
+  message?: string;
+}
+
 /** A request that gets no HTTP answer: the adapter drops the connection (or throws TransportFailure). */
 export class SimFault {
   constructor(
     readonly kind: 'reset' | 'lost-response',
     /** True when the venue acted on the request before the answer was lost. */
     readonly acted: boolean,
+    /**
+     * What the in-process caller is told. The simulator's own faults leave it unsure, as a
+     * dropped connection does; a recorded failure keeps what the recording's transport knew.
+     */
+    readonly maybeDelivered = true,
+    private readonly recorded?: string,
   ) {}
 
   get message(): string {
+    if (this.recorded !== undefined) return `${this.recorded} (as the tape recorded it)`;
     return this.kind === 'reset' ? 'connection reset by the simulated venue' : 'response lost after the simulated venue acted';
   }
 }
@@ -107,6 +148,8 @@ export interface Arrival {
   /** Venue code of an error answer. */
   code?: number;
   fault?: 'reset' | 'error5xx' | 'lost-response' | 'timeout' | 'error-after-act';
+  /** The recorded incident that answered it (SimOptions.incidents). */
+  incident?: IncidentKind;
 }
 
 export interface LoggedOrder {
