@@ -119,9 +119,11 @@ async function backtest(path: string, eventCacheDir?: string, configText = CONFI
   return r.events;
 }
 
-/** A first run: the tape decoded, the cache written (deleted before, so every repeat writes it). */
+/** A first run: the tape decoded, the cache written (deleted before, so every repeat writes it), its recorded incidents read too. */
 async function firstRun(path: string): Promise<number> {
-  rmSync(await eventCachePath(path, CACHE), { force: true });
+  const events = await eventCachePath(path, CACHE);
+  rmSync(events, { force: true });
+  rmSync(events.replace(/\.events$/, '.incidents'), { force: true });
   return backtest(path, CACHE);
 }
 

@@ -17,7 +17,7 @@ import { busiestWindow } from '../limiter/window.js';
 import { accountValue, buildReport, equitySample, PriceSampler, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
 import type { SimExchange } from '../sim/index.js';
 import type { LoadedStrategy } from '../strategy/index.js';
-import { lastEventAt, recordedListings, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
+import { lastEventAt, recordedIncidents, recordedListings, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
 import { buildApp, type App } from './build.js';
 import { simInstruments } from './recorded-instruments.js';
 import { backtest, replay, simFromConfig } from './profiles.js';
@@ -88,7 +88,10 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   // Only the traded markets move: no strategy can see the others (strategy/requests.ts).
   // The tape's venue's own instruments, where it recorded their listing (app/recorded-instruments.ts).
   const instruments = simInstruments(await recordedListings(opts));
-  const sim = simFromConfig(config.sim, clock, start, amend(instruments, { moving: traded.map((t) => t.symbol) }));
+  // The venue's troubles the tape recorded, met where the recording met them (tape/incidents.ts).
+  // A first run reads the tape for them while the feed, open already, decodes it ahead on a thread.
+  const incidents = config.sim.recordedFaults && (opts.tape || opts.tapePath) ? await recordedIncidents(opts) : undefined;
+  const sim = simFromConfig(config.sim, clock, start, amend(instruments, { moving: traded.map((t) => t.symbol), incidents: incidents ?? [] }));
   const calls = new CallTally();
   const pluginLog = opts.pluginLog?.(() => clock.now());
   const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }, opts.trustedVenue ?? true), strategies: opts.strategies, log: opts.log, ...(pluginLog ? { pluginLog } : {}), onCall: (r) => calls.add(r) });
@@ -175,6 +178,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     limiter: calls.usage(endpointLimits(config.venue.limits, config.venue.limitShare)),
     strategies: opts.strategies.map((s) => s.entry.id),
     ...(opts.tapeName ? { tape: opts.tapeName } : {}),
+    ...(incidents ? { incidents: played(sim) } : {}),
     config: {
       seed: config.sim.seed,
       latencyMs: `${config.sim.latencyMs.min}-${config.sim.latencyMs.max}`,
@@ -272,6 +276,12 @@ function apply(sim: SimExchange, e: TapeMarketEvent, taped: Taped): void {
     // simulator's instruments disagree, which no strategy result could survive.
     throw new TapeEventError(`tape event at ${new Date(e.at).toISOString()} (${e.market} ${e.event.symbol}) cannot be applied: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/** The recorded incidents the simulator was given, and those a request of the run met. */
+function played(sim: SimExchange): NonNullable<ReportInput['incidents']> {
+  const { given, played } = sim.troubles.incidents();
+  return { onTape: given, played };
 }
 
 /** Every market a strategy trades, symbols in upper case. */

@@ -8,7 +8,7 @@ import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import type { Credentials } from '../executor/index.js';
 import type { JsonValue } from '../exchange/json.js';
-import { SimExchange, type ContractSpec, type SymbolSpec } from '../sim/index.js';
+import { SimExchange, type ContractSpec, type RecordedIncident, type SymbolSpec } from '../sim/index.js';
 
 export type ProfileName = 'live' | 'paper' | 'backtest' | 'replay' | 'inspect';
 
@@ -53,12 +53,13 @@ export interface Profile {
  * The simulated venue the config's `sim` section describes; its timed troubles count from `start`.
  * `keepMs`: how long it keeps final orders and trades (SimOptions.keepMs); the whole run without.
  * `moving`: the symbols whose synthetic market moves (SimOptions.moving); all without.
+ * `incidents`: the troubles a tape recorded, played at their recorded times (SimOptions.incidents).
  */
 export function simFromConfig(
   sim: Config['sim'],
   clock: Clock,
   start: number,
-  opts: { keepMs?: number; moving?: readonly string[]; symbols?: readonly SymbolSpec[]; contracts?: readonly ContractSpec[] } = {},
+  opts: { keepMs?: number; moving?: readonly string[]; symbols?: readonly SymbolSpec[]; contracts?: readonly ContractSpec[]; incidents?: readonly RecordedIncident[] } = {},
 ): SimExchange {
   return new SimExchange(
     amend(opts, {

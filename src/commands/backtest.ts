@@ -125,8 +125,19 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(out, 'report.html'), renderHtml(report, input));
-  process.stdout.write(`${summaryLine(report)}\nreport: ${join(out, 'report.json')}, ${join(out, 'report.html')}\n`);
+  const incidents = incidentsLine(report);
+  process.stdout.write(`${summaryLine(report)}\n${incidents ? `${incidents}\n` : ''}report: ${join(out, 'report.json')}, ${join(out, 'report.html')}\n`);
   return 0;
+}
+
+/** What the run met of the venue's troubles the tape recorded; undefined when it held none. */
+export function incidentsLine(r: Report): string | undefined {
+  const i = r.recordedIncidents;
+  if (!i) return undefined;
+  const kinds = Object.entries(i.byKind).map(([k, n]) => `${k.replace(/_/g, ' ')} ${n.played}/${n.onTape}`);
+  const unmet = i.onTape - i.played;
+  const why = unmet > 0 ? `; ${unmet} never met: the run sent nothing on their endpoint after their time` : '';
+  return `recorded venue incidents played ${i.played} of ${i.onTape} (${kinds.join(', ')})${why}`;
 }
 
 /** The report's headline as one line; its money is already rounded (report/build.ts), and Sharpe says what it is. */

@@ -234,6 +234,8 @@ export const configSchema = z.strictObject(
           { error: expected('a list of timed venue troubles, e.g. [{ kind: rate_limit_storm, atMs: 60000, durationMs: 10000 }]') },
         )
         .default([]),
+      // A backtest of a tape plays the venue's troubles the tape recorded (tape/incidents.ts).
+      recordedFaults: bool().default(true),
     }),
     strategies: z.array(strategy, { error: expected('a list of strategies (- id: ...)') }).default([]),
     risk: section({

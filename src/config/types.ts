@@ -56,6 +56,8 @@ export interface SimConfig {
   readonly futuresBalance: Decimal;
   /** Timed venue troubles, from the start of the run: backtests use them to try a bad day. */
   readonly scenario: readonly { readonly kind: 'rate_limit_storm' | 'ban' | 'clock_jump'; readonly atMs: number; readonly durationMs: number; readonly skewMs: number }[];
+  /** A backtest of a tape plays back the venue's troubles it recorded (bans, 429s, 5xx, lost answers) at their recorded times. */
+  readonly recordedFaults: boolean;
 }
 
 export interface ReconcileConfig {

@@ -137,8 +137,9 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
 /**
  * When a ban ends, on our clock: the later of the body's end (venue time, which a stale clock
  * offset could misplace) and Retry-After (a delay, which it cannot); undefined if neither says.
+ * Exported for tapes: a backtest plays a recorded ban as long as the client read it.
  */
-function banEnd(a: VenueAnswer): number | undefined {
+export function banEnd(a: Pick<VenueAnswer, 'headers' | 'body' | 'now' | 'localNow'>): number | undefined {
   const ends: number[] = [];
   const o = a.body !== null && typeof a.body === 'object' ? (a.body as Record<string, unknown>) : {};
   const key = ['banUntil', 'bannedUntil', 'banUntilMs'].find((k) => o[k] !== undefined);

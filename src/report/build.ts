@@ -32,7 +32,7 @@ export function buildReport(input: ReportInput): Report {
   const positions = replay.book.snapshot();
   const realized = dec.sum(positions.map((p) => p.realizedPnl));
   const quoteFees = dec.sum(positions.map((p) => p.fees));
-  return {
+  const report: Report = {
     version: 1,
     period: {
       startedAt: input.startedAt,
@@ -62,6 +62,20 @@ export function buildReport(input: ReportInput): Report {
     },
     rateLimits: rateLimitsOf(input),
   };
+  // Last, and only when there were some: the report of a tape without troubles is as it was.
+  const incidents = incidentsOf(input);
+  if (incidents) report.recordedIncidents = incidents;
+  return report;
+}
+
+function incidentsOf(input: ReportInput): Report['recordedIncidents'] {
+  const { onTape, played } = input.incidents ?? { onTape: {}, played: {} };
+  const kinds = Object.keys(onTape).filter((k) => (onTape[k] ?? 0) > 0).sort(byCodeUnit);
+  if (kinds.length === 0) return undefined;
+  const byKind: Record<string, { onTape: number; played: number }> = {};
+  for (const k of kinds) byKind[k] = { onTape: onTape[k]!, played: played[k] ?? 0 };
+  const sum = (f: (x: { onTape: number; played: number }) => number) => Object.values(byKind).reduce((n, x) => n + f(x), 0);
+  return { onTape: sum((x) => x.onTape), played: sum((x) => x.played), byKind };
 }
 
 function checkInput(input: ReportInput): void {

@@ -67,6 +67,8 @@ export interface ReportInput {
   strategies: readonly string[];
   /** Name or path of the recorded tape the run replayed. */
   tape?: string;
+  /** The venue's troubles the tape recorded, by kind: how many it held, and how many met a request of the run. */
+  incidents?: { onTape: Readonly<Record<string, number>>; played: Readonly<Record<string, number>> };
   /** A summary of the configuration, copied into the report with its keys sorted. */
   config?: { readonly [key: string]: JsonValue };
 }
@@ -185,4 +187,10 @@ export interface Report {
   };
   orders: OrderCounts;
   rateLimits: { endpoints: EndpointUsage[]; totalWaitedMs: number };
+  /**
+   * The venue's troubles the tape recorded (bans, 429s, 5xx, lost answers) that the simulator
+   * played back: held on the tape, met by a request of the run, and both by kind (keys sorted).
+   * Absent when the tape held none, or sim.recordedFaults is false.
+   */
+  recordedIncidents?: { onTape: number; played: number; byKind: Record<string, { onTape: number; played: number }> };
 }

@@ -193,7 +193,8 @@ export function evict(dir: string, maxBytes: number, keep: string): void {
     try {
       const s = statSync(path);
       if (name.endsWith('.part') && now - s.mtimeMs > 24 * 3600_000) rmSync(path, { force: true });
-      return name.endsWith('.events') ? [{ path, size: s.size, used: s.mtimeMs }] : [];
+      // A tape's incidents (incidents.ts) go by the same rule as its events.
+      return name.endsWith('.events') || name.endsWith('.incidents') ? [{ path, size: s.size, used: s.mtimeMs }] : [];
     } catch {
       return [];
     }

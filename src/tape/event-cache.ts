@@ -7,14 +7,13 @@
 // edited tape or another version of the decoder decodes afresh and never reads stale events.
 // It is written to a temporary name and renamed when complete, so a file under the final name
 // is whole; its last line counts the events, which reading checks again.
-import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, type ReadStream, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { closeSync, createReadStream, type ReadStream, openSync, readSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../core/package-root.js';
 import { CacheChunks, MAGIC, openCacheWriter, partName, readRecords } from './cache-file.js';
 import { decodeOnThread, decodesOnThread } from './decode-thread.js';
+import { tapeDigest } from './digest.js';
+import { recordedIncidents } from './incidents.js';
 import { TapeFormatError } from './format.js';
 import { streamMarketEvents, type TapeMarketEvent } from './market.js';
 import { openTape } from './reader.js';
@@ -51,14 +50,12 @@ export async function openMarketEvents(tapePath: string, cacheDir?: string, opts
   return { ...source, batches: asRecords(source.batches, path) };
 }
 
-/** Decodes a tape into the cache unless it is there already (a sweep does this once, before its workers start). */
+/** Decodes a tape into the cache, its events and its recorded incidents, unless they are there already (a sweep does this once, before its workers start). */
 export async function prepareEventCache(tapePath: string, cacheDir: string): Promise<void> {
   const source = await openMarketEvents(tapePath, cacheDir);
-  if (source.cached) {
-    await source.batches.return(undefined);
-    return;
-  }
-  for await (const _ of source.batches);
+  if (source.cached) await source.batches.return(undefined);
+  else for await (const _ of source.batches);
+  await recordedIncidents({ tapePath, eventCacheDir: cacheDir });
 }
 
 function decodeTape(tapePath: string): MarketEventSource {
@@ -96,48 +93,6 @@ async function* asRecords(batches: AsyncGenerator<TapeMarketEvent[]>, path: stri
 /** The cache file for a tape: a hash of its bytes and of the decoder. */
 export async function eventCachePath(tapePath: string, cacheDir: string): Promise<string> {
   return join(cacheDir, `${await tapeDigest(tapePath)}.events`);
-}
-
-/** Digests of the tapes this process hashed, by path: a sweep's runs open one tape again and again. */
-const digests = new Map<string, { file: string; digest: string }>();
-const KEPT_DIGESTS = 64;
-
-/**
- * The hash of a tape's bytes and of the decoder; hashed again only when the file is another one
- * or was written since (its device, inode, size, and change and modification times, to the
- * nanosecond: any write moves the change time), so a 24 h tape is not read whole for every run.
- */
-async function tapeDigest(tapePath: string): Promise<string> {
-  const s = statSync(tapePath, { bigint: true });
-  const file = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-  const known = digests.get(tapePath);
-  if (known?.file === file) return known.digest;
-  const hash = createHash('sha256').update(decoderHash());
-  for await (const chunk of createReadStream(tapePath, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  const digest = hash.digest('hex').slice(0, 40);
-  digests.delete(tapePath);
-  digests.set(tapePath, { file, digest });
-  if (digests.size > KEPT_DIGESTS) digests.delete(digests.keys().next().value!);
-  return digest;
-}
-
-let decoderDigest: string | undefined;
-/**
- * What decides the events a tape gives: the tape reader and decoder, this file's format, the
- * codec and endpoint table they use (every source file of src/tape and src/exchange), and the
- * decimal normalisation of the codec's slow path (src/core/decimal.ts and decimal.js's version).
- */
-function decoderHash(): string {
-  if (decoderDigest) return decoderDigest;
-  const hash = createHash('sha256');
-  // The sources, not the module beside this one: the same key from src/ and from a build.
-  for (const dir of ['src/tape', 'src/exchange']) {
-    const at = join(PACKAGE_ROOT, dir);
-    for (const name of readdirSync(at).filter((n) => n.endsWith('.ts')).sort()) hash.update(name).update(readFileSync(join(at, name)));
-  }
-  hash.update(readFileSync(join(PACKAGE_ROOT, 'src/core/decimal.ts')));
-  hash.update(readFileSync(createRequire(import.meta.url).resolve('decimal.js/package.json')));
-  return (decoderDigest = hash.digest('hex'));
 }
 
 /** A whole cache file, read as a stream; undefined when there is none (or an unfinished one). */

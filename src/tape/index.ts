@@ -20,3 +20,4 @@ export { marketEvents, REORDER_MS, streamMarketEvents, type TapeMarketEvent } fr
 export { defaultEventCacheDir, eventCachePath, openMarketEvents, prepareEventCache, type MarketEventSource } from './event-cache.js';
 export { TapeFeed, lastEventAt, type FeedSource } from './feed.js';
 export { LISTING_WITHIN_MS, recordedListings, type RecordedListings } from './listings.js';
+export { incidentsOf, plainSuccess, recordedIncidents } from './incidents.js';

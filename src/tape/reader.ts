@@ -15,8 +15,11 @@ export function isGzipFile(path: string): boolean {
   }
 }
 
-/** Yields the header first, then every call, in file order. */
-async function* lines(path: string, source: ReadStream): AsyncGenerator<TapeHeader | TapeCall> {
+/**
+ * Yields the header first, then every call, in file order; only the calls whose line's text
+ * `select` takes, when given (a pass that looks for rare lines skips parsing the others).
+ */
+async function* lines(path: string, source: ReadStream, select?: (text: string) => boolean): AsyncGenerator<TapeHeader | TapeCall> {
   // SYNC_FLUSH at the end reads a gzip member cut short by a crash instead of failing on it.
   const input: Readable = isGzipFile(path) ? source.pipe(createGunzip({ finishFlush: constants.Z_SYNC_FLUSH, chunkSize: 64 * 1024 })) : source;
   input.setEncoding('utf8');
@@ -31,7 +34,7 @@ async function* lines(path: string, source: ReadStream): AsyncGenerator<TapeHead
         const text = rest.slice(start, nl);
         start = nl + 1;
         lineNo++;
-        if (text.trim() !== '') yield decodeLine(text, path, lineNo);
+        if (text.trim() !== '' && (lineNo === 1 || select === undefined || select(text))) yield decodeLine(text, path, lineNo);
       }
       rest = rest.slice(start);
     }
@@ -45,7 +48,7 @@ async function* lines(path: string, source: ReadStream): AsyncGenerator<TapeHead
     if (!source.closed) await new Promise<void>((closed) => source.once('close', () => closed()));
   }
   lineNo++;
-  if (rest.trim() === '') return;
+  if (rest.trim() === '' || (lineNo > 1 && select !== undefined && !select(rest))) return;
   // A last line with no newline is the one a crash interrupted: skip it if it is cut short.
   let line: TapeHeader | TapeCall | undefined;
   try {
@@ -57,13 +60,13 @@ async function* lines(path: string, source: ReadStream): AsyncGenerator<TapeHead
 }
 
 /**
- * The header and an async iterator of the calls, read as they are consumed; `progress` is the
- * share of the file read so far (0 to 1), for a progress bar.
+ * The header and an async iterator of the calls, read as they are consumed (those `select`
+ * takes, when given); `progress` is the share of the file read so far (0 to 1), for a progress bar.
  */
-export async function openTape(path: string): Promise<{ header: TapeHeader; calls: AsyncGenerator<TapeCall>; progress: () => number }> {
+export async function openTape(path: string, opts: { select?: (text: string) => boolean } = {}): Promise<{ header: TapeHeader; calls: AsyncGenerator<TapeCall>; progress: () => number }> {
   const size = statSync(path).size;
   const source = createReadStream(path);
-  const it = lines(path, source);
+  const it = lines(path, source, opts.select);
   const first = await it.next();
   if (first.done || first.value.kind !== 'header') {
     await it.return(undefined);

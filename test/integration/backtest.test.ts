@@ -61,7 +61,8 @@ describe('sluice backtest', () => {
     // Streamed from the file: the first run decodes and caches the events, the second reads the cache.
     const cache = tmp();
     const cold = await backtest(GRID, { tape: SAMPLE, eventCacheDir: cache });
-    expect(readdirSync(cache)).toEqual([expect.stringMatching(/\.events$/)]);
+    // The decoded events, and beside them the tape's recorded incidents (tape/incidents.ts).
+    expect(readdirSync(cache).sort()).toEqual([expect.stringMatching(/\.events$/), expect.stringMatching(/\.incidents$/)]);
     const warm = await backtest(GRID, { tape: SAMPLE, eventCacheDir: cache });
     expect(JSON.stringify(cold.report)).toBe(JSON.stringify(a.report));
     expect(JSON.stringify(warm.report)).toBe(JSON.stringify(a.report));
@@ -70,7 +71,8 @@ describe('sluice backtest', () => {
     const threaded = tmp();
     const onThread = await backtest(GRID, { tape: SAMPLE, eventCacheDir: threaded, decodeThread: true });
     expect(JSON.stringify(onThread.report)).toBe(JSON.stringify(a.report));
-    expect(readFileSync(join(threaded, readdirSync(threaded)[0]!))).toEqual(readFileSync(join(cache, readdirSync(cache)[0]!)));
+    const eventsIn = (dir: string) => join(dir, readdirSync(dir).find((n) => n.endsWith('.events'))!);
+    expect(readFileSync(eventsIn(threaded))).toEqual(readFileSync(eventsIn(cache)));
   }, 90_000);
 
   it('the trusted in-process venue (no signatures, no JSON text) gives the report a wire-shaped one gives, byte for byte', async () => {
@@ -140,7 +142,8 @@ strategies:
     const single = await backtest(runs[1]!.configText, { tape: SAMPLE });
     expect(rows[1]).toMatchObject({ pnl: single.report.pnl.total, fills: single.report.trades.fills, ordersSent: single.report.orders.sent });
     expect(rows[0]!.error).toBeUndefined();
-    expect(readdirSync(cache)).toHaveLength(1);
+    // Once: its events and its recorded incidents.
+    expect(readdirSync(cache)).toHaveLength(2);
   }, 90_000);
 
   it('the CLI stops on a tape broken past its header with the line and no stack, for one run and for a sweep', async () => {
@@ -215,14 +218,15 @@ strategies:
     writeFileSync(tapePath, [{ tape: TAPE_VERSION, kind: 'header', startedAt: T0, meta: {} }, ...calls].map((l) => JSON.stringify(l)).join('\n') + '\n');
     const cache = join(d, 'cache');
     await expect(backtest(GRID, { tape: tapePath, eventCacheDir: cache })).rejects.toThrow(/\(spot NOPEUSDT\) cannot be applied: unknown symbol/);
-    expect(readdirSync(cache)).toEqual([]);
+    // The tape's recorded incidents were read whole before the run began; no events file, whole or part.
+    expect(readdirSync(cache)).toEqual([expect.stringMatching(/^[0-9a-f]{40}\.incidents$/)]);
   }, 30_000);
 
   it('the CLI writes report.json and a self-contained report.html, the same again from the event cache', async () => {
     const [out, again, cache] = [tmp(), tmp(), tmp()];
     const cli = (dir: string) => promisify(execFile)(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', 'config/backtest.yaml', '--tape', SAMPLE, '--out', dir, '--cache-dir', cache], { cwd: ROOT });
     const { stdout } = await cli(out);
-    expect(readdirSync(cache)).toEqual([expect.stringMatching(/\.events$/)]);
+    expect(readdirSync(cache).sort()).toEqual([expect.stringMatching(/\.events$/), expect.stringMatching(/\.incidents$/)]);
     await cli(again);
     expect(readFileSync(join(again, 'report.json'), 'utf8')).toBe(readFileSync(join(out, 'report.json'), 'utf8'));
     expect(stdout).toMatch(/^pnl -?[\d.]+ USDT .*fills \d+, win rate [\d.]+%/);

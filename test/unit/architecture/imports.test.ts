@@ -21,7 +21,9 @@ const ALLOWED: Record<string, string[]> = {
   executor: ['core', 'exchange'],
   sim: ['core', 'exchange/endpoints', 'exchange/sign', 'exchange/codes', 'exchange/json'],
   store: ['core'],
-  tape: ['core', 'exchange/endpoints', 'exchange/codec', 'exchange/json', 'exchange/transport/errors', 'sim/types'], // sim/types only for the recorded event's type
+  // sim/types only for the recorded event's and incident's types; exchange/errors and codes tell
+  // which recorded answers were the venue's troubles, as the client classifies them.
+  tape: ['core', 'exchange/endpoints', 'exchange/codec', 'exchange/codes', 'exchange/errors', 'exchange/json', 'exchange/transport/errors', 'sim/types'],
   // The chart library (lightweight-charts from node_modules) and the browser code both pages share.
   charts: [],
   ops: ['core', 'executor', 'charts'], // executor only for the CallRecord type

@@ -1,0 +1,213 @@
+// The venue's troubles a tape recorded, as incidents a backtest's simulator plays back at their
+// recorded times (sim/troubles.ts answers them), so a backtest meets a recorded day's bans, 429s,
+// 5xx and lost answers where the recording met them. From each call, by what its answer says,
+// read with the client's own error table (exchange/errors.ts):
+//   418                          ban: from the request's time until the end it stated (Retry-After
+//                                or banUntil, as the client reads them) or, unstated, until the
+//                                tape's next successful answer; overlapping 418s are one ban
+//   429, -1003                   rate_limit, with its recorded Retry-After
+//   504, -1006, -1007            unknown_outcome: the venue may have acted
+//   another 5xx, -1000/-1001/-1016   error: the first request on that endpoint gets it
+//   no answer                    unknown_outcome when the transport says the request may have
+//                                arrived (a timeout, a reset after sending), else reset
+//   an answer too large to read  by its status as above; a 2xx is unknown_outcome, unreadable
+// Left out: -1021 (our clock's doing; sim.scenario has clock_jump for it), rejections and refused
+// credentials (our requests' doing, which the simulator judges itself), routes the endpoint
+// table does not know (except for a 418: a ban stops everything).
+//
+// Cost: a tape file is read once more, parsing only the lines that can hold one (not a 2xx whose
+// body has no "code": nearly every line), and the result is kept in memory and in the event
+// cache beside the tape's events (<hash>.incidents), so later runs and a sweep's runs read a
+// small file.
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { VenueCode } from '../exchange/codes.js';
+import { banEnd, CODE_CLASS } from '../exchange/errors.js';
+import { parseJsonLossless } from '../exchange/json.js';
+import type { RecordedAnswer, RecordedIncident } from '../sim/types.js';
+import { partName } from './cache-file.js';
+import { tapeDigest } from './digest.js';
+import type { Tape, TapeCall } from './format.js';
+import { openTape } from './reader.js';
+
+/** The incidents of calls in file order (a tape in memory), in time order. */
+export function incidentsOf(calls: Iterable<TapeCall>): RecordedIncident[] {
+  const collector = new Collector();
+  for (const c of calls) collector.add(c);
+  return collector.done();
+}
+
+/**
+ * The incidents of a tape in memory or in a file. A file's are kept in the event cache when
+ * there is one (the file is the memo: delete it and the tape is read again), else in memory.
+ */
+export async function recordedIncidents(from: { tape?: Tape; tapePath?: string; eventCacheDir?: string }): Promise<readonly RecordedIncident[]> {
+  if (from.tape) return incidentsOf(from.tape.calls);
+  if (!from.tapePath) return [];
+  const path = from.tapePath;
+  if (from.eventCacheDir !== undefined) {
+    const sidecar = join(from.eventCacheDir, `${await tapeDigest(path)}.incidents`);
+    return readSidecar(sidecar) ?? writeSidecar(sidecar, await fromFile(path));
+  }
+  const key = fileKey(path);
+  let found = memo.get(key);
+  if (!found) {
+    found = fromFile(path);
+    memo.set(key, found);
+    found.catch(() => memo.delete(key));
+    if (memo.size > KEPT) memo.delete(memo.keys().next().value!);
+  }
+  return found;
+}
+
+/** Without a cache: a sweep's runs in one thread, or a test's, read a tape once. */
+const memo = new Map<string, Promise<readonly RecordedIncident[]>>();
+const KEPT = 16;
+const SIDECAR_VERSION = 1;
+
+/** Without a cache, a file version: its device, inode, size, and change and modification times. */
+function fileKey(path: string): string {
+  const s = statSync(path, { bigint: true });
+  return `${path}\0${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+}
+
+async function fromFile(path: string): Promise<RecordedIncident[]> {
+  const collector = new Collector();
+  // A plain success matters only while a ban waits for one to end it.
+  const { calls } = await openTape(path, { select: (text) => collector.waiting || !plainSuccess(text) });
+  for await (const c of calls) collector.add(c);
+  return collector.done();
+}
+
+function readSidecar(path: string): RecordedIncident[] | undefined {
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown; incidents?: unknown };
+    if (v.version !== SIDECAR_VERSION || !Array.isArray(v.incidents)) return undefined;
+    try {
+      // Used now: the cache's eviction keeps the recently used files.
+      const now = new Date();
+      utimesSync(path, now, now);
+    } catch {
+      // not ours to touch
+    }
+    return v.incidents as RecordedIncident[];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written whole under a temporary name, then renamed; a cache we cannot write costs the next run a pass, not this one. */
+function writeSidecar(path: string, incidents: RecordedIncident[]): RecordedIncident[] {
+  const tmp = partName(path);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(tmp, `${JSON.stringify({ version: SIDECAR_VERSION, incidents })}\n`);
+    renameSync(tmp, path);
+  } catch {
+    rmSync(tmp, { force: true });
+  }
+  return incidents;
+}
+
+const RESPONSE_STATUS = '"response":{"status":';
+
+/**
+ * Whether a tape line is a 2xx answer whose body has no "code" (escaped, inside the line's
+ * JSON): a success, which holds no incident. Anything else is parsed and judged.
+ */
+export function plainSuccess(text: string): boolean {
+  const i = text.indexOf(RESPONSE_STATUS);
+  return i >= 0 && text.charCodeAt(i + RESPONSE_STATUS.length) === 0x32 /* 2 */ && !text.includes('\\"code\\"', i);
+}
+
+/** Gathers a tape's incidents from its calls in file order. */
+class Collector {
+  private readonly bans: RecordedIncident[] = [];
+  private readonly others: RecordedIncident[] = [];
+  /** Bans whose end the venue did not say: the tape's next successful answer ends them. */
+  private unended: RecordedIncident[] = [];
+  private lastArrival = 0;
+
+  get waiting(): boolean {
+    return this.unended.length > 0;
+  }
+
+  add(c: TapeCall): void {
+    this.lastArrival = Math.max(this.lastArrival, c.at + c.ms);
+    const seen = judge(c);
+    if (seen === 'success') {
+      // Sent after the ban began and let through: it had ended by then.
+      const still: RecordedIncident[] = [];
+      for (const b of this.unended) {
+        if (b.at < c.at) b.until = c.at;
+        else still.push(b);
+      }
+      this.unended = still;
+    } else if (seen?.kind === 'ban') {
+      this.bans.push(seen);
+      if (seen.until === undefined) this.unended.push(seen);
+    } else if (seen) this.others.push(seen);
+  }
+
+  /** Every incident, in time order (file order within a millisecond); a ban nothing ended lasts to the tape's end. */
+  done(): RecordedIncident[] {
+    for (const b of this.unended) b.until = this.lastArrival + 1;
+    this.unended = [];
+    const merged: RecordedIncident[] = [];
+    for (const b of [...this.bans].sort((x, y) => x.at - y.at)) {
+      const last = merged[merged.length - 1];
+      // A 418 while banned (requests in flight, or sent by another loop) is the same ban.
+      if (last && b.at <= last.until!) last.until = Math.max(last.until!, b.until!);
+      else merged.push(b.answer ? { kind: 'ban', at: b.at, until: b.until!, answer: b.answer } : { kind: 'ban', at: b.at, until: b.until! });
+    }
+    return [...merged, ...this.others].sort((x, y) => x.at - y.at);
+  }
+}
+
+/** What a call's answer was: a success, an incident (a ban's end may be left to the collector), or neither. */
+function judge(c: TapeCall): RecordedIncident | 'success' | undefined {
+  if ('response' in c) return answered(c, c.response.status, c.response.headers, c.response.body);
+  const f = c.failure;
+  if (f.tooLarge) return answered(c, f.tooLarge.status, f.tooLarge.headers, undefined);
+  if (c.endpoint === null) return undefined;
+  return { kind: f.maybeDelivered ? 'unknown_outcome' : 'reset', at: c.at, endpoint: c.endpoint, message: f.message };
+}
+
+/** `body` undefined: an answer too large to read. */
+function answered(c: TapeCall, status: number, recordedHeaders: Record<string, string>, body: string | undefined): RecordedIncident | 'success' | undefined {
+  const parsed = body === undefined ? undefined : parse(body);
+  const code = codeOf(parsed);
+  const ok = status >= 200 && status < 300;
+  if (ok && body !== undefined && (code === undefined || code === 0)) return 'success';
+  const headers = Object.fromEntries(Object.entries(recordedHeaders).map(([k, v]) => [k.toLowerCase(), v]));
+  const answer: RecordedAnswer = { status, headers, body: body ?? '' };
+  if (status === 418) {
+    const arrived = c.at + c.ms;
+    const until = banEnd({ headers, body: parsed, now: arrived, localNow: arrived });
+    // Stated: the simulator states the same end; unstated, it answers as recorded (no end).
+    return until === undefined ? { kind: 'ban', at: c.at, answer } : { kind: 'ban', at: c.at, until };
+  }
+  if (c.endpoint === null || code === VenueCode.INVALID_TIMESTAMP) return undefined;
+  const cls = code === undefined ? undefined : CODE_CLASS[code];
+  const endpoint: string = c.endpoint;
+  if (status === 429 || cls === 'rateLimited') return { kind: 'rate_limit', at: c.at, endpoint, answer };
+  if (status === 504 || cls === 'outcomeUnknown' || (ok && body === undefined)) return { kind: 'unknown_outcome', at: c.at, endpoint, answer };
+  if (status >= 500 || cls === 'temporary') return { kind: 'error', at: c.at, endpoint, answer };
+  return undefined;
+}
+
+function parse(body: string): unknown {
+  try {
+    return parseJsonLossless(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A body's venue code, a number or numeric text, as the client reads it. */
+function codeOf(body: unknown): number | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const raw = (body as Record<string, unknown>).code;
+  if (typeof raw === 'number') return raw;
+  return typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : undefined;
+}
