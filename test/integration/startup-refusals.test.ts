@@ -89,9 +89,11 @@ describe('repeated failures', () => {
     let sixthDepth!: () => void;
     const sixDepths = new Promise<void>((r) => (sixthDepth = r));
     const failing: Answer = { status: 500, body: '{"code":-1000,"msg":"internal error"}' };
+    // The trades fail once the daemon runs: strategies start only after a start-up pass that read them.
+    let tradesFail = false;
     const access = await venue((a) => {
       if (routeOf(a) === 'GET /sapi/v1/depth' && ++depthAsked === 6) sixthDepth();
-      return routeOf(a) === 'GET /sapi/v1/depth' || routeOf(a) === 'GET /sapi/v1/myTrades' ? failing : undefined;
+      return routeOf(a) === 'GET /sapi/v1/depth' || (tradesFail && routeOf(a) === 'GET /sapi/v1/myTrades') ? failing : undefined;
     });
     const built = await liveApp(access, journal(), [{ id: 'depth', definition: subscriber([{ kind: 'depth', limit: 5 }]), symbols: ['BTCUSDT'] }], {
       venue: { retry: { retries: 0 } },
@@ -99,6 +101,7 @@ describe('repeated failures', () => {
     });
     app = built.app;
     await app.start();
+    tradesFail = true;
     await sixDepths;
     await passes(app, 5);
     const failed = (msg: RegExp) => built.tap.lines.map((l) => JSON.parse(l) as { msg: string; symbol?: string }).filter((l) => msg.test(l.msg));
