@@ -7,28 +7,37 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../core/package-root.js';
 
-/** Digests of the tapes this process hashed, by path: a sweep's runs open one tape again and again. */
-const digests = new Map<string, { file: string; digest: string }>();
-const KEPT_DIGESTS = 64;
+/** A file's version: its device, inode, size, and change and modification times, to the nanosecond (any write moves the change time). */
+function fileVersion(path: string): string {
+  const s = statSync(path, { bigint: true });
+  return `${path}\0${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+}
 
 /**
- * The hash of a tape's bytes and of the decoder; hashed again only when the file is another one
- * or was written since (its device, inode, size, and change and modification times, to the
- * nanosecond: any write moves the change time), so a 24 h tape is not read whole for every run.
+ * `compute` once per version of a file, for the latest `kept` versions: a sweep's runs open one
+ * tape again and again. A failure is not kept, so the next call tries again.
  */
-export async function tapeDigest(tapePath: string): Promise<string> {
-  const s = statSync(tapePath, { bigint: true });
-  const file = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-  const known = digests.get(tapePath);
-  if (known?.file === file) return known.digest;
+export function perFileVersion<T>(kept: number, compute: (path: string) => Promise<T>): (path: string) => Promise<T> {
+  const memo = new Map<string, Promise<T>>();
+  return (path) => {
+    const key = fileVersion(path);
+    let found = memo.get(key);
+    if (!found) {
+      found = compute(path);
+      memo.set(key, found);
+      found.catch(() => memo.delete(key));
+      if (memo.size > kept) memo.delete(memo.keys().next().value!);
+    }
+    return found;
+  };
+}
+
+/** The hash of a tape's bytes and of the decoder; hashed again only for another version of the file, so a 24 h tape is not read whole for every run. */
+export const tapeDigest = perFileVersion(64, async (tapePath: string): Promise<string> => {
   const hash = createHash('sha256').update(decoderHash());
   for await (const chunk of createReadStream(tapePath, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  const digest = hash.digest('hex').slice(0, 40);
-  digests.delete(tapePath);
-  digests.set(tapePath, { file, digest });
-  if (digests.size > KEPT_DIGESTS) digests.delete(digests.keys().next().value!);
-  return digest;
-}
+  return hash.digest('hex').slice(0, 40);
+});
 
 let decoderDigest: string | undefined;
 /**

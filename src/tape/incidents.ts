@@ -19,14 +19,14 @@
 // body has no "code": nearly every line), and the result is kept in memory and in the event
 // cache beside the tape's events (<hash>.incidents), so later runs and a sweep's runs read a
 // small file.
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VenueCode } from '../exchange/codes.js';
 import { banEnd, CODE_CLASS } from '../exchange/errors.js';
 import { parseJsonLossless } from '../exchange/json.js';
 import type { RecordedAnswer, RecordedIncident } from '../sim/types.js';
 import { partName } from './cache-file.js';
-import { tapeDigest } from './digest.js';
+import { perFileVersion, tapeDigest } from './digest.js';
 import type { Tape, TapeCall } from './format.js';
 import { openTape } from './reader.js';
 
@@ -49,27 +49,12 @@ export async function recordedIncidents(from: { tape?: Tape; tapePath?: string; 
     const sidecar = join(from.eventCacheDir, `${await tapeDigest(path)}.incidents`);
     return readSidecar(sidecar) ?? writeSidecar(sidecar, await fromFile(path));
   }
-  const key = fileKey(path);
-  let found = memo.get(key);
-  if (!found) {
-    found = fromFile(path);
-    memo.set(key, found);
-    found.catch(() => memo.delete(key));
-    if (memo.size > KEPT) memo.delete(memo.keys().next().value!);
-  }
-  return found;
+  return incidentsOfFile(path);
 }
 
 /** Without a cache: a sweep's runs in one thread, or a test's, read a tape once. */
-const memo = new Map<string, Promise<readonly RecordedIncident[]>>();
-const KEPT = 16;
+const incidentsOfFile = perFileVersion(16, fromFile);
 const SIDECAR_VERSION = 1;
-
-/** Without a cache, a file version: its device, inode, size, and change and modification times. */
-function fileKey(path: string): string {
-  const s = statSync(path, { bigint: true });
-  return `${path}\0${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-}
 
 async function fromFile(path: string): Promise<RecordedIncident[]> {
   const collector = new Collector();

@@ -1,10 +1,10 @@
 // The instruments a tape's venue listed: the first spot symbols and futures contracts answers
 // it recorded, decoded as the live client decodes them. A backtest lists them, so a tape of any
 // venue and symbol can be tested with that venue's own precisions, minimums and multipliers.
-import { stat } from 'node:fs/promises';
 import { decodeResponse, type ContractInfo, type Listing, type SymbolInfo } from '../exchange/codec.js';
 import { parseJsonLossless } from '../exchange/json.js';
 import type { Tape, TapeCall } from './format.js';
+import { perFileVersion } from './digest.js';
 import { openTape } from './reader.js';
 
 export interface RecordedListings {
@@ -20,19 +20,11 @@ export const LISTING_WITHIN_MS = 10 * 60_000;
 export async function recordedListings(from: { tape?: Tape; tapePath?: string }): Promise<RecordedListings> {
   if (from.tape) return firstListings(from.tape.header.startedAt, from.tape.calls);
   if (!from.tapePath) return {};
-  // A sweep's runs share a tape: read its head once per file version.
-  const { size, mtimeMs } = await stat(from.tapePath);
-  const key = `${from.tapePath}\0${size}\0${mtimeMs}`;
-  let found = memo.get(key);
-  if (!found) {
-    found = fromFile(from.tapePath);
-    memo.set(key, found);
-    found.catch(() => memo.delete(key));
-  }
-  return found;
+  return listingsOfFile(from.tapePath);
 }
 
-const memo = new Map<string, Promise<RecordedListings>>();
+/** A sweep's runs share a tape: its head is read once per file version. */
+const listingsOfFile = perFileVersion(16, fromFile);
 
 async function fromFile(path: string): Promise<RecordedListings> {
   const { header, calls } = await openTape(path);
