@@ -14,7 +14,7 @@ import type { RiskInputs } from '../risk/index.js';
 import type { HostOutput, StrategyHost } from '../strategy/index.js';
 import { feedKey, mergeFeeds, recordingFeeds, type Feed } from './market-data.js';
 import { applyDrift } from './drift-mode.js';
-import { admit, type IntakeParts } from './intake.js';
+import { admit, refusals, type IntakeParts } from './intake.js';
 import { Loops } from './loops.js';
 import { withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
@@ -77,7 +77,7 @@ export class Engine {
       (leaving) => this.riskInputs(leaving),
     );
     const { clock, log, journal, risk, holds } = parts;
-    this.intake = { clock, log, journal, risk, holds, pipeline: this.pipeline, riskInputs: () => this.riskInputs(), onRejected: (r) => this.events.emit('rejected', r), stats: this.stats };
+    this.intake = { clock, repeats: refusals(log, clock), journal, risk, holds, pipeline: this.pipeline, riskInputs: () => this.riskInputs(), onRejected: (r) => this.events.emit('rejected', r), stats: this.stats };
     this.reconciler = parts.reconciler({
       strategyIds: this.hosts.map((h) => h.id),
       onOrder: (order) => this.notify(order),
@@ -234,6 +234,7 @@ export class Engine {
     // closes, and the strategies have heard how their orders ended.
     await this.pipeline.drain();
     await this.lifecycle.idle();
+    this.intake.repeats.flush();
     log.info(this.summary(), 'stopped');
   }
 

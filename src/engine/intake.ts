@@ -1,6 +1,7 @@
-// What a strategy asked for, admitted: invalid intents and risk's refusals are logged and
-// journaled rejected, the rest journaled pending in one commit (a tick may place hundreds),
-// still before any is sent, then queued on the order pipeline.
+// What a strategy asked for, admitted: invalid intents and risk's refusals are logged (a few times
+// a period for each reason, then counted: repeats.ts) and journaled rejected, the rest journaled
+// pending in one commit (a tick may place hundreds), still before any is sent, then queued on the
+// order pipeline.
 import type { Log } from '../core/log.js';
 import type { Clock } from '../core/clock.js';
 import type { Journal } from '../core/ports.js';
@@ -8,11 +9,13 @@ import type { Order } from '../core/types.js';
 import type { BalanceHolds, RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
 import type { HostOutput } from '../strategy/index.js';
 import { pendingOrder, withStatus } from './orders.js';
+import { Repeats } from './repeats.js';
 import type { OrderPipeline } from './pipeline.js';
 
 export interface IntakeParts {
   clock: Clock;
-  log: Log;
+  /** Refusals are logged a few times a period (refusals()): a plugin bug can have thousands refused a second. */
+  repeats: Repeats;
   journal: Journal;
   risk: RiskGate;
   holds: BalanceHolds;
@@ -24,11 +27,11 @@ export interface IntakeParts {
 
 /** Admits one strategy output; returns the orders refused (and why), to report to their strategy once the rest is queued. */
 export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reason: string }[] {
-  const { clock, risk, journal, holds, log, pipeline, stats } = parts;
+  const { clock, risk, journal, holds, repeats, pipeline, stats } = parts;
   const now = clock.now();
   for (const bad of out.invalid) {
     pipeline.stats.rejected++;
-    log.warn({ strategy: bad.strategyId, clientOrderId: bad.clientOrderId, rule: 'invalid', reason: bad.reason }, 'intent rejected');
+    logRefusal(repeats, bad.strategyId, 'invalid', bad.reason, { strategy: bad.strategyId, clientOrderId: bad.clientOrderId, rule: 'invalid', reason: bad.reason });
   }
   if (out.intents.length === 0) return [];
   stats.intents += out.intents.length;
@@ -36,7 +39,7 @@ export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reas
   holds.add(held);
   for (const r of rejected) {
     stats.riskRejections++;
-    log.warn({ strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason }, 'intent rejected');
+    logRefusal(repeats, r.intent.strategyId, r.rule, r.reason, { strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason });
     parts.onRejected(r);
   }
   const refused = rejected.flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now), reason: r.reason }] : []));
@@ -46,4 +49,11 @@ export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reas
   });
   pipeline.submit(accepted);
   return refused.map(({ order, reason }) => ({ order, reason }));
+}
+
+/** Refusals logged in full a few times per period for each strategy, rule and reason (its figures aside), then counted. */
+export const refusals = (log: Log, clock: Clock) => new Repeats(log, () => clock.now(), { everyMs: 10_000, full: 5 });
+
+function logRefusal(repeats: Repeats, strategy: string, rule: string, reason: string, fields: object): void {
+  repeats.line('warn', `${strategy}\u0000${rule}\u0000${reason.replace(/\d+(\.\d+)?/g, '#')}`, fields, 'intent rejected');
 }

@@ -3,14 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import type { RiskRejection } from '../../../src/risk/index.js';
-import { admit } from '../../../src/engine/intake.js';
+import { admit, refusals } from '../../../src/engine/intake.js';
 import { BTCUSDT, cid, pipelineRig, placeOf, settle } from '../../fixtures/engine-parts.js';
 
 function intake(rig: ReturnType<typeof pipelineRig>) {
   const refusedByRisk: RiskRejection[] = [];
   const stats = { intents: 0, riskRejections: 0 };
   const riskInputs = () => ({ positions: new Map(), openOrders: rig.journal.orders({ openOnly: true }), balances: rig.holds.free([{ asset: 'USDT', free: d('100000'), locked: d('0') }], 0), lastPrices: new Map([['spot:BTCUSDT', d('20000')]]), instruments: new Map([['spot:BTCUSDT', BTCUSDT]]) });
-  const parts = { clock: rig.clock, log: rig.log, journal: rig.journal, risk: rig.risk, holds: rig.holds, pipeline: rig.pipeline, riskInputs, onRejected: (r: RiskRejection) => refusedByRisk.push(r), stats };
+  const parts = { clock: rig.clock, repeats: refusals(rig.log, rig.clock), journal: rig.journal, risk: rig.risk, holds: rig.holds, pipeline: rig.pipeline, riskInputs, onRejected: (r: RiskRejection) => refusedByRisk.push(r), stats };
   return { parts, refusedByRisk, stats };
 }
 
@@ -40,5 +40,28 @@ describe('admit: strategy output to journal and pipeline', () => {
     expect(admit(parts, { intents: [], invalid: [] })).toEqual([]);
     expect(stats).toEqual({ intents: 0, riskRejections: 0 });
     expect(rig.journal.orders({})).toEqual([]);
+  });
+
+  it('a plugin refused thousands of times logs each strategy, rule and reason five times a 10 s window, then a count; the journal and the counts miss none', async () => {
+    const rig = pipelineRig();
+    const { parts } = intake(rig);
+    const bad = (n: number, reason = `volume ${n} must be positive`) => ({ strategyId: 't', clientOrderId: cid(`bad${n}`), reason });
+    admit(parts, { intents: [], invalid: Array.from({ length: 1000 }, (_, n) => bad(n)) });
+    // Another reason is another group, in full at once.
+    admit(parts, { intents: [], invalid: [bad(1000, 'price is missing')] });
+    expect(rig.log.withMsg('intent rejected').map((l) => l.fields.clientOrderId)).toEqual(['bad0', 'bad1', 'bad2', 'bad3', 'bad4', 'bad1000']);
+    expect(rig.pipeline.stats.rejected).toBe(1001);
+    await rig.clock.advance(9_999);
+    admit(parts, { intents: [], invalid: [bad(1001)] });
+    expect(rig.log.lines.filter((l) => l.msg.startsWith('intent rejected'))).toHaveLength(6);
+    await rig.clock.advance(1);
+    admit(parts, { intents: [], invalid: [bad(1002)] });
+    const told = rig.log.lines.at(-1)!;
+    expect([told.fields.clientOrderId, told.fields.repeats, told.msg]).toEqual(['bad1002', 996, `intent rejected (996 more since ${new Date(rig.clock.now() - 10_000).toISOString()})`]);
+    // The engine's stop tells what is held back then.
+    admit(parts, { intents: [], invalid: Array.from({ length: 7 }, (_, n) => bad(2000 + n)) });
+    parts.repeats.flush();
+    const flushed = rig.log.lines.at(-1)!;
+    expect([flushed.fields.clientOrderId, flushed.fields.repeats]).toEqual(['bad2006', 3]);
   });
 });

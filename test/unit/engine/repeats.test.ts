@@ -1,6 +1,6 @@
 // Repeating failures are logged once, then counted, on the engine's clock.
 import { describe, expect, it } from 'vitest';
-import { quietRepeats } from '../../../src/engine/repeats.js';
+import { quietRepeats, Repeats } from '../../../src/engine/repeats.js';
 import { MemoryLog } from '../../fixtures/engine-parts.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -56,5 +56,21 @@ describe('quietRepeats', () => {
       quiet.debug({}, 'y');
     }
     expect(log.lines).toHaveLength(9);
+  });
+
+  it('with `full` lines a period: those in full, then the count on the first line after it; flush tells what is held back, once', () => {
+    const log = new MemoryLog();
+    let now = T0;
+    const repeats = new Repeats(log, () => now, { everyMs: 10_000, full: 3 });
+    for (let i = 0; i < 10; i++) repeats.line('warn', 'k', { i }, 'refused');
+    repeats.line('error', 'other', { i: 'o' }, 'refused');
+    expect(log.lines.map((l) => [l.level, l.fields.i])).toEqual([['warn', 0], ['warn', 1], ['warn', 2], ['error', 'o']]);
+    now = T0 + 10_000;
+    repeats.line('warn', 'k', { i: 10 }, 'refused');
+    expect(log.lines.at(-1)).toEqual({ level: 'warn', fields: { i: 10, repeats: 7 }, msg: 'refused (7 more since 2026-01-01T00:00:00.000Z)' });
+    for (let i = 11; i < 15; i++) repeats.line('warn', 'k', { i }, 'refused');
+    repeats.flush();
+    repeats.flush();
+    expect(log.lines.slice(-3).map((l) => [l.fields.i, l.fields.repeats])).toEqual([[11, undefined], [12, undefined], [14, 2]]);
   });
 });
