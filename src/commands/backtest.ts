@@ -6,7 +6,7 @@ import { systemClock } from '../core/clock.js';
 import { ConfigError, TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig, locatedError } from '../config/index.js';
 import { durationText } from '../core/display.js';
-import { Progress, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
+import { incidentsLine, Progress, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
 import { openTape, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from '../app/backtest.js';
@@ -128,16 +128,6 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   const incidents = incidentsLine(report);
   process.stdout.write(`${summaryLine(report)}\n${incidents ? `${incidents}\n` : ''}report: ${join(out, 'report.json')}, ${join(out, 'report.html')}\n`);
   return 0;
-}
-
-/** What the run met of the venue's troubles the tape recorded; undefined when it held none. */
-export function incidentsLine(r: Report): string | undefined {
-  const i = r.recordedIncidents;
-  if (!i) return undefined;
-  const kinds = Object.entries(i.byKind).map(([k, n]) => `${k.replace(/_/g, ' ')} ${n.played}/${n.onTape}`);
-  const unmet = i.onTape - i.played;
-  const why = unmet > 0 ? `; ${unmet} never met: the run sent nothing on their endpoint after their time` : '';
-  return `recorded venue incidents played ${i.played} of ${i.onTape} (${kinds.join(', ')})${why}`;
 }
 
 /** The report's headline as one line; its money is already rounded (report/build.ts), and Sharpe says what it is. */

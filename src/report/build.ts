@@ -78,6 +78,16 @@ function incidentsOf(input: ReportInput): Report['recordedIncidents'] {
   return { onTape: sum((x) => x.onTape), played: sum((x) => x.played), byKind };
 }
 
+/** What a run met of the venue's troubles its tape recorded, as one line; undefined when the tape held none. */
+export function incidentsLine(r: Report): string | undefined {
+  const i = r.recordedIncidents;
+  if (!i) return undefined;
+  const kinds = Object.entries(i.byKind).map(([k, n]) => `${k.replace(/_/g, ' ')} ${n.played}/${n.onTape}`);
+  const unmet = i.onTape - i.played;
+  const why = unmet > 0 ? `; ${unmet} never met: the run sent nothing on their endpoint after their time` : '';
+  return `recorded venue incidents played ${i.played} of ${i.onTape} (${kinds.join(', ')})${why}`;
+}
+
 function checkInput(input: ReportInput): void {
   if (!Number.isFinite(input.startedAt) || !Number.isFinite(input.endedAt)) throw new RangeError('startedAt and endedAt must be finite epoch milliseconds');
   toDecimal(input.startingEquity, 'startingEquity');

@@ -8,6 +8,7 @@ import { chartLibrarySource } from '../charts/library.js';
 import { dec, type Decimal } from '../core/decimal.js';
 import { shownMoney } from '../core/display.js';
 import { chartData, REPORT_SCRIPT, scriptJson, type ChartSeries, type ReportCharts } from './chart-data.js';
+import { incidentsLine } from './build.js';
 import { replayFills } from './fills.js';
 import type { Report, ReportInput } from './types.js';
 
@@ -97,6 +98,8 @@ function summaryTable(r: Report): string {
     ['Rejected by risk', String(r.orders.riskRejected)],
     ['Time waiting for the limiter', `${r.rateLimits.totalWaitedMs} ms`],
   ];
+  const incidents = incidentsLine(r);
+  if (incidents) rows.push(['Venue troubles the tape recorded', incidents.replace(/^recorded venue incidents /, '')]);
   return table(['', ''], rows, false);
 }
 

@@ -59,13 +59,15 @@ const num = (v: number | null, places: number, suffix = '') => (v === null ? '-'
 function runsTable(report: SweepReport, key: SortKey): string {
   const axes = report.sweep.axes;
   const basis = sharedSharpeBasis(report);
-  const head = ['#', ...axes.map((a) => a.key), 'PnL', 'PnL %', 'max drawdown', 'drawdown %', basis ? `Sharpe (${basis})` : 'Sharpe', 'fills', 'win rate', 'fees', 'orders sent', 'status'];
+  // Shown when the tape recorded venue troubles: how many each run met (it depends on what the run sent).
+  const incidents = report.runs.some((e) => e.status === 'ok' && e.figures.recordedIncidents);
+  const head = ['#', ...axes.map((a) => a.key), 'PnL', 'PnL %', 'max drawdown', 'drawdown %', basis ? `Sharpe (${basis})` : 'Sharpe', 'fills', 'win rate', 'fees', 'orders sent', ...(incidents ? ['recorded troubles met'] : []), 'status'];
   const rows = sortEntries(report.runs, key).map((e) => {
     const params = axes.map((a) => `<td>${escapeHtml(e.params[a.key] ?? '')}</td>`).join('');
     const lead = `<td class="num">${e.index}</td>${params}`;
-    if (e.status !== 'ok') return `<tr>${lead}<td colspan="9"></td><td class="${e.status}">${e.status}: ${escapeHtml(e.reason)}</td></tr>`;
+    if (e.status !== 'ok') return `<tr>${lead}<td colspan="${incidents ? 10 : 9}"></td><td class="${e.status}">${e.status}: ${escapeHtml(e.reason)}</td></tr>`;
     const f = e.figures;
-    const cells = [f.pnl ?? '-', num(f.pnlPct, 4, '%'), f.maxDrawdown ?? '-', num(f.maxDrawdownPct, 4, '%'), basis ? num(f.sharpe, 2) : sharpeText(f), String(f.fills), f.winRate === null ? '-' : `${(f.winRate * 100).toFixed(1)}%`, f.fees, String(f.ordersSent)];
+    const cells = [f.pnl ?? '-', num(f.pnlPct, 4, '%'), f.maxDrawdown ?? '-', num(f.maxDrawdownPct, 4, '%'), basis ? num(f.sharpe, 2) : sharpeText(f), String(f.fills), f.winRate === null ? '-' : `${(f.winRate * 100).toFixed(1)}%`, f.fees, String(f.ordersSent), ...(incidents ? [f.recordedIncidents ? `${f.recordedIncidents.played} of ${f.recordedIncidents.onTape}` : '-'] : [])];
     return `<tr>${lead}${cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('')}<td>ok</td></tr>`;
   });
   return `<table class="sorted sorted-${key}">\n<tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;

@@ -21,6 +21,8 @@ export interface RunFigures {
    */
   sharpeBasis?: string | null;
   ordersSent: number;
+  /** The venue troubles its tape recorded that the run met, of those on the tape; absent when it held none. */
+  recordedIncidents?: { played: number; onTape: number };
 }
 
 /** What became of one run. `cancelled` runs never finished (the sweep was cancelled first). */
@@ -81,6 +83,7 @@ export function runFigures(r: Report): RunFigures {
     sharpe: r.sharpe.value,
     sharpeBasis: r.sharpe.basis,
     ordersSent: r.orders.sent,
+    ...(r.recordedIncidents ? { recordedIncidents: { played: r.recordedIncidents.played, onTape: r.recordedIncidents.onTape } } : {}),
   };
 }
 

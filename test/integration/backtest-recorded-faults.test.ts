@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../src/app/backtest.js';
 import { createLogger } from '../../src/app/logger.js';
-import { incidentsLine } from '../../src/commands/backtest.js';
+import { incidentsLine } from '../../src/report/index.js';
 import { parseConfig } from '../../src/config/index.js';
 import { readTape, TAPE_VERSION, type TapeCall } from '../../src/tape/index.js';
 import { loadStrategies } from '../../src/strategy/index.js';

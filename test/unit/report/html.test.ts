@@ -51,6 +51,12 @@ describe('renderHtml', () => {
     expect(html.match(/<tr><td>2024-/g)).toHaveLength(5);
   });
 
+  it('says in the summary what the run met of the venue troubles its tape recorded, and nothing when it held none', () => {
+    const input = emptyInput({ incidents: { onTape: { ban: 1, rate_limit: 3 }, played: { ban: 1, rate_limit: 2 } } });
+    expect(render(input)).toContain('<td>Venue troubles the tape recorded</td><td>played 3 of 4 (ban 1/1, rate limit 2/3); 1 never met: the run sent nothing on their endpoint after their time</td>');
+    expect(render(emptyInput())).not.toContain('Venue troubles');
+  });
+
   it('labels Sharpe with what it is: per sample period under 7 days, annualised from 7 days', () => {
     // tradedInput spans 3 days of daily samples.
     expect(render(tradedInput())).toContain('<td>Sharpe (per 1 day sample, not annualised)</td><td>0.289 (the samples span 3 days; Sharpe is annualised only over 7 days or more)</td>');

@@ -179,6 +179,24 @@ describe('renderSweepHtml', () => {
     expect(page).toContain('<td class="num">0.20 per 10 s sample</td>');
   });
 
+  it('has a column for the venue troubles the tape recorded that each run met, only when the tape held some', () => {
+    expect(html).not.toContain('recorded troubles met');
+    const met = outcomes();
+    met.set(0, { status: 'ok', figures: { ...figures('-4.5', '6', 0.2, 120), recordedIncidents: { played: 2, onTape: 5 } } });
+    met.set(1, { status: 'ok', figures: { ...figures('12.25', '3', -0.4, 80), recordedIncidents: { played: 5, onTape: 5 } } });
+    const page = renderSweepHtml(buildSweepReport(spec(), met));
+    expect(page).toContain('<th>orders sent</th><th>recorded troubles met</th><th>status</th>');
+    expect(page).toContain('<td class="num">40</td><td class="num">2 of 5</td><td>ok</td>');
+    expect(page).toContain('<td class="num">40</td><td class="num">-</td><td>ok</td>');
+    expect(page).toContain('<td colspan="10"></td><td class="failed">');
+  });
+
+  it('runFigures carries the played and recorded counts of a report that has them', () => {
+    const report = buildReport(emptyInput({ incidents: { onTape: { ban: 1, error: 2 }, played: { error: 1 } } }));
+    expect(runFigures(report).recordedIncidents).toEqual({ played: 1, onTape: 3 });
+    expect(runFigures(buildReport(emptyInput())).recordedIncidents).toBeUndefined();
+  });
+
   it('shows a run\'s figures, and a failed run\'s reason', () => {
     expect(html).toContain('<tr><td class="num">1</td><td>0.02</td><td>5</td><td class="num">12.25</td><td class="num">0.0123%</td><td class="num">3</td>');
     expect(html).toContain('<td class="failed">failed: strategies[0].params.levels: must be at least 1 (plugin grid)</td>');
