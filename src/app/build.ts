@@ -163,7 +163,7 @@ export function buildApp(inputs: AppInputs): App {
           journal,
           positions,
           clock,
-          venueClock: () => ({ offsetMs: client.venueClock.offsetMs(), errorMs: client.venueClock.errorMs() }),
+          venueClock: () => ({ offsetMs: client.venueClocks.spot.offsetMs(), errorMs: client.venueClocks.spot.errorMs() }),
           matchingClock,
           recvWindowMs: config.venue.recvWindowMs,
           carrierOf: (id: string) => gateway.carrierOf(id),

@@ -35,9 +35,10 @@ export interface ExchangeClientOptions {
 
 export interface ExchangeClient {
   executor: Executor;
-  venueClock: VenueClock;
+  /** Each market's host's clock; one object for both when futures shares the spot host. */
+  venueClocks: Readonly<Record<Market, VenueClock>>;
   pacer: Pacer;
-  /** Measures the venue clock and keeps re-measuring it. */
+  /** Measures the venue clocks and keeps re-measuring them. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -77,12 +78,19 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
   };
   const pacer = opts.pacer ?? new BottleneckPacer({ limits: endpointLimits(opts.limits), safetyMarginMs: opts.safetyMarginMs, clock });
   let executor: Executor;
-  const venueClock = new VenueClock(clock, async () => (await executor.call('spot.time', {})).serverTime);
+  // Signed requests carry the time of the host they go to. Where futures has a host of its own
+  // (the notes: futuresopenapi.<domain>), its clock is measured from its own time endpoint.
+  const spotClock = new VenueClock(clock, async () => (await executor.call('spot.time', {})).serverTime);
+  const venueClocks: Record<Market, VenueClock> = {
+    spot: spotClock,
+    futures: ownFuturesHost(opts) ? new VenueClock(clock, async () => (await executor.call('futures.time', {})).serverTime) : spotClock,
+  };
+  const distinctClocks = [...new Set(Object.values(venueClocks))];
   executor = new Executor({
     transport,
     pacer,
     clock,
-    venueClock,
+    venueClocks,
     credentials: opts.credentials,
     recvWindowMs: opts.recvWindowMs,
     retry: opts.retry,
@@ -92,22 +100,30 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
   let closed = false;
   return {
     executor,
-    venueClock,
+    venueClocks,
     pacer,
     async start() {
-      await venueClock.sync();
-      venueClock.start(opts.clockSyncIntervalMs ?? 60_000, () => {
-        /* a failed refresh keeps the last offset; the next call that gets -1021 resyncs */
-      });
+      await Promise.all(distinctClocks.map((c) => c.sync()));
+      for (const c of distinctClocks) {
+        c.start(opts.clockSyncIntervalMs ?? 60_000, () => {
+          /* a failed refresh keeps the last offset; the next call that gets -1021 resyncs */
+        });
+      }
     },
     async close() {
       if (closed) return;
       closed = true;
-      venueClock.stop();
+      for (const c of distinctClocks) c.stop();
       await pacer.stop();
       await Promise.all(owned.map((t) => t.close()));
     },
   };
+}
+
+/** Whether futures is served from another origin than spot (over HTTP: a transport given is one venue). */
+function ownFuturesHost(opts: ExchangeClientOptions): boolean {
+  if (opts.transport || !opts.futuresUrl || !opts.spotUrl) return false;
+  return new URL(opts.futuresUrl).origin !== new URL(opts.spotUrl).origin;
 }
 
 /**

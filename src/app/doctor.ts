@@ -56,7 +56,10 @@ export async function runChecks(config: Config, credentials: Credentials | undef
       const detail = `not checked: the journal records a venue ban until ${new Date(bannedUntil).toISOString()}, and nothing is sent before it ends`;
       for (const name of ['clock', 'credentials']) checks.push({ name, verdict: 'WARN', detail, fix: 'run sluice doctor again after the ban' });
     } else {
-      checks.push(await clockCheck(app.client.venueClock, config.venue.recvWindowMs));
+      const { spot, futures } = app.client.venueClocks;
+      checks.push(await clockCheck('clock', spot, 'venue.spotUrl', config.venue.recvWindowMs));
+      // Futures on a host of its own signs with that host's clock: checked too.
+      if (futures !== spot) checks.push(await clockCheck('futures clock', futures, 'venue.futuresUrl', config.venue.recvWindowMs));
       checks.push(await credentialsCheck(app.client.executor, config, credentials));
     }
   } finally {
@@ -70,12 +73,12 @@ export async function runChecks(config: Config, credentials: Credentials | undef
 
 // ---------- clock ----------
 
-async function clockCheck(venueClock: { sync(): Promise<{ offsetMs: number; roundTripMs: number }> }, recvWindowMs: number): Promise<Check> {
+async function clockCheck(name: string, venueClock: { sync(): Promise<{ offsetMs: number; roundTripMs: number }> }, urlField: string, recvWindowMs: number): Promise<Check> {
   let sample;
   try {
     sample = await venueClock.sync();
   } catch (err) {
-    return { name: 'clock', verdict: 'FAIL', detail: `the venue's time endpoint did not answer (${errorText(err)})`, fix: 'check venue.spotUrl and that this machine reaches it (DNS, firewall, proxy)' };
+    return { name, verdict: 'FAIL', detail: `the venue's time endpoint did not answer (${errorText(err)})`, fix: `check ${urlField} and that this machine reaches it (DNS, firewall, proxy)` };
   }
   const offset = Math.round(sample.offsetMs);
   const rtt = Math.round(sample.roundTripMs);
@@ -86,10 +89,10 @@ async function clockCheck(venueClock: { sync(): Promise<{ offsetMs: number; roun
   const fix = 'turn on time sync (timedatectl set-ntp true, or chrony/ntpd) and run sluice doctor again';
   // offset > 0: our timestamps lag the venue's clock (recvWindow applies); offset < 0: they lead it.
   if (offset > recvWindowMs || -offset >= MAX_LEAD_MS) {
-    return { name: 'clock', verdict: 'FAIL', detail: `${detail}: outside that window. sluice signs with the measured venue time, but a clock this far off is not synchronised and drifts between re-syncs (venue.clockSyncIntervalMs)`, fix };
+    return { name, verdict: 'FAIL', detail: `${detail}: outside that window. sluice signs with the measured venue time, but a clock this far off is not synchronised and drifts between re-syncs (venue.clockSyncIntervalMs)`, fix };
   }
-  if (offset > recvWindowMs / 2 || -offset > MAX_LEAD_MS / 2) return { name: 'clock', verdict: 'WARN', detail: `${detail}: past half of that window`, fix };
-  return { name: 'clock', verdict: 'OK', detail };
+  if (offset > recvWindowMs / 2 || -offset > MAX_LEAD_MS / 2) return { name, verdict: 'WARN', detail: `${detail}: past half of that window`, fix };
+  return { name, verdict: 'OK', detail };
 }
 
 // ---------- credentials ----------

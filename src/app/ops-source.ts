@@ -144,7 +144,7 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSo
         limiter: Object.fromEntries(Object.entries(app.client.pacer.usage()).map(([e, u]) => [e, amend(u, { requests: watch.sent.get(e) ?? 0 })])),
         strategies,
         drift,
-        clockOffsetMs: Math.round(app.client.venueClock.offsetMs()),
+        clockOffsetMs: Math.round(app.client.venueClocks.spot.offsetMs()),
         fills: fills.latest(app),
         alerts: opts.alerts?.() ?? [],
         quoteAsset: equity.quote ?? null,

@@ -56,7 +56,8 @@ export interface ExecutorOptions {
   transport: (market: Market) => Transport;
   pacer: Pacer;
   clock: Clock;
-  venueClock: VenueClock;
+  /** Each market's host's clock: the same object when both markets are on one host. */
+  venueClocks: Readonly<Record<Market, VenueClock>>;
   /** Absent in paper mode against public data only; signed calls then fail fast. */
   credentials?: Credentials;
   recvWindowMs?: number;
@@ -105,7 +106,7 @@ export class Executor {
           if (!this.retriable(ep, err, skewRetried)) throw new AbortError(err as Error);
           if (err instanceof ClockSkewError) {
             skewRetried = true;
-            await this.opts.venueClock.recover();
+            await this.opts.venueClocks[ep.market].recover();
           }
           throw err;
         }
@@ -142,7 +143,7 @@ export class Executor {
   private async attempt<E extends EndpointId>(ep: Endpoint, params: RequestParams[E], requestedAt: number, attempt: number): Promise<ResponseOf[E]> {
     const { clock, pacer } = this.opts;
     this.refuseWhileBanned(ep);
-    if (isSigned(ep)) await this.opts.venueClock.settled();
+    if (isSigned(ep)) await this.opts.venueClocks[ep.market].settled();
     const record: CallRecord = { endpoint: ep.id, attempt, requestedAt, finishedAt: 0 };
     try {
       const res = await pacer.run(ep.id, async () => {
@@ -160,7 +161,8 @@ export class Executor {
           body = undefined;
         }
       }
-      const error = classifyAnswer({ endpoint: ep.id, status: res.status, headers: res.headers, body, now: this.opts.venueClock.now(), localNow: this.opts.clock.now() + this.opts.venueClock.errorMs() });
+      const venueClock = this.opts.venueClocks[ep.market];
+      const error = classifyAnswer({ endpoint: ep.id, status: res.status, headers: res.headers, body, now: venueClock.now(), localNow: this.opts.clock.now() + venueClock.errorMs() });
       if (error) throw error;
       const ctx = { endpoint: ep.id, httpStatus: res.status };
       if (body === undefined) {
@@ -202,8 +204,9 @@ export class Executor {
       // The status line still speaks (a 5xx with a huge HTML page is a TemporaryError); a 2xx
       // we refused to read in full is an answer we cannot read.
       const ctx = { endpoint: ep.id, httpStatus: err.status };
+      const venueClock = this.opts.venueClocks[ep.market];
       return (
-        classifyAnswer({ endpoint: ep.id, status: err.status, headers: err.headers, body: undefined, now: this.opts.venueClock.now(), localNow: this.opts.clock.now() + this.opts.venueClock.errorMs() }) ??
+        classifyAnswer({ endpoint: ep.id, status: err.status, headers: err.headers, body: undefined, now: venueClock.now(), localNow: this.opts.clock.now() + venueClock.errorMs() }) ??
         new MalformedResponseError(ctx, 'body', `is larger than ${err.maxBytes} bytes (HTTP ${err.status}); stopped reading it`)
       );
     }
@@ -256,9 +259,10 @@ export class Executor {
    * request (its default when the request carries no recvWindow), so the error cannot put us
    * ahead and earn a -1021, nor behind beyond the window. Whole milliseconds.
    */
-  private signingTime(windowMs: number): number {
-    const behind = Math.min(this.opts.venueClock.errorMs(), Math.max(0, Math.floor((windowMs - VENUE_AHEAD_ALLOWANCE_MS) / 2)));
-    return this.opts.venueClock.now() - behind;
+  private signingTime(ep: Endpoint, windowMs: number): number {
+    const venueClock = this.opts.venueClocks[ep.market];
+    const behind = Math.min(venueClock.errorMs(), Math.max(0, Math.floor((windowMs - VENUE_AHEAD_ALLOWANCE_MS) / 2)));
+    return venueClock.now() - behind;
   }
 
   /** Builds, signs and sends. The strings signed are the strings sent. */
@@ -281,7 +285,7 @@ export class Executor {
       if (!creds) throw new AuthError({ endpoint: ep.id }, 'needs API credentials: set SLUICE_API_KEY and SLUICE_API_SECRET');
       headers['X-CH-APIKEY'] = creds.apiKey;
       if (signed) {
-        const timestamp = String(this.signingTime(withWindow ? this.recvWindowMs : DEFAULT_RECV_WINDOW_MS));
+        const timestamp = String(this.signingTime(ep, withWindow ? this.recvWindowMs : DEFAULT_RECV_WINDOW_MS));
         headers['X-CH-TS'] = timestamp;
         // A trusted venue in this process knows us by the key: nothing to sign.
         if (!this.opts.transport(ep.market).trusted) headers['X-CH-SIGN'] = sign(creds.apiSecret, { timestamp, method: ep.method, path: ep.path, query, body });

@@ -325,11 +325,39 @@ describe('the venue clock', () => {
   it.each([3000, -3000])('a venue clock %i ms off is measured and corrected', async (skewMs) => {
     const { server, x, client } = await setup({ skewMs });
     await client.start();
-    expect(Math.abs(client.venueClock.offsetMs() - skewMs)).toBeLessThan(200);
+    expect(Math.abs(client.venueClocks.spot.offsetMs() - skewMs)).toBeLessThan(200);
     await x.call('spot.account', {});
     const signed = server.arrivals.at(-1)!;
     expect(signed.status).toBe(200);
     expect(Math.abs(Number(signed.headers['x-ch-ts']) - (signed.at + skewMs))).toBeLessThan(500);
+  });
+
+  it('futures on a host of its own signs with that host\'s clock, measured from its own time endpoint', async () => {
+    const futuresHost = await startVenueServer({ apiKey: KEY, apiSecret: SECRET, skewMs: -3000 });
+    try {
+      const { server: spotHost, x, client } = await setup({ skewMs: 0 }, { futuresUrl: futuresHost.url });
+      await client.start();
+      expect(Math.abs(client.venueClocks.spot.offsetMs())).toBeLessThan(200);
+      expect(Math.abs(client.venueClocks.futures.offsetMs() + 3000)).toBeLessThan(200);
+      expect(futuresHost.arrivals.map(route).every((r) => r === 'GET /fapi/v1/time')).toBe(true);
+      expect(spotHost.arrivals.map(route).every((r) => r === 'GET /sapi/v1/time')).toBe(true);
+      await x.call('futures.account', {});
+      await x.call('spot.account', {});
+      // Each accepted at once: no -1021 on either host.
+      expect(futuresHost.arrivals.filter((a) => a.path === '/fapi/v1/account').map((a) => a.status)).toEqual([200]);
+      expect(spotHost.arrivals.filter((a) => a.path === '/sapi/v1/account').map((a) => a.status)).toEqual([200]);
+      const signed = futuresHost.arrivals.at(-1)!;
+      expect(Math.abs(Number(signed.headers['x-ch-ts']) - (signed.at - 3000))).toBeLessThan(500);
+    } finally {
+      await futuresHost.close();
+    }
+  });
+
+  it('one host for both markets: one clock, measured once', async () => {
+    const { server, client } = await setup({ skewMs: 2000 }, { futuresUrl: undefined });
+    await client.start();
+    expect(client.venueClocks.futures).toBe(client.venueClocks.spot);
+    expect(routes(server).filter((r) => r.endsWith('/time'))).toEqual(['GET /sapi/v1/time', 'GET /sapi/v1/time', 'GET /sapi/v1/time']);
   });
 
   it('without a sync, the first -1021 triggers one and the call still succeeds', async () => {

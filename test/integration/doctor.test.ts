@@ -40,7 +40,7 @@ function doctor(config: string, credentials?: { apiKey: string; apiSecret: strin
     execFile(process.execPath, [BIN, 'doctor', '--config', config], { cwd: ROOT, env }, (err, stdout, stderr) => {
       const line: Record<string, string> = {};
       for (const l of stdout.split('\n')) {
-        const m = /^(?:OK|WARN|FAIL) +([a-z]+):/.exec(l);
+        const m = /^(?:OK|WARN|FAIL) +([a-z]+(?: [a-z]+)?):/.exec(l);
         if (m) line[m[1]!] = l;
       }
       done({ code: err ? Number(err.code) : 0, stdout, stderr, line });
@@ -49,7 +49,7 @@ function doctor(config: string, credentials?: { apiKey: string; apiSecret: strin
 }
 
 /** A live config against the simulator, with a journal that has seen a little trading. */
-function setup(): { config: string; journal: string } {
+function setup(futuresUrl?: string): { config: string; journal: string } {
   dir = mkdtempSync(join(tmpdir(), 'sluice-doctor-'));
   const journal = join(dir, 'journal.db');
   const j = SqliteJournal.open(journal);
@@ -59,7 +59,7 @@ function setup(): { config: string; journal: string } {
   writeFileSync(
     config,
     `mode: live
-venue: { spotUrl: "${sim!.url}" }
+venue: { spotUrl: "${sim!.url}"${futuresUrl ? `, futuresUrl: "${futuresUrl}"` : ''} }
 journal: { path: ${journal} }
 strategies:
   - { id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }
@@ -148,6 +148,22 @@ describe('sluice doctor against the simulator', () => {
     expect(Math.abs(offset - skew)).toBeLessThanOrEqual(rtt / 2 + 1);
     expect(r.line.credentials).toMatch(/^OK /);
     expect(r.code).toBe(1);
+  });
+
+  it('futures on a host of its own: its clock is checked too, by its own time endpoint', async () => {
+    sim = await startSimServer({ seed: 5 });
+    const futuresHost = await startSimServer({ seed: 5, faults: { clockSkewMs: 7000 } });
+    try {
+      const { config } = setup(futuresHost.url);
+      const r = await doctor(config, sim);
+      expect(Object.keys(r.line)).toEqual(['config', 'clock', 'futures clock', 'credentials', 'limits', 'journal']);
+      expect(r.line.clock).toMatch(/^OK   clock: /);
+      expect(r.line['futures clock']).toMatch(/^FAIL futures clock: venue clock is \d+ ms ahead of this machine's .*outside that window/);
+      expect(futuresHost.exchange.arrivals().map((a) => a.endpoint)).toEqual(['futures.time', 'futures.time', 'futures.time']);
+      expect(r.code).toBe(1);
+    } finally {
+      await futuresHost.close();
+    }
   });
 
   it('a corrupted journal: FAIL journal, and the file is left byte for byte as it was (no -wal or -shm appear)', async () => {

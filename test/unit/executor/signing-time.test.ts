@@ -36,8 +36,8 @@ describe('the signing time', () => {
   it('is behind by the clock\'s uncertainty, at most half the window the venue applies, and in whole milliseconds', async () => {
     // A 30 s round trip: the venue's time is known to within 15 s.
     const { clock, sent, client } = rig(60_001, 30_000);
-    await client.venueClock.sync();
-    expect(client.venueClock.errorMs()).toBe(15_000);
+    await client.venueClocks.spot.sync();
+    expect(client.venueClocks.spot.errorMs()).toBe(15_000);
     const order = { symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('1'), price: d('1') };
     await client.executor.call('spot.order', order);
     // It carries recvWindow 60001: 15 s behind (less than (60001 - 1000) / 2).
@@ -48,7 +48,7 @@ describe('the signing time', () => {
 
     // An odd window never makes the stamp fractional.
     const odd = rig(5001, 30_000);
-    await odd.client.venueClock.sync();
+    await odd.client.venueClocks.spot.sync();
     await odd.client.executor.call('spot.order', order);
     expect(stampOf(odd.sent, '/sapi/v1/order')).toBe(String(odd.clock.now() - 2000));
   });

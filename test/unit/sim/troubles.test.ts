@@ -49,8 +49,8 @@ describe('simulator troubles', () => {
 
   it('a clock jump shifts serverTime; the client meets one -1021, re-syncs, and its retry passes', async () => {
     const { clock, sim, client } = setup();
-    await client.venueClock.sync();
-    expect(client.venueClock.offsetMs()).toBe(0);
+    await client.venueClocks.spot.sync();
+    expect(client.venueClocks.spot.offsetMs()).toBe(0);
 
     await clock.moveTo(T0 + 10_000);
     const time = await client.executor.call('spot.time', {});
@@ -61,7 +61,7 @@ describe('simulator troubles', () => {
     expect(account.items.length).toBeGreaterThan(0);
     const seen = sim.arrivals().slice(before).map((a) => `${a.endpoint} ${a.code ?? a.status}`);
     expect(seen).toEqual(['spot.account -1021', 'spot.time 200', 'spot.time 200', 'spot.time 200', 'spot.account 200']);
-    expect(client.venueClock.offsetMs()).toBe(-3000);
+    expect(client.venueClocks.spot.offsetMs()).toBe(-3000);
 
     // The jump ends: the venue's clock is 3 s ahead of the client's estimate, within recvWindow.
     await clock.moveTo(T0 + 70_000);
