@@ -25,6 +25,7 @@ import { PositionsCheckpoint } from './positions-checkpoint.js';
 import { engineView, feedsOf, hears, strategyHosts, withHistory } from './strategies.js';
 import { applyLeverage, StrategyLifecycle } from './lifecycle.js';
 import { summarize } from './summary.js';
+import { UnbookedExecutions } from './unbooked.js';
 import type { EngineEvents, EngineParts } from './parts.js';
 
 export type { AlertKind, EngineEvents, EngineParts, EngineSettings } from './parts.js';
@@ -50,6 +51,7 @@ export class Engine {
   private readonly loops: Loops;
   private readonly reported = new Set<string>();
   private readonly ledger: StrategyLedger;
+  private readonly unbooked = new UnbookedExecutions((market, symbol, id) => this.reconciler.filledVolume(market, symbol, id));
   /** The account's positions, checkpointed after each reconcile pass and restored at load. */
   private readonly checkpoint: PositionsCheckpoint;
   private readonly lifecycle: StrategyLifecycle;
@@ -296,7 +298,8 @@ export class Engine {
     const { journal, positions, holds, instruments, marketData } = this.parts;
     const open = journal.orders({ openOnly: true });
     return {
-      positions: new Map(positions.snapshot().map((p) => [key(p.market, p.symbol), p.quantity])),
+      // Executions the venue told of whose fills are not booked yet count too (unbooked.ts).
+      positions: this.unbooked.addTo(new Map(positions.snapshot().map((p) => [key(p.market, p.symbol), p.quantity]))),
       openOrders: leaving ? open.filter((o) => !leaving.has(o.clientOrderId)) : open,
       balances: holds.free(this.reconciler.balances.values(), this.reconciler.balancesAskedAt),
       lastPrices: marketData.lastPrices,
@@ -315,7 +318,10 @@ export class Engine {
   private async onFill(fill: Fill, order: Order | undefined): Promise<void> {
     this.stats.fills++;
     this.events.emit('fill', fill);
-    if (order) this.ledger.fill(order.strategyId, fill);
+    if (order) {
+      this.ledger.fill(order.strategyId, fill);
+      this.unbooked.booked(order);
+    }
     const host = order && this.hosts.find((h) => h.id === order.strategyId);
     // Through its inbox: the reconcile pass does not wait for the strategy.
     if (host) this.lifecycle.post(host, async () => this.handle(host, await host.fill(fill)));
@@ -323,6 +329,7 @@ export class Engine {
 
   /** An order changed: the pipeline, listeners and its strategy hear it (with the reason, for a strategy that takes order events). */
   private async notify(order: Order, reason?: string): Promise<void> {
+    this.unbooked.update(order);
     this.pipeline.orderChanged(order);
     this.ledger.order(order);
     this.events.emit('order', order);

@@ -10,6 +10,7 @@ import { amend } from '../core/amend.js';
 import { AuthError, errorText } from '../core/errors.js';
 import { BoundedSet } from '../core/bounded.js';
 import type { Clock } from '../core/clock.js';
+import type { Decimal } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
@@ -136,6 +137,11 @@ export class Reconciler {
       onDrift: deps.onDrift,
     });
     this.lookups = new OrderLookups(amend(deps, { filled: (market: Market, symbol: string, id: VenueOrderId) => this.fillTotals.of(market, symbol, id) }));
+  }
+
+  /** The fill volume journaled for a venue order. */
+  filledVolume(market: Market, symbol: string, venueOrderId: string): Decimal {
+    return this.fillTotals.of(market, symbol, venueOrderId);
   }
 
   /**

@@ -1,0 +1,79 @@
+// Executions the venue told of before their fills are booked count in risk's positions: a
+// strategy buying at a marketable price every tick stops at risk.maxPosition, not after the next
+// trades read. The engine on the in-process simulator (a manual clock), and the tracker alone.
+import { afterEach, describe, expect, it } from 'vitest';
+import { d, dec, ZERO, type Decimal } from '../../../src/core/decimal.js';
+import type { Order } from '../../../src/core/types.js';
+import { UnbookedExecutions } from '../../../src/engine/unbooked.js';
+import { defineStrategy, z } from '../../../src/strategy/api.js';
+import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
+
+let running: EngineApp | undefined;
+afterEach(async () => {
+  if (running) await drive(running.clock, running.app.stop());
+  running = undefined;
+});
+
+describe('risk counts executions whose fills are not booked yet', () => {
+  it('a buyer at a marketable price every 250 ms stops at maxPosition 0.003, though the trades read comes only a minute later', async () => {
+    const placed: string[] = [];
+    const buyer = defineStrategy({
+      apiVersion: 2,
+      name: 'taker',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick() {
+          const last = ctx.lastPrice('BTCUSDT');
+          if (!last || placed.length >= 8) return;
+          placed.push(ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.001', price: dec.truncate(dec.mul(last, d('1.002')), 2) }));
+        },
+      }),
+    });
+    running = await engineApp(
+      `
+mode: paper
+engine: { marketDataEveryMs: 100, reconcileEveryMs: 60000, summaryEveryMs: 600000 }
+risk: { maxPosition: { BTCUSDT: "0.003" }, duplicateWindowMs: 0, maxOrdersPerSecond: 100 }
+strategies:
+  - { id: taker, use: inline:taker, symbols: [BTCUSDT], everyMs: 250 }
+`,
+      [loaded('taker', buyer, { everyMs: 250 })],
+    );
+    const { app, clock, sim } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 3000);
+    expect(placed).toHaveLength(8);
+    // The venue filled three; the other five were refused by max_position before any was sent.
+    const filled = sim.orderLog().filter((o) => o.symbol === 'BTCUSDT' && o.side === 'BUY');
+    expect(filled.map((o) => o.volume)).toEqual(['0.001', '0.001', '0.001']);
+    expect(placed.map((id) => app.journal.order(id)?.status)).toEqual(['filled', 'filled', 'filled', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected']);
+    const refusal = running.logs.lines.find((l) => l.msg === 'intent rejected' && l.clientOrderId === placed[3]);
+    expect(refusal?.reason).toMatch(/^max_position: position 0.003 \+ open buys 0 \+ this 0.001 = 0.004 BTCUSDT, above the 0.003 limit/);
+    // The trades read after the start has not come: the book does not hold all three yet.
+    expect(dec.lt(app.engine.positions.position('spot', 'BTCUSDT').quantity, d('0.003'))).toBe(true);
+  });
+});
+
+describe('UnbookedExecutions', () => {
+  const order = (id: string, executed: string, side: 'BUY' | 'SELL' = 'BUY'): Order =>
+    ({ clientOrderId: id, venueOrderId: `v${id}`, strategyId: 's', market: 'spot', symbol: 'BTCUSDT', side, type: 'LIMIT', volume: '1', price: '100', executedVolume: executed, status: 'filled', createdAt: 0, updatedAt: 0 }) as unknown as Order;
+
+  it('adds what each order executed beyond its booked fills, signed by side, until they are booked', () => {
+    const booked = new Map<string, Decimal>();
+    const u = new UnbookedExecutions((_m, _s, id) => booked.get(id) ?? ZERO);
+    u.update(order('a', '0.5'));
+    u.update(order('b', '0.2', 'SELL'));
+    u.update(order('c', '0'));
+    expect(u.addTo(new Map([['spot:BTCUSDT', d('1')]])).get('spot:BTCUSDT')).toBe('1.3');
+    // A fill of a booked: 0.4 of its 0.5; an older answer saying less does not shrink what the venue said.
+    booked.set('va', d('0.4'));
+    u.booked(order('a', '0.4'));
+    u.update(order('a', '0.3'));
+    expect(u.addTo(new Map()).get('spot:BTCUSDT')).toBe('-0.1');
+    booked.set('va', d('0.5'));
+    booked.set('vb', d('0.2'));
+    u.booked(order('a', '0.5'));
+    u.booked(order('b', '0.2', 'SELL'));
+    expect(u.addTo(new Map())).toEqual(new Map());
+  });
+});
