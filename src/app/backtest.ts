@@ -179,6 +179,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     strategies: opts.strategies.map((s) => s.entry.id),
     ...(opts.tapeName ? { tape: opts.tapeName } : {}),
     ...(incidents ? { incidents: played(sim) } : {}),
+    refusals: app.engine.stats.refusedBy,
     config: {
       seed: config.sim.seed,
       latencyMs: `${config.sim.latencyMs.min}-${config.sim.latencyMs.max}`,

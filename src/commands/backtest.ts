@@ -6,7 +6,7 @@ import { systemClock } from '../core/clock.js';
 import { ConfigError, TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig, locatedError } from '../config/index.js';
 import { durationText } from '../core/display.js';
-import { incidentsLine, Progress, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
+import { incidentsLine, Progress, refusalsLine, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
 import { openTape, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from '../app/backtest.js';
@@ -41,6 +41,8 @@ async function loadText(configText: string, source: string, refused: (message: s
  * One backtest in this thread, the tape streamed from its file: the report, or an exception for
  * the caller to print. A config refused at the door is told to `refused` (stderr by default).
  */
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+
 export async function backtestOnce(
   job: { configText: string; source: string; cwd: string; tapePath?: string; tapeName?: string; durationMs?: number; eventCacheDir?: string; strategyLogs?: boolean },
   progress: boolean,
@@ -54,7 +56,14 @@ export async function backtestOnce(
     refused(`${source}: no enabled strategy to backtest`);
     return undefined;
   }
-  const log = createLogger({ level: 'error', pretty: false, secrets: [] });
+  // A single run shows the engine's warnings (a refused intent with its rule and fix, an order
+  // whose answer was lost) on stderr with the strategies' lines, stamped with the run's virtual
+  // time, which the run hands to pluginLog below; sweep runs log errors only.
+  let virtualNow: () => number = () => 0;
+  const engineLevel = LEVELS.indexOf(loaded.config.log.level) > LEVELS.indexOf('warn') ? loaded.config.log.level : 'warn';
+  const log = job.strategyLogs
+    ? createLogger({ level: engineLevel, pretty: false, secrets: [], now: () => virtualNow(), destination: pino.destination(2) })
+    : createLogger({ level: 'error', pretty: false, secrets: [] });
   const bar = progress && tapePath ? new Progress(process.stderr, { total: 1, now: systemClock.now, label: 'backtest' }) : undefined;
   const result = await runBacktest({
     config: loaded.config,
@@ -66,7 +75,14 @@ export async function backtestOnce(
     eventCacheDir: job.eventCacheDir,
     // A single run shows what its strategies log (ctx.log, at log.level) on stderr as JSON lines,
     // stamped with the run's virtual time; sweep runs keep theirs to themselves (they would interleave).
-    ...(job.strategyLogs ? { pluginLog: (now: () => number) => createLogger({ level: loaded.config.log.level, pretty: false, secrets: [], now, destination: pino.destination(2) }) } : {}),
+    ...(job.strategyLogs
+      ? {
+          pluginLog: (now: () => number) => {
+            virtualNow = now;
+            return createLogger({ level: loaded.config.log.level, pretty: false, secrets: [], now, destination: pino.destination(2) });
+          },
+        }
+      : {}),
     onProgress: bar ? (done) => bar.update(done) : undefined,
   });
   bar?.finish();
@@ -125,8 +141,8 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(out, 'report.html'), renderHtml(report, input));
-  const incidents = incidentsLine(report);
-  process.stdout.write(`${summaryLine(report)}\n${incidents ? `${incidents}\n` : ''}report: ${join(out, 'report.json')}, ${join(out, 'report.html')}\n`);
+  const notes = [incidentsLine(report), refusalsLine(report)].filter((l) => l !== undefined).map((l) => `${l}\n`).join('');
+  process.stdout.write(`${summaryLine(report)}\n${notes}report: ${join(out, 'report.json')}, ${join(out, 'report.html')}\n`);
   return 0;
 }
 

@@ -14,7 +14,7 @@ import type { RiskInputs } from '../risk/index.js';
 import type { HostOutput, StrategyHost } from '../strategy/index.js';
 import { feedKey, mergeFeeds, recordingFeeds, type Feed } from './market-data.js';
 import { applyDrift } from './drift-mode.js';
-import { admit, refusals, type IntakeParts } from './intake.js';
+import { admit, refusals, type IntakeParts, type RuleTally } from './intake.js';
 import { Loops } from './loops.js';
 import { withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
@@ -39,7 +39,7 @@ export class Engine {
   readonly hosts: StrategyHost[];
   readonly pipeline: OrderPipeline;
   readonly reconciler: Reconciler;
-  readonly stats = { intents: 0, fills: 0, riskRejections: 0 };
+  readonly stats = { intents: 0, fills: 0, riskRejections: 0, refusedBy: {} as Record<string, RuleTally> };
   /** True once prepare() has reconciled with the venue (health reports ready from then on). */
   ready = false;
   /** From the start of stop(). */

@@ -22,16 +22,17 @@ export interface IntakeParts {
   pipeline: OrderPipeline;
   riskInputs(): RiskInputs;
   onRejected(r: RiskRejection): void;
-  stats: { intents: number; riskRejections: number };
+  /** refusedBy: intents refused (invalid, or by a risk rule), per rule, with the first reason (a backtest's report). */
+  stats: { intents: number; riskRejections: number; refusedBy: Record<string, RuleTally> };
 }
 
 /** Admits one strategy output; returns the orders refused (and why), to report to their strategy once the rest is queued. */
 export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reason: string }[] {
-  const { clock, risk, journal, holds, repeats, pipeline, stats } = parts;
+  const { clock, risk, journal, holds, pipeline, stats } = parts;
   const now = clock.now();
   for (const bad of out.invalid) {
     pipeline.stats.rejected++;
-    logRefusal(repeats, bad.strategyId, 'invalid', bad.reason, { strategy: bad.strategyId, clientOrderId: bad.clientOrderId, rule: 'invalid', reason: bad.reason });
+    tellRefusal(parts, bad.strategyId, 'invalid', bad.reason, { strategy: bad.strategyId, clientOrderId: bad.clientOrderId, rule: 'invalid', reason: bad.reason });
   }
   if (out.intents.length === 0) return [];
   stats.intents += out.intents.length;
@@ -39,7 +40,7 @@ export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reas
   holds.add(held);
   for (const r of rejected) {
     stats.riskRejections++;
-    logRefusal(repeats, r.intent.strategyId, r.rule, r.reason, { strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason });
+    tellRefusal(parts, r.intent.strategyId, r.rule, r.reason, { strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason });
     parts.onRejected(r);
   }
   const refused = rejected.flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now), reason: r.reason }] : []));
@@ -54,6 +55,13 @@ export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reas
 /** Refusals logged in full a few times per period for each strategy, rule and reason (its figures aside), then counted. */
 export const refusals = (log: Log, clock: Clock) => new Repeats(log, () => clock.now(), { everyMs: 10_000, full: 5 });
 
-function logRefusal(repeats: Repeats, strategy: string, rule: string, reason: string, fields: object): void {
-  repeats.line('warn', `${strategy}\u0000${rule}\u0000${reason.replace(/\d+(\.\d+)?/g, '#')}`, fields, 'intent rejected');
+export interface RuleTally {
+  count: number;
+  first: string;
+}
+
+function tellRefusal(parts: IntakeParts, strategy: string, rule: string, reason: string, fields: object): void {
+  const tally = (parts.stats.refusedBy[rule] ??= { count: 0, first: reason });
+  tally.count++;
+  parts.repeats.line('warn', `${strategy}\u0000${rule}\u0000${reason.replace(/\d+(\.\d+)?/g, '#')}`, fields, 'intent rejected');
 }

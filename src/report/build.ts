@@ -65,6 +65,8 @@ export function buildReport(input: ReportInput): Report {
   // Last, and only when there were some: the report of a tape without troubles is as it was.
   const incidents = incidentsOf(input);
   if (incidents) report.recordedIncidents = incidents;
+  const refusals = Object.entries(input.refusals ?? {}).map(([rule, r]) => ({ rule, count: r.count, first: r.first }));
+  if (refusals.length > 0) report.refusals = refusals.sort((a, b) => b.count - a.count || byCodeUnit(a.rule, b.rule));
   return report;
 }
 
@@ -76,6 +78,12 @@ function incidentsOf(input: ReportInput): Report['recordedIncidents'] {
   for (const k of kinds) byKind[k] = { onTape: onTape[k]!, played: played[k] ?? 0 };
   const sum = (f: (x: { onTape: number; played: number }) => number) => Object.values(byKind).reduce((n, x) => n + f(x), 0);
   return { onTape: sum((x) => x.onTape), played: sum((x) => x.played), byKind };
+}
+
+/** The intents refused before they became requests, as one line; undefined when none was. */
+export function refusalsLine(r: Report): string | undefined {
+  if (!r.refusals) return undefined;
+  return `refused before sending: ${r.refusals.map((x) => `${x.rule} ${x.count} (first: ${x.first})`).join('; ')}`;
 }
 
 /** What a run met of the venue's troubles its tape recorded, as one line; undefined when the tape held none. */

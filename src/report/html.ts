@@ -100,6 +100,7 @@ function summaryTable(r: Report): string {
   ];
   const incidents = incidentsLine(r);
   if (incidents) rows.push(['Venue troubles the tape recorded', incidents.replace(/^recorded venue incidents /, '')]);
+  for (const x of r.refusals ?? []) rows.push([`Refused by ${x.rule}`, `${x.count} (first: ${x.first})`]);
   return table(['', ''], rows, false);
 }
 

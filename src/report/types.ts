@@ -69,6 +69,8 @@ export interface ReportInput {
   tape?: string;
   /** The venue's troubles the tape recorded, by kind: how many it held, and how many met a request of the run. */
   incidents?: { onTape: Readonly<Record<string, number>>; played: Readonly<Record<string, number>> };
+  /** Intents refused before they became requests (invalid, or by a risk rule), per rule, with the first reason. */
+  refusals?: Readonly<Record<string, { count: number; first: string }>>;
   /** A summary of the configuration, copied into the report with its keys sorted. */
   config?: { readonly [key: string]: JsonValue };
 }
@@ -193,4 +195,9 @@ export interface Report {
    * Absent when the tape held none, or sim.recordedFaults is false.
    */
   recordedIncidents?: { onTape: number; played: number; byKind: Record<string, { onTape: number; played: number }> };
+  /**
+   * Intents refused before they became requests, per rule (`invalid`: the request could not be
+   * formed), most first, with the first reason given: what to fix. Absent when none was.
+   */
+  refusals?: { rule: string; count: number; first: string }[];
 }

@@ -195,6 +195,31 @@ strategies:
     expect(await run('warn')).not.toContain('hello from the strategy');
   });
 
+  it('a single run shows why intents were refused: warnings on stderr at virtual time, and per rule in the summary and report.json', async () => {
+    const d = tmp();
+    const config = join(d, 'unrounded.yaml');
+    writeFileSync(config, `mode: paper\nlog: { level: info }\nstrategies:\n  - { id: u1, use: ${join(ROOT, 'test/fixtures/plugins/unrounded.ts')}, symbols: [BTCUSDT], everyMs: 1000 }\n`);
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((done) =>
+      execFile(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', config, '--duration', '60', '--out', d], { cwd: ROOT }, (_e, out, err) => done({ stdout: out, stderr: err })),
+    );
+    const refused = stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; rule?: string; reason?: string; time: number }).filter((l) => l.msg === 'intent rejected');
+    // Each rule five times in full within a 10 s window, on the run's virtual clock.
+    expect(refused.filter((l) => l.rule === 'precision').slice(0, 5)).toHaveLength(5);
+    expect(refused[0]!.time).toBeGreaterThanOrEqual(Date.UTC(2026, 0, 1));
+    expect(refused.find((l) => l.rule === 'precision')!.reason).toMatch(/^precision: price [\d.]+ has 5 decimals; BTCUSDT allows 2: round it/);
+    const report = JSON.parse(readFileSync(join(d, 'report.json'), 'utf8')) as { refusals: { rule: string; count: number; first: string }[]; orders: { sent: number } };
+    expect(report.orders.sent).toBe(0);
+    expect(report.refusals.map((r) => r.rule).sort()).toEqual(['invalid', 'precision']);
+    const precision = report.refusals.find((r) => r.rule === 'precision')!;
+    expect(precision.count).toBeGreaterThanOrEqual(50);
+    // Thinned: not a line for each.
+    expect(refused.filter((l) => l.rule === 'precision').length).toBeLessThan(precision.count);
+    expect(report.refusals.find((r) => r.rule === 'invalid')!.first).toBe('a LIMIT order needs a price');
+    expect(stdout).toContain(`refused before sending: `);
+    expect(stdout).toContain(`precision ${precision.count} (first: ${precision.first})`);
+    expect(readFileSync(join(d, 'report.html'), 'utf8')).toContain(`<td>Refused by precision</td><td>${precision.count} (first: `);
+  }, 60_000);
+
   it('warns when a traded symbol has no market data on the tape (a futures contract on a spot-only tape)', async () => {
     const d = tmp();
     const config = join(d, 'mixed.yaml');

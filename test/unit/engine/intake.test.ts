@@ -8,7 +8,7 @@ import { BTCUSDT, cid, pipelineRig, placeOf, settle } from '../../fixtures/engin
 
 function intake(rig: ReturnType<typeof pipelineRig>) {
   const refusedByRisk: RiskRejection[] = [];
-  const stats = { intents: 0, riskRejections: 0 };
+  const stats = { intents: 0, riskRejections: 0, refusedBy: {} };
   const riskInputs = () => ({ positions: new Map(), openOrders: rig.journal.orders({ openOnly: true }), balances: rig.holds.free([{ asset: 'USDT', free: d('100000'), locked: d('0') }], 0), lastPrices: new Map([['spot:BTCUSDT', d('20000')]]), instruments: new Map([['spot:BTCUSDT', BTCUSDT]]) });
   const parts = { clock: rig.clock, repeats: refusals(rig.log, rig.clock), journal: rig.journal, risk: rig.risk, holds: rig.holds, pipeline: rig.pipeline, riskInputs, onRejected: (r: RiskRejection) => refusedByRisk.push(r), stats };
   return { parts, refusedByRisk, stats };
@@ -27,7 +27,7 @@ describe('admit: strategy output to journal and pipeline', () => {
     expect(refusedByRisk.map((r) => [r.intent.clientOrderId, r.rule])).toEqual([['big', 'max_notional_per_order']]);
     expect([rig.order('ok').status, rig.order('big').status]).toEqual(['pending', 'rejected']);
     expect(rig.journal.order('bad')).toBeUndefined();
-    expect(stats).toEqual({ intents: 2, riskRejections: 1 });
+    expect(stats).toEqual({ intents: 2, riskRejections: 1, refusedBy: { invalid: { count: 1, first: 'volume must be positive' }, max_notional_per_order: { count: 1, first: expect.stringMatching(/^max_notional_per_order: /) as unknown as string } } });
     expect(rig.pipeline.stats.rejected).toBe(1);
     expect(rig.log.withMsg('intent rejected').map((l) => l.fields.rule)).toEqual(['invalid', 'max_notional_per_order']);
     await settle();
@@ -38,7 +38,7 @@ describe('admit: strategy output to journal and pipeline', () => {
     const rig = pipelineRig();
     const { parts, stats } = intake(rig);
     expect(admit(parts, { intents: [], invalid: [] })).toEqual([]);
-    expect(stats).toEqual({ intents: 0, riskRejections: 0 });
+    expect(stats).toEqual({ intents: 0, riskRejections: 0, refusedBy: {} });
     expect(rig.journal.orders({})).toEqual([]);
   });
 
