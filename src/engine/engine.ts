@@ -324,7 +324,12 @@ export class Engine {
     }
     const host = order && this.hosts.find((h) => h.id === order.strategyId);
     // Through its inbox: the reconcile pass does not wait for the strategy.
-    if (host) this.lifecycle.post(host, async () => this.handle(host, await host.fill(fill)));
+    if (host) {
+      this.lifecycle.post(host, async () => {
+        await this.handle(host, await host.fill(fill));
+        this.lifecycle.saveState(host);
+      });
+    }
   }
 
   /** An order changed: the pipeline, listeners and its strategy hear it (with the reason, for a strategy that takes order events). */

@@ -1,7 +1,7 @@
 // When a strategy starts, and what it keeps: its klines warm-up holds the start, then its saved
 // state, onStart, the market data polled so far, the events that came before (held in its inbox
 // until then) and its ticks; it stops in its inbox too; its onSave state goes to the journal
-// every minute and at stop. And the leverage strategies ask for, set before any order.
+// every minute, after each fill it hears and at stop. And the leverage strategies ask for, set before any order.
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
@@ -119,13 +119,20 @@ export class StrategyLifecycle {
     this.parts.loops.every(SAVE_EVERY_MS, async () => this.saveStates(), true);
   }
 
-  /** Each strategy's onSave state, to the journal; a strategy whose onSave failed is disabled and reported. */
+  /** Each strategy's onSave state, to the journal. */
   saveStates(): void {
-    for (const h of this.parts.hosts) {
-      const text = h.save();
-      if (text !== undefined) this.parts.journal.setCursor(stateKey(h.id), text);
-      if (!h.enabled) void this.parts.handle(h, { intents: [], invalid: [] });
-    }
+    for (const h of this.parts.hosts) this.saveState(h);
+  }
+
+  /**
+   * A strategy's onSave state, to the journal: every minute, at stop, and after each fill it
+   * hears, so a state that counts fills (strategies/README.md) is not a minute behind them after
+   * a crash. A strategy whose onSave failed is disabled and reported.
+   */
+  saveState(h: StrategyHost): void {
+    const text = h.save();
+    if (text !== undefined) this.parts.journal.setCursor(stateKey(h.id), text);
+    if (!h.enabled) void this.parts.handle(h, { intents: [], invalid: [] });
   }
 }
 

@@ -1,6 +1,8 @@
-// Executions the venue told of before their fills are booked count in risk's positions: a
-// strategy buying at a marketable price every tick stops at risk.maxPosition, not after the next
-// trades read. The engine on the in-process simulator (a manual clock), and the tracker alone.
+// What the engine knows of fills between the venue's word and the trades read: risk counts
+// executions the venue told of before their fills are booked (a strategy buying at a marketable
+// price every tick stops at risk.maxPosition, not after the next trades read), and a strategy's
+// state is saved after each fill it hears. The engine on the in-process simulator (a manual
+// clock), and the tracker alone.
 import { afterEach, describe, expect, it } from 'vitest';
 import { d, dec, ZERO, type Decimal } from '../../../src/core/decimal.js';
 import type { Order } from '../../../src/core/types.js';
@@ -75,5 +77,45 @@ describe('UnbookedExecutions', () => {
     u.booked(order('a', '0.5'));
     u.booked(order('b', '0.2', 'SELL'));
     expect(u.addTo(new Map())).toEqual(new Map());
+  });
+});
+
+describe('a strategy\'s saved state after fills', () => {
+  it('is saved after each fill it hears, not only every minute: a crash loses none of the fills it counted', async () => {
+    let heard = 0;
+    let placed = 0;
+    const counter = defineStrategy({
+      apiVersion: 2,
+      name: 'counter',
+      params: z.object({}),
+      create: (ctx) => ({
+        onSave: () => ({ heard }),
+        onFill() {
+          heard++;
+        },
+        onTick() {
+          const last = ctx.lastPrice('BTCUSDT');
+          if (!last || placed >= 3) return;
+          placed++;
+          ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.001', price: dec.truncate(dec.mul(last, d('1.002')), 2) });
+        },
+      }),
+    });
+    running = await engineApp(
+      `
+mode: paper
+engine: { marketDataEveryMs: 100, reconcileEveryMs: 500, summaryEveryMs: 600000 }
+risk: { duplicateWindowMs: 0 }
+strategies:
+  - { id: counter, use: inline:counter, symbols: [BTCUSDT], everyMs: 250 }
+`,
+      [loaded('counter', counter, { everyMs: 250 })],
+    );
+    const { app, clock } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 10_000);
+    expect(heard).toBe(3);
+    // Ten seconds in, long before the minute's save: the journal already holds all three.
+    expect(app.journal.cursor('strategy:counter:state')).toBe('{"heard":3}');
   });
 });
