@@ -112,6 +112,17 @@ export interface Position {
   fees: Decimal;
 }
 
+/** A position as strategies read it (ctx.position, ctx.ownPosition): with the fees paid in other assets than the quote. */
+export interface StrategyPosition extends Position {
+  /** Fees paid in assets other than the quote, per asset: on spot, a buy's fee the venue took in the base asset. */
+  otherFees: Readonly<Record<string, Decimal>>;
+  /**
+   * What these fills left held: on spot, `quantity` less the fees taken in the base asset (what a
+   * sell that closes the position can sell); on futures, `quantity`.
+   */
+  netQuantity: Decimal;
+}
+
 export interface Balance {
   asset: string;
   free: Decimal;

@@ -6,8 +6,8 @@
 // Bounded: the latest KEPT fills and orders per strategy; positions keep every fill's effect.
 import type { Journal } from '../core/ports.js';
 import type { SymbolInfo } from '../core/market.js';
-import { fillKey, type Fill, type Market, type Order, type Position } from '../core/types.js';
-import { PositionBook } from '../positions/index.js';
+import { fillKey, type Fill, type Market, type Order, type StrategyPosition } from '../core/types.js';
+import { PositionBook, toStrategyPosition } from '../positions/index.js';
 
 const KEPT = 1000;
 /**
@@ -59,8 +59,8 @@ export class StrategyLedger {
     return [...own.orders.values()];
   }
 
-  position(strategyId: string, market: Market, symbol: string): Position {
-    return this.of(strategyId).book.position(market, symbol);
+  position(strategyId: string, market: Market, symbol: string): StrategyPosition {
+    return toStrategyPosition(this.of(strategyId).book.entry(market, symbol), this.instrument(market, symbol)?.baseAsset);
   }
 
   /** An order changed (already journaled). */

@@ -8,7 +8,7 @@ import type { Market } from '../core/types.js';
 import { StrategyHost, type EngineView, type HandlerDeadline, type HostOutput, type LoadedStrategy, type MarketEvent, type MarketSubscription } from '../strategy/index.js';
 import { ZERO } from '../core/decimal.js';
 import type { Journal } from '../core/ports.js';
-import type { PositionBook } from '../positions/index.js';
+import { toStrategyPosition, type PositionBook } from '../positions/index.js';
 import type { Reconciler } from '../reconciler/poller.js';
 import type { SequenceAllocator } from '../store/sequences.js';
 import type { InstrumentCatalog } from './instruments.js';
@@ -54,7 +54,7 @@ export function engineView(
 ): EngineView {
   const { positions, journal, marketData, instruments } = parts;
   return {
-    position: (market, symbol) => positions.position(market, symbol),
+    position: (market, symbol) => toStrategyPosition(positions.entry(market, symbol), instruments.get(market, symbol)?.baseAsset),
     openOrders: (strategyId, symbol) => journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
     balance: (asset) => reconciler().balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
     lastPrice: (market, symbol) => marketData.lastPrice(market, symbol),

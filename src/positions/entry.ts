@@ -11,7 +11,7 @@
 // `multiplier` of the base asset (spot lines have multiplier 1).
 import { amend } from '../core/amend.js';
 import { dec, ONE, ZERO, type Decimal } from '../core/decimal.js';
-import type { Market, Position, Side } from '../core/types.js';
+import type { Market, Position, Side, StrategyPosition } from '../core/types.js';
 import type { BookEntry } from './types.js';
 
 export function emptyEntry(market: Market, symbol: string, multiplier: Decimal = ONE): BookEntry {
@@ -59,6 +59,12 @@ export function chargeFee(entry: BookEntry, fee: Decimal, asset: string, isQuote
 /** Profit of the open quantity if it were closed at `mark`: quantity x mark x multiplier - entryValue. */
 export function unrealizedOf(entry: Pick<BookEntry, 'quantity' | 'entryValue'> & { multiplier?: Decimal }, mark: Decimal): Decimal {
   return dec.sub(dec.mul(dec.mul(entry.quantity, mark), entry.multiplier ?? ONE), entry.entryValue);
+}
+
+/** A line as strategies read it: the position with its other-asset fees and what it leaves held (`baseAsset`: a spot symbol's). */
+export function toStrategyPosition(entry: BookEntry, baseAsset: string | undefined): StrategyPosition {
+  const fee = entry.market === 'spot' && baseAsset !== undefined ? entry.otherFees[baseAsset] : undefined;
+  return amend(toPosition(entry), { otherFees: { ...entry.otherFees }, netQuantity: fee === undefined ? entry.quantity : dec.sub(entry.quantity, fee) });
 }
 
 /** The core `Position` view of a line. */

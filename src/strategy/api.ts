@@ -4,13 +4,13 @@ import { z } from 'zod';
 import { toDecimal, type Decimal } from '../core/decimal.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Depth, Kline, KlineInterval, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
-import type { Balance, Fill, Market, Order, OrderType, Position, Side } from '../core/types.js';
+import type { Balance, Fill, Market, Order, OrderType, Side, StrategyPosition } from '../core/types.js';
 
 export { z };
 export { dec, d, toDecimal, type Decimal } from '../core/decimal.js';
 export type { ClientOrderId } from '../core/ids.js';
 export type { Depth, Kline, KlineInterval, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
-export type { Balance, CancelIntent, Fill, Market, Order, OrderIntent, OrderType, PlaceIntent, Position, Side } from '../core/types.js';
+export type { Balance, CancelIntent, Fill, Market, Order, OrderIntent, OrderType, PlaceIntent, Position, Side, StrategyPosition } from '../core/types.js';
 
 /**
  * The plugin API this sluice speaks. Version 2 adds readers (depth, klines, best bid and ask,
@@ -99,8 +99,8 @@ export interface StrategyContext<P> {
   readonly log: StrategyLogger;
   /** Current time: the engine's clock, virtual in backtests. */
   now(): number;
-  /** The position in `symbol` built from this account's fills (zero when flat). */
-  position(symbol: string): Position;
+  /** The position in `symbol` built from this account's fills (zero when flat); `netQuantity` is what a sell that closes a spot position can sell. */
+  position(symbol: string): StrategyPosition;
   /** This strategy's orders that are not final (pending, open, partially filled, unknown). */
   openOrders(symbol?: string): readonly Order[];
   balance(asset: string): Balance;
@@ -123,7 +123,7 @@ export interface StrategyContext<P> {
   /** This strategy's orders, final ones included, oldest first (the latest 1000). */
   orders(symbol?: string): readonly Order[];
   /** The position built from this strategy's fills alone (`position()` is the whole account's). */
-  ownPosition(symbol: string): Position;
+  ownPosition(symbol: string): StrategyPosition;
   /** Futures: the account's margin as last read (undefined for spot, or before the first read). */
   margin(): Margin | undefined;
   // ---- version 2: timers and indicators ----

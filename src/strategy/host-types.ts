@@ -3,14 +3,14 @@
 import type { Decimal } from '../core/decimal.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Depth, KlineInterval, SymbolInfo, Ticker } from '../core/market.js';
-import type { Balance, Fill, Market, Order, OrderIntent, Position } from '../core/types.js';
+import type { Balance, Fill, Market, Order, OrderIntent, StrategyPosition } from '../core/types.js';
 import type { CUT, LATE } from '../core/deadlines.js';
 import type { Candle, Margin, MarketSubscription, StrategyLogger, TimerId } from './api.js';
 import type { IndicatorFeed } from './indicator-feed.js';
 
 /** The engine's state as strategies may read it. */
 export interface EngineView {
-  position(market: Market, symbol: string): Position;
+  position(market: Market, symbol: string): StrategyPosition;
   openOrders(strategyId: string, symbol?: string): readonly Order[];
   balance(asset: string): Balance;
   lastPrice(market: Market, symbol: string): Decimal | undefined;
@@ -22,7 +22,7 @@ export interface EngineView {
   /** A strategy's own fills and orders (the latest 1000, oldest first), and its own position. */
   ownFills(strategyId: string, symbol?: string): readonly Fill[];
   ownOrders(strategyId: string, symbol?: string): readonly Order[];
-  ownPosition(strategyId: string, market: Market, symbol: string): Position;
+  ownPosition(strategyId: string, market: Market, symbol: string): StrategyPosition;
 }
 
 export interface StrategySetup {

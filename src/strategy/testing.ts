@@ -5,7 +5,7 @@
 // how to use it.
 import { d, type Decimal } from '../core/decimal.js';
 import type { Depth, KlineInterval, SymbolInfo, Ticker } from '../core/market.js';
-import type { Balance, Fill, Market, Order, Position } from '../core/types.js';
+import type { Balance, Fill, Market, Order, Position, StrategyPosition } from '../core/types.js';
 import type { Candle, Margin, StrategyDefinition, StrategyLogger } from './api.js';
 import { StrategyHost, type EngineView, type HostOutput } from './host.js';
 
@@ -19,7 +19,7 @@ export const BTCUSDT: SymbolInfo = {
   limitPriceMin: d('0.01'),
 };
 
-const flat = (market: Market, symbol: string, quantity = d('0'), avgEntryPrice = d('0')): Position => ({ market, symbol, quantity, avgEntryPrice, realizedPnl: d('0'), fees: d('0') });
+const flat = (market: Market, symbol: string, quantity = d('0'), avgEntryPrice = d('0'), realizedPnl = d('0'), fees = d('0')): StrategyPosition => ({ market, symbol, quantity, avgEntryPrice, realizedPnl, fees, otherFees: {}, netQuantity: quantity });
 
 /** The account and market as the strategy sees them, set by the test. */
 export class FakeView implements EngineView {
@@ -44,7 +44,7 @@ export class FakeView implements EngineView {
   marginView: Margin | undefined;
   instruments = new Map<string, SymbolInfo>([['BTCUSDT', BTCUSDT]]);
 
-  position(market: Market, symbol: string): Position {
+  position(market: Market, symbol: string): StrategyPosition {
     return flat(market, symbol, this.positions.get(symbol), this.entryPrices.get(symbol));
   }
   openOrders(strategyId: string, symbol?: string): readonly Order[] {
@@ -77,8 +77,9 @@ export class FakeView implements EngineView {
   ownOrders(): readonly Order[] {
     return this.history;
   }
-  ownPosition(_strategyId: string, market: Market, symbol: string): Position {
-    return this.ownPositions.get(symbol) ?? flat(market, symbol);
+  ownPosition(_strategyId: string, market: Market, symbol: string): StrategyPosition {
+    const p = this.ownPositions.get(symbol);
+    return p ? flat(market, symbol, p.quantity, p.avgEntryPrice, p.realizedPnl, p.fees) : flat(market, symbol);
   }
 }
 
