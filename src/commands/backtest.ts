@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { systemClock } from '../core/clock.js';
-import { ConfigError, TapeEventError, TapeMismatchError } from '../core/errors.js';
+import { ConfigError, SluiceError, TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig, locatedError } from '../config/index.js';
 import { durationText } from '../core/display.js';
 import { incidentsLine, Progress, refusalsLine, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
@@ -130,9 +130,17 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
       return 1;
     }
     // A tape broken past its header, or one the simulator's instruments cannot replay.
-    if (!(err instanceof TapeFormatError || err instanceof TapeEventError)) throw err;
-    process.stderr.write(`backtest stopped: ${err.message}\n`);
-    return 1;
+    if (err instanceof TapeFormatError || err instanceof TapeEventError) {
+      process.stderr.write(`backtest stopped: ${err.message}\n`);
+      return 1;
+    }
+    // The simulated venue failed a request the run cannot go on without (the start's clock sync)
+    // through every retry: its configured faults, or the tape's recorded troubles.
+    if (err instanceof SluiceError) {
+      process.stderr.write(`backtest stopped: ${err.message} (the simulated venue failed it through every retry: lower sim.faults, or set sim.recordedFaults: false to leave the tape's recorded troubles out)\n`);
+      return 1;
+    }
+    throw err;
   }
   if (!result) return 1;
   const { report, input } = result;

@@ -220,6 +220,19 @@ strategies:
     expect(readFileSync(join(d, 'report.html'), 'utf8')).toContain(`<td>Refused by precision</td><td>${precision.count} (first: `);
   }, 60_000);
 
+  it('a simulated venue that fails the start-up through every retry stops the run with the request, the cause and the fix, no stack', async () => {
+    const d = tmp();
+    const config = join(d, 'failing.yaml');
+    writeFileSync(config, `mode: paper\nsim: { faults: { error5xxRate: 1 } }\nstrategies:\n  - { id: t1, use: ${join(ROOT, 'test/fixtures/plugins/talker.ts')}, symbols: [BTCUSDT] }\n`);
+    const { code, stderr } = await new Promise<{ code: number; stderr: string }>((done) =>
+      execFile(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', config, '--duration', '1', '--out', d], { cwd: ROOT }, (e, _o, err) => done({ code: e ? Number(e.code) : 0, stderr: err })),
+    );
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      "backtest stopped: spot.time: Service unavailable: the request was not processed. (the simulated venue failed it through every retry: lower sim.faults, or set sim.recordedFaults: false to leave the tape's recorded troubles out)",
+    );
+  }, 60_000);
+
   it('warns when a traded symbol has no market data on the tape (a futures contract on a spot-only tape)', async () => {
     const d = tmp();
     const config = join(d, 'mixed.yaml');
