@@ -1,7 +1,7 @@
 // The one public module plugins import: `import { defineStrategy, z, dec } from 'sluice/strategy'`.
 // Everything a strategy can see or do goes through the context; it never calls the exchange.
 import { z } from 'zod';
-import { toDecimal, type Decimal } from '../core/decimal.js';
+import { DecimalFormatError, PLAIN_RULE, toDecimal, type Decimal } from '../core/decimal.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Depth, Kline, KlineInterval, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
 import type { Balance, Fill, Market, Order, OrderType, Side, StrategyPosition } from '../core/types.js';
@@ -200,8 +200,20 @@ export function defineStrategy<S extends z.ZodType>(definition: StrategyDefiniti
  * handed to the plugin as a Decimal. Bare YAML numbers are refused (floats never carry money).
  */
 export function decimalParam(defaultValue?: string) {
-  const text = z.string().regex(/^\d+(\.\d+)?$/, { error: (issue) => (String(issue.input).trim().startsWith('-') ? 'must not be negative' : 'write a non-negative decimal as a quoted string, e.g. "0.001"') });
+  const text = z.string().regex(/^\d+(\.\d+)?$/, { error: (issue) => decimalParamProblem(String(issue.input)) });
   return (defaultValue === undefined ? text : text.default(defaultValue)).transform((s) => toDecimalChecked(s));
+}
+
+/** What is wrong with a decimalParam's text, and what to write: the plain digits of "1e-3" or "+5". */
+function decimalParamProblem(input: string): string {
+  if (input.trim().startsWith('-')) return 'must not be negative';
+  try {
+    toDecimal(input, 'param');
+  } catch (err) {
+    const plain = err instanceof DecimalFormatError ? err.hint?.plain : undefined;
+    if (plain !== undefined) return `${PLAIN_RULE}; write "${plain}"`;
+  }
+  return 'write a non-negative decimal as a quoted string, e.g. "0.001"';
 }
 
 function toDecimalChecked(s: string): Decimal {

@@ -208,11 +208,15 @@ describe('plugin API 2 state', () => {
 });
 
 describe('decimalParam', () => {
-  it('says what is wrong: a negative value, or a value that is not a quoted decimal', async () => {
+  it('says what is wrong: a negative value, a number with an exponent (and its plain digits), or a value that is not a quoted decimal', async () => {
     const { decimalParam } = await import('../../../src/strategy/api.js');
     const issue = (v: unknown) => decimalParam().safeParse(v).error?.issues[0]?.message;
     expect(issue('-1')).toBe('must not be negative');
-    expect(issue('1e3')).toBe('write a non-negative decimal as a quoted string, e.g. "0.001"');
+    // A number with an exponent or a plus sign: the plain digits to write.
+    expect(issue('1e-3')).toBe('must be plain decimal text: digits, one optional point, an optional leading minus, no exponent; write "0.001"');
+    expect(issue('+5')).toBe('must be plain decimal text: digits, one optional point, an optional leading minus, no exponent; write "5"');
+    expect(issue('1e900000000')).toBe('write a non-negative decimal as a quoted string, e.g. "0.001"');
+    expect(issue('abc')).toBe('write a non-negative decimal as a quoted string, e.g. "0.001"');
     expect(decimalParam().parse('0.25')).toBe('0.25');
   });
 });
