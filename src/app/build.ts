@@ -140,7 +140,8 @@ export function buildApp(inputs: AppInputs): App {
     holds,
     positions,
     instruments,
-    marketData: new MarketDataPoller(markets, quiet, () => clock.now()),
+    // Whether a candle has closed is read against the venue's clock, never ours alone.
+    marketData: new MarketDataPoller(markets, quiet, (market) => client.venueClocks[market].earliestNow()),
     sequences: new SequenceAllocator(journal),
     pipeline: (notify, riskInputs) =>
       new OrderPipeline({

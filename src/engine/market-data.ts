@@ -9,7 +9,7 @@ import type { Log } from '../core/log.js';
 import type { MarketReader } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import type { Candle, MarketEvent, MarketSubscription } from '../strategy/api.js';
-import { candlesChanged, toCandles } from './candles.js';
+import { CandleFeed, candlesChanged } from './candles.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
@@ -45,20 +45,11 @@ export function mergeFeeds(feeds: readonly Feed[], defaultEveryMs: number): Feed
   return [...byKey.values()];
 }
 
-/** One read of a feed; `now` (the engine clock) tells whether the newest kline is still forming. */
-export async function pollFeed(reader: MarketReader, f: Feed, now: () => number): Promise<MarketEvent> {
-  const s = f.subscription;
-  switch (s.kind) {
-    case 'ticker':
-      return { kind: 'ticker', symbol: f.symbol, ticker: await reader.ticker(f.symbol) };
-    case 'depth':
-      return { kind: 'depth', symbol: f.symbol, depth: await reader.depth(f.symbol, s.limit) };
-    case 'trades':
-      return { kind: 'trades', symbol: f.symbol, trades: await reader.trades(f.symbol, s.limit) };
-    case 'klines':
-      return { kind: 'klines', symbol: f.symbol, interval: s.interval, klines: toCandles(await reader.klines(f.symbol, s.interval, s.limit), s.interval, now()) };
-  }
-}
+/**
+ * Venue time now as a lower bound (our clock plus the measured offset, less its error), or
+ * undefined while the venue clock is not measured.
+ */
+export type VenueTimeFloor = (market: Market) => number | undefined;
 
 /** Depth, trades and ticker of every traded symbol: what a recording needs to replay the market. */
 export function recordingFeeds(symbols: readonly { market: Market; symbol: string }[]): Feed[] {
@@ -73,12 +64,14 @@ export class MarketDataPoller {
   readonly lastPrices = new Map<string, Decimal>();
   /** The latest event of each feed (by feedKey): strategies read them, and a strategy that starts hears them first. */
   private readonly latestByFeed = new Map<string, MarketEvent>();
+  /** Each klines feed's candles as handed on (by feedKey). */
+  private readonly candleFeeds = new Map<string, CandleFeed>();
 
   constructor(
     private readonly readers: Readonly<Record<Market, MarketReader>>,
     private readonly log: Log,
-    /** The engine clock: whether the newest kline is still forming. */
-    private readonly now: () => number,
+    /** The venue's clock, for whether the newest kline has closed with no newer one beside it. */
+    private readonly venueTime: VenueTimeFloor,
   ) {}
 
   lastPrice(market: Market, symbol: string): Decimal | undefined {
@@ -108,16 +101,45 @@ export class MarketDataPoller {
   /** Polls each feed once, in order; a feed that fails is logged and the others go on. */
   async poll(feeds: readonly Feed[], deliver: (feed: Feed, event: MarketEvent) => Promise<void>): Promise<void> {
     for (const feed of feeds) {
-      let event: MarketEvent;
+      let event: MarketEvent | undefined;
       try {
-        event = await pollFeed(this.readers[feed.market], feed, this.now);
+        event = await this.read(feed);
       } catch (err) {
         this.log.warn({ err: errorText(err), symbol: feed.symbol, kind: feed.subscription.kind }, 'market data poll failed');
         continue;
       }
+      if (!event) continue;
       const fresh = this.observe(feed.market, event, this.latest(feed));
       this.latestByFeed.set(feedKey(feed), event);
       if (fresh) await deliver(feed, event);
+    }
+  }
+
+  /** One read of a feed; undefined when the answer is older than one already read (klines). */
+  private async read(f: Feed): Promise<MarketEvent | undefined> {
+    const reader = this.readers[f.market];
+    const s = f.subscription;
+    switch (s.kind) {
+      case 'ticker':
+        return { kind: 'ticker', symbol: f.symbol, ticker: await reader.ticker(f.symbol) };
+      case 'depth':
+        return { kind: 'depth', symbol: f.symbol, depth: await reader.depth(f.symbol, s.limit) };
+      case 'trades':
+        return { kind: 'trades', symbol: f.symbol, trades: await reader.trades(f.symbol, s.limit) };
+      case 'klines': {
+        // Taken before the request: the venue answered no earlier than this.
+        const venueAsOf = this.venueTime(f.market);
+        const klines = await reader.klines(f.symbol, s.interval, s.limit);
+        const k = feedKey(f);
+        let candles = this.candleFeeds.get(k);
+        if (!candles) this.candleFeeds.set(k, (candles = new CandleFeed()));
+        const read = candles.read(klines, s.interval, venueAsOf);
+        if (read.revised.length > 0) {
+          const err = `the venue changed ${read.revised.length} candle(s) after they were handed on closed (open time ${new Date(read.revised[0]!).toISOString()}${read.revised.length > 1 ? ' and more' : ''}); strategies keep the values they were handed`;
+          this.log.warn({ err, symbol: f.symbol, interval: s.interval }, 'klines: a closed candle changed');
+        }
+        return read.candles && { kind: 'klines', symbol: f.symbol, interval: s.interval, klines: read.candles };
+      }
     }
   }
 

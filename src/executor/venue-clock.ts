@@ -29,6 +29,14 @@ export class VenueClock {
     return Math.round(this.local.now() + this.offset);
   }
 
+  /**
+   * Venue time now at the earliest: our clock plus the offset, less its error bound; undefined
+   * before the first sync. What may be decided only once the venue's clock has passed a moment.
+   */
+  earliestNow(): number | undefined {
+    return this.lastSyncAt === undefined ? undefined : this.local.now() + this.offset - this.errorBound;
+  }
+
   offsetMs(): number {
     return this.offset;
   }

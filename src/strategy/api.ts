@@ -29,7 +29,11 @@ export type MarketSubscription =
   /** `history` (version 2): closed candles to have before the strategy starts (warm-up); default none. */
   | { kind: 'klines'; interval: KlineInterval; limit?: number; history?: number; everyMs?: number };
 
-/** A kline as strategies see it: `closed` is false for the newest candle while it is still forming. */
+/**
+ * A kline as strategies see it: `closed` is false for the newest candle while it is still
+ * forming. The venue's data decides it (a later candle, or the venue's clock past its end);
+ * once handed on closed, a candle never changes (engine/candles.ts).
+ */
 export interface Candle extends Kline {
   closed: boolean;
 }

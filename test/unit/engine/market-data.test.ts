@@ -4,7 +4,7 @@ import { d } from '../../../src/core/decimal.js';
 import type { Depth, Kline, KlineInterval, PublicTrade, Ticker } from '../../../src/core/market.js';
 import type { MarketReader } from '../../../src/core/ports.js';
 import type { Market } from '../../../src/core/types.js';
-import { closesAt } from '../../../src/engine/candles.js';
+import { CLOSE_GRACE_MS, closesAt } from '../../../src/engine/candles.js';
 import { feedKey, MarketDataPoller, mergeFeeds, recordingFeeds, type Feed } from '../../../src/engine/market-data.js';
 import type { MarketEvent } from '../../../src/strategy/api.js';
 import { MemoryLog } from '../../fixtures/engine-parts.js';
@@ -52,11 +52,12 @@ class TableReader implements MarketReader {
   }
 }
 
-function rig(now: () => number = () => 0) {
+/** `venueTime`: the venue clock's floor the poller reads (undefined: not measured). */
+function rig(venueTime: () => number | undefined = () => 0) {
   const spot = new TableReader('spot');
   const futures = new TableReader('futures');
   const log = new MemoryLog();
-  const poller = new MarketDataPoller({ spot, futures }, log, now);
+  const poller = new MarketDataPoller({ spot, futures }, log, venueTime);
   const delivered: Array<[string, MarketEvent]> = [];
   const poll = (feeds: Feed[]) => poller.poll(feeds, async (feed, event) => void delivered.push([feedKey(feed), event]));
   return { spot, futures, log, poller, delivered, poll };
@@ -127,35 +128,133 @@ describe('MarketDataPoller: last prices', () => {
 });
 
 describe('MarketDataPoller: klines', () => {
-  it('marks the newest candle forming until its span has passed, and hands klines on only when they change', async () => {
-    let now = 0;
-    const r = rig(() => now);
+  const kl = (openTime: number, close: string, vol = '1'): Kline => ({ openTime, open: d('1'), high: d(close), low: d('1'), close: d(close), vol: d(vol) });
+  const candlesOf = (e: MarketEvent | undefined) => (e?.kind === 'klines' ? e.klines.map((c) => [c.openTime, c.close, c.closed]) : undefined);
+
+  it('marks the newest candle forming until the venue opens a newer one, and hands klines on only when they change', async () => {
+    const r = rig(() => undefined);
     const feeds = [feed('BTCUSDT', { kind: 'klines', interval: '1min' })];
     // Newest first, as some venues list them: sorted oldest first.
     r.spot.klineLists.set('BTCUSDT', [kline('11', 60_000), kline('10', 0)]);
-    now = 90_000;
     await r.poll(feeds);
     const first = r.delivered.at(-1)![1];
-    expect(first.kind === 'klines' && first.klines.map((c) => [c.openTime, c.close, c.closed])).toEqual([
+    expect(candlesOf(first)).toEqual([
       [0, '10', true],
       [60_000, '11', false],
     ]);
     expect(r.poller.klines('spot', 'BTCUSDT', '1min')).toBe(first.kind === 'klines' ? first.klines : undefined);
-    // The same answer a second later: nothing new, nothing handed on.
-    now = 91_000;
+    // The same answer again: nothing new, nothing handed on.
     await r.poll(feeds);
     expect(r.delivered).toHaveLength(1);
     // The forming candle moved: handed on.
     r.spot.klineLists.set('BTCUSDT', [kline('12', 60_000), kline('10', 0)]);
     await r.poll(feeds);
     expect(r.delivered).toHaveLength(2);
-    // Its minute is over: the same candle, now closed, is news.
-    now = 120_000;
+    // The venue opened the next candle: the one before it has closed, as the venue says it.
+    r.spot.klineLists.set('BTCUSDT', [kline('12.5', 60_000), kline('10', 0), kline('13', 120_000)]);
     await r.poll(feeds);
     expect(r.delivered).toHaveLength(3);
+    expect(candlesOf(r.delivered.at(-1)![1])).toEqual([
+      [0, '10', true],
+      [60_000, '12.5', true],
+      [120_000, '13', false],
+    ]);
+    expect(r.poller.lastPrice('spot', 'BTCUSDT')).toBe('13');
+  });
+
+  it('a venue clock behind ours: a candle whose end our clock passed is still forming, and closes with the values the venue gives it last', async () => {
+    // Our clock 3 s ahead of the venue's: at our 61 s the venue is at 58 s, in the first minute.
+    let ours = 61_000;
+    const r = rig(() => ours - 3_000);
+    const feeds = [feed('BTCUSDT', { kind: 'klines', interval: '1min' })];
+    r.spot.klineLists.set('BTCUSDT', [kl(0, '10', '5')]);
+    await r.poll(feeds);
+    expect(candlesOf(r.delivered.at(-1)![1])).toEqual([[0, '10', false]]);
+    // Trades the venue matched in its last 2 s of that minute change it.
+    ours = 62_500;
+    r.spot.klineLists.set('BTCUSDT', [kl(0, '10.7', '6')]);
+    await r.poll(feeds);
+    expect(candlesOf(r.delivered.at(-1)![1])).toEqual([[0, '10.7', false]]);
+    // The venue opens the next minute: the first closes as the venue last gave it.
+    ours = 63_100;
+    r.spot.klineLists.set('BTCUSDT', [kl(0, '10.7', '6'), kl(60_000, '10.8')]);
+    await r.poll(feeds);
     const closed = r.delivered.at(-1)![1];
-    expect(closed.kind === 'klines' && closed.klines.at(-1)!.closed).toBe(true);
-    expect(r.poller.lastPrice('spot', 'BTCUSDT')).toBe('12');
+    expect(closed.kind === 'klines' && closed.klines[0]).toEqual({ openTime: 0, open: '1', high: '10.7', low: '1', close: '10.7', vol: '6', closed: true });
+  });
+
+  it(`with no newer candle, the newest closes once venue time (our clock, the offset, less its error) is ${CLOSE_GRACE_MS} ms past its end; never before the venue clock is measured`, async () => {
+    let venue: number | undefined;
+    const r = rig(() => venue);
+    const feeds = [feed('BTCUSDT', { kind: 'klines', interval: '1min' })];
+    r.spot.klineLists.set('BTCUSDT', [kl(0, '10')]);
+    // No measured venue clock: forming, however late.
+    await r.poll(feeds);
+    expect(candlesOf(r.delivered.at(-1)![1])).toEqual([[0, '10', false]]);
+    // Just past its end by the venue's clock: the venue's klines may lag its matching.
+    venue = 60_001;
+    await r.poll(feeds);
+    expect(r.delivered).toHaveLength(1);
+    expect(CLOSE_GRACE_MS).toBeGreaterThanOrEqual(1000);
+    venue = 60_000 + CLOSE_GRACE_MS - 1;
+    await r.poll(feeds);
+    expect(r.delivered).toHaveLength(1);
+    venue = 60_000 + CLOSE_GRACE_MS;
+    await r.poll(feeds);
+    expect(candlesOf(r.delivered.at(-1)![1])).toEqual([[0, '10', true]]);
+  });
+
+  it('the venue time is read before the request: an answer that took long is judged by when it was asked', async () => {
+    let venue = 60_000 + CLOSE_GRACE_MS - 1;
+    const r = rig(() => venue);
+    r.spot.klines = async () => {
+      // The venue's clock moves on while it answers; the answer may be from before the end.
+      venue += 10_000;
+      return [kl(0, '10')];
+    };
+    await r.poll([feed('BTCUSDT', { kind: 'klines', interval: '1min' })]);
+    expect(candlesOf(r.delivered.at(-1)![1])).toEqual([[0, '10', false]]);
+  });
+
+  it('a candle handed on closed never changes and never closes twice: a revision is logged and left out, an answer from before is dropped', async () => {
+    const r = rig(() => undefined);
+    const feeds = [feed('BTCUSDT', { kind: 'klines', interval: '1min' })];
+    r.spot.klineLists.set('BTCUSDT', [kl(0, '10'), kl(60_000, '11')]);
+    await r.poll(feeds);
+    const handed = r.delivered.at(-1)![1];
+    // The venue revises the closed candle: strategies keep what they were handed.
+    r.spot.klineLists.set('BTCUSDT', [kl(0, '9.5'), kl(60_000, '11.5')]);
+    await r.poll(feeds);
+    const next = r.delivered.at(-1)![1];
+    expect(candlesOf(next)).toEqual([
+      [0, '10', true],
+      [60_000, '11.5', false],
+    ]);
+    expect(next.kind === 'klines' && handed.kind === 'klines' && next.klines[0]).toBe(handed.kind === 'klines' && handed.klines[0]);
+    expect(r.log.lines).toEqual([
+      {
+        level: 'warn',
+        fields: { err: 'the venue changed 1 candle(s) after they were handed on closed (open time 1970-01-01T00:00:00.000Z); strategies keep the values they were handed', symbol: 'BTCUSDT', interval: '1min' },
+        msg: 'klines: a closed candle changed',
+      },
+    ]);
+    // A newer candle closes 60 000; then an answer from before it (a lagging replica) would
+    // show 60 000 forming again: dropped, and the latest klines stay.
+    r.spot.klineLists.set('BTCUSDT', [kl(0, '10'), kl(60_000, '11.5'), kl(120_000, '12')]);
+    await r.poll(feeds);
+    const latest = r.poller.klines('spot', 'BTCUSDT', '1min');
+    const count = r.delivered.length;
+    r.spot.klineLists.set('BTCUSDT', [kl(0, '10'), kl(60_000, '11.9')]);
+    await r.poll(feeds);
+    expect(r.delivered).toHaveLength(count);
+    expect(r.poller.klines('spot', 'BTCUSDT', '1min')).toBe(latest);
+    // Every candle closed once, with one set of values.
+    const closes = new Map<number, Set<string>>();
+    for (const [, e] of r.delivered) for (const c of e.kind === 'klines' ? e.klines : []) if (c.closed) closes.set(c.openTime, (closes.get(c.openTime) ?? new Set()).add(JSON.stringify(c)));
+    expect([...closes].map(([t, v]) => [t, v.size])).toEqual([
+      [0, 1],
+      [60_000, 1],
+    ]);
   });
 
   it('closesAt: spans by interval, a month candle at the next month (UTC)', () => {

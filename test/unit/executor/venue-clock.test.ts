@@ -1,5 +1,6 @@
 // VenueClock keeps the offset of the sample with the shortest round trip, and says how far off
-// it may be (half that round trip): a ban's end on our clock is padded by that much.
+// it may be (half that round trip): a ban's end on our clock is padded by that much, and
+// whether a candle has closed is judged by venue time at the earliest.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { VenueClock } from '../../../src/executor/index.js';
@@ -19,6 +20,8 @@ describe('VenueClock', () => {
       return serverTime;
     });
     expect(venue.errorMs()).toBe(0);
+    // Not measured yet: no venue time to go by.
+    expect(venue.earliestNow()).toBeUndefined();
     const syncing = venue.sync();
     await clock.advance(10_000);
     const best = await syncing;
@@ -27,6 +30,9 @@ describe('VenueClock', () => {
     expect(venue.offsetMs()).toBe(TRUE_OFFSET - 30);
     expect(venue.errorMs()).toBe(50);
     expect(Math.abs(venue.offsetMs() - TRUE_OFFSET)).toBeLessThanOrEqual(venue.errorMs());
+    // Venue time at the earliest: the estimate less its error, never past the venue's own clock.
+    expect(venue.earliestNow()).toBe(clock.now() + TRUE_OFFSET - 30 - 50);
+    expect(venue.earliestNow()).toBeLessThanOrEqual(clock.now() + TRUE_OFFSET);
   });
 
   it('callers that meet -1021 together share one re-sync, and settled() waits for it', async () => {

@@ -1,0 +1,69 @@
+// Market data through the whole engine over the in-process simulator on a manual clock (the
+// backtest profile): what a strategy hears of klines and trades, checked against what the
+// simulated venue itself holds at the end.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Candle, MarketEvent, MarketSubscription } from '../../../src/strategy/api.js';
+import { defineStrategy, z } from '../../../src/strategy/api.js';
+import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
+
+const yaml = (sim: string) => `
+mode: paper
+sim: ${sim}
+engine:
+  marketDataEveryMs: 250
+  reconcileEveryMs: 1000
+  summaryEveryMs: 600000
+`;
+
+let running: EngineApp | undefined;
+afterEach(async () => {
+  if (running) await drive(running.clock, running.app.stop());
+  running = undefined;
+});
+
+/** A strategy that keeps every market event it hears. */
+function listener(subscriptions: MarketSubscription[]) {
+  const heard: MarketEvent[] = [];
+  const definition = defineStrategy({
+    apiVersion: 2,
+    name: 'listener',
+    params: z.object({}),
+    subscribe: () => subscriptions,
+    create: () => ({ onMarketData: (e) => void heard.push(e) }),
+  });
+  return { definition, heard };
+}
+
+/** The simulator's own 1-minute candles of BTCUSDT, as its klines route gives them. */
+function venueCandles(app: EngineApp): Map<number, Omit<Candle, 'closed'>> {
+  const m = app.sim.markets.get('BTCUSDT')!;
+  const out = new Map<number, Omit<Candle, 'closed'>>();
+  for (const c of m.klines((t) => Math.floor(t / 60_000) * 60_000, { limit: 300 })) out.set(c.idx, { openTime: c.idx, open: m.price(c.open), high: m.price(c.high), low: m.price(c.low), close: m.price(c.close), vol: m.qty(c.lots) });
+  return out;
+}
+
+describe('klines from the simulator', () => {
+  for (const skew of [-3000, 0, 3000]) {
+    it(`with the venue clock ${skew} ms from ours, every candle a strategy hears closed has the venue's final values, and closes once`, async () => {
+      const l = listener([{ kind: 'klines', interval: '1min', limit: 10 }]);
+      running = await engineApp(yaml(`{ seed: 3, faults: { clockSkewMs: ${skew} } }`), [loaded('listener', l.definition)]);
+      const { app, clock } = running;
+      void app.start();
+      await runUntil(clock, SIM_START + 6 * 60_000 + 30_000);
+      const firstClosed = new Map<number, Candle>();
+      for (const e of l.heard) {
+        if (e.kind !== 'klines') continue;
+        for (const c of e.klines) {
+          const first = firstClosed.get(c.openTime);
+          if (c.closed && !first) firstClosed.set(c.openTime, c);
+          // Once closed, the same values in every later event.
+          else if (first) expect(c).toEqual(first);
+        }
+      }
+      const venue = venueCandles(running);
+      // The candles of the six minutes run closed, each with the values the venue ended with.
+      expect(firstClosed.size).toBeGreaterThanOrEqual(6);
+      for (const [openTime, c] of firstClosed) expect({ ...c, closed: undefined }).toEqual({ ...venue.get(openTime), closed: undefined });
+    });
+  }
+});
