@@ -10,6 +10,7 @@ import type { MarketReader } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import type { Candle, MarketEvent, MarketSubscription } from '../strategy/api.js';
 import { CandleFeed, candlesChanged } from './candles.js';
+import { TradeFeed } from './trade-feed.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
@@ -66,6 +67,8 @@ export class MarketDataPoller {
   private readonly latestByFeed = new Map<string, MarketEvent>();
   /** Each klines feed's candles as handed on (by feedKey). */
   private readonly candleFeeds = new Map<string, CandleFeed>();
+  /** Each trades feed's trades handed on (by feedKey): a page's trades are handed on once. */
+  private readonly tradeFeeds = new Map<string, TradeFeed>();
 
   constructor(
     private readonly readers: Readonly<Record<Market, MarketReader>>,
@@ -110,7 +113,8 @@ export class MarketDataPoller {
       }
       if (!event) continue;
       const fresh = this.observe(feed.market, event, this.latest(feed));
-      this.latestByFeed.set(feedKey(feed), event);
+      // A trades event is what one poll found new: the latest is the last that found any.
+      if (fresh || event.kind !== 'trades') this.latestByFeed.set(feedKey(feed), event);
       if (fresh) await deliver(feed, event);
     }
   }
@@ -124,8 +128,14 @@ export class MarketDataPoller {
         return { kind: 'ticker', symbol: f.symbol, ticker: await reader.ticker(f.symbol) };
       case 'depth':
         return { kind: 'depth', symbol: f.symbol, depth: await reader.depth(f.symbol, s.limit) };
-      case 'trades':
-        return { kind: 'trades', symbol: f.symbol, trades: await reader.trades(f.symbol, s.limit) };
+      case 'trades': {
+        const page = await reader.trades(f.symbol, s.limit);
+        const k = feedKey(f);
+        let trades = this.tradeFeeds.get(k);
+        if (!trades) this.tradeFeeds.set(k, (trades = new TradeFeed()));
+        const added = trades.take(page);
+        return added.gap ? { kind: 'trades', symbol: f.symbol, trades: added.trades, gap: true } : { kind: 'trades', symbol: f.symbol, trades: added.trades };
+      }
       case 'klines': {
         // Taken before the request: the venue answered no earlier than this.
         const venueAsOf = this.venueTime(f.market);
@@ -143,7 +153,7 @@ export class MarketDataPoller {
     }
   }
 
-  /** Notes the last price; false for klines that changed nothing since `prev` (not delivered again). */
+  /** Notes the last price; false for klines that changed nothing since `prev` and trades that found none new (not delivered). */
   private observe(market: Market, e: MarketEvent, prev: MarketEvent | undefined): boolean {
     const k = key(market, e.symbol);
     if (e.kind === 'klines') {
@@ -151,7 +161,11 @@ export class MarketDataPoller {
       return candlesChanged(prev?.kind === 'klines' ? prev.klines : undefined, e.klines);
     }
     if (e.kind === 'ticker') this.lastPrices.set(k, e.ticker.last);
-    else if (e.kind === 'trades' && e.trades.length > 0) this.lastPrices.set(k, [...e.trades].sort((a, b) => a.time - b.time).at(-1)!.price);
+    else if (e.kind === 'trades') {
+      if (e.trades.length === 0) return false;
+      // Oldest first: the last is the latest.
+      this.lastPrices.set(k, e.trades.at(-1)!.price);
+    }
     else if (e.kind === 'depth' && e.depth.bids[0] && e.depth.asks[0] && !this.lastPrices.has(k)) {
       this.lastPrices.set(k, dec.div(dec.add(e.depth.bids[0][0], e.depth.asks[0][0]), '2' as Decimal));
     }

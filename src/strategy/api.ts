@@ -41,7 +41,12 @@ export interface Candle extends Kline {
 export type MarketEvent =
   | { kind: 'ticker'; symbol: string; ticker: Ticker }
   | { kind: 'depth'; symbol: string; depth: Depth }
-  | { kind: 'trades'; symbol: string; trades: PublicTrade[] }
+  /**
+   * The trades new since the feed's last event, oldest first, each once (none new: no event).
+   * `gap`: none of the trades handed on before is in this poll's page, so more trades may
+   * have happened between the polls than the page holds (ask a larger `limit`, poll more often).
+   */
+  | { kind: 'trades'; symbol: string; trades: PublicTrade[]; gap?: true }
   /** Sent when a candle closes or the forming one changes, not on every poll. */
   | { kind: 'klines'; symbol: string; interval: KlineInterval; klines: Candle[] };
 

@@ -67,3 +67,49 @@ describe('klines from the simulator', () => {
     });
   }
 });
+
+/** The simulator's public trades of BTCUSDT, oldest first, as its trades route gives them. */
+function venueTrades(app: EngineApp): string[] {
+  const m = app.sim.markets.get('BTCUSDT')!;
+  return m
+    .recentTrades(1000)
+    .reverse()
+    .map((t) => `${t.at} ${m.price(t.priceTicks)} ${m.qty(t.lots)} ${t.side}`);
+}
+
+const heardTrades = (heard: readonly MarketEvent[]) => heard.flatMap((e) => (e.kind === 'trades' ? e.trades.map((t) => `${t.time} ${t.price} ${t.qty} ${t.side}`) : []));
+
+describe('trades from the simulator', () => {
+  it('a strategy hears every public trade once, in the order the venue made them, though each poll reads pages that overlap', async () => {
+    const l = listener([{ kind: 'trades', limit: 50 }]);
+    running = await engineApp(yaml('{ seed: 5 }'), [loaded('listener', l.definition)]);
+    const { app, clock } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 120_000);
+    const heard = heardTrades(l.heard);
+    const venue = venueTrades(running);
+    expect(heard.length).toBeGreaterThan(100);
+    // Polls 4 a second, 50 a page: each trade was in many pages, and is heard once.
+    expect(heard).toEqual(venue);
+    expect(l.heard.some((e) => e.kind === 'trades' && e.gap)).toBe(false);
+  });
+
+  it('a page smaller than the trades between two polls: the event says a gap may be there, and no trade is heard twice', async () => {
+    const l = listener([{ kind: 'trades', limit: 2, everyMs: 5000 }]);
+    running = await engineApp(yaml('{ seed: 5 }'), [loaded('listener', l.definition)]);
+    const { app, clock } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 60_000);
+    const heard = heardTrades(l.heard);
+    expect(new Set(heard).size).toBe(heard.length);
+    const venue = venueTrades(running);
+    // What is heard is the venue's trades, in order, with some missing.
+    let at = 0;
+    for (const t of heard) {
+      at = venue.indexOf(t, at) + 1;
+      expect(at).toBeGreaterThan(0);
+    }
+    expect(heard.length).toBeLessThan(venue.length - 10);
+    expect(l.heard.filter((e) => e.kind === 'trades' && e.gap).length).toBeGreaterThan(3);
+  });
+});

@@ -110,8 +110,8 @@ describe('MarketDataPoller: last prices', () => {
     r.spot.depths.set('ETHUSDT', { time: 0, bids: [[d('1'), d('1')]], asks: [] });
     await r.poll([feed('BTCUSDT', { kind: 'ticker' }), feed('BTCUSDT', { kind: 'trades' }), feed('BTCUSDT', { kind: 'klines', interval: '5min' }), feed('ETHUSDT', { kind: 'depth' })]);
     expect([...r.poller.lastPrices]).toEqual([['spot:BTCUSDT', '50']]);
-    // Each event is still handed on, but klines that tell nothing (none at all) are not.
-    expect(r.delivered.map(([k]) => k)).toEqual(['spot:BTCUSDT:ticker:', 'spot:BTCUSDT:trades:', 'spot:ETHUSDT:depth:']);
+    // Each event is still handed on, but klines and trades that tell nothing (none at all) are not.
+    expect(r.delivered.map(([k]) => k)).toEqual(['spot:BTCUSDT:ticker:', 'spot:ETHUSDT:depth:']);
   });
 
   it('keeps prices per market: a futures feed reads the futures reader', async () => {
@@ -262,6 +262,82 @@ describe('MarketDataPoller: klines', () => {
     expect(closesAt(0, '4h')).toBe(4 * 3_600_000);
     expect(closesAt(Date.UTC(2026, 0, 1), '1month')).toBe(Date.UTC(2026, 1, 1));
     expect(closesAt(Date.UTC(2026, 11, 1), '1month')).toBe(Date.UTC(2027, 0, 1));
+  });
+});
+
+describe('MarketDataPoller: trades', () => {
+  const t = (time: number, price: string, qty = '1', side: 'BUY' | 'SELL' = 'BUY'): PublicTrade => ({ price: d(price), qty: d(qty), time, side });
+  const tradesOf = (e: MarketEvent) => (e.kind === 'trades' ? e.trades.map((x) => `${x.time} ${x.price} ${x.qty} ${x.side}`) : []);
+  const feeds = [feed('BTCUSDT', { kind: 'trades', limit: 4 })];
+
+  it('hands on each trade once: the first page whole, then only what is newer, oldest first; a poll with none new is no event', async () => {
+    const r = rig();
+    // The venue lists its latest first.
+    r.spot.tradeLists.set('BTCUSDT', [t(3, '103'), t(2, '102'), t(1, '101')]);
+    await r.poll(feeds);
+    r.spot.tradeLists.set('BTCUSDT', [t(5, '105'), t(4, '104'), t(3, '103'), t(2, '102')]);
+    await r.poll(feeds);
+    await r.poll(feeds);
+    r.spot.tradeLists.set('BTCUSDT', [t(6, '106'), t(5, '105'), t(4, '104'), t(3, '103')]);
+    await r.poll(feeds);
+    expect(r.delivered.map(([, e]) => tradesOf(e))).toEqual([['1 101 1 BUY', '2 102 1 BUY', '3 103 1 BUY'], ['4 104 1 BUY', '5 105 1 BUY'], ['6 106 1 BUY']]);
+    expect(r.delivered.map(([, e]) => e.kind === 'trades' && e.gap)).toEqual([undefined, undefined, undefined]);
+    expect(r.poller.lastPrice('spot', 'BTCUSDT')).toBe('106');
+    // The latest event is the last poll that found trades: a strategy that starts hears it first.
+    expect(tradesOf(r.poller.latest(feeds[0]!)!)).toEqual(['6 106 1 BUY']);
+  });
+
+  it('trades that look alike in one millisecond count by how many there are', async () => {
+    const r = rig();
+    r.spot.tradeLists.set('BTCUSDT', [t(7, '100', '2'), t(7, '100', '2'), t(6, '99')]);
+    await r.poll(feeds);
+    // A third like them in the same millisecond, and one of another side: both new.
+    r.spot.tradeLists.set('BTCUSDT', [t(7, '100', '2', 'SELL'), t(7, '100', '2'), t(7, '100', '2'), t(7, '100', '2')]);
+    await r.poll(feeds);
+    // The oldest of that millisecond fell off the page: nothing new.
+    r.spot.tradeLists.set('BTCUSDT', [t(7, '100', '2', 'SELL'), t(7, '100', '2'), t(7, '100', '2')]);
+    await r.poll(feeds);
+    // A second sell, with two of the three buys in the page: the sell is new, and the three
+    // buys handed on stay counted, so a page that shows all three again adds none.
+    r.spot.tradeLists.set('BTCUSDT', [t(7, '100', '2', 'SELL'), t(7, '100', '2', 'SELL'), t(7, '100', '2'), t(7, '100', '2')]);
+    await r.poll(feeds);
+    r.spot.tradeLists.set('BTCUSDT', [t(7, '100', '2', 'SELL'), t(7, '100', '2', 'SELL'), t(7, '100', '2'), t(7, '100', '2'), t(7, '100', '2')]);
+    await r.poll(feeds);
+    expect(r.delivered.map(([, e]) => tradesOf(e))).toEqual([['6 99 1 BUY', '7 100 2 BUY', '7 100 2 BUY'], ['7 100 2 BUY', '7 100 2 SELL'], ['7 100 2 SELL']]);
+  });
+
+  it('says so when a page holds none of the trades handed on before: trades between may be missing', async () => {
+    const r = rig();
+    r.spot.tradeLists.set('BTCUSDT', [t(2, '102'), t(1, '101')]);
+    await r.poll(feeds);
+    // Six trades since, the page holds four: 3 and 4 were never seen.
+    r.spot.tradeLists.set('BTCUSDT', [t(8, '108'), t(7, '107'), t(6, '106'), t(5, '105')]);
+    await r.poll(feeds);
+    r.spot.tradeLists.set('BTCUSDT', [t(9, '109'), t(8, '108'), t(7, '107'), t(6, '106')]);
+    await r.poll(feeds);
+    const events = r.delivered.map(([, e]) => e);
+    expect(events.map((e) => e.kind === 'trades' && e.gap)).toEqual([undefined, true, undefined]);
+    expect(tradesOf(events[1]!)).toEqual(['5 105 1 BUY', '6 106 1 BUY', '7 107 1 BUY', '8 108 1 BUY']);
+  });
+
+  it('a trade older than the newest handed on is not handed on (it was, or it would come out of order); oldest-first pages read the same', async () => {
+    const r = rig();
+    r.spot.tradeLists.set('BTCUSDT', [t(1, '101'), t(3, '103')]);
+    await r.poll(feeds);
+    r.spot.tradeLists.set('BTCUSDT', [t(2, '102'), t(3, '103'), t(4, '104')]);
+    await r.poll(feeds);
+    expect(r.delivered.map(([, e]) => tradesOf(e))).toEqual([['1 101 1 BUY', '3 103 1 BUY'], ['4 104 1 BUY']]);
+  });
+
+  it('keeps what it handed on per feed: two symbols do not mix', async () => {
+    const r = rig();
+    r.spot.tradeLists.set('BTCUSDT', [t(5, '100')]);
+    r.spot.tradeLists.set('ETHUSDT', [t(5, '100')]);
+    await r.poll([feed('BTCUSDT', { kind: 'trades' }), feed('ETHUSDT', { kind: 'trades' })]);
+    expect(r.delivered.map(([k, e]) => [k, tradesOf(e)])).toEqual([
+      ['spot:BTCUSDT:trades:', ['5 100 1 BUY']],
+      ['spot:ETHUSDT:trades:', ['5 100 1 BUY']],
+    ]);
   });
 });
 
