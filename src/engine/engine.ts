@@ -289,7 +289,7 @@ export class Engine {
   async pollMarketData(everyMs?: number): Promise<void> {
     const feeds = this.feeds().filter((f) => everyMs === undefined || f.subscription.everyMs === everyMs);
     await this.parts.marketData.poll(feeds, async (feed, event) => {
-      for (const h of this.hosts) if (this.lifecycle.started.has(h) && hears(h, feed.market, event)) this.lifecycle.post(h, async () => this.handle(h, await h.marketData(event)), feedKey(feed));
+      for (const h of this.hosts) if (this.lifecycle.started.has(h) && hears(h, feed.market, event)) this.lifecycle.postFeed(h, { key: feedKey(feed), event, deliver: async (e) => this.handle(h, await h.marketData(e)) });
     });
   }
 

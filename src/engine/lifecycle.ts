@@ -6,7 +6,7 @@ import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
 import type { HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
-import { Inbox, MAX_WAITING_EVENTS } from './inbox.js';
+import { Inbox, MAX_WAITING_EVENTS, type FeedEvent } from './inbox.js';
 import type { Loops } from './loops.js';
 import { feedKey, type MarketDataPoller } from './market-data.js';
 import { feedsOf, warmUpLacking } from './strategies.js';
@@ -47,9 +47,14 @@ export class StrategyLifecycle {
     );
   }
 
-  /** Hands `run` (an event for `h`) to its inbox; `key`: a market-data feed, whose newer event takes the place of a waiting one. */
-  post(h: StrategyHost, run: () => Promise<void>, key?: string): void {
-    this.inboxes.get(h)!.post(run, key);
+  /** Hands `run` (an event for `h` that is no market data: an order update, a fill) to its inbox. */
+  post(h: StrategyHost, run: () => Promise<void>): void {
+    this.inboxes.get(h)!.post(run);
+  }
+
+  /** Hands a market-data event to `h`'s inbox, where it joins a waiting one of its feed. */
+  postFeed(h: StrategyHost, feed: FeedEvent): void {
+    this.inboxes.get(h)!.postFeed(feed);
   }
 
   /** Resolves once no started strategy has an event waiting or running (what waits for a start does not count). */
@@ -89,9 +94,9 @@ export class StrategyLifecycle {
       await handle(h, await h.start());
     } finally {
       // Opened even when the start failed, so a stop never waits on a closed inbox.
-      const latest = feedsOf(h).flatMap((feed) => {
+      const latest = feedsOf(h).flatMap((feed): FeedEvent[] => {
         const event = marketData.latest(feed);
-        return event ? [{ key: feedKey(feed), run: async () => handle(h, await h.marketData(event)) }] : [];
+        return event ? [{ key: feedKey(feed), event, deliver: async (e) => handle(h, await h.marketData(e)) }] : [];
       });
       await this.inboxes.get(h)!.open(latest);
     }

@@ -52,6 +52,23 @@ export function mergeFeeds(feeds: readonly Feed[], defaultEveryMs: number): Feed
  */
 export type VenueTimeFloor = (market: Market) => number | undefined;
 
+/** Most trades one waiting event holds: past this, the oldest go and the event says `gap`. */
+export const MAX_JOINED_TRADES = 10_000;
+
+/**
+ * A feed's event still waiting for a strategy, and a newer one of the same feed: what the
+ * strategy hears instead of both. The newer one, except for trades, which are what each poll
+ * found new: both polls' trades, oldest first, at most MAX_JOINED_TRADES (the oldest go), with
+ * `gap` if either had one or trades went.
+ */
+export function joinEvents(waiting: MarketEvent, newer: MarketEvent): MarketEvent {
+  if (waiting.kind !== 'trades' || newer.kind !== 'trades') return newer;
+  const all = [...waiting.trades, ...newer.trades];
+  const over = all.length - MAX_JOINED_TRADES;
+  const trades = over > 0 ? all.slice(over) : all;
+  return waiting.gap || newer.gap || over > 0 ? { kind: 'trades', symbol: newer.symbol, trades, gap: true } : { kind: 'trades', symbol: newer.symbol, trades };
+}
+
 /** Depth, trades and ticker of every traded symbol: what a recording needs to replay the market. */
 export function recordingFeeds(symbols: readonly { market: Market; symbol: string }[]): Feed[] {
   return symbols.flatMap(({ market, symbol }) => {

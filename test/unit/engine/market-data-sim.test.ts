@@ -21,17 +21,24 @@ afterEach(async () => {
   running = undefined;
 });
 
-/** A strategy that keeps every market event it hears. */
-function listener(subscriptions: MarketSubscription[]) {
+/** A strategy that keeps every market event it hears; with `hold`, its first one waits for `release()`. */
+function listener(subscriptions: MarketSubscription[], hold = false) {
   const heard: MarketEvent[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
   const definition = defineStrategy({
     apiVersion: 2,
     name: 'listener',
     params: z.object({}),
     subscribe: () => subscriptions,
-    create: () => ({ onMarketData: (e) => void heard.push(e) }),
+    create: () => ({
+      async onMarketData(e) {
+        heard.push(e);
+        if (hold && heard.length === 1) await held;
+      },
+    }),
   });
-  return { definition, heard };
+  return { definition, heard, release };
 }
 
 /** The simulator's own 1-minute candles of BTCUSDT, as its klines route gives them. */
@@ -92,6 +99,22 @@ describe('trades from the simulator', () => {
     // Polls 4 a second, 50 a page: each trade was in many pages, and is heard once.
     expect(heard).toEqual(venue);
     expect(l.heard.some((e) => e.kind === 'trades' && e.gap)).toBe(false);
+  });
+
+  it('a strategy that falls behind hears every trade once: the polls that came meanwhile wait joined in one event', async () => {
+    const l = listener([{ kind: 'trades', limit: 50 }], true);
+    running = await engineApp(yaml('{ seed: 5 }'), [loaded('listener', l.definition)]);
+    const { app, clock } = running;
+    void app.start();
+    // Its first handler takes 5 s (the deadline is 10 s): twenty polls come meanwhile.
+    await runUntil(clock, SIM_START + 5_000);
+    expect(l.heard).toHaveLength(1);
+    l.release();
+    await runUntil(clock, SIM_START + 60_000);
+    expect(heardTrades(l.heard)).toEqual(venueTrades(running));
+    // The second event holds what those polls found.
+    const second = l.heard[1]!;
+    expect(second.kind === 'trades' && new Set(second.trades.map((t) => t.time)).size).toBeGreaterThan(3);
   });
 
   it('a page smaller than the trades between two polls: the event says a gap may be there, and no trade is heard twice', async () => {
