@@ -104,10 +104,11 @@ interface LastAnswer {
   hasIds: boolean;
 }
 
-/** Trades without an id that share time, price and quantity. */
+/** Trades without an id that share time, price, quantity and side (engine/trade-feed.ts knows a trade by the same four). */
 interface Twins {
   price: string;
   qty: string;
+  side: string;
   /** The most any single answer held. */
   most: number;
   /** How many the answer numbered `answer` held so far. */
@@ -218,8 +219,8 @@ class MarketDecoder {
       // over the most any earlier answer held (`most` catches up as the count passes it).
       let list = memory.byTime.get(t.time);
       if (!list) memory.byTime.set(t.time, (list = []));
-      let twins = list.find((x) => x.price === t.price && x.qty === t.qty);
-      if (!twins) list.push((twins = { price: t.price, qty: t.qty, most: 0, inAnswer: 0, answer }));
+      let twins = list.find((x) => x.price === t.price && x.qty === t.qty && x.side === t.side);
+      if (!twins) list.push((twins = { price: t.price, qty: t.qty, side: t.side, most: 0, inAnswer: 0, answer }));
       if (twins.answer !== answer) {
         twins.answer = answer;
         twins.inAnswer = 0;

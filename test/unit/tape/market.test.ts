@@ -65,6 +65,17 @@ describe('marketEvents', () => {
     expect(marketEvents(noIds).map((e) => e.at)).toEqual([T0 + 5, T0 + 5, T0 + 205]);
   });
 
+  it('without ids, a trade is known by its time, price, quantity and side, as the engine knows it: a sell like an earlier buy is new', () => {
+    const q = { query: 'symbol=ETHUSDT' };
+    const buy = trade('2000', '1', T0, 'BUY');
+    const sell = trade('2000', '1', T0, 'SELL');
+    const tape = [call(0, 'spot', 'GET', '/sapi/v1/trades', { ...q, response: trades(buy) }), call(1, 'spot', 'GET', '/sapi/v1/trades', { ...q, response: trades(sell, buy) })];
+    expect(marketEvents(tape).map((e) => [e.at, e.event.type === 'trade' && e.event.side])).toEqual([
+      [T0 + 5, 'BUY'],
+      [T0 + 105, 'SELL'],
+    ]);
+  });
+
   it('gives events the simulator accepts', () => {
     const clock = new ManualClock(T0);
     const ex = new SimExchange({ clock, seed: 3 });
