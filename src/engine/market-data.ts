@@ -182,8 +182,7 @@ export class MarketDataPoller {
       if (e.trades.length === 0) return false;
       // Oldest first: the last is the latest.
       this.lastPrices.set(k, e.trades.at(-1)!.price);
-    }
-    else if (e.kind === 'depth' && e.depth.bids[0] && e.depth.asks[0] && !this.lastPrices.has(k)) {
+    } else if (e.kind === 'depth' && e.depth.bids[0] && e.depth.asks[0] && !this.lastPrices.has(k)) {
       this.lastPrices.set(k, dec.div(dec.add(e.depth.bids[0][0], e.depth.asks[0][0]), '2' as Decimal));
     }
     return true;
