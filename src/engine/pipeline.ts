@@ -4,8 +4,7 @@
 // wait for it; a replacement that must follow the order it replaces waits for that one to end.
 import { amend } from '../core/amend.js';
 import type { Clock } from '../core/clock.js';
-import { dec } from '../core/decimal.js';
-import { BannedError, errorText } from '../core/errors.js';
+import { errorText } from '../core/errors.js';
 import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { Journal, Pacer } from '../core/ports.js';
@@ -13,7 +12,8 @@ import { FINAL_STATUSES, type Batch, type CancelIntent, type Order, type OrderIn
 import type { CancelResult, PlaceResult } from '../executor/index.js';
 import { groupKey, mostPerRound, planRound } from '../batcher/index.js';
 import type { BalanceHolds, RiskGate, RiskInputs } from '../risk/index.js';
-import { pendingOrder, withStatus } from './orders.js';
+import { journalCancelled, journalPlaced } from './answers.js';
+import { withStatus } from './orders.js';
 import { headOfGroups, newestMark, type Queued } from './queue.js';
 import { INTENT_TO_WIRE_KEPT, type Gateway, type PipelineStats } from './pipeline-types.js';
 
@@ -318,7 +318,8 @@ export class OrderPipeline {
   private async placed(results: readonly PlaceResult[], sentAt: number): Promise<void> {
     const now = this.deps.clock.now();
     for (const { outcome } of results) if (outcome.kind === 'accepted') this.deps.placedBetween?.(outcome.venueOrderId, sentAt, now);
-    const orders = this.deps.journal.transaction(() => results.map((r) => this.journalPlaced(r, now)));
+    const answered = { journal: this.deps.journal, holds: this.deps.holds, stats: this.stats };
+    const orders = this.deps.journal.transaction(() => results.map((r) => journalPlaced(answered, r, now)));
     for (const [k, { intent, outcome }] of results.entries()) {
       if (outcome.kind === 'unknown') {
         this.deps.log.warn({ clientOrderId: intent.clientOrderId, reason: outcome.error.message }, 'order outcome unknown: the reconciler will settle it');
@@ -329,59 +330,9 @@ export class OrderPipeline {
     }
   }
 
-  /** The order as the venue's answer leaves it, journaled; synchronous, so answers can share a commit. */
-  private journalPlaced({ intent, outcome }: PlaceResult, now: number): Order {
-    const { journal, holds } = this.deps;
-    // Refused orders lock nothing; the others are in the balances of the next account read.
-    if (outcome.kind === 'rejected' || outcome.kind === 'not_sent') holds.release(intent.clientOrderId);
-    else holds.answered(intent.clientOrderId, now);
-    const order = journal.order(intent.clientOrderId) ?? pendingOrder(intent, now);
-    let next: Order;
-    switch (outcome.kind) {
-      case 'accepted':
-        this.stats.accepted++;
-        next = withStatus(order, outcome.status === 'pending' ? 'open' : outcome.status, now, outcome.venueOrderId);
-        // What the answer says it executed (a marketable order can fill at once); its fills, read later, take the larger, never the sum.
-        if (outcome.executedQty !== undefined) next = amend(next, { executedVolume: dec.max(next.executedVolume, outcome.executedQty) });
-        journal.updateOrder(next, 'acknowledged');
-        break;
-      case 'unknown':
-        this.stats.unknown++;
-        next = withStatus(order, 'unknown', now);
-        journal.updateOrder(next, outcome.error.message);
-        break;
-      case 'rejected':
-      case 'not_sent':
-        this.stats.rejected++;
-        next = withStatus(order, 'rejected', now);
-        journal.updateOrder(next, outcome.error.message);
-        if (outcome.error instanceof BannedError) journal.setBanUntil(outcome.error.untilMs);
-        break;
-    }
-    return next;
-  }
-
-  /**
-   * A cancel the venue took (or answered as already ended) leaves the order pending_cancel until
-   * the reconciler sees how it ended: it can still fill meanwhile, and is never cancelled twice.
-   */
+  /** A batch of cancels' answers: journaled in one commit, then reported (answers.ts). */
   private async cancelled(results: readonly CancelResult[]): Promise<void> {
-    const now = this.deps.clock.now();
-    const { journal, log } = this.deps;
-    const changed = journal.transaction(() =>
-      results.flatMap(({ intent, outcome }) => {
-        if (outcome.kind !== 'accepted' && outcome.kind !== 'gone') {
-          log.warn({ clientOrderId: intent.clientOrderId, outcome: outcome.kind, reason: outcome.error.message }, 'cancel not confirmed');
-          if (outcome.error instanceof BannedError) journal.setBanUntil(outcome.error.untilMs);
-          return [];
-        }
-        const order = journal.order(intent.clientOrderId);
-        if (!order || FINAL_STATUSES.has(order.status) || order.status === 'pending_cancel') return [];
-        const next = withStatus(order, 'pending_cancel', now);
-        journal.updateOrder(next, outcome.kind === 'accepted' ? 'cancel accepted' : 'cancel answered: already ended, or unknown to the venue');
-        return [next];
-      }),
-    );
+    const { changed } = this.deps.journal.transaction(() => journalCancelled(this.deps, results, this.deps.clock.now()));
     for (const order of changed) await this.deps.notify(order);
   }
 }

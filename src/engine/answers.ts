@@ -1,0 +1,68 @@
+// The venue's answers to one batch, journaled: synchronous, so a batch's answers share a commit.
+import { amend } from '../core/amend.js';
+import { dec } from '../core/decimal.js';
+import { BannedError } from '../core/errors.js';
+import type { Log } from '../core/log.js';
+import type { Journal } from '../core/ports.js';
+import { FINAL_STATUSES, type CancelIntent, type Order } from '../core/types.js';
+import type { CancelResult, PlaceResult } from '../executor/index.js';
+import type { BalanceHolds } from '../risk/index.js';
+import { pendingOrder, withStatus } from './orders.js';
+import type { PipelineStats } from './pipeline-types.js';
+
+/** The order as the venue's answer to its place leaves it, journaled. */
+export function journalPlaced(parts: { journal: Journal; holds: BalanceHolds; stats: PipelineStats }, { intent, outcome }: PlaceResult, now: number): Order {
+  const { journal, holds, stats } = parts;
+  // Refused orders lock nothing; the others are in the balances of the next account read.
+  if (outcome.kind === 'rejected' || outcome.kind === 'not_sent') holds.release(intent.clientOrderId);
+  else holds.answered(intent.clientOrderId, now);
+  const order = journal.order(intent.clientOrderId) ?? pendingOrder(intent, now);
+  let next: Order;
+  switch (outcome.kind) {
+    case 'accepted':
+      stats.accepted++;
+      next = withStatus(order, outcome.status === 'pending' ? 'open' : outcome.status, now, outcome.venueOrderId);
+      // What the answer says it executed (a marketable order can fill at once); its fills, read later, take the larger, never the sum.
+      if (outcome.executedQty !== undefined) next = amend(next, { executedVolume: dec.max(next.executedVolume, outcome.executedQty) });
+      journal.updateOrder(next, 'acknowledged');
+      break;
+    case 'unknown':
+      stats.unknown++;
+      next = withStatus(order, 'unknown', now);
+      journal.updateOrder(next, outcome.error.message);
+      break;
+    case 'rejected':
+    case 'not_sent':
+      stats.rejected++;
+      next = withStatus(order, 'rejected', now);
+      journal.updateOrder(next, outcome.error.message);
+      if (outcome.error instanceof BannedError) journal.setBanUntil(outcome.error.untilMs);
+      break;
+  }
+  return next;
+}
+
+/**
+ * A cancel the venue took (or answered as already ended) leaves its order pending_cancel until
+ * the reconciler sees how it ended: it can still fill meanwhile, and is never cancelled twice.
+ * Returns the orders changed, and the cancels that failed (refused, or not confirmed) with why.
+ */
+export function journalCancelled(parts: { journal: Journal; log: Log }, results: readonly CancelResult[], now: number): { changed: Order[]; failed: { intent: CancelIntent; reason: string }[] } {
+  const { journal, log } = parts;
+  const changed: Order[] = [];
+  const failed: { intent: CancelIntent; reason: string }[] = [];
+  for (const { intent, outcome } of results) {
+    if (outcome.kind !== 'accepted' && outcome.kind !== 'gone') {
+      log.warn({ clientOrderId: intent.clientOrderId, outcome: outcome.kind, reason: outcome.error.message }, 'cancel not confirmed');
+      if (outcome.error instanceof BannedError) journal.setBanUntil(outcome.error.untilMs);
+      failed.push({ intent, reason: `${outcome.kind === 'rejected' ? 'refused' : 'not confirmed'}: ${outcome.error.message}` });
+      continue;
+    }
+    const order = journal.order(intent.clientOrderId);
+    if (!order || FINAL_STATUSES.has(order.status) || order.status === 'pending_cancel') continue;
+    const next = withStatus(order, 'pending_cancel', now);
+    journal.updateOrder(next, outcome.kind === 'accepted' ? 'cancel accepted' : 'cancel answered: already ended, or unknown to the venue');
+    changed.push(next);
+  }
+  return { changed, failed };
+}
