@@ -2,6 +2,7 @@
 // batches the dispatcher plans, and their answers become order states in the journal. Intents
 // that waited too long are dropped, not sent stale; cancels of orders without a venue id yet
 // wait for it; a replacement that must follow the order it replaces waits for that one to end.
+// During a ban orders are dropped and cancels wait for its end.
 import { amend } from '../core/amend.js';
 import type { Clock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
@@ -242,7 +243,10 @@ export class OrderPipeline {
         const u = usage[e];
         return u ? Math.max(0, u.limit - u.inWindow - u.queued) : 0;
       };
-      const { head, tail } = headOfGroups(this.queue, (q) => mostPerRound(q.intent, free), durable);
+      // A ban refuses every request before it leaves: a cancel waits for its end (or maxQueueMs),
+      // so one failed and asked again at once is not refused again at once, and again.
+      const paused = pacer.pausedUntil() > clock.now();
+      const { head, tail } = headOfGroups(this.queue, (q) => (paused && q.intent.kind === 'cancel' ? 0 : mostPerRound(q.intent, free)), durable);
       const planned = new Map(head.map((q) => [q.intent.intentId, q]));
       const arrivedAt = new Map(head.map((q) => [q.intent.intentId, q.at]));
       let send: Batch[] = [];
@@ -253,14 +257,15 @@ export class OrderPipeline {
       }
       for (const batch of send) this.track(this.send(batch, arrivedAt));
       if (send.length === 0) {
-        if (pacer.pausedUntil() > clock.now()) {
-          const dropped = this.queue;
-          this.queue = [];
+        if (paused) {
+          // Orders are not sent stale after it; cancels only lower risk.
+          const dropped = this.queue.filter((q) => q.intent.kind === 'place');
+          this.queue = this.queue.filter((q) => q.intent.kind !== 'place');
           await this.drop(
             dropped.map((q) => q.intent),
             'not sent: trading is paused by a venue ban',
           );
-          return;
+          if (this.queue.length === 0) return;
         }
         // Queued while the journal synced: their own sync comes next, not a slot.
         if (!this.queue.some((q) => q.mark > durable)) await this.capacity();

@@ -224,7 +224,7 @@ describe('OrderPipeline: dispatch by free capacity', () => {
     expect(rig.pipeline.stats.expired).toBe(0);
   });
 
-  it('while the venue bans us, what is queued is dropped rather than held', async () => {
+  it('while the venue bans us, queued orders are dropped rather than held', async () => {
     const rig = pipelineRig();
     rig.pacer.pauseAll(10_000);
     rig.accept([placeOf('a'), placeOf('b')]);
@@ -237,6 +237,24 @@ describe('OrderPipeline: dispatch by free capacity', () => {
     expect(statuses(rig, 'a', 'b')).toEqual(['canceled', 'canceled']);
     expect(rig.free(0).USDT).toBe('100000');
     expect(rig.pipeline.stats).toMatchObject({ sent: 0, expired: 0 });
+  });
+
+  it('while the venue bans us, a cancel waits for the ban to end, then goes (a request would only be refused)', async () => {
+    const rig = pipelineRig({ maxQueueMs: 60_000, free: { 'spot.order': 1, 'spot.cancel': 5 } });
+    rig.accept([placeOf('a')]);
+    await settle();
+    rig.pacer.pauseAll(1000);
+    rig.accept([cancelOf('a'), placeOf('b')]);
+    await rig.clock.advance(990);
+    expect(rig.gateway.summary()).toEqual([[0, 'place', ['a']]]);
+    expect(rig.history('b').at(-1)).toEqual(['canceled', 'not sent: trading is paused by a venue ban']);
+    expect(rig.order('a').status).toBe('open');
+    await rig.clock.advance(25);
+    expect(rig.gateway.summary()).toEqual([
+      [0, 'place', ['a']],
+      [1000, 'cancel', ['a']],
+    ]);
+    expect(rig.order('a').status).toBe('pending_cancel');
   });
 });
 
