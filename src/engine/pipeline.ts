@@ -72,10 +72,11 @@ export class OrderPipeline {
       if (target && (FINAL_STATUSES.has(target.status) || target.status === 'pending_cancel')) continue;
       if (this.cancelling.has(intent.clientOrderId)) continue;
       const waiting = this.queue.find((q) => q.intent.kind === 'place' && q.intent.clientOrderId === intent.clientOrderId);
-      if (waiting) {
+      const held = waiting ? undefined : this.unhold(intent.clientOrderId);
+      if (waiting || held) {
         // Never sent: withdrawing it is the cancel.
-        this.queue = this.queue.filter((q) => q !== waiting);
-        withdrawn.push(waiting.intent as PlaceIntent);
+        if (waiting) this.queue = this.queue.filter((q) => q !== waiting);
+        withdrawn.push(held ?? (waiting!.intent as PlaceIntent));
         continue;
       }
       const venueOrderId = intent.venueOrderId ?? target?.venueOrderId;
@@ -152,6 +153,19 @@ export class OrderPipeline {
       return;
     }
     this.held.set(intent.after, [...(this.held.get(intent.after) ?? []), intent]);
+  }
+
+  /** Takes the held place `clientOrderId` out of its wait, if it is one. */
+  private unhold(clientOrderId: string): PlaceIntent | undefined {
+    for (const [after, list] of this.held) {
+      const place = list.find((i) => i.clientOrderId === clientOrderId);
+      if (!place) continue;
+      const rest = list.filter((i) => i !== place);
+      if (rest.length > 0) this.held.set(after, rest);
+      else this.held.delete(after);
+      return place;
+    }
+    return undefined;
   }
 
   private release(after: string, status: Order['status'] | undefined, intents: PlaceIntent[]): void {

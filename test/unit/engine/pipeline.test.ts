@@ -512,6 +512,21 @@ describe('OrderPipeline: replacements that wait for the order they replace', () 
     expect(statuses(rig, 'b', 'y')).toEqual(['open', 'canceled']);
     expect(rig.history('y').at(-1)).toEqual(['canceled', 'not sent: the order it replaces (x) filled']);
   });
+
+  it('a cancel of a held replacement withdraws it: never sent, even once the order it waited for ends', async () => {
+    const rig = pipelineRig({ free: { 'spot.order': 5, 'spot.cancel': 5 } });
+    rig.accept([placeOf('a')]);
+    await settle();
+    rig.accept([replacement('b', 'a')]);
+    await settle();
+    rig.accept([cancelOf('b')]);
+    await settle();
+    expect(rig.history('b').at(-1)).toEqual(['canceled', 'cancelled before it was sent']);
+    end(rig, 'a', 'canceled');
+    await settle();
+    expect(rig.gateway.summary()).toEqual([[0, 'place', ['a']]]);
+    expect(rig.log.withMsg('cancel waits for the venue id of its order (in flight, or its answer was lost)')).toEqual([]);
+  });
 });
 
 describe('OrderPipeline: dropAll', () => {
