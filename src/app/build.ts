@@ -143,7 +143,7 @@ export function buildApp(inputs: AppInputs): App {
     // Whether a candle has closed is read against the venue's clock, never ours alone.
     marketData: new MarketDataPoller(markets, quiet, (market) => client.venueClocks[market].earliestNow()),
     sequences: new SequenceAllocator(journal),
-    pipeline: (notify, riskInputs) =>
+    pipeline: ({ notify, riskInputs, cancelFailed }) =>
       new OrderPipeline({
         gateway,
         pacer,
@@ -154,6 +154,7 @@ export function buildApp(inputs: AppInputs): App {
         holds,
         notify,
         riskInputs,
+        cancelFailed,
         maxQueueMs: config.engine.maxQueueMs,
         placedBetween: (id, from, to) => matchingClock.placed(id, from, to),
       }),

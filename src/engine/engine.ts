@@ -6,7 +6,7 @@ import { amend } from '../core/amend.js';
 import { Deadlines } from '../core/deadlines.js';
 import { AuthError, errorText } from '../core/errors.js';
 import type { ClientOrderId } from '../core/ids.js';
-import type { Fill, Market, Order } from '../core/types.js';
+import type { CancelIntent, Fill, Market, Order } from '../core/types.js';
 import type { PositionBook } from '../positions/index.js';
 import { reconcileInterval } from '../reconciler/budget.js';
 import type { Reconciler } from '../reconciler/poller.js';
@@ -74,10 +74,11 @@ export class Engine {
     });
     this.lifecycle = new StrategyLifecycle(amend(parts, { loops: this.loops, hosts: this.hosts, handle: (h: StrategyHost, out: HostOutput) => this.handle(h, out), reportOnce: (k: string, r: () => void) => this.reportOnce(k, r) }));
     for (const h of this.hosts) this.reportIfDisabled(h);
-    this.pipeline = parts.pipeline(
-      (order) => this.notify(order),
-      (leaving) => this.riskInputs(leaving),
-    );
+    this.pipeline = parts.pipeline({
+      notify: (order) => this.notify(order),
+      riskInputs: (leaving) => this.riskInputs(leaving),
+      cancelFailed: (intent, reason) => this.cancelFailed(intent, reason),
+    });
     const { clock, log, journal, risk, holds } = parts;
     this.intake = { clock, repeats: refusals(log, clock), journal, risk, holds, pipeline: this.pipeline, riskInputs: () => this.riskInputs(), onRejected: (r) => this.events.emit('rejected', r), stats: this.stats };
     this.reconciler = parts.reconciler({
@@ -343,6 +344,13 @@ export class Engine {
     const why = reason ?? (host.wantsOrderEvents && WITH_REASON.has(order.status) ? this.parts.journal.history(order.clientOrderId).at(-1)?.reason : undefined);
     // Through its inbox: neither the reconcile pass nor the pipeline waits for the strategy.
     this.lifecycle.post(host, async () => this.handle(host, await host.orderUpdate(order, why)));
+  }
+
+  /** A cancel ended without effect and its order is open: its strategy may ask again, and hears why (through its inbox). */
+  private cancelFailed(intent: CancelIntent, reason: string): void {
+    const host = this.hosts.find((h) => h.id === intent.strategyId);
+    const order = host && this.parts.journal.order(intent.clientOrderId);
+    if (host && order) this.lifecycle.post(host, async () => this.handle(host, await host.cancelFailed(order, reason)));
   }
 
   reportOnce(k: string, report: () => void): void {

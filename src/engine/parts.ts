@@ -6,12 +6,12 @@ import type { Fill, Order } from '../core/types.js';
 import type { ReconcileConfig } from '../config/index.js';
 import type { PositionBook } from '../positions/index.js';
 import type { Reconciler, ReconcilerHooks } from '../reconciler/poller.js';
-import type { BalanceHolds, RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
+import type { BalanceHolds, RiskGate, RiskRejection } from '../risk/index.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import type { SequenceAllocator } from '../store/sequences.js';
 import type { InstrumentCatalog } from './instruments.js';
 import type { MarketDataPoller } from './market-data.js';
-import type { OrderPipeline } from './pipeline.js';
+import type { OrderPipeline, PipelineDeps } from './pipeline.js';
 
 export interface EngineSettings {
   marketDataEveryMs: number;
@@ -37,8 +37,8 @@ export interface EngineParts {
   risk: RiskGate;
   holds: BalanceHolds;
   positions: PositionBook;
-  /** The order pipeline, told how to report an order change and what risk judges against. */
-  pipeline: (notify: (order: Order) => Promise<void>, riskInputs: (leaving: ReadonlySet<string>) => RiskInputs) => OrderPipeline;
+  /** The order pipeline, told how to report an order change and a failed cancel, and what risk judges against. */
+  pipeline: (hooks: Pick<PipelineDeps, 'notify' | 'riskInputs' | 'cancelFailed'>) => OrderPipeline;
   /** The reconciler, given the engine's hooks (what it learns goes to strategies and risk). */
   reconciler: (hooks: ReconcilerHooks) => Reconciler;
   instruments: InstrumentCatalog;

@@ -2,7 +2,8 @@
 // batches the dispatcher plans, and their answers become order states in the journal. Intents
 // that waited too long are dropped, not sent stale; cancels of orders without a venue id yet
 // wait for it; a replacement that must follow the order it replaces waits for that one to end.
-// During a ban orders are dropped and cancels wait for its end.
+// During a ban orders are dropped and cancels wait for its end. A cancel that ends without
+// effect (refused, not confirmed, dropped unsent) is reported, so it may be asked for again.
 import { amend } from '../core/amend.js';
 import type { Clock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
@@ -33,6 +34,8 @@ export interface PipelineDeps {
   riskInputs(leaving: ReadonlySet<string>): RiskInputs;
   /** An order changed: the engine tells its strategy (after the pipeline's own bookkeeping). */
   notify(order: Order): Promise<void>;
+  /** A cancel ended without effect and its order is still open: whoever asked for it may ask again. */
+  cancelFailed?(intent: CancelIntent, reason: string): void;
   /** An intent unsent after this long is dropped rather than sent stale. */
   maxQueueMs: number;
   /** The venue acknowledged an order, so it took it between `from` and `to` (our clock): the reconciler learns the venue's stamps from it. */
@@ -177,10 +180,11 @@ export class OrderPipeline {
   private async drop(intents: readonly OrderIntent[], reason: string | ((intent: PlaceIntent) => string)): Promise<void> {
     if (intents.length === 0) return;
     const now = this.deps.clock.now();
+    const cancels: CancelIntent[] = [];
     const dropped = this.deps.journal.transaction(() =>
       intents.flatMap((intent) => {
         if (intent.kind !== 'place') {
-          this.cancelling.delete(intent.clientOrderId);
+          cancels.push(intent);
           return [];
         }
         this.deps.holds.release(intent.clientOrderId);
@@ -192,6 +196,24 @@ export class OrderPipeline {
       }),
     );
     for (const order of dropped) await this.deps.notify(order);
+    await this.cancelsFailed(cancels, typeof reason === 'string' ? reason : 'not sent');
+  }
+
+  /**
+   * Cancels that ended without effect: their orders may still be open, so another cancel may go
+   * (and whoever asked hears it); a replacement held for one of them to end is dropped, since
+   * the order it replaces stays (a replace asked again would hold a second one).
+   */
+  private async cancelsFailed(cancels: readonly CancelIntent[], reason: string): Promise<void> {
+    for (const intent of cancels) {
+      this.cancelling.delete(intent.clientOrderId);
+      const order = this.deps.journal.order(intent.clientOrderId);
+      if (!order || FINAL_STATUSES.has(order.status) || order.status === 'pending_cancel') continue;
+      const held = this.held.get(intent.clientOrderId);
+      this.held.delete(intent.clientOrderId);
+      if (held) await this.drop(held, `not sent: the cancel of the order it replaces (${intent.clientOrderId}) failed: ${reason}`);
+      this.deps.cancelFailed?.(intent, reason);
+    }
   }
 
   /** Drops intents that waited longer than maxQueueMs: the venue's limits are full, and a stale order is worse than none. */
@@ -327,6 +349,7 @@ export class OrderPipeline {
       else await this.cancelled(await gateway.cancel(batch as Batch<CancelIntent>));
     } catch (err) {
       log.error({ err }, 'dispatch failed');
+      if (batch.kind === 'cancel') await this.cancelsFailed(batch.items as readonly CancelIntent[], `not confirmed: ${errorText(err)}`);
     } finally {
       // Answered (or failed): whatever the order is now decides whether another cancel may go.
       if (batch.kind === 'cancel') for (const i of batch.items) this.cancelling.delete(i.clientOrderId);
@@ -351,7 +374,8 @@ export class OrderPipeline {
 
   /** A batch of cancels' answers: journaled in one commit, then reported (answers.ts). */
   private async cancelled(results: readonly CancelResult[]): Promise<void> {
-    const { changed } = this.deps.journal.transaction(() => journalCancelled(this.deps, results, this.deps.clock.now()));
+    const { changed, failed } = this.deps.journal.transaction(() => journalCancelled(this.deps, results, this.deps.clock.now()));
     for (const order of changed) await this.deps.notify(order);
+    for (const { intent, reason } of failed) await this.cancelsFailed([intent], reason);
   }
 }

@@ -54,10 +54,14 @@ export type MarketEvent =
  * What happened to one of the strategy's orders (version 2), with the reason where there is
  * one: the risk rule or the venue's code and message for a rejection, why it was cancelled.
  * `rejected` without an order: the request could not even be formed (a malformed place).
+ * `cancel_failed`: a cancel this strategy asked for ended without effect (the venue refused it or
+ * did not confirm it, or it was dropped unsent: a ban, engine.maxQueueMs, the stop); the order
+ * may still be open, and cancel() or replace() may ask again.
  */
 export type OrderEvent =
   | { kind: 'accepted' | 'partially_filled' | 'filled' | 'cancel_pending'; order: Order }
   | { kind: 'canceled' | 'unknown'; order: Order; reason?: string }
+  | { kind: 'cancel_failed'; order: Order; reason: string }
   | { kind: 'rejected'; clientOrderId: ClientOrderId; order?: Order; reason: string };
 
 /** A futures account's margin, as the venue last reported it (decimals; absent where the venue sent none). */

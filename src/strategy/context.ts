@@ -6,12 +6,11 @@ import type { KlineInterval } from '../core/market.js';
 import type { CancelIntent, PlaceIntent, Side } from '../core/types.js';
 import type { OrderRequest, StrategyContext } from './api.js';
 import type { HostDeps, HostInternals, StrategySetup } from './host-types.js';
-import { Cancelling } from './cancelling.js';
 import { formPlace } from './requests.js';
 
 export function buildContext(setup: StrategySetup, params: unknown, deps: HostDeps, host: HostInternals): StrategyContext<unknown> {
   const { view } = deps;
-  const canceling = new Cancelling();
+  const { canceling } = host;
   const up = (symbol: string) => symbol.toUpperCase();
   const subscribedKlines = (interval: KlineInterval) => host.subscriptions.some((s) => s.kind === 'klines' && s.interval === interval);
   const bestBid = (symbol: string) => view.depth(setup.market, up(symbol))?.bids[0]?.[0] ?? view.ticker(setup.market, up(symbol))?.buy;
@@ -75,7 +74,8 @@ export function buildContext(setup: StrategySetup, params: unknown, deps: HostDe
         host.outbox = host.outbox.filter((i) => i !== queued);
         return;
       }
-      if (!order || canceling.has(target)) return;
+      // Already on its way (asked earlier, or the venue took it): a second would earn -1145.
+      if (!order || order.status === 'pending_cancel' || canceling.has(target)) return;
       canceling.add(target, open);
       const intent: CancelIntent = {
         kind: 'cancel',
@@ -89,7 +89,7 @@ export function buildContext(setup: StrategySetup, params: unknown, deps: HostDe
       host.outbox.push(intent);
     },
     cancelAll(symbol?: string): number {
-      const targets = view.openOrders(setup.id, symbol === undefined ? undefined : up(symbol)).filter((o) => !canceling.has(o.clientOrderId));
+      const targets = view.openOrders(setup.id, symbol === undefined ? undefined : up(symbol)).filter((o) => o.status !== 'pending_cancel' && !canceling.has(o.clientOrderId));
       for (const o of targets) this.cancel(o.clientOrderId);
       return targets.length;
     },

@@ -6,6 +6,7 @@ import type { Depth, KlineInterval, SymbolInfo, Ticker } from '../core/market.js
 import type { Balance, Fill, Market, Order, OrderIntent, StrategyPosition } from '../core/types.js';
 import type { CUT, LATE } from '../core/deadlines.js';
 import type { Candle, Margin, MarketSubscription, StrategyLogger, TimerId } from './api.js';
+import type { Cancelling } from './cancelling.js';
 import type { IndicatorFeed } from './indicator-feed.js';
 
 /** The engine's state as strategies may read it. */
@@ -73,6 +74,8 @@ export interface HostInternals {
   outbox: OrderIntent[];
   invalid: InvalidRequest[];
   readonly indicators: IndicatorFeed;
+  /** The orders whose cancel the strategy asked for and has not yet heard the outcome of. */
+  readonly canceling: Cancelling;
   readonly subscriptions: readonly MarketSubscription[];
   setTimer(delayMs: number, fn: () => void | Promise<void>): TimerId;
   clearTimer(id: TimerId): void;

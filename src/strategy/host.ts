@@ -4,8 +4,9 @@
 // engine after each call.
 import { CUT, LATE } from '../core/deadlines.js';
 import { StrategyError, errorText } from '../core/errors.js';
-import type { Fill, Order } from '../core/types.js';
+import { FINAL_STATUSES, type Fill, type Order } from '../core/types.js';
 import type { MarketEvent, MarketSubscription, StrategyDefinition, StrategyHandlers, TimerId } from './api.js';
+import { Cancelling } from './cancelling.js';
 import { buildContext } from './context.js';
 import type { HostDeps, HostInternals, HostOutput, StrategySetup } from './host-types.js';
 import { IndicatorFeed } from './indicator-feed.js';
@@ -37,6 +38,7 @@ export class StrategyHost {
       outbox: [],
       invalid: [],
       indicators: new IndicatorFeed(),
+      canceling: new Cancelling(),
       subscriptions,
       setTimer: (delayMs, fn) => this.setTimer(delayMs, fn),
       clearTimer: (id) => this.clearTimer(id),
@@ -78,12 +80,27 @@ export class StrategyHost {
       return h.onMarketData?.(event);
     });
 
-  orderUpdate = (order: Order, reason?: string) =>
-    this.invoke('onOrderUpdate', async (h) => {
+  orderUpdate = (order: Order, reason?: string) => {
+    // Its cancel has an outcome the strategy sees: taken (pending_cancel), or the order ended.
+    if (order.status === 'pending_cancel' || FINAL_STATUSES.has(order.status)) this.internals.canceling.forget(order.clientOrderId);
+    return this.invoke('onOrderUpdate', async (h) => {
       await h.onOrderUpdate?.(order);
       const event = this.events.next(order, reason);
       if (event) await h.onOrderEvent?.(event);
     });
+  };
+
+  /**
+   * A cancel ended without effect (refused or not confirmed by the venue, or dropped unsent): its
+   * order may still be open. The strategy may ask again, and hears it as `cancel_failed` when it
+   * had asked for this cancel (not for one the engine made, such as the stop's).
+   */
+  cancelFailed = (order: Order, reason: string) => {
+    const asked = this.internals.canceling.forget(order.clientOrderId);
+    return this.invoke('onOrderEvent', async (h) => {
+      if (asked) await h.onOrderEvent?.({ kind: 'cancel_failed', order, reason });
+    });
+  };
 
   /**
    * Stops its timers, then onStop, whose requests are the last it makes: it still hears how its
