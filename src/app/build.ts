@@ -180,6 +180,7 @@ export function buildApp(inputs: AppInputs): App {
       summaryEveryMs: config.engine.summaryEveryMs,
       handlerTimeoutMs: config.engine.handlerTimeoutMs,
       shutdown: config.engine.shutdown,
+      onStrategyFailure: config.engine.onStrategyFailure,
       recordMarketData: config.record.path !== null,
       reconcile: config.reconcile,
     },

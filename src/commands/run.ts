@@ -98,7 +98,7 @@ export async function runCommand(configPath: string): Promise<number> {
     return 1;
   }
   const running: App = app;
-  watchEngine(running, metrics, alerts);
+  watchEngine(running, metrics);
   log.info(
     { mode: config.mode, strategies: prepared.strategies.map((s) => `${s.entry.id} (${s.definition.name}: ${s.entry.symbols.join(',')})`) },
     config.mode === 'paper' ? 'starting on the built-in simulated exchange (paper mode: no real money)' : 'starting live',
@@ -149,7 +149,6 @@ export async function runCommand(configPath: string): Promise<number> {
     log.flush();
     return 1;
   }
-  reportDisabled(running, alerts);
   // A stop during the start (a ban's wait) ends the start early: nothing ran.
   if (!stopping) log.info(running.engine.summary(), 'running; Ctrl-C stops');
   await stopped;
@@ -161,16 +160,13 @@ export async function runCommand(configPath: string): Promise<number> {
 }
 
 /**
- * Engine events feed what has no hook of its own: plugins disabled since the last event (a
- * strategy is disabled inside the engine; `reconciled` comes every reconcile interval, so an
- * alert is at most one interval late) and intent-to-ack latency, read from the order's history
- * (the intent's `pending` entry and the `acknowledged` one the engine writes on the venue's answer).
+ * Engine events feed what has no hook of its own: intent-to-ack latency, read from the order's
+ * history (the intent's `pending` entry and the `acknowledged` one the engine writes on the
+ * venue's answer). A disabled plugin is alerted by the engine itself, as it happens.
  */
-function watchEngine(app: App, metrics: Metrics, alerts: Alerts): void {
-  const check = () => reportDisabled(app, alerts);
+function watchEngine(app: App, metrics: Metrics): void {
   const seen = new Set<string>();
   const onOrder = (order: Order) => {
-    check();
     if (order.status === 'pending' || order.status === 'unknown' || order.status === 'rejected') return;
     if (seen.has(order.clientOrderId)) {
       if (order.status === 'filled' || order.status === 'canceled') seen.delete(order.clientOrderId);
@@ -188,21 +184,6 @@ function watchEngine(app: App, metrics: Metrics, alerts: Alerts): void {
     if (first && ack && first.status === 'pending') metrics.observeIntentToAck(Math.max(0, ack.at - first.at));
   };
   app.engine.events.on('order', onOrder);
-  app.engine.events.on('fill', check);
-  app.engine.events.on('reconciled', check);
-}
-
-const alertedDisabled = new WeakMap<App, Set<string>>();
-
-function reportDisabled(app: App, alerts: Alerts): void {
-  let done = alertedDisabled.get(app);
-  if (!done) alertedDisabled.set(app, (done = new Set()));
-  for (const h of app.engine.hosts) {
-    if (h.enabled || done.has(h.id)) continue;
-    done.add(h.id);
-    const reason = h.disabledBy?.message ?? 'disabled';
-    alerts.send('plugin_disabled', `strategy ${h.id} was disabled: ${reason}`, { strategy: h.id, reason });
-  }
 }
 
 /**

@@ -258,6 +258,7 @@ export const configSchema = z.strictObject(
       maxQueueMs: int(100).default(5000),
       handlerTimeoutMs: int(1).default(10000),
       shutdown: section({ queued: oneOf(['flush', 'drop']).default('drop'), cancelOpenOrders: bool().default(true) }),
+      onStrategyFailure: oneOf(['cancel', 'leave']).default('cancel'),
       heap: oneOf(['fast', 'small']).default('fast'),
     }),
     reconcile: section({

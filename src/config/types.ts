@@ -136,6 +136,11 @@ export interface Config {
     readonly handlerTimeoutMs: number;
     readonly shutdown: { readonly queued: 'flush' | 'drop'; readonly cancelOpenOrders: boolean };
     /**
+     * A strategy disabled while the engine runs (a handler threw or missed its deadline): cancel
+     * its open orders, which nothing manages any more, or leave them resting. Its own orders only.
+     */
+    readonly onStrategyFailure: 'cancel' | 'leave';
+    /**
      * V8's heap for `sluice run`: fast keeps V8's defaults; small sets --optimize-for-size and a
      * young generation that stays at 2 MB at the start (app/heap.ts): less than half the memory
      * for a daemon that runs for days, more CPU and longer collections at the venue's ceiling

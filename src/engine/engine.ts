@@ -20,6 +20,7 @@ import { withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
 import { settleAtStop } from './stop.js';
 import { haltOnRefusal, refusedAtStart } from './credentials.js';
+import { DisabledStrategies, type DisabledStrategy } from './disabled.js';
 import { StrategyLedger } from './ledger.js';
 import { PositionsCheckpoint } from './positions-checkpoint.js';
 import { engineView, feedsOf, hears, strategyHosts, withHistory } from './strategies.js';
@@ -29,6 +30,7 @@ import { UnbookedExecutions } from './unbooked.js';
 import type { EngineEvents, EngineParts } from './parts.js';
 
 export type { AlertKind, EngineEvents, EngineParts, EngineSettings } from './parts.js';
+export type { DisabledStrategy } from './disabled.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 /** Statuses whose order event carries a reason, read from the journal's history. */
@@ -50,6 +52,7 @@ export class Engine {
   private readonly deadlines: Deadlines;
   private readonly loops: Loops;
   private readonly reported = new Set<string>();
+  private readonly disabled: DisabledStrategies;
   private readonly ledger: StrategyLedger;
   private readonly unbooked = new UnbookedExecutions((market, symbol, id) => this.reconciler.filledVolume(market, symbol, id));
   /** The account's positions, checkpointed after each reconcile pass and restored at load. */
@@ -72,6 +75,7 @@ export class Engine {
     this.hosts = strategyHosts(amend(parts, { deadline }), engineView(parts, this.ledger, () => this.reconciler), async (h, out) => {
       if (this.pipeline.open || this.stopping) await this.handle(h, out);
     });
+    this.disabled = new DisabledStrategies(amend(parts, { onStrategyFailure: parts.settings.onStrategyFailure, pipeline: () => this.pipeline }));
     this.lifecycle = new StrategyLifecycle(amend(parts, { loops: this.loops, hosts: this.hosts, handle: (h: StrategyHost, out: HostOutput) => this.handle(h, out), reportOnce: (k: string, r: () => void) => this.reportOnce(k, r) }));
     for (const h of this.hosts) this.reportIfDisabled(h);
     this.pipeline = parts.pipeline({
@@ -275,6 +279,8 @@ export class Engine {
       return { complete: false };
     }
     this.checkpoint.save();
+    // A disabled strategy's orders that are still open (a cancel a ban outlasted, or refused) are asked for again.
+    if (this.running) this.disabled.cancelOrders();
     this.events.emit('reconciled');
     return pass;
   }
@@ -359,9 +365,19 @@ export class Engine {
     report();
   }
 
+  /** The strategies disabled so far, with when and why, and what became of their open orders. */
+  disabledStrategies(): readonly DisabledStrategy[] {
+    return this.disabled.list;
+  }
+
+  /** Trading: started and not stopping (a `sluice plan` round never is). */
+  private get running(): boolean {
+    return this.pipeline.open && !this.stopping;
+  }
+
   private reportIfDisabled(h: StrategyHost): void {
-    if (h.enabled) return;
-    this.reportOnce(h.id, () => this.parts.log.error({ strategy: h.id, reason: h.disabledBy?.message, stack: (h.disabledBy?.cause as Error | undefined)?.stack }, 'strategy disabled'));
+    // Before the pipeline exists (a create that threw), its orders wait for the first reconcile pass of a run.
+    if (!h.enabled) this.disabled.note(h, this.pipeline !== undefined && this.running);
   }
 }
 

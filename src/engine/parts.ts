@@ -20,6 +20,8 @@ export interface EngineSettings {
   /** How long an awaited plugin handler may take (engine clock) before its strategy is disabled and nothing waits for it. */
   handlerTimeoutMs: number;
   shutdown: { queued: 'flush' | 'drop'; cancelOpenOrders: boolean };
+  /** What becomes of a strategy's open orders once it is disabled while the engine runs. */
+  onStrategyFailure: 'cancel' | 'leave';
   /** Poll depth, trades and ticker of every active symbol (a recording then holds a market a backtest can replay). */
   recordMarketData?: boolean;
   reconcile: ReconcileConfig;

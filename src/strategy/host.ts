@@ -17,6 +17,7 @@ export type { EngineView, HandlerDeadline, HostDeps, HostOutput, InvalidRequest,
 export class StrategyHost {
   private handlers: StrategyHandlers = {};
   private failure: StrategyError | undefined;
+  private failedWhy: string | undefined;
   private readonly internals: HostInternals;
   private readonly events = new OrderEvents();
   private readonly timers = new Map<TimerId, () => void>();
@@ -61,6 +62,11 @@ export class StrategyHost {
   /** Why the strategy was disabled, if it was. */
   get disabledBy(): StrategyError | undefined {
     return this.failure;
+  }
+
+  /** The same, said on its own: the handler and what it threw, the deadline it missed. */
+  get disabledReason(): string | undefined {
+    return this.failedWhy;
   }
 
   /** Whether it listens for typed order events (their reasons cost the engine a look at the journal). */
@@ -146,6 +152,7 @@ export class StrategyHost {
   fail(why: string, cause?: unknown): void {
     // The first reason stands: a handler abandoned after the strategy was disabled is no news.
     if (this.failure) return;
+    this.failedWhy = why;
     this.failure = new StrategyError(this.id, `${why}; the strategy is disabled, the others run on`, cause === undefined ? undefined : { cause });
     // Intents queued by a call that then failed are dropped: the plugin's state is suspect.
     this.internals.outbox = [];

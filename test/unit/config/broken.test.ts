@@ -26,7 +26,7 @@ const cases: Case[] = [
   { file: 'unknown-nested-key.yaml', expect: ['venue.timeouts.conectMs (line 4): unknown key; did you mean connectMs?'] },
   {
     file: 'unknown-key-no-guess.yaml',
-    expect: ['engine.turbo (line 3): unknown key; remove it (known keys here: summaryEveryMs, marketDataEveryMs, reconcileEveryMs, maxQueueMs, handlerTimeoutMs, shutdown, heap)'],
+    expect: ['engine.turbo (line 3): unknown key; remove it (known keys here: summaryEveryMs, marketDataEveryMs, reconcileEveryMs, maxQueueMs, handlerTimeoutMs, shutdown, onStrategyFailure, heap)'],
   },
   { file: 'wrong-type.yaml', expect: ['venue.recvWindowMs (line 3): must be a whole number from 1 to 60000 (got text)'] },
   { file: 'quoted-number.yaml', expect: ['http.port (line 3): must be a whole number from 0 to 65535 (got a quoted number); remove the quotes'] },
