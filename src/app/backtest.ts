@@ -180,6 +180,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     ...(opts.tapeName ? { tape: opts.tapeName } : {}),
     ...(incidents ? { incidents: played(sim) } : {}),
     refusals: app.engine.stats.refusedBy,
+    ...(app.engine.disabledStrategies().length > 0 ? { disabled: [...app.engine.disabledStrategies()] } : {}),
     config: {
       seed: config.sim.seed,
       latencyMs: `${config.sim.latencyMs.min}-${config.sim.latencyMs.max}`,

@@ -6,7 +6,7 @@ import { systemClock } from '../core/clock.js';
 import { ConfigError, SluiceError, TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig, locatedError } from '../config/index.js';
 import { durationText } from '../core/display.js';
-import { incidentsLine, Progress, refusalsLine, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
+import { disabledLines, incidentsLine, Progress, refusalsLine, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
 import { openTape, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from '../app/backtest.js';
@@ -149,7 +149,7 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(out, 'report.html'), renderHtml(report, input));
-  const notes = [incidentsLine(report), refusalsLine(report)].filter((l) => l !== undefined).map((l) => `${l}\n`).join('');
+  const notes = [...disabledLines(report), incidentsLine(report), refusalsLine(report)].filter((l) => l !== undefined).map((l) => `${l}\n`).join('');
   process.stdout.write(`${summaryLine(report)}\n${notes}report: ${join(out, 'report.json')}, ${join(out, 'report.html')}\n`);
   return 0;
 }
@@ -160,7 +160,10 @@ export function summaryLine(r: Report): string {
   const s = r.sharpe;
   const sharpe =
     s.value === null ? '-' : s.annualised ? `${s.value.toFixed(3)} annualised` : `${s.value.toFixed(3)} ${s.basis} (not annualised: ${durationText(s.spanMs)} of samples, under ${durationText(SHARPE_ANNUALISE_MIN_MS)})`;
-  return `pnl ${r.pnl.total ?? '-'} ${r.quoteAsset} (${r.pnl.totalPct ?? '-'}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount ?? '-'}, sharpe ${sharpe}, orders sent ${r.orders.sent} (and ${r.orders.cancelsSent} cancels)`;
+  const disabled = r.disabledStrategies ?? [];
+  // A result a strategy did not live to the end of says so first (the lines after it say when and why).
+  const died = disabled.length > 0 ? `${disabled.length === 1 ? 'strategy' : 'strategies'} ${disabled.map((x) => x.strategy).join(', ')} disabled during the run; ` : '';
+  return `${died}pnl ${r.pnl.total ?? '-'} ${r.quoteAsset} (${r.pnl.totalPct ?? '-'}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount ?? '-'}, sharpe ${sharpe}, orders sent ${r.orders.sent} (and ${r.orders.cancelsSent} cancels)`;
 }
 
 /** A tape that cannot be opened or read: says which and how to go on. */

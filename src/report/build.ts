@@ -67,7 +67,17 @@ export function buildReport(input: ReportInput): Report {
   if (incidents) report.recordedIncidents = incidents;
   const refusals = Object.entries(input.refusals ?? {}).map(([rule, r]) => ({ rule, count: r.count, first: r.first }));
   if (refusals.length > 0) report.refusals = refusals.sort((a, b) => b.count - a.count || byCodeUnit(a.rule, b.rule));
+  if (input.disabled && input.disabled.length > 0) {
+    report.disabledStrategies = input.disabled.map((x) => ({ strategy: x.strategy, at: x.at, time: new Date(x.at).toISOString(), reason: x.reason, openOrders: x.openOrders === 'cancel' ? 'cancelled' : 'left resting' }));
+  }
   return report;
+}
+
+/** One line per strategy disabled during the run: which, when and why, and what became of its orders; none for a healthy run. */
+export function disabledLines(r: Report): string[] {
+  return (r.disabledStrategies ?? []).map(
+    (x) => `strategy ${x.strategy} was disabled at ${x.time} (${durationText(x.at - r.period.startedAt)} into the run): ${x.reason}; its open orders were ${x.openOrders} (engine.onStrategyFailure)`,
+  );
 }
 
 function incidentsOf(input: ReportInput): Report['recordedIncidents'] {

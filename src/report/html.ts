@@ -8,7 +8,7 @@ import { chartLibrarySource } from '../charts/library.js';
 import { dec, type Decimal } from '../core/decimal.js';
 import { shownMoney } from '../core/display.js';
 import { chartData, REPORT_SCRIPT, scriptJson, type ChartSeries, type ReportCharts } from './chart-data.js';
-import { incidentsLine } from './build.js';
+import { disabledLines, incidentsLine } from './build.js';
 import { replayFills } from './fills.js';
 import type { Report, ReportInput } from './types.js';
 
@@ -100,6 +100,7 @@ function summaryTable(r: Report): string {
   ];
   const incidents = incidentsLine(r);
   if (incidents) rows.push(['Venue troubles the tape recorded', incidents.replace(/^recorded venue incidents /, '')]);
+  for (const line of disabledLines(r)) rows.push(['Strategy disabled', line.replace(/^strategy /, '')]);
   for (const x of r.refusals ?? []) rows.push([`Refused by ${x.rule}`, `${x.count} (first: ${x.first})`]);
   return table(['', ''], rows, false);
 }

@@ -1,9 +1,9 @@
 // The backtest and sweep reports: figures as stable JSON, the same as a self-contained HTML page, and
 // progress bars for long runs.
-export { buildReport, incidentsLine, refusalsLine, SHARPE_ANNUALISE_MIN_MS } from './build.js';
+export { buildReport, disabledLines, incidentsLine, refusalsLine, SHARPE_ANNUALISE_MIN_MS } from './build.js';
 export { escapeHtml, MAX_CHART_POINTS, MAX_TRADE_ROWS, renderHtml } from './html.js';
 export { Progress, type ProgressOptions, type ProgressStream } from './progress.js';
-export type { EndpointUsage, EquitySample, JsonValue, LimiterUsage, OrderCounts, PriceSeries, Report, ReportInput, SymbolSummary } from './types.js';
+export type { DisabledStrategyInput, EndpointUsage, EquitySample, JsonValue, LimiterUsage, OrderCounts, PriceSeries, Report, ReportInput, SymbolSummary } from './types.js';
 export { PriceSampler } from './series.js';
 export { accountValue, equitySample } from './valuation.js';
 export { buildSweepReport, heatMap, NOT_RUN, runFigures, sortEntries, varyingAxes, type HeatMap, type RunFigures, type RunOutcome, type SortKey, type SweepAxisSpec, type SweepEntry, type SweepReport, type SweepRunSpec, type SweepSpec } from './sweep.js';

@@ -73,6 +73,17 @@ export interface ReportInput {
   refusals?: Readonly<Record<string, { count: number; first: string }>>;
   /** A summary of the configuration, copied into the report with its keys sorted. */
   config?: { readonly [key: string]: JsonValue };
+  /** Strategies disabled during the run (a handler threw or missed its deadline), in the order they were. */
+  disabled?: readonly DisabledStrategyInput[];
+}
+
+export interface DisabledStrategyInput {
+  strategy: string;
+  /** When, epoch ms (virtual time in a backtest). */
+  at: number;
+  reason: string;
+  /** engine.onStrategyFailure: what became of its open orders. */
+  openOrders: 'cancel' | 'leave';
 }
 
 export interface SymbolSummary {
@@ -200,4 +211,10 @@ export interface Report {
    * formed), most first, with the first reason given: what to fix. Absent when none was.
    */
   refusals?: { rule: string; count: number; first: string }[];
+  /**
+   * Strategies disabled during the run, when (epoch ms and ISO time) and why (the handler and
+   * what it threw, or the deadline it missed), and what became of their open orders. Absent when
+   * none was: a healthy run's report is as it was.
+   */
+  disabledStrategies?: { strategy: string; at: number; time: string; reason: string; openOrders: 'cancelled' | 'left resting' }[];
 }

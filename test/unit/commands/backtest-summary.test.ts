@@ -28,3 +28,11 @@ describe('summaryLine', () => {
     expect(summaryLine(buildReport(emptyInput()))).toBe('pnl - USDT (-%), fees 0, fills 0, win rate -, max drawdown -, sharpe -, orders sent 0 (and 0 cancels)');
   });
 });
+
+describe('summaryLine of a run in which a strategy was disabled', () => {
+  it('says so first, naming it; the lines after it say when and why', () => {
+    const one = { strategy: 'grid', at: T0 + 10_000, reason: 'onTick threw: x', openOrders: 'cancel' as const };
+    expect(summaryLine(buildReport(emptyInput({ disabled: [one] })))).toBe('strategy grid disabled during the run; pnl - USDT (-%), fees 0, fills 0, win rate -, max drawdown -, sharpe -, orders sent 0 (and 0 cancels)');
+    expect(summaryLine(buildReport(emptyInput({ disabled: [one, { ...one, strategy: 'mm' }] })))).toMatch(/^strategies grid, mm disabled during the run; pnl /);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import { SHARPE_ANNUALISE_MIN_MS } from '../../../src/report/build.js';
-import { buildReport, type EquitySample } from '../../../src/report/index.js';
+import { buildReport, disabledLines, type EquitySample } from '../../../src/report/index.js';
 import { DAY, emptyInput, fill, finiteNumbers, sample, T0, tradedInput } from './fixtures.js';
 
 describe('buildReport figures (hand-computed)', () => {
@@ -286,5 +286,32 @@ describe('Sharpe: annualised only over at least 7 days (SHARPE_ANNUALISE_MIN_MS)
   it('no Sharpe: no basis and no label either', () => {
     const s = buildReport(emptyInput({ equity: [sample(T0, '1000'), sample(T0 + DAY, '1001')] })).sharpe;
     expect(s).toMatchObject({ value: null, annualised: false, basis: null, notAnnualised: null });
+  });
+});
+
+describe('strategies disabled during the run', () => {
+  const disabled = [
+    { strategy: 'grid', at: T0 + 90_000, reason: 'onTick threw: bug in my requote (at /p/grid.ts:14:9)', openOrders: 'cancel' as const },
+    { strategy: 'mm', at: T0 + 2 * 3_600_000, reason: 'onFill did not finish within 10000 ms (engine.handlerTimeoutMs); nothing waits for it any more', openOrders: 'leave' as const },
+  ];
+
+  it('are listed last, with when (epoch ms and ISO), why and what became of their orders; one line each for people', () => {
+    const r = buildReport(emptyInput({ disabled }));
+    expect(Object.keys(r).at(-1)).toBe('disabledStrategies');
+    expect(r.disabledStrategies).toEqual([
+      { strategy: 'grid', at: T0 + 90_000, time: new Date(T0 + 90_000).toISOString(), reason: 'onTick threw: bug in my requote (at /p/grid.ts:14:9)', openOrders: 'cancelled' },
+      { strategy: 'mm', at: T0 + 7_200_000, time: new Date(T0 + 7_200_000).toISOString(), reason: disabled[1]!.reason, openOrders: 'left resting' },
+    ]);
+    expect(disabledLines(r)).toEqual([
+      `strategy grid was disabled at ${new Date(T0 + 90_000).toISOString()} (1.5 min into the run): onTick threw: bug in my requote (at /p/grid.ts:14:9); its open orders were cancelled (engine.onStrategyFailure)`,
+      `strategy mm was disabled at ${new Date(T0 + 7_200_000).toISOString()} (2 h into the run): onFill did not finish within 10000 ms (engine.handlerTimeoutMs); nothing waits for it any more; its open orders were left resting (engine.onStrategyFailure)`,
+    ]);
+  });
+
+  it('leave no trace in the report of a run where none was: the same bytes as before', () => {
+    const healthy = buildReport(tradedInput());
+    expect(JSON.stringify(buildReport({ ...tradedInput(), disabled: [] }))).toBe(JSON.stringify(healthy));
+    expect('disabledStrategies' in healthy).toBe(false);
+    expect(disabledLines(healthy)).toEqual([]);
   });
 });

@@ -57,6 +57,13 @@ describe('renderHtml', () => {
     expect(render(emptyInput())).not.toContain('Venue troubles');
   });
 
+  it('says in the summary which strategies were disabled, when and why, and nothing when none was', () => {
+    const at = T0 + 90_000;
+    const html = render(emptyInput({ disabled: [{ strategy: 'g<1>', at, reason: 'onTick threw: a < b', openOrders: 'cancel' }] }));
+    expect(html).toContain(`<tr><td>Strategy disabled</td><td>g&lt;1&gt; was disabled at ${new Date(at).toISOString()} (1.5 min into the run): onTick threw: a &lt; b; its open orders were cancelled (engine.onStrategyFailure)</td></tr>`);
+    expect(render(emptyInput())).not.toContain('Strategy disabled');
+  });
+
   it('labels Sharpe with what it is: per sample period under 7 days, annualised from 7 days', () => {
     // tradedInput spans 3 days of daily samples.
     expect(render(tradedInput())).toContain('<td>Sharpe (per 1 day sample, not annualised)</td><td>0.289 (the samples span 3 days; Sharpe is annualised only over 7 days or more)</td>');

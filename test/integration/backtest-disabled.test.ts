@@ -1,0 +1,57 @@
+// A backtest in which a strategy is disabled (its onTick throws with a bid and an ask resting):
+// its orders are cancelled, and the report, the page and the printed line say so.
+// A healthy run's report has none of it.
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/index.js';
+import { runBacktest } from '../../src/app/backtest.js';
+import { createLogger } from '../../src/app/logger.js';
+import { summaryLine } from '../../src/commands/backtest.js';
+import { renderHtml } from '../../src/report/index.js';
+import { loadStrategies } from '../../src/strategy/index.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const DURATION = 60_000;
+const config = (throwAt: number) => `
+mode: paper
+sim: { seed: 3 }
+strategies:
+  - { id: t1, use: test/fixtures/plugins/thrower.ts, symbols: [BTCUSDT], everyMs: 1000, params: { throwAt: ${throwAt} } }
+`;
+
+async function backtest(yaml: string) {
+  const { config: c } = await parseConfig(yaml, { env: {} });
+  const strategies = await loadStrategies(c.strategies, ROOT);
+  return runBacktest({ config: c, strategies, log: createLogger({ level: 'fatal', pretty: false, secrets: [] }), durationMs: DURATION, startAt: Date.UTC(2026, 0, 1) });
+}
+
+describe('a backtest whose strategy is disabled', () => {
+  it('cancels its orders, and report.json, report.html and the printed line say which, when and why', async () => {
+    const { report, input, app } = await backtest(config(10));
+    const start = report.period.startedAt;
+    expect(report.disabledStrategies).toHaveLength(1);
+    const [x] = report.disabledStrategies!;
+    expect(x).toMatchObject({ strategy: 't1', openOrders: 'cancelled' });
+    expect(x!.reason).toMatch(/^onTick threw: bug in my requote \(at .*test\/fixtures\/plugins\/thrower\.ts:\d+:\d+\)$/);
+    // The tenth tick, one a second from the first.
+    expect(x!.at).toBeGreaterThanOrEqual(start + 9000);
+    expect(x!.at).toBeLessThan(start + 11_000);
+    expect(x!.time).toBe(new Date(x!.at).toISOString());
+    // Both resting orders were cancelled once it was disabled, not left to fill or rest until the end.
+    const orders = app.journal.orders({ strategyId: 't1' });
+    expect(orders.map((o) => o.status)).toEqual(['canceled', 'canceled']);
+    for (const o of orders) expect(o.updatedAt).toBeLessThan(start + 12_000);
+    expect(report.orders).toMatchObject({ sent: 2, cancelsSent: 2 });
+
+    expect(summaryLine(report)).toMatch(/^strategy t1 disabled during the run; pnl /);
+    const page = renderHtml(report, input);
+    expect(page).toContain(`<td>Strategy disabled</td><td>t1 was disabled at ${x!.time} (`);
+    expect(page).toContain('its open orders were cancelled (engine.onStrategyFailure)');
+  }, 60_000);
+
+  it('a healthy run\'s report has no trace of it', async () => {
+    const { report } = await backtest(config(0));
+    expect('disabledStrategies' in report).toBe(false);
+    expect(summaryLine(report)).toMatch(/^pnl /);
+  }, 60_000);
+});
