@@ -3,7 +3,7 @@
 // runs (see ThreadPool).
 import { parentPort } from 'node:worker_threads';
 import { basename } from 'node:path';
-import { runFigures, type Report, type RunOutcome } from '../report/index.js';
+import { runOutcome, type Report, type RunOutcome } from '../report/index.js';
 import { backtestOnce } from './backtest.js';
 import type { SweepJob, ThreadAnswer } from './sweep-pool.js';
 
@@ -13,7 +13,8 @@ async function run(job: SweepJob): Promise<{ outcome: RunOutcome; report?: Repor
     const tapeName = job.tapeName ?? (job.tapePath ? basename(job.tapePath) : undefined);
     const result = await backtestOnce({ ...job, source: job.label, tapeName }, false, (message) => (refusal = message));
     if (!result) return { outcome: { status: 'failed', reason: refusal ?? 'the config was refused' } };
-    return { outcome: { status: 'ok', figures: runFigures(result.report) }, report: result.report };
+    // A run whose strategy was disabled failed (its report is still kept beside the sweep's, locally).
+    return { outcome: runOutcome(result.report), report: result.report };
   } catch (err) {
     return { outcome: { status: 'failed', reason: err instanceof Error ? err.message : String(err) } };
   }

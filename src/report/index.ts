@@ -6,6 +6,6 @@ export { Progress, type ProgressOptions, type ProgressStream } from './progress.
 export type { DisabledStrategyInput, EndpointUsage, EquitySample, JsonValue, LimiterUsage, OrderCounts, PriceSeries, Report, ReportInput, SymbolSummary } from './types.js';
 export { PriceSampler } from './series.js';
 export { accountValue, equitySample } from './valuation.js';
-export { buildSweepReport, heatMap, NOT_RUN, runFigures, sortEntries, varyingAxes, type HeatMap, type RunFigures, type RunOutcome, type SortKey, type SweepAxisSpec, type SweepEntry, type SweepReport, type SweepRunSpec, type SweepSpec } from './sweep.js';
+export { buildSweepReport, heatMap, NOT_RUN, runFigures, runOutcome, sortEntries, varyingAxes, type HeatMap, type RunFigures, type RunOutcome, type SortKey, type SweepAxisSpec, type SweepEntry, type SweepReport, type SweepRunSpec, type SweepSpec } from './sweep.js';
 export { renderSweepHtml } from './sweep-html.js';
 export { clockText, etaMs, SweepProgress, sweepProgressLine, type SweepCounts } from './sweep-progress.js';

@@ -3,6 +3,7 @@
 // Pure and deterministic: no clock, no timings, entries in run order, so the same sweep gives
 // the same report.json wherever it ran.
 import { dec, type Decimal } from '../core/decimal.js';
+import { disabledLines } from './build.js';
 import type { Report } from './types.js';
 
 /** A run's headline figures, taken from its backtest report. Money stays decimal text. */
@@ -85,6 +86,15 @@ export function runFigures(r: Report): RunFigures {
     ordersSent: r.orders.sent,
     ...(r.recordedIncidents ? { recordedIncidents: { played: r.recordedIncidents.played, onTape: r.recordedIncidents.onTape } } : {}),
   };
+}
+
+/**
+ * What a finished backtest counts as: ok with its figures, or failed when a strategy was
+ * disabled during it (its figures are not the strategy's result: it stopped managing its orders).
+ */
+export function runOutcome(r: Report): RunOutcome {
+  if (r.disabledStrategies && r.disabledStrategies.length > 0) return { status: 'failed', reason: disabledLines(r).join('\n') };
+  return { status: 'ok', figures: runFigures(r) };
 }
 
 /** Why a run has no outcome: the sweep was cancelled before it finished. */

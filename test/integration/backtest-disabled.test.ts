@@ -1,5 +1,5 @@
 // A backtest in which a strategy is disabled (its onTick throws with a bid and an ask resting):
-// its orders are cancelled, and the report, the page and the printed line say so.
+// its orders are cancelled, and the report, the page, the printed line and a sweep say so.
 // A healthy run's report has none of it.
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,8 @@ import { parseConfig } from '../../src/config/index.js';
 import { runBacktest } from '../../src/app/backtest.js';
 import { createLogger } from '../../src/app/logger.js';
 import { summaryLine } from '../../src/commands/backtest.js';
-import { renderHtml } from '../../src/report/index.js';
+import { runSweep, sweepRuns, parseSweep } from '../../src/commands/sweep.js';
+import { renderHtml, runOutcome } from '../../src/report/index.js';
 import { loadStrategies } from '../../src/strategy/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -47,11 +48,20 @@ describe('a backtest whose strategy is disabled', () => {
     const page = renderHtml(report, input);
     expect(page).toContain(`<td>Strategy disabled</td><td>t1 was disabled at ${x!.time} (`);
     expect(page).toContain('its open orders were cancelled (engine.onStrategyFailure)');
+    expect(runOutcome(report)).toEqual({ status: 'failed', reason: expect.stringMatching(/^strategy t1 was disabled at .* into the run\): onTick threw: bug in my requote/) as unknown as string });
   }, 60_000);
 
   it('a healthy run\'s report has no trace of it', async () => {
     const { report } = await backtest(config(0));
     expect('disabledStrategies' in report).toBe(false);
     expect(summaryLine(report)).toMatch(/^pnl /);
+    expect(runOutcome(report).status).toBe('ok');
   }, 60_000);
+
+  it('a sweep counts the run whose strategy was disabled as failed, with the reason', async () => {
+    const runs = sweepRuns(config(10), [parseSweep('strategies.0.params.throwAt=10,0')]);
+    const rows = await runSweep(runs.map((r) => ({ configText: r.configText, label: r.label, durationMs: DURATION, cwd: ROOT })), 2);
+    expect(rows[0]!.error).toMatch(/^strategy t1 was disabled at .*: onTick threw: bug in my requote/);
+    expect(rows[1]!.error).toBeUndefined();
+  }, 90_000);
 });

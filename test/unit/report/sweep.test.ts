@@ -10,6 +10,7 @@ import {
   NOT_RUN,
   renderSweepHtml,
   runFigures,
+  runOutcome,
   sortEntries,
   SweepProgress,
   sweepProgressLine,
@@ -267,5 +268,17 @@ describe('sweep progress', () => {
     for (let done = 0; done <= 25; done++) p.update({ done, failed: done >= 15 ? 1 : 0, total: 1000 });
     p.update({ done: 1000, failed: 1, total: 1000 });
     expect(log.map((l) => /\] (\d+)\/1000/.exec(l)![1])).toEqual(['0', '10', '15', '20', '1000']);
+  });
+});
+
+describe('runOutcome', () => {
+  it('a run whose strategy was disabled failed, saying which, when and why; the sweep does not count it ok', () => {
+    const healthy = buildReport(emptyInput({ fills: [fill('BUY', '1', '100')] }));
+    expect(runOutcome(healthy)).toEqual({ status: 'ok', figures: runFigures(healthy) });
+    const died = buildReport(emptyInput({ disabled: [{ strategy: 'grid', at: T0 + 10_000, reason: 'onTick threw: bug in my requote (at /p/grid.ts:14:9)', openOrders: 'cancel' }] }));
+    const outcome = runOutcome(died);
+    expect(outcome).toEqual({ status: 'failed', reason: `strategy grid was disabled at ${new Date(T0 + 10_000).toISOString()} (10 s into the run): onTick threw: bug in my requote (at /p/grid.ts:14:9); its open orders were cancelled (engine.onStrategyFailure)` });
+    const r = buildSweepReport(spec(), new Map([[0, runOutcome(healthy)], [1, outcome]]));
+    expect(r.sweep).toMatchObject({ ok: 1, failed: 1 });
   });
 });
