@@ -18,7 +18,9 @@
 // Cost: a tape file is read once more, parsing only the lines that can hold one (not a 2xx whose
 // body has no "code": nearly every line), and the result is kept in memory and in the event
 // cache beside the tape's events (<hash>.incidents), so later runs and a sweep's runs read a
-// small file.
+// small file. A tape in memory is judged line by line the same way (a plain success is not
+// parsed), and a ban nothing ends ends at the latest arrival from its own line on, which the
+// file's pass sees too: the two give the same list for any tape.
 import { mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VenueCode } from '../exchange/codes.js';
@@ -32,7 +34,7 @@ import { openTape } from './reader.js';
 
 /** The incidents of calls in file order (a tape in memory), in time order. */
 export function incidentsOf(calls: Iterable<TapeCall>): RecordedIncident[] {
-  const collector = new Collector();
+  const collector = new IncidentCollector();
   for (const c of calls) collector.add(c);
   return collector.done();
 }
@@ -46,10 +48,15 @@ export async function recordedIncidents(from: { tape?: Tape; tapePath?: string; 
   if (!from.tapePath) return [];
   const path = from.tapePath;
   if (from.eventCacheDir !== undefined) {
-    const sidecar = join(from.eventCacheDir, `${await tapeDigest(path)}.incidents`);
+    const sidecar = sidecarOf(join(from.eventCacheDir, `${await tapeDigest(path)}.events`));
     return readSidecar(sidecar) ?? writeSidecar(sidecar, await fromFile(path));
   }
   return incidentsOfFile(path);
+}
+
+/** The incidents file beside a tape's event cache file. */
+export function sidecarOf(eventsPath: string): string {
+  return eventsPath.replace(/\.events$/, '.incidents');
 }
 
 /** Without a cache: a sweep's runs in one thread, or a test's, read a tape once. */
@@ -57,7 +64,7 @@ const incidentsOfFile = perFileVersion(16, fromFile);
 const SIDECAR_VERSION = 1;
 
 async function fromFile(path: string): Promise<RecordedIncident[]> {
-  const collector = new Collector();
+  const collector = new IncidentCollector();
   // A plain success matters only while a ban waits for one to end it.
   const { calls } = await openTape(path, { select: (text) => collector.waiting || !plainSuccess(text) });
   for await (const c of calls) collector.add(c);
@@ -106,37 +113,42 @@ export function plainSuccess(text: string): boolean {
 }
 
 /** Gathers a tape's incidents from its calls in file order. */
-class Collector {
+export class IncidentCollector {
   private readonly bans: RecordedIncident[] = [];
   private readonly others: RecordedIncident[] = [];
-  /** Bans whose end the venue did not say: the tape's next successful answer ends them. */
-  private unended: RecordedIncident[] = [];
-  private lastArrival = 0;
+  /**
+   * Bans whose end the venue did not say: the tape's next successful answer ends them. Each
+   * keeps the latest arrival from its own line on, the end of one nothing ends: a pass that
+   * parses only the lines that can hold an incident parses every line while one waits, so it
+   * sees what a pass over every line sees.
+   */
+  private unended: Array<{ ban: RecordedIncident; last: number }> = [];
 
   get waiting(): boolean {
     return this.unended.length > 0;
   }
 
   add(c: TapeCall): void {
-    this.lastArrival = Math.max(this.lastArrival, c.at + c.ms);
+    const arrival = c.at + c.ms;
+    for (const u of this.unended) u.last = Math.max(u.last, arrival);
     const seen = judge(c);
     if (seen === 'success') {
       // Sent after the ban began and let through: it had ended by then.
-      const still: RecordedIncident[] = [];
-      for (const b of this.unended) {
-        if (b.at < c.at) b.until = c.at;
-        else still.push(b);
+      const still: Array<{ ban: RecordedIncident; last: number }> = [];
+      for (const u of this.unended) {
+        if (u.ban.at < c.at) u.ban.until = c.at;
+        else still.push(u);
       }
       this.unended = still;
     } else if (seen?.kind === 'ban') {
       this.bans.push(seen);
-      if (seen.until === undefined) this.unended.push(seen);
+      if (seen.until === undefined) this.unended.push({ ban: seen, last: arrival });
     } else if (seen) this.others.push(seen);
   }
 
   /** Every incident, in time order (file order within a millisecond); a ban nothing ended lasts to the tape's end. */
   done(): RecordedIncident[] {
-    for (const b of this.unended) b.until = this.lastArrival + 1;
+    for (const u of this.unended) u.ban.until = u.last + 1;
     this.unended = [];
     const merged: RecordedIncident[] = [];
     for (const b of [...this.bans].sort((x, y) => x.at - y.at)) {
@@ -151,7 +163,12 @@ class Collector {
 
 /** What a call's answer was: a success, an incident (a ban's end may be left to the collector), or neither. */
 function judge(c: TapeCall): RecordedIncident | 'success' | undefined {
-  if ('response' in c) return answered(c, c.response.status, c.response.headers, c.response.body);
+  if ('response' in c) {
+    const r = c.response;
+    // plainSuccess() on the parsed call: not parsed again, and judged as a pass that skips the line's text judges it.
+    if (r.status >= 200 && r.status < 300 && !r.body.includes('"code"')) return 'success';
+    return answered(c, r.status, r.headers, r.body);
+  }
   const f = c.failure;
   if (f.tooLarge) return answered(c, f.tooLarge.status, f.tooLarge.headers, undefined);
   if (c.endpoint === null) return undefined;

@@ -107,6 +107,32 @@ describe('recorded incidents', () => {
     expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 1, incidents: EXPECTED });
   });
 
+  it('gives the same from memory and from a file when a clock stepped back before a ban nothing ends', async () => {
+    // A slow answer arrived at +60 s; the clock then stepped back, and a ban began at +20 s that no
+    // success ended. Its end is the latest arrival from its own line on, which a file's pass,
+    // parsing only the lines that can hold an incident, sees too.
+    const calls = [
+      depth(0, T0),
+      call(1, 'spot', 'GET', '/sapi/v1/time', { at: T0 + 10_000, ms: 50_000, response: '{"serverTime":1}' }),
+      answered(2, '/sapi/v1/depth', T0 + 20_000, 418, '{"code":-1003}'),
+      call(3, 'spot', 'GET', '/sapi/v1/ticker', { at: T0 + 20_100, ms: 100, failure: { message: 'socket hang up', maybeDelivered: false } }),
+    ];
+    const want = [
+      { kind: 'ban', at: T0 + 20_000, until: T0 + 20_200 + 1, answer: answer(418, '{"code":-1003}') },
+      { kind: 'reset', at: T0 + 20_100, endpoint: 'spot.ticker', message: 'socket hang up' },
+    ];
+    expect(incidentsOf(calls)).toEqual(want);
+    expect(await recordedIncidents({ tapePath: writeTape('stepped.jsonl', calls) })).toEqual(want);
+  });
+
+  it('gives the same from memory and from a file for a success whose body spells "code" escaped', async () => {
+    // The file's pass does not parse a 2xx line without \"code\" in its text; nor is its parsed answer judged otherwise.
+    const calls = [depth(0, T0), answered(1, '/sapi/v1/account', T0 + 1000, 200, '{"\\u0063ode":-1001,"msg":"Internal error"}')];
+    expect(plainSuccess(JSON.stringify(calls[1]))).toBe(true);
+    expect(incidentsOf(calls)).toEqual([]);
+    expect(await recordedIncidents({ tapePath: writeTape('escaped.jsonl', calls) })).toEqual([]);
+  });
+
   it('finds none in a tape of successes', async () => {
     expect(await recordedIncidents({ tapePath: writeTape('ok.jsonl', [depth(0, T0), depth(1, T0 + 1000)]) })).toEqual([]);
   });
