@@ -17,7 +17,7 @@ import { busiestWindow } from '../limiter/window.js';
 import { accountValue, buildReport, equitySample, PriceSampler, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
 import type { SimExchange } from '../sim/index.js';
 import type { LoadedStrategy } from '../strategy/index.js';
-import { lastEventAt, recordedIncidents, recordedListings, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
+import { lastEventAt, recordedListings, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
 import { buildApp, type App } from './build.js';
 import { simInstruments } from './recorded-instruments.js';
 import { backtest, replay, simFromConfig } from './profiles.js';
@@ -66,7 +66,7 @@ export interface BacktestResult {
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult> {
-  const feed = await TapeFeed.open(opts);
+  const feed = await TapeFeed.open(amend(opts, { incidents: opts.config.sim.recordedFaults }));
   try {
     return await backtestOn(feed, opts);
   } finally {
@@ -88,9 +88,10 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   // Only the traded markets move: no strategy can see the others (strategy/requests.ts).
   // The tape's venue's own instruments, where it recorded their listing (app/recorded-instruments.ts).
   const instruments = simInstruments(await recordedListings(opts));
-  // The venue's troubles the tape recorded, met where the recording met them (tape/incidents.ts).
-  // A first run reads the tape for them while the feed, open already, decodes it ahead on a thread.
-  const incidents = config.sim.recordedFaults && (opts.tape || opts.tapePath) ? await recordedIncidents(opts) : undefined;
+  // The venue's troubles the tape recorded, met where the recording met them (tape/incidents.ts),
+  // every one known before the run starts: the feed read them with its events, or reads them
+  // while a thread decodes ahead (tape/event-cache.ts).
+  const incidents = feed.incidents ? await feed.incidents : undefined;
   const sim = simFromConfig(config.sim, clock, start, amend(instruments, { moving: traded.map((t) => t.symbol), incidents: incidents ?? [] }));
   const calls = new CallTally();
   const pluginLog = opts.pluginLog?.(() => clock.now());

@@ -2,7 +2,10 @@
 // decoding the tape and the backtest that reads it run at once on two cores instead of one
 // after the other. The thread sends the cache file's bytes in chunks of about a megabyte; this
 // side reads the events from them as a later run reads the cache file, so a run sees the same
-// events either way. The thread runs at most CHUNKS_AHEAD chunks ahead of the reading.
+// events either way. The thread runs at most CHUNKS_AHEAD chunks ahead of the reading. When
+// told, the thread collects the tape's recorded incidents in its own pass too and writes them
+// beside the cache file (a cache prepared for a sweep: nothing waits on them there, so the tape is
+// read once; a run needs them before it starts, incidents.ts says why).
 import { rmSync, statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { partName, readRecords } from './cache-file.js';
@@ -18,6 +21,8 @@ export interface DecodeJob {
   tapePath: string;
   cachePath?: string;
   partPath?: string;
+  /** Where the tape's recorded incidents go once it is read to its end (incidents.ts's file beside the cache's); not collected when absent. */
+  incidentsPath?: string;
 }
 
 export type DecodeMessage =
@@ -65,11 +70,11 @@ function release(worker: Worker): void {
   idle.push(worker);
 }
 
-/** The tape's events decoded on a thread, written to the cache file `cachePath` when given. */
-export function decodeOnThread(tapePath: string, cachePath: string | undefined): { batches: AsyncGenerator<TapeMarketEvent[]>; progress: () => number; cached: false } {
+/** The tape's events decoded on a thread, written to the cache file `cachePath` when given, and its incidents to `incidentsPath`. */
+export function decodeOnThread(tapePath: string, cachePath: string | undefined, opts: { incidentsPath?: string } = {}): { batches: AsyncGenerator<TapeMarketEvent[]>; progress: () => number; cached: false } {
   let progress = 0;
   const batches = (async function* () {
-    const job: DecodeJob = { tapePath, ...(cachePath !== undefined ? { cachePath, partPath: partName(cachePath) } : {}) };
+    const job: DecodeJob = { tapePath, ...(cachePath !== undefined ? { cachePath, partPath: partName(cachePath) } : {}), ...(opts.incidentsPath !== undefined ? { incidentsPath: opts.incidentsPath } : {}) };
     const worker = acquire();
     const inbox: DecodeMessage[] = [];
     let failure: Error | undefined;

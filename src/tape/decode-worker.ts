@@ -1,10 +1,12 @@
 // A first run's decoding on a thread of its own (decode-thread.ts starts it and keeps it for the
 // next): the tape read and decoded, its answers written as cache records, the cache file
 // written, and each chunk of records posted to the main thread, which reads the events from it
-// while this decodes on. One tape at a time.
+// while this decodes on. One tape at a time. When the job says where, the same pass collects the
+// tape's recorded incidents and writes them once the tape is read to its end (incidents.ts).
 import { parentPort } from 'node:worker_threads';
 import { CacheChunks, openCacheWriter } from './cache-file.js';
 import { TapeFormatError } from './format.js';
+import { collecting, IncidentCollector, writeSidecar } from './incidents.js';
 import { streamMarketEvents } from './market.js';
 import { openTape } from './reader.js';
 import { CHUNKS_AHEAD, type DecodeJob, type DecodeMessage, type DecodeRequest } from './decode-thread.js';
@@ -38,9 +40,10 @@ async function decode(job: DecodeJob): Promise<void> {
   const writer = job.cachePath === undefined || job.partPath === undefined ? undefined : openCacheWriter(job.cachePath, job.partPath);
   let complete = false;
   const chunks = new CacheChunks();
+  const incidents = job.incidentsPath === undefined ? undefined : new IncidentCollector();
   try {
     const tape = await openTape(job.tapePath);
-    for await (const batch of streamMarketEvents(tape.calls)) {
+    for await (const batch of streamMarketEvents(incidents ? collecting(tape.calls, incidents) : tape.calls)) {
       if (stopped) return;
       chunks.put(batch);
       const chunk = chunks.full();
@@ -52,6 +55,8 @@ async function decode(job: DecodeJob): Promise<void> {
     writer?.write(bytes);
     // On disk under its own name before the main thread reads the last events.
     writer?.commit();
+    // Every line read: a tape that fails or a job that stops leaves none.
+    if (incidents) writeSidecar(job.incidentsPath!, incidents.done());
     complete = true;
     await post({ kind: 'end', bytes: bytes.buffer as ArrayBuffer, events: chunks.count, progress: 1 });
   } catch (err) {

@@ -7,16 +7,26 @@
 // edited tape or another version of the decoder decodes afresh and never reads stale events.
 // It is written to a temporary name and renamed when complete, so a file under the final name
 // is whole; its last line counts the events, which reading checks again.
+//
+// The tape's recorded incidents (incidents.ts) go beside the events. A run needs them all before
+// its first request, which no part of a tape can promise before its end, so they come from a pass
+// over the whole tape, done where it costs least: preparing the cache (a sweep), and a first run
+// that decodes in process, read the tape once, collecting them as they decode it, the run then
+// reading the cache; a first run decoding on a thread reads them meanwhile on its main thread,
+// which keeps the decoding and the run overlapped.
 import { closeSync, createReadStream, type ReadStream, openSync, readSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CacheChunks, MAGIC, openCacheWriter, partName, readRecords } from './cache-file.js';
+import type { RecordedIncident } from '../sim/types.js';
+import { amend } from '../core/amend.js';
 import { decodeOnThread, decodesOnThread } from './decode-thread.js';
 import { tapeDigest } from './digest.js';
-import { recordedIncidents } from './incidents.js';
+import { collecting, IncidentCollector, recordedIncidents, sidecarOf, writeSidecar } from './incidents.js';
 import { TapeFormatError } from './format.js';
 import { streamMarketEvents, type TapeMarketEvent } from './market.js';
 import { openTape } from './reader.js';
+
 
 /** A tape's market events, one answer's events per batch, and how much of the input is read (0 to 1). */
 export interface MarketEventSource {
@@ -26,6 +36,8 @@ export interface MarketEventSource {
   lastAt?: number;
   /** Whether the events come from the cache. */
   cached: boolean;
+  /** The tape's recorded incidents, when asked for (`incidents`); it rejects as reading them fails. */
+  incidents?: Promise<readonly RecordedIncident[]>;
 }
 
 /** `$XDG_CACHE_HOME/sluice/events`, or `~/.cache/sluice/events`. */
@@ -38,33 +50,71 @@ export function defaultEventCacheDir(env: NodeJS.ProcessEnv = process.env): stri
  * the tape (on a thread of its own from THREAD_MIN_BYTES on) and, once the tape has been read
  * to its end, written there. Without a cacheDir the tape is decoded and nothing is written.
  * Either way the events are what a cache file gives back (CacheChunks), so every run of a tape
- * sees the same events.
+ * sees the same events. `incidents`: the tape's recorded incidents too, which the run needs
+ * before its first event: a tape that decodes in process is decoded into the cache whole first,
+ * collecting them in the same pass.
  */
-export async function openMarketEvents(tapePath: string, cacheDir?: string, opts: { thread?: boolean } = {}): Promise<MarketEventSource> {
+export async function openMarketEvents(tapePath: string, cacheDir?: string, opts: { thread?: boolean; incidents?: boolean } = {}): Promise<MarketEventSource> {
   const path = cacheDir === undefined ? undefined : await eventCachePath(tapePath, cacheDir);
   const cached = path === undefined ? undefined : openCacheFile(path);
-  if (cached) return cached;
+  const incidents = () => settledLater(recordedIncidents({ tapePath, ...(cacheDir !== undefined ? { eventCacheDir: cacheDir } : {}) }));
+  if (cached) return opts.incidents ? amend(cached, { incidents: incidents() }) : cached;
   // A large tape decodes on a thread while the run reads it (decode-thread.ts; `thread` forces either way).
-  if (opts.thread ?? decodesOnThread(tapePath)) return decodeOnThread(tapePath, path);
+  if (opts.thread ?? decodesOnThread(tapePath)) {
+    if (!opts.incidents) return decodeOnThread(tapePath, path);
+    // Read on this thread meanwhile.
+    return amend(decodeOnThread(tapePath, path), { incidents: incidents() });
+  }
+  if (opts.incidents && path !== undefined) {
+    // In process the run would wait for the decoding anyway: one pass for the events and the incidents, then the cache.
+    const found = await decodeIntoCache(tapePath, path);
+    // A cache it could not write (read-only, full) decodes again as it runs.
+    return amend(openCacheFile(path) ?? inProcess(tapePath, path), { incidents: Promise.resolve(found) });
+  }
+  const source = inProcess(tapePath, path);
+  return opts.incidents ? amend(source, { incidents: incidents() }) : source;
+}
+
+/**
+ * Decodes a tape into the cache, its events and its recorded incidents, unless they are there
+ * already (a sweep does this once, before its workers start): one pass over the tape for both.
+ */
+export async function prepareEventCache(tapePath: string, cacheDir: string, opts: { thread?: boolean } = {}): Promise<void> {
+  const path = await eventCachePath(tapePath, cacheDir);
+  const cached = openCacheFile(path);
+  if (cached) await cached.batches.return(undefined);
+  else if (opts.thread ?? decodesOnThread(tapePath)) for await (const _ of decodeOnThread(tapePath, path, { incidentsPath: sidecarOf(path) }).batches);
+  else await decodeIntoCache(tapePath, path);
+  // The file that pass wrote; read from the tape only for events cached without it.
+  await recordedIncidents({ tapePath, eventCacheDir: cacheDir });
+}
+
+/** A promise whose rejection is handled later, or never (a run that stops first): not an unhandled rejection meanwhile. */
+function settledLater<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
+/** The tape decoded in process as the run reads it, the events as a cache file gives them back (and written to `path` when given). */
+function inProcess(tapePath: string, path: string | undefined): MarketEventSource {
   const source = decodeTape(tapePath);
   return { ...source, batches: asRecords(source.batches, path) };
 }
 
-/** Decodes a tape into the cache, its events and its recorded incidents, unless they are there already (a sweep does this once, before its workers start). */
-export async function prepareEventCache(tapePath: string, cacheDir: string): Promise<void> {
-  const source = await openMarketEvents(tapePath, cacheDir);
-  if (source.cached) await source.batches.return(undefined);
-  else for await (const _ of source.batches);
-  await recordedIncidents({ tapePath, eventCacheDir: cacheDir });
+/** The tape decoded whole into the cache file `path`, its incidents collected in the same pass and written beside it; gives them. */
+async function decodeIntoCache(tapePath: string, path: string): Promise<RecordedIncident[]> {
+  const collector = new IncidentCollector();
+  for await (const _ of asRecords(decodeTape(tapePath, collector).batches, path));
+  return writeSidecar(sidecarOf(path), collector.done());
 }
 
-function decodeTape(tapePath: string): MarketEventSource {
+function decodeTape(tapePath: string, incidents?: IncidentCollector): MarketEventSource {
   // Opened on the first read, like a cache file: a source closed before it is read leaves no file open.
   let progress = () => 0;
   const batches = (async function* () {
     const tape = await openTape(tapePath);
     progress = tape.progress;
-    yield* streamMarketEvents(tape.calls);
+    yield* streamMarketEvents(incidents ? collecting(tape.calls, incidents) : tape.calls);
   })();
   return { batches, progress: () => progress(), cached: false };
 }

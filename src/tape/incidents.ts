@@ -15,12 +15,20 @@
 // credentials (our requests' doing, which the simulator judges itself), routes the endpoint
 // table does not know (except for a 418: a ban stops everything).
 //
-// Cost: a tape file is read once more, parsing only the lines that can hold one (not a 2xx whose
-// body has no "code": nearly every line), and the result is kept in memory and in the event
-// cache beside the tape's events (<hash>.incidents), so later runs and a sweep's runs read a
-// small file. A tape in memory is judged line by line the same way (a plain success is not
-// parsed), and a ban nothing ends ends at the latest arrival from its own line on, which the
-// file's pass sees too: the two give the same list for any tape.
+// Where they are read: a run meets them from its first request, so it needs every one before it
+// starts, and no part of a tape can promise that: a line is written when its answer arrives, so
+// a call sent at t may sit any distance further on in the file (a slow answer, a clock stepped
+// back), and an unstated ban's end is the next success, maybe much later. So incidents never
+// stream with the events; they are read in a pass over the whole tape:
+// - the pass that decodes the events, where nothing waits on it: preparing the event cache (a
+//   sweep, a queue worker) and a first run that decodes in process (it decodes the tape into the
+//   cache first, then reads the cache): event-cache.ts;
+// - a first run decoding on a thread reads them on its main thread meanwhile (the tape read once
+//   more, parsing only the lines that are not a plain success), so the run and the decoding still
+//   overlap: waiting for the thread's pass would put the whole decoding before the run.
+// Every pass sees the same lines the same way, so each path gives the same list. The result is
+// kept in the event cache beside the tape's events (<hash>.incidents), so later runs and a
+// sweep's runs read a small file.
 import { mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VenueCode } from '../exchange/codes.js';
@@ -59,6 +67,14 @@ export function sidecarOf(eventsPath: string): string {
   return eventsPath.replace(/\.events$/, '.incidents');
 }
 
+/** The calls, each shown to `collector` as it passes: a pass that decodes a tape's events collects its incidents too. */
+export async function* collecting(calls: AsyncIterable<TapeCall>, collector: IncidentCollector): AsyncGenerator<TapeCall> {
+  for await (const c of calls) {
+    collector.add(c);
+    yield c;
+  }
+}
+
 /** Without a cache: a sweep's runs in one thread, or a test's, read a tape once. */
 const incidentsOfFile = perFileVersion(16, fromFile);
 const SIDECAR_VERSION = 1;
@@ -89,7 +105,7 @@ function readSidecar(path: string): RecordedIncident[] | undefined {
 }
 
 /** Written whole under a temporary name, then renamed; a cache we cannot write costs the next run a pass, not this one. */
-function writeSidecar(path: string, incidents: RecordedIncident[]): RecordedIncident[] {
+export function writeSidecar(path: string, incidents: RecordedIncident[]): RecordedIncident[] {
   const tmp = partName(path);
   try {
     mkdirSync(dirname(path), { recursive: true });

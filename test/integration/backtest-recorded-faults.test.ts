@@ -4,7 +4,7 @@
 // answers change: it journals the orders whose outcome it cannot know as unknown, the
 // reconciler settles them (none placed twice, none lost), nothing leaves during the ban, and
 // the report counts what was played. The same tape gives the same report, whichever way it is read.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { runBacktest } from '../../src/app/backtest.js';
 import { createLogger } from '../../src/app/logger.js';
 import { incidentsLine } from '../../src/report/index.js';
 import { parseConfig } from '../../src/config/index.js';
-import { readTape, TAPE_VERSION, type TapeCall } from '../../src/tape/index.js';
+import { eventCachePath, incidentsOf, readTape, TAPE_VERSION, type TapeCall } from '../../src/tape/index.js';
 import { loadStrategies } from '../../src/strategy/index.js';
 import { call, T0 } from '../unit/tape/helpers.js';
 
@@ -88,10 +88,12 @@ risk: { maxPosition: { BTCUSDT: "1" } }
 const log = createLogger({ level: 'fatal', pretty: false, secrets: [] });
 const tapePath = faultyTape();
 
-async function backtest(source: 'memory' | 'stream' | 'cache', configText = CONFIG) {
+/** `cacheDir`: the event cache a streamed run reads or writes (the shared one for 'cache'); `thread`: a first run decodes on a thread of its own, as a large tape's does. */
+async function backtest(source: 'memory' | 'stream' | 'cache', configText = CONFIG, opts: { cacheDir?: string; thread?: boolean } = {}) {
   const { config } = await parseConfig(configText, { env: {} });
   const strategies = await loadStrategies(config.strategies, ROOT);
-  const from = source === 'memory' ? { tape: await readTape(tapePath) } : { tapePath, ...(source === 'cache' ? { eventCacheDir: join(dir, 'cache') } : {}) };
+  const cacheDir = opts.cacheDir ?? (source === 'cache' ? join(dir, 'cache') : undefined);
+  const from = source === 'memory' ? { tape: await readTape(tapePath) } : { tapePath, ...(cacheDir !== undefined ? { eventCacheDir: cacheDir } : {}), ...(opts.thread !== undefined ? { decodeThread: opts.thread } : {}) };
   return runBacktest({ config, strategies, log, tapeName: 'faults', ...from });
 }
 
@@ -147,6 +149,25 @@ describe('a backtest of a tape that recorded the venue’s troubles', () => {
     for (const source of ['memory', 'stream', 'stream', 'cache', 'cache'] as const) reports.push(JSON.stringify((await backtest(source)).report));
     for (const r of reports.slice(1)) expect(r).toBe(reports[0]);
     expect(JSON.parse(reports[0]!)).toMatchObject({ recordedIncidents: { onTape: 5, played: 5 } });
+  }, 300_000);
+
+  it('a first run, decoded in process or on a thread, gives the report and the incidents a cached run gives', async () => {
+    const inMemory = JSON.stringify((await backtest('memory')).report);
+    const want = incidentsOf((await readTape(tapePath)).calls);
+    expect(want).toHaveLength(5);
+    for (const thread of [false, true]) {
+      const cacheDir = mkdtempSync(join(dir, `first-${thread}-`));
+      const first = await backtest('stream', CONFIG, { cacheDir, thread });
+      // The events and, beside them, the incidents the run met: the same list the tape in memory gives.
+      const events = await eventCachePath(tapePath, cacheDir);
+      expect(readdirSync(cacheDir).sort()).toEqual([events, events.replace(/\.events$/, '.incidents')].map((p) => p.slice(cacheDir.length + 1)));
+      expect(JSON.parse(readFileSync(events.replace(/\.events$/, '.incidents'), 'utf8'))).toEqual({ version: 1, incidents: want });
+      expect(first.sim.troubles.incidents().given).toEqual({ ban: 1, rate_limit: 1, error: 1, unknown_outcome: 1, reset: 1 });
+      const cached = await backtest('stream', CONFIG, { cacheDir, thread });
+      expect(JSON.stringify(first.report)).toBe(inMemory);
+      expect(JSON.stringify(cached.report)).toBe(inMemory);
+      expect(cached.sim.arrivals()).toEqual(first.sim.arrivals());
+    }
   }, 300_000);
 
   it('with sim.recordedFaults false, meets none and says nothing of them', async () => {

@@ -246,7 +246,7 @@ strategies:
     ]);
   }, 60_000);
 
-  it('a run that stops on a bad tape event leaves no event cache behind', async () => {
+  it('a run that stops on a bad tape event leaves no part of an event cache behind, and the next stops the same way', async () => {
     const d = tmp();
     const tapePath = join(d, 'bad.jsonl');
     const calls = [
@@ -254,10 +254,16 @@ strategies:
       call(1, 'spot', 'GET', '/sapi/v1/ticker', { query: 'symbol=NOPEUSDT', at: T0 + 60_000, response: '{"high":"1","low":"1","last":"2","vol":"1","buy":"1","sell":"1","time":1}' }),
     ];
     writeFileSync(tapePath, [{ tape: TAPE_VERSION, kind: 'header', startedAt: T0, meta: {} }, ...calls].map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const cache = join(d, 'cache');
-    await expect(backtest(GRID, { tape: tapePath, eventCacheDir: cache })).rejects.toThrow(/\(spot NOPEUSDT\) cannot be applied: unknown symbol/);
-    // The tape's recorded incidents were read whole before the run began; no events file, whole or part.
-    expect(readdirSync(cache)).toEqual([expect.stringMatching(/^[0-9a-f]{40}\.incidents$/)]);
+    for (const decodeThread of [false, true]) {
+      const cache = join(d, `cache-${decodeThread}`);
+      const bad = /\(spot NOPEUSDT\) cannot be applied: unknown symbol/;
+      await expect(backtest(GRID, { tape: tapePath, eventCacheDir: cache, decodeThread })).rejects.toThrow(bad);
+      // The tape itself reads whole: its events and its recorded incidents were in the cache, each
+      // file whole, before the run met the event (decoded in process, the tape went into the cache
+      // first; on a thread, this small tape's one chunk came with its end). No part of a file.
+      expect(readdirSync(cache).sort()).toEqual([expect.stringMatching(/^[0-9a-f]{40}\.events$/), expect.stringMatching(/^[0-9a-f]{40}\.incidents$/)]);
+      await expect(backtest(GRID, { tape: tapePath, eventCacheDir: cache, decodeThread })).rejects.toThrow(bad);
+    }
   }, 30_000);
 
   it('the CLI writes report.json and a self-contained report.html, the same again from the event cache', async () => {

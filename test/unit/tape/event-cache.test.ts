@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlin
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { evict } from '../../../src/tape/cache-file.js';
-import { eventCachePath, openMarketEvents, openTape, streamMarketEvents, TAPE_VERSION, TapeFormatError, type TapeCall, type TapeMarketEvent } from '../../../src/tape/index.js';
+import { eventCachePath, openMarketEvents, openTape, streamMarketEvents, TAPE_VERSION, TapeFeed, TapeFormatError, type TapeCall, type TapeMarketEvent } from '../../../src/tape/index.js';
 import { tapeDecimalText } from '../../../src/sim/units.js';
 import type { RecordedMarketEvent, TapeDecimal } from '../../../src/sim/types.js';
 import { bookOf, call, T0, tempDir, tradesOf } from './helpers.js';
@@ -65,6 +65,12 @@ function recordStarts(file: Buffer): number[] {
   const starts: number[] = [];
   for (let at = file.indexOf('\n') + 1; file.readUInt32LE(at) !== 0; at += 4 + file.readUInt32LE(at)) starts.push(at);
   return starts;
+}
+
+/** A book of 50 levels a side: about 750 bytes of cache records. */
+function wideBook(i: number): string {
+  const level = (price: number, k: number) => `["${price}.${k % 10}","${(k % 7) + 1}.25"]`;
+  return `{"time":${i},"bids":[${Array.from({ length: 50 }, (_, k) => level(30000 - k - (i % 13), i + k)).join(',')}],"asks":[${Array.from({ length: 50 }, (_, k) => level(30001 + k + (i % 11), i + k)).join(',')}]}`;
 }
 
 const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
@@ -174,9 +180,7 @@ describe('event cache', () => {
   it('a run that ends early stops the thread decoding its tape: no part of a cache file and no file left open, and the thread decodes the next run\'s tape whole', async () => {
     // Books of 50 levels a side: about 9 MB of cache records, so the thread, at most CHUNKS_AHEAD
     // chunks of 1 MB ahead of the run, is mid-tape when the run stops after its first batch.
-    const level = (price: number, i: number) => `["${price}.${i % 10}","${(i % 7) + 1}.25"]`;
-    const depth = (i: number) => `{"time":${i},"bids":[${Array.from({ length: 50 }, (_, k) => level(30000 - k - (i % 13), i + k)).join(',')}],"asks":[${Array.from({ length: 50 }, (_, k) => level(30001 + k + (i % 11), i + k)).join(',')}]}`;
-    const calls = Array.from({ length: 12_000 }, (_, i) => call(i, 'spot', 'GET', '/sapi/v1/depth', { query: 'symbol=BTCUSDT&limit=50', at: T0 + i * 100, response: depth(i) }));
+    const calls = Array.from({ length: 12_000 }, (_, i) => call(i, 'spot', 'GET', '/sapi/v1/depth', { query: 'symbol=BTCUSDT&limit=50', at: T0 + i * 100, response: wideBook(i) }));
     const tape = writeTape(tmp.path('big.jsonl'), calls);
     const cache = tmp.path('cache');
     const source = await openMarketEvents(tape, cache, { thread: true });
@@ -190,6 +194,23 @@ describe('event cache', () => {
     expect(again.batches).toEqual(await decoded(tape));
     expect(cacheFiles(cache)).toHaveLength(1);
     expect(readFileSync(join(cache, cacheFiles(cache)[0]!)).length).toBeGreaterThan(7 * 1024 * 1024);
+  }, 60_000);
+
+  it('a run stopped while it reads the tape\'s incidents beside a thread\'s decoding leaves no file open and no part of one', async () => {
+    // Books enough for a first chunk of cache records, then a ban no success ends and a long tail
+    // of lost answers, which the run's pass over the tape parses line by line well after the
+    // first chunk has come (the thread warm already, as a process's later runs find it).
+    await read(writeTape(tmp.path('warm.jsonl'), CALLS), undefined, true);
+    const books = Array.from({ length: 2500 }, (_, i) => call(i, 'spot', 'GET', '/sapi/v1/depth', { query: 'symbol=BTCUSDT&limit=50', at: T0 + i * 100, response: wideBook(i) }));
+    const ban = call(2500, 'spot', 'GET', '/sapi/v1/depth', { at: T0 + 250_000, status: 418, response: '{"code":-1003}' });
+    const lost = Array.from({ length: 100_000 }, (_, i) => call(2501 + i, 'spot', 'GET', '/sapi/v1/time', { at: T0 + 250_010 + i * 10, failure: { message: 'socket hang up', maybeDelivered: false } }));
+    const tape = writeTape(tmp.path('long.jsonl'), [...books, ban, ...lost]);
+    const cache = tmp.path('cache');
+    const feed = await TapeFeed.open({ tapePath: tape, eventCacheDir: cache, decodeThread: true, incidents: true });
+    expect(feed.nextAt()).toBe(T0 + 5);
+    await feed.close();
+    expect(openFilesUnder(tmp.dir)).toEqual([]);
+    expect(cacheFiles(cache).filter((f) => f.endsWith('.part'))).toEqual([]);
   }, 60_000);
 
   it('is keyed by the tape\'s bytes, not its name', async () => {

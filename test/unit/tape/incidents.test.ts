@@ -1,10 +1,10 @@
 // The venue's troubles a tape recorded, as the incidents a backtest plays back: which answers are
 // troubles (read as the client reads them), a ban's end, and the same list from a tape in memory,
 // a file read with the line pre-filter, and the event cache's copy.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventCachePath, incidentsOf, plainSuccess, prepareEventCache, recordedIncidents, TAPE_VERSION, type TapeCall } from '../../../src/tape/index.js';
+import { eventCachePath, incidentsOf, openMarketEvents, plainSuccess, prepareEventCache, recordedIncidents, TAPE_VERSION, TapeFormatError, type TapeCall } from '../../../src/tape/index.js';
 import { call, T0, tempDir } from './helpers.js';
 
 let tmp = tempDir();
@@ -131,6 +131,51 @@ describe('recorded incidents', () => {
     expect(plainSuccess(JSON.stringify(calls[1]))).toBe(true);
     expect(incidentsOf(calls)).toEqual([]);
     expect(await recordedIncidents({ tapePath: writeTape('escaped.jsonl', calls) })).toEqual([]);
+  });
+
+  // A stale file under the tape's name tells the pass that decodes the tape from a pass of their
+  // own: the decoding one writes what it found over it, a later one would read it.
+  const staleSidecar = async (tape: string, cache: string) => {
+    const sidecar = (await eventCachePath(tape, cache)).replace(/\.events$/, '.incidents');
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(sidecar, `${JSON.stringify({ version: 1, incidents: [EXPECTED[0]] })}\n`);
+    return sidecar;
+  };
+
+  it.each([{ thread: false }, { thread: true }])('preparing the cache reads the tape once: the pass decoding its events collects them (thread: $thread)', async ({ thread }) => {
+    const tape = writeTape('t.jsonl', CALLS);
+    const cache = tmp.path('cache');
+    const sidecar = await staleSidecar(tape, cache);
+    await prepareEventCache(tape, cache, { thread });
+    expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 1, incidents: EXPECTED });
+    expect(existsSync(await eventCachePath(tape, cache))).toBe(true);
+  });
+
+  it('a first run that decodes in process decodes the tape into the cache first, its incidents in the same pass', async () => {
+    const tape = writeTape('t.jsonl', CALLS);
+    const cache = tmp.path('cache');
+    const sidecar = await staleSidecar(tape, cache);
+    const source = await openMarketEvents(tape, cache, { thread: false, incidents: true });
+    // The run reads the cache the pass wrote.
+    expect(source.cached).toBe(true);
+    expect(await source.incidents).toEqual(EXPECTED);
+    expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 1, incidents: EXPECTED });
+    await source.batches.return(undefined);
+  });
+
+  it.each([{ thread: false }, { thread: true }])('a tape that fails part-way leaves neither incidents nor events in the cache (thread: $thread)', async ({ thread }) => {
+    const tape = writeTape('t.jsonl', CALLS);
+    const lines = readFileSync(tape, 'utf8').split('\n');
+    lines.splice(12, 0, '{"broken');
+    writeFileSync(tape, lines.join('\n'));
+    const cache = tmp.path('cache');
+    const err = await prepareEventCache(tape, cache, { thread }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TapeFormatError);
+    expect(err).toMatchObject({ file: tape, line: 13 });
+    expect(readdirSync(cache)).toEqual([]);
+    const first = await openMarketEvents(tape, cache, { thread: false, incidents: true }).catch((e: unknown) => e);
+    expect(first).toMatchObject({ file: tape, line: 13 });
+    expect(readdirSync(cache)).toEqual([]);
   });
 
   it('finds none in a tape of successes', async () => {
