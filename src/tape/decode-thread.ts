@@ -2,10 +2,11 @@
 // decoding the tape and the backtest that reads it run at once on two cores instead of one
 // after the other. The thread sends the cache file's bytes in chunks of about a megabyte; this
 // side reads the events from them as a later run reads the cache file, so a run sees the same
-// events either way. The thread runs at most CHUNKS_AHEAD chunks ahead of the reading. When
-// told, the thread collects the tape's recorded incidents in its own pass too and writes them
-// beside the cache file (a cache prepared for a sweep: nothing waits on them there, so the tape is
-// read once; a run needs them before it starts, incidents.ts says why).
+// events either way. The thread runs at most CHUNKS_AHEAD chunks ahead of the reading, or further
+// (`ahead`) while the run reads the tape's recorded incidents before it starts: the decoding goes
+// on meanwhile instead of waiting for the run (incidents.ts says why they are not streamed). When
+// told, the thread collects the incidents in its own pass too and writes them beside the cache
+// file (a cache prepared for a sweep: nothing waits on them there, so the tape is read once).
 import { rmSync, statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { partName, readRecords } from './cache-file.js';
@@ -21,6 +22,8 @@ export interface DecodeJob {
   tapePath: string;
   cachePath?: string;
   partPath?: string;
+  /** Chunks the thread may send before the reading takes one; CHUNKS_AHEAD when absent. */
+  ahead?: number;
   /** Where the tape's recorded incidents go once it is read to its end (incidents.ts's file beside the cache's); not collected when absent. */
   incidentsPath?: string;
 }
@@ -70,11 +73,19 @@ function release(worker: Worker): void {
   idle.push(worker);
 }
 
-/** The tape's events decoded on a thread, written to the cache file `cachePath` when given, and its incidents to `incidentsPath`. */
-export function decodeOnThread(tapePath: string, cachePath: string | undefined, opts: { incidentsPath?: string } = {}): { batches: AsyncGenerator<TapeMarketEvent[]>; progress: () => number; cached: false } {
+/**
+ * The tape's events decoded on a thread, written to the cache file `cachePath` when given; the
+ * thread may run `ahead` chunks ahead at first, and writes the tape's incidents to `incidentsPath`.
+ */
+export function decodeOnThread(
+  tapePath: string,
+  cachePath: string | undefined,
+  opts: { ahead?: number; incidentsPath?: string } = {},
+): { batches: AsyncGenerator<TapeMarketEvent[]>; progress: () => number; cached: false } {
   let progress = 0;
+  const ahead = Math.max(CHUNKS_AHEAD, opts.ahead ?? CHUNKS_AHEAD);
   const batches = (async function* () {
-    const job: DecodeJob = { tapePath, ...(cachePath !== undefined ? { cachePath, partPath: partName(cachePath) } : {}), ...(opts.incidentsPath !== undefined ? { incidentsPath: opts.incidentsPath } : {}) };
+    const job: DecodeJob = { tapePath, ...(cachePath !== undefined ? { cachePath, partPath: partName(cachePath) } : {}), ahead, ...(opts.incidentsPath !== undefined ? { incidentsPath: opts.incidentsPath } : {}) };
     const worker = acquire();
     const inbox: DecodeMessage[] = [];
     let failure: Error | undefined;
@@ -107,6 +118,8 @@ export function decodeOnThread(tapePath: string, cachePath: string | undefined, 
     });
     worker.postMessage({ job } satisfies DecodeRequest);
     let events = -1;
+    /** Room not given back as chunks are taken, until the thread is CHUNKS_AHEAD ahead again. */
+    let owed = ahead - CHUNKS_AHEAD;
     async function* chunks(): AsyncGenerator<Buffer> {
       for (;;) {
         const m = await next();
@@ -119,7 +132,8 @@ export function decodeOnThread(tapePath: string, cachePath: string | undefined, 
           yield Buffer.from(m.bytes);
           return;
         }
-        worker.postMessage('more' satisfies DecodeRequest);
+        if (owed > 0) owed--;
+        else worker.postMessage('more' satisfies DecodeRequest);
         yield Buffer.from(m.bytes);
       }
     }

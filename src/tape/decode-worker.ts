@@ -18,7 +18,7 @@ let stopped = false;
 let wake: (() => void) | undefined;
 port.on('message', (m: DecodeRequest) => {
   if (typeof m === 'object') {
-    room = CHUNKS_AHEAD;
+    room = m.job.ahead ?? CHUNKS_AHEAD;
     stopped = false;
     void decode(m.job);
     return;

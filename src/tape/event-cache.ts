@@ -13,7 +13,7 @@
 // over the whole tape, done where it costs least: preparing the cache (a sweep), and a first run
 // that decodes in process, read the tape once, collecting them as they decode it, the run then
 // reading the cache; a first run decoding on a thread reads them meanwhile on its main thread,
-// which keeps the decoding and the run overlapped.
+// which keeps the decoding and the run overlapped (the thread is let further ahead while it does).
 import { closeSync, createReadStream, type ReadStream, openSync, readSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +27,8 @@ import { TapeFormatError } from './format.js';
 import { streamMarketEvents, type TapeMarketEvent } from './market.js';
 import { openTape } from './reader.js';
 
+/** Chunks a thread may decode ahead while the run reads the tape's incidents on its main thread (about 16 MB: a 10-minute dense tape whole). */
+export const CHUNKS_AHEAD_BESIDE_INCIDENTS = 16;
 
 /** A tape's market events, one answer's events per batch, and how much of the input is read (0 to 1). */
 export interface MarketEventSource {
@@ -62,8 +64,8 @@ export async function openMarketEvents(tapePath: string, cacheDir?: string, opts
   // A large tape decodes on a thread while the run reads it (decode-thread.ts; `thread` forces either way).
   if (opts.thread ?? decodesOnThread(tapePath)) {
     if (!opts.incidents) return decodeOnThread(tapePath, path);
-    // Read on this thread meanwhile.
-    return amend(decodeOnThread(tapePath, path), { incidents: incidents() });
+    // Read on this thread meanwhile; the decoding goes on instead of waiting for the run.
+    return amend(decodeOnThread(tapePath, path, { ahead: CHUNKS_AHEAD_BESIDE_INCIDENTS }), { incidents: incidents() });
   }
   if (opts.incidents && path !== undefined) {
     // In process the run would wait for the decoding anyway: one pass for the events and the incidents, then the cache.

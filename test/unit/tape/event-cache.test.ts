@@ -1,9 +1,10 @@
 // The decoded-event cache: it must give exactly the events decoding gives, be keyed by the
 // tape's bytes, never leave a half-written file, and refuse a damaged one by name.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, watch, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { evict } from '../../../src/tape/cache-file.js';
+import { CHUNKS_AHEAD } from '../../../src/tape/decode-thread.js';
 import { eventCachePath, openMarketEvents, openTape, streamMarketEvents, TAPE_VERSION, TapeFeed, TapeFormatError, type TapeCall, type TapeMarketEvent } from '../../../src/tape/index.js';
 import { tapeDecimalText } from '../../../src/sim/units.js';
 import type { RecordedMarketEvent, TapeDecimal } from '../../../src/sim/types.js';
@@ -194,6 +195,29 @@ describe('event cache', () => {
     expect(again.batches).toEqual(await decoded(tape));
     expect(cacheFiles(cache)).toHaveLength(1);
     expect(readFileSync(join(cache, cacheFiles(cache)[0]!)).length).toBeGreaterThan(7 * 1024 * 1024);
+  }, 60_000);
+
+  it('while a run reads its tape\'s incidents, the thread decodes on past CHUNKS_AHEAD: a tape of about 9 MB of cache records to its end with the run at its first batch', async () => {
+    const calls = Array.from({ length: 6_000 }, (_, i) => call(i, 'spot', 'GET', '/sapi/v1/depth', { query: 'symbol=BTCUSDT&limit=50', at: T0 + i * 100, response: wideBook(i) }));
+    const tape = writeTape(tmp.path('big.jsonl'), calls);
+    const cache = tmp.path('cache');
+    mkdirSync(cache);
+    const events = await eventCachePath(tape, cache);
+    // The whole cache file appears once the thread has decoded the last chunk: the run takes none after its first.
+    const written = new Promise<void>((done) => {
+      const watcher = watch(cache, () => {
+        if (!existsSync(events)) return;
+        watcher.close();
+        done();
+      });
+    });
+    const feed = await TapeFeed.open({ tapePath: tape, eventCacheDir: cache, decodeThread: true, incidents: true });
+    expect(await feed.incidents).toEqual([]);
+    await written;
+    expect(feed.count).toBe(0);
+    await feed.close();
+    expect(readFileSync(events).length).toBeGreaterThan(CHUNKS_AHEAD * 1024 * 1024 * 2);
+    expect(openFilesUnder(tmp.dir)).toEqual([]);
   }, 60_000);
 
   it('a run stopped while it reads the tape\'s incidents beside a thread\'s decoding leaves no file open and no part of one', async () => {
