@@ -1,12 +1,11 @@
 // Small pure helpers for turning intents into Order records.
 import { amend } from '../core/amend.js';
 import { ZERO } from '../core/decimal.js';
-import { orderRecord } from '../core/order-record.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Order, OrderStatus, PlaceIntent } from '../core/types.js';
 
 export function pendingOrder(intent: PlaceIntent, now: number): Order {
-  return orderRecord({
+  const order: Order = {
     clientOrderId: intent.clientOrderId,
     strategyId: intent.strategyId,
     market: intent.market,
@@ -14,14 +13,15 @@ export function pendingOrder(intent: PlaceIntent, now: number): Order {
     side: intent.side,
     type: intent.type,
     volume: intent.volume,
-    price: intent.price,
     executedVolume: ZERO,
     status: 'pending',
     createdAt: now,
     updatedAt: now,
-    open: intent.open,
-    positionType: intent.positionType,
-  });
+  };
+  if (intent.price !== undefined) order.price = intent.price;
+  if (intent.open !== undefined) order.open = intent.open;
+  if (intent.positionType !== undefined) order.positionType = intent.positionType;
+  return order;
 }
 
 export function withStatus(order: Order, status: OrderStatus, now: number, venueOrderId?: VenueOrderId): Order {

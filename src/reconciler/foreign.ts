@@ -2,7 +2,6 @@
 // could be: someone else's (the account's owner trading by hand, another program), as pure
 // functions. They are adopted (tracked, their fills counted) or cancelled, as configured.
 import { parseClientOrderId, type ClientOrderId } from '../core/ids.js';
-import { orderRecord } from '../core/order-record.js';
 import type { Market, Order, PlaceIntent } from '../core/types.js';
 import type { VenueOrder } from '../core/venue.js';
 
@@ -31,20 +30,20 @@ export function adoptedOrder(v: VenueOrder, market: Market, strategyIds: readonl
   const clientOrderId = (clientId ?? `venue-${v.orderId}`) as ClientOrderId;
   const price = v.price !== undefined ? { price: v.price } : {};
   const intent: PlaceIntent = { kind: 'place', intentId: `adopt:${v.orderId}`, strategyId, clientOrderId, market, symbol: v.symbol, side: v.side, type: v.type, volume: v.origQty, ...price };
-  const order = orderRecord({
+  const order: Order = {
     clientOrderId,
-    venueOrderId: v.orderId,
     strategyId,
     market,
     symbol: v.symbol,
     side: v.side,
     type: v.type,
     volume: v.origQty,
-    price: v.price,
     executedVolume: v.executedQty,
     status: v.status,
+    venueOrderId: v.orderId,
     createdAt: now,
     updatedAt: now,
-  });
+    ...price,
+  };
   return { intent, order };
 }

@@ -4,7 +4,6 @@ import type Database from 'better-sqlite3';
 import { amend } from '../core/amend.js';
 import type { Decimal } from '../core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../core/ids.js';
-import { orderRecord } from '../core/order-record.js';
 import type { Fill, Market, Order, OrderIntent, OrderStatus, OrderType, Position, Side } from '../core/types.js';
 import { ORDER_QUERIES } from './schema.js';
 
@@ -227,25 +226,26 @@ export function asStored(o: Order): Order {
 }
 
 export function toOrder(r: OrderRow): Order {
-  return orderRecord({
+  const o: Order = {
     clientOrderId: r.client_order_id as ClientOrderId,
-    venueOrderId: r.venue_order_id === null ? undefined : (r.venue_order_id as VenueOrderId),
     strategyId: r.strategy,
     market: r.market as Market,
     symbol: r.symbol,
     side: r.side as Side,
     type: r.type as OrderType,
     volume: r.volume as Decimal,
-    price: r.price === null ? undefined : (r.price as Decimal),
     executedVolume: r.executed_volume as Decimal,
-    avgPrice: r.avg_price === null ? undefined : (r.avg_price as Decimal),
     status: r.status as OrderStatus,
     // Orders journaled before schema 2 whose intent row is gone cannot exist; updated_at is a safe floor.
     createdAt: r.created_at ?? r.updated_at,
     updatedAt: r.updated_at,
-    open: r.open === 'OPEN' || r.open === 'CLOSE' ? r.open : undefined,
-    positionType: r.position_type === 1 || r.position_type === 2 ? r.position_type : undefined,
-  });
+  };
+  if (r.open === 'OPEN' || r.open === 'CLOSE') o.open = r.open;
+  if (r.position_type === 1 || r.position_type === 2) o.positionType = r.position_type;
+  if (r.venue_order_id !== null) o.venueOrderId = r.venue_order_id as VenueOrderId;
+  if (r.price !== null) o.price = r.price as Decimal;
+  if (r.avg_price !== null) o.avgPrice = r.avg_price as Decimal;
+  return o;
 }
 
 export function toFill(r: FillRow): Fill {
