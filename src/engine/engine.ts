@@ -333,7 +333,7 @@ export class Engine {
     // Through its inbox: the reconcile pass does not wait for the strategy.
     if (host) {
       this.lifecycle.post(host, async () => {
-        await this.handle(host, await host.fill(fill));
+        await this.handle(host, await host.fill(fill, order));
         this.lifecycle.saveState(host);
       });
     }

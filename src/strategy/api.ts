@@ -178,7 +178,8 @@ export interface StrategyHandlers {
   onStart?(): void | Promise<void>;
   onTick?(): void | Promise<void>;
   onMarketData?(event: MarketEvent): void | Promise<void>;
-  onFill?(fill: Fill): void | Promise<void>;
+  /** One of its orders traded: `order` is that order as now known (its clientOrderId, the price asked, its status). */
+  onFill?(fill: Fill, order: Order): void | Promise<void>;
   onOrderUpdate?(order: Order): void | Promise<void>;
   /** Version 2: what happened to an order, with the reason. */
   onOrderEvent?(event: OrderEvent): void | Promise<void>;

@@ -76,7 +76,7 @@ export class StrategyHost {
 
   start = () => this.invoke('onStart', (h) => h.onStart?.());
   tick = () => this.invoke('onTick', (h) => h.onTick?.());
-  fill = (fill: Fill) => this.invoke('onFill', (h) => h.onFill?.(fill));
+  fill = (fill: Fill, order: Order) => this.invoke('onFill', (h) => h.onFill?.(fill, order));
   load = (state: unknown) => this.invoke('onLoad', (h) => h.onLoad?.(state));
 
   marketData = (event: MarketEvent) =>

@@ -40,6 +40,7 @@ describe('engine over HTTP against the simulator', () => {
     const filled = deferred<void>();
     const rejected = deferred<Order>();
     let boughtVolume: Decimal = d('0');
+    const heard: { fill: Fill; order: Order }[] = [];
     const taker = defineStrategy({
       apiVersion: 1,
       name: 'taker',
@@ -58,7 +59,8 @@ describe('engine over HTTP against the simulator', () => {
             // And one far outside the price band.
             ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: dec.truncate(dec.mul(last, d('0.5')), 2), volume: '0.001' });
           },
-          onFill(fill: Fill) {
+          onFill(fill: Fill, order: Order) {
+            heard.push({ fill, order });
             boughtVolume = dec.add(boughtVolume, fill.volume);
             if (dec.eq(boughtVolume, d('0.012'))) filled.resolve();
           },
@@ -96,6 +98,13 @@ describe('engine over HTTP against the simulator', () => {
     const accepted = sim.exchange.orderLog();
     expect(accepted).toHaveLength(12);
     expect(new Set(accepted.map((o) => o.clientOrderId)).size).toBe(12);
+    // Each fill comes with the order it belongs to: the venue's record of that order names it.
+    expect(heard.length).toBeGreaterThanOrEqual(12);
+    for (const { fill, order } of heard) {
+      expect(order.venueOrderId).toBe(fill.venueOrderId);
+      expect(accepted.find((o) => o.orderId === fill.venueOrderId)?.clientOrderId).toBe(order.clientOrderId);
+      expect(order.strategyId).toBe('taker');
+    }
     const batches = sim.exchange.arrivals().filter((a) => a.endpoint === 'spot.batchOrders');
     expect(batches.length).toBeGreaterThanOrEqual(1);
 
