@@ -194,7 +194,7 @@ export function evict(dir: string, maxBytes: number, keep: string): void {
       const s = statSync(path);
       if (name.endsWith('.part') && now - s.mtimeMs > 24 * 3600_000) rmSync(path, { force: true });
       // A tape's incidents (incidents.ts) go by the same rule as its events.
-      return name.endsWith('.events') || name.endsWith('.incidents') ? [{ path, size: s.size, used: s.mtimeMs }] : [];
+      return name.endsWith('.events') || name.endsWith('.incidents') || name.endsWith('.listings') ? [{ path, size: s.size, used: s.mtimeMs }] : [];
     } catch {
       return [];
     }

@@ -6,7 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { CacheChunks, openCacheWriter } from './cache-file.js';
 import { TapeFormatError } from './format.js';
-import { collecting, IncidentCollector, writeSidecar } from './incidents.js';
+import { collecting, IncidentCollector, writeIncidents } from './incidents.js';
 import { streamMarketEvents } from './market.js';
 import { openTape } from './reader.js';
 import { CHUNKS_AHEAD, type DecodeJob, type DecodeMessage, type DecodeRequest } from './decode-thread.js';
@@ -56,7 +56,7 @@ async function decode(job: DecodeJob): Promise<void> {
     // On disk under its own name before the main thread reads the last events.
     writer?.commit();
     // Every line read: a tape that fails or a job that stops leaves none.
-    if (incidents) writeSidecar(job.incidentsPath!, incidents.done());
+    if (incidents) writeIncidents(job.incidentsPath!, incidents.done());
     complete = true;
     await post({ kind: 'end', bytes: bytes.buffer as ArrayBuffer, events: chunks.count, progress: 1 });
   } catch (err) {

@@ -22,7 +22,7 @@ import type { RecordedIncident } from '../sim/types.js';
 import { amend } from '../core/amend.js';
 import { decodeOnThread, decodesOnThread } from './decode-thread.js';
 import { tapeDigest } from './digest.js';
-import { collecting, IncidentCollector, recordedIncidents, sidecarOf, writeSidecar } from './incidents.js';
+import { collecting, IncidentCollector, recordedIncidents, sidecarOf, writeIncidents } from './incidents.js';
 import { TapeFormatError } from './format.js';
 import { streamMarketEvents, type TapeMarketEvent } from './market.js';
 import { openTape } from './reader.js';
@@ -107,7 +107,7 @@ function inProcess(tapePath: string, path: string | undefined): MarketEventSourc
 async function decodeIntoCache(tapePath: string, path: string): Promise<RecordedIncident[]> {
   const collector = new IncidentCollector();
   for await (const _ of asRecords(decodeTape(tapePath, collector).batches, path));
-  return writeSidecar(sidecarOf(path), collector.done());
+  return writeIncidents(sidecarOf(path), collector.done());
 }
 
 function decodeTape(tapePath: string, incidents?: IncidentCollector): MarketEventSource {

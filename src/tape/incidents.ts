@@ -29,16 +29,15 @@
 // Every pass sees the same lines the same way, so each path gives the same list. The result is
 // kept in the event cache beside the tape's events (<hash>.incidents), so later runs and a
 // sweep's runs read a small file.
-import { mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { VenueCode } from '../exchange/codes.js';
 import { banEnd, CODE_CLASS } from '../exchange/errors.js';
 import { parseJsonLossless } from '../exchange/json.js';
 import type { RecordedAnswer, RecordedIncident } from '../sim/types.js';
-import { partName } from './cache-file.js';
 import { perFileVersion, tapeDigest } from './digest.js';
 import type { Tape, TapeCall } from './format.js';
 import { openTape } from './reader.js';
+import { readSidecar, writeSidecar } from './sidecar.js';
 
 /** The incidents of calls in file order (a tape in memory), in time order. */
 export function incidentsOf(calls: Iterable<TapeCall>): RecordedIncident[] {
@@ -57,7 +56,7 @@ export async function recordedIncidents(from: { tape?: Tape; tapePath?: string; 
   const path = from.tapePath;
   if (from.eventCacheDir !== undefined) {
     const sidecar = sidecarOf(join(from.eventCacheDir, `${await tapeDigest(path)}.events`));
-    return readSidecar(sidecar) ?? writeSidecar(sidecar, await fromFile(path));
+    return readIncidents(sidecar) ?? writeIncidents(sidecar, await fromFile(path));
   }
   return incidentsOfFile(path);
 }
@@ -77,7 +76,8 @@ export async function* collecting(calls: AsyncIterable<TapeCall>, collector: Inc
 
 /** Without a cache: a sweep's runs in one thread, or a test's, read a tape once. */
 const incidentsOfFile = perFileVersion(16, fromFile);
-const SIDECAR_VERSION = 1;
+/** 2: the sidecar's list under `payload` (src/tape/sidecar.ts). */
+const SIDECAR_VERSION = 2;
 
 async function fromFile(path: string): Promise<RecordedIncident[]> {
   const collector = new IncidentCollector();
@@ -87,34 +87,14 @@ async function fromFile(path: string): Promise<RecordedIncident[]> {
   return collector.done();
 }
 
-function readSidecar(path: string): RecordedIncident[] | undefined {
-  try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown; incidents?: unknown };
-    if (v.version !== SIDECAR_VERSION || !Array.isArray(v.incidents)) return undefined;
-    try {
-      // Used now: the cache's eviction keeps the recently used files.
-      const now = new Date();
-      utimesSync(path, now, now);
-    } catch {
-      // not ours to touch
-    }
-    return v.incidents as RecordedIncident[];
-  } catch {
-    return undefined;
-  }
+function readIncidents(path: string): RecordedIncident[] | undefined {
+  const payload = readSidecar(path, SIDECAR_VERSION);
+  return Array.isArray(payload) ? (payload as RecordedIncident[]) : undefined;
 }
 
-/** Written whole under a temporary name, then renamed; a cache we cannot write costs the next run a pass, not this one. */
-export function writeSidecar(path: string, incidents: RecordedIncident[]): RecordedIncident[] {
-  const tmp = partName(path);
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(tmp, `${JSON.stringify({ version: SIDECAR_VERSION, incidents })}\n`);
-    renameSync(tmp, path);
-  } catch {
-    rmSync(tmp, { force: true });
-  }
-  return incidents;
+/** The incidents kept beside the cache file, for the next run. */
+export function writeIncidents(path: string, incidents: RecordedIncident[]): RecordedIncident[] {
+  return writeSidecar(path, SIDECAR_VERSION, incidents);
 }
 
 const RESPONSE_STATUS = '"response":{"status":';

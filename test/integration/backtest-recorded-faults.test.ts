@@ -160,8 +160,8 @@ describe('a backtest of a tape that recorded the venue’s troubles', () => {
       const first = await backtest('stream', CONFIG, { cacheDir, thread });
       // The events and, beside them, the incidents the run met: the same list the tape in memory gives.
       const events = await eventCachePath(tapePath, cacheDir);
-      expect(readdirSync(cacheDir).sort()).toEqual([events, events.replace(/\.events$/, '.incidents')].map((p) => p.slice(cacheDir.length + 1)));
-      expect(JSON.parse(readFileSync(events.replace(/\.events$/, '.incidents'), 'utf8'))).toEqual({ version: 1, incidents: want });
+      expect(readdirSync(cacheDir).sort()).toEqual([events, events.replace(/\.events$/, '.incidents'), events.replace(/\.events$/, '.listings')].map((p) => p.slice(cacheDir.length + 1)));
+      expect(JSON.parse(readFileSync(events.replace(/\.events$/, '.incidents'), 'utf8'))).toEqual({ version: 2, payload: want });
       expect(first.sim.troubles.incidents().given).toEqual({ ban: 1, rate_limit: 1, error: 1, unknown_outcome: 1, reset: 1 });
       const cached = await backtest('stream', CONFIG, { cacheDir, thread });
       expect(JSON.stringify(first.report)).toBe(inMemory);

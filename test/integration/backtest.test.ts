@@ -62,7 +62,7 @@ describe('sluice backtest', () => {
     const cache = tmp();
     const cold = await backtest(GRID, { tape: SAMPLE, eventCacheDir: cache });
     // The decoded events, and beside them the tape's recorded incidents (tape/incidents.ts).
-    expect(readdirSync(cache).sort()).toEqual([expect.stringMatching(/\.events$/), expect.stringMatching(/\.incidents$/)]);
+    expect(readdirSync(cache).sort()).toEqual([expect.stringMatching(/\.events$/), expect.stringMatching(/\.incidents$/), expect.stringMatching(/\.listings$/)]);
     const warm = await backtest(GRID, { tape: SAMPLE, eventCacheDir: cache });
     expect(JSON.stringify(cold.report)).toBe(JSON.stringify(a.report));
     expect(JSON.stringify(warm.report)).toBe(JSON.stringify(a.report));
@@ -142,8 +142,8 @@ strategies:
     const single = await backtest(runs[1]!.configText, { tape: SAMPLE });
     expect(rows[1]).toMatchObject({ pnl: single.report.pnl.total, fills: single.report.trades.fills, ordersSent: single.report.orders.sent });
     expect(rows[0]!.error).toBeUndefined();
-    // Once: its events and its recorded incidents.
-    expect(readdirSync(cache)).toHaveLength(2);
+    // Once: its events, its recorded incidents and its listings.
+    expect(readdirSync(cache)).toHaveLength(3);
   }, 90_000);
 
   it('the CLI stops on a tape broken past its header with the line and no stack, for one run and for a sweep', async () => {
@@ -258,10 +258,10 @@ strategies:
       const cache = join(d, `cache-${decodeThread}`);
       const bad = /\(spot NOPEUSDT\) cannot be applied: unknown symbol/;
       await expect(backtest(GRID, { tape: tapePath, eventCacheDir: cache, decodeThread })).rejects.toThrow(bad);
-      // The tape itself reads whole: its events and its recorded incidents were in the cache, each
-      // file whole, before the run met the event (decoded in process, the tape went into the cache
-      // first; on a thread, this small tape's one chunk came with its end). No part of a file.
-      expect(readdirSync(cache).sort()).toEqual([expect.stringMatching(/^[0-9a-f]{40}\.events$/), expect.stringMatching(/^[0-9a-f]{40}\.incidents$/)]);
+      // The tape itself reads whole: its events, its recorded incidents and its listings were in
+      // the cache, each file whole, before the run met the event (decoded in process, the tape went
+      // into the cache first; on a thread, this small tape's one chunk came with its end). No part of a file.
+      expect(readdirSync(cache).sort()).toEqual([expect.stringMatching(/^[0-9a-f]{40}\.events$/), expect.stringMatching(/^[0-9a-f]{40}\.incidents$/), expect.stringMatching(/^[0-9a-f]{40}\.listings$/)]);
       await expect(backtest(GRID, { tape: tapePath, eventCacheDir: cache, decodeThread })).rejects.toThrow(bad);
     }
   }, 30_000);
@@ -270,7 +270,7 @@ strategies:
     const [out, again, cache] = [tmp(), tmp(), tmp()];
     const cli = (dir: string) => promisify(execFile)(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', 'config/backtest.yaml', '--tape', SAMPLE, '--out', dir, '--cache-dir', cache], { cwd: ROOT });
     const { stdout } = await cli(out);
-    expect(readdirSync(cache).sort()).toEqual([expect.stringMatching(/\.events$/), expect.stringMatching(/\.incidents$/)]);
+    expect(readdirSync(cache).sort()).toEqual([expect.stringMatching(/\.events$/), expect.stringMatching(/\.incidents$/), expect.stringMatching(/\.listings$/)]);
     await cli(again);
     expect(readFileSync(join(again, 'report.json'), 'utf8')).toBe(readFileSync(join(out, 'report.json'), 'utf8'));
     expect(stdout).toMatch(/^pnl -?[\d.]+ USDT .*fills \d+, win rate [\d.]+%/);

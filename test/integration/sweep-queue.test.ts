@@ -82,8 +82,8 @@ describe('sluice sweep --queue with two sluice workers', () => {
     for (const [i, w] of workers.entries()) {
       expect(w.matching(new RegExp(`^\\S+ run ${id}/\\d ok: `)).length, `worker ${i} ran a run`).toBeGreaterThan(0);
       expect(readdirSync(join(dir, `worker-${i}`, 'tapes'))).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.tape$/)]);
-      // The decoded events and, beside them, the tape's recorded incidents (tape/incidents.ts).
-      expect(readdirSync(join(dir, `worker-${i}`, 'events')).sort()).toEqual([expect.stringMatching(/\.events$/), expect.stringMatching(/\.incidents$/)]);
+      // The decoded events and, beside them, the tape's recorded incidents (tape/incidents.ts) and its listings (tape/listings.ts).
+      expect(readdirSync(join(dir, `worker-${i}`, 'events')).sort()).toEqual([expect.stringMatching(/\.events$/), expect.stringMatching(/\.incidents$/), expect.stringMatching(/\.listings$/)]);
     }
     expect(workers.flatMap((w) => w.matching(new RegExp(`run ${id}/\\d ok: `))).length).toBe(4);
 

@@ -95,16 +95,16 @@ describe('recorded incidents', () => {
     const cache = tmp.path('cache');
     await prepareEventCache(tape, cache);
     const sidecar = (await eventCachePath(tape, cache)).replace(/\.events$/, '.incidents');
-    expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 1, incidents: EXPECTED });
+    expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 2, payload: EXPECTED });
     expect(await recordedIncidents({ tapePath: tape, eventCacheDir: cache })).toEqual(EXPECTED);
     // Later runs (a sweep's threads, other processes) read the file, not the tape: shown by a
     // file that says otherwise. A copy of the tape under another name has the same hash, so the same file.
-    writeFileSync(sidecar, `${JSON.stringify({ version: 1, incidents: [EXPECTED[0]] })}\n`);
+    writeFileSync(sidecar, `${JSON.stringify({ version: 2, payload: [EXPECTED[0]] })}\n`);
     expect(await recordedIncidents({ tapePath: writeTape('copy.jsonl', CALLS), eventCacheDir: cache })).toEqual([EXPECTED[0]]);
     // One it cannot read is no cache: the tape is read again and the file written anew.
     writeFileSync(sidecar, '{"version":1,"incid');
     expect(await recordedIncidents({ tapePath: tape, eventCacheDir: cache })).toEqual(EXPECTED);
-    expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 1, incidents: EXPECTED });
+    expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 2, payload: EXPECTED });
   });
 
   it('gives the same from memory and from a file when a clock stepped back before a ban nothing ends', async () => {
@@ -138,7 +138,7 @@ describe('recorded incidents', () => {
   const staleSidecar = async (tape: string, cache: string) => {
     const sidecar = (await eventCachePath(tape, cache)).replace(/\.events$/, '.incidents');
     mkdirSync(cache, { recursive: true });
-    writeFileSync(sidecar, `${JSON.stringify({ version: 1, incidents: [EXPECTED[0]] })}\n`);
+    writeFileSync(sidecar, `${JSON.stringify({ version: 2, payload: [EXPECTED[0]] })}\n`);
     return sidecar;
   };
 
@@ -147,7 +147,7 @@ describe('recorded incidents', () => {
     const cache = tmp.path('cache');
     const sidecar = await staleSidecar(tape, cache);
     await prepareEventCache(tape, cache, { thread });
-    expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 1, incidents: EXPECTED });
+    expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 2, payload: EXPECTED });
     expect(existsSync(await eventCachePath(tape, cache))).toBe(true);
   });
 
@@ -159,7 +159,7 @@ describe('recorded incidents', () => {
     // The run reads the cache the pass wrote.
     expect(source.cached).toBe(true);
     expect(await source.incidents).toEqual(EXPECTED);
-    expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 1, incidents: EXPECTED });
+    expect(JSON.parse(readFileSync(sidecar, 'utf8'))).toEqual({ version: 2, payload: EXPECTED });
     await source.batches.return(undefined);
   });
 

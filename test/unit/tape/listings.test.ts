@@ -1,9 +1,12 @@
 // The instruments a tape's venue listed, read as the live client reads them, and the simulator's
 // instruments a backtest makes of them.
-import { describe, expect, it } from 'vitest';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { simInstruments } from '../../../src/app/recorded-instruments.js';
+import { encodeLine } from '../../../src/tape/format.js';
 import { LISTING_WITHIN_MS, recordedListings, TAPE_VERSION, type Tape } from '../../../src/tape/index.js';
-import { call, T0 } from './helpers.js';
+import { call, T0, tempDir } from './helpers.js';
 
 const header = { tape: TAPE_VERSION, kind: 'header', startedAt: T0, meta: {} } as const;
 const contract = (symbol: string, more: object) => ({ symbol, contractId: 7, pricePrecision: 2, side: 1, multiplier: '0.10000000', multiplierCoin: 'SOL', minOrderVolume: 1, status: 1, ...more });
@@ -38,5 +41,40 @@ describe('recordedListings', () => {
     const late: Tape = { header, calls: [call(0, 'spot', 'GET', '/sapi/v1/time', { at: T0 }), call(1, 'spot', 'GET', '/sapi/v1/symbols', { at: T0 + LISTING_WITHIN_MS + 1, response: '{"symbols":[]}' })] };
     expect(await recordedListings({ tape: late })).toEqual({});
     expect(simInstruments({})).toEqual({});
+  });
+
+  describe('from a file', () => {
+    let tmp: ReturnType<typeof tempDir> | undefined;
+    afterEach(() => tmp?.cleanup());
+    const symbols = (name: string) => `{"symbols":[{"symbol":"${name}","baseAsset":"sol","quoteAsset":"usdt","pricePrecision":3,"quantityPrecision":2}]}`;
+    const tapeFile = (lines: string[]) => {
+      tmp = tempDir();
+      const path = tmp.path('t.jsonl');
+      writeFileSync(path, `${[encodeLine(header), ...lines].join('\n')}\n`);
+      return path;
+    };
+    const listed = (name: string, at: number) => encodeLine(call(1, 'spot', 'GET', '/sapi/v1/symbols', { at, response: symbols(name) }));
+
+    it('parses only the lines that may be a listing, within the first 10 minutes', async () => {
+      // A line that is no listing is not parsed: one that would not parse is passed over.
+      const path = tapeFile([encodeLine(call(0, 'spot', 'GET', '/sapi/v1/time', { at: T0 })), '{"kind":"call","seq":1,"at":1 not json', listed('SOLUSDT', T0 + 9)]);
+      expect((await recordedListings({ tapePath: path })).symbols?.items.map((s) => s.symbol)).toEqual(['SOLUSDT']);
+      const late = tapeFile([encodeLine(call(0, 'spot', 'GET', '/sapi/v1/time', { at: T0 })), listed('SOLUSDT', T0 + LISTING_WITHIN_MS + 1)]);
+      expect(await recordedListings({ tapePath: late })).toEqual({});
+    });
+
+    it('keeps what it found beside the event cache: the next run does not read the tape', async () => {
+      const path = tapeFile([listed('SOLUSDT', T0 + 9)]);
+      const cacheDir = join(tmp!.dir, 'cache');
+      expect((await recordedListings({ tapePath: path, eventCacheDir: cacheDir })).symbols?.items.map((s) => s.symbol)).toEqual(['SOLUSDT']);
+      const kept = readdirSync(cacheDir).filter((n) => n.endsWith('.listings'));
+      expect(kept).toHaveLength(1);
+      // What the sidecar says is what the next run lists (the tape, unchanged, is not read again).
+      writeFileSync(join(cacheDir, kept[0]!), JSON.stringify({ version: 1, payload: { symbols: { items: [{ symbol: 'KEPTUSDT' }], skipped: [] } } }));
+      expect((await recordedListings({ tapePath: path, eventCacheDir: cacheDir })).symbols?.items.map((s) => s.symbol)).toEqual(['KEPTUSDT']);
+      // A sidecar of another version is found again from the tape.
+      writeFileSync(join(cacheDir, kept[0]!), JSON.stringify({ version: 0, payload: {} }));
+      expect((await recordedListings({ tapePath: path, eventCacheDir: cacheDir })).symbols?.items.map((s) => s.symbol)).toEqual(['SOLUSDT']);
+    });
   });
 });
