@@ -56,14 +56,14 @@ export async function backtestOnce(
     refused(`${source}: no enabled strategy to backtest`);
     return undefined;
   }
-  // A single run shows the engine's warnings (a refused intent with its rule and fix, an order
-  // whose answer was lost) on stderr with the strategies' lines, stamped with the run's virtual
-  // time, which the run hands to pluginLog below; sweep runs log errors only.
+  // The engine's lines go to stderr stamped with the run's virtual time, which the run hands to
+  // pluginLog below: a single run's warnings (a refused intent with its rule and fix, an order
+  // whose answer was lost) with its strategies' lines; a sweep run's errors only, named by run
+  // (its threads' lines interleave), its strategies' lines with them. stdout keeps the table.
   let virtualNow: () => number = () => 0;
   const engineLevel = LEVELS.indexOf(loaded.config.log.level) > LEVELS.indexOf('warn') ? loaded.config.log.level : 'warn';
-  const log = job.strategyLogs
-    ? createLogger({ level: engineLevel, pretty: false, secrets: [], now: () => virtualNow(), destination: pino.destination(2) })
-    : createLogger({ level: 'error', pretty: false, secrets: [] });
+  const stderrLog = (level: string, now: () => number) => createLogger({ level, pretty: false, secrets: [], now, destination: pino.destination(2) });
+  const log = job.strategyLogs ? stderrLog(engineLevel, () => virtualNow()) : stderrLog('error', () => virtualNow()).child({ run: source });
   const bar = progress && tapePath ? new Progress(process.stderr, { total: 1, now: systemClock.now, label: 'backtest' }) : undefined;
   const result = await runBacktest({
     config: loaded.config,
@@ -73,16 +73,11 @@ export async function backtestOnce(
     tapeName: job.tapeName,
     durationMs: job.durationMs,
     eventCacheDir: job.eventCacheDir,
-    // A single run shows what its strategies log (ctx.log, at log.level) on stderr as JSON lines,
-    // stamped with the run's virtual time; sweep runs keep theirs to themselves (they would interleave).
-    ...(job.strategyLogs
-      ? {
-          pluginLog: (now: () => number) => {
-            virtualNow = now;
-            return createLogger({ level: loaded.config.log.level, pretty: false, secrets: [], now, destination: pino.destination(2) });
-          },
-        }
-      : {}),
+    // A single run shows what its strategies log (ctx.log, at log.level); a sweep run only their errors.
+    pluginLog: (now: () => number) => {
+      virtualNow = now;
+      return job.strategyLogs ? stderrLog(loaded.config.log.level, now) : log;
+    },
     onProgress: bar ? (done) => bar.update(done) : undefined,
   });
   bar?.finish();

@@ -7,6 +7,10 @@ import { runOutcome, type Report, type RunOutcome } from '../report/index.js';
 import { backtestOnce } from './backtest.js';
 import type { SweepJob, ThreadAnswer } from './sweep-pool.js';
 
+// A thread does not take the main thread's source maps setting (bin/sluice.js): a failing
+// plugin's stack, and the reason a run failed, would name its compiled copy in a temp directory.
+process.setSourceMapsEnabled(true);
+
 async function run(job: SweepJob): Promise<{ outcome: RunOutcome; report?: Report }> {
   let refusal: string | undefined;
   try {

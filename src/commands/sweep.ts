@@ -188,12 +188,13 @@ export function sweepTable(rows: readonly SweepRow[]): string {
   const shared = bases.size === 1 && only ? only : undefined;
   const sharpeOf = (r: SweepRow) => (r.sharpe === null ? '-' : `${r.sharpe.toFixed(2)}${!shared && r.sharpeBasis ? ` ${r.sharpeBasis}` : ''}`);
   const header = ['run', 'pnl', 'fees', 'fills', 'win rate', 'max drawdown', shared ? `sharpe (${shared})` : 'sharpe', 'orders'];
+  // A failed run's reason runs on past the columns, so it widens none of them.
   const body = rows.map((r) =>
     r.error
-      ? [r.label, `failed: ${oneLine(r.error)}`, '', '', '', '', '', '']
+      ? [r.label, `failed: ${oneLine(r.error)}`]
       : [r.label, r.pnl, r.fees, String(r.fills), r.winRate === null ? '-' : `${(r.winRate * 100).toFixed(1)}%`, r.maxDrawdown, sharpeOf(r), String(r.ordersSent)],
   );
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b.length === header.length || i === 0 ? b[i]!.length : 0))));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }

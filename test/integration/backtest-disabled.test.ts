@@ -1,7 +1,11 @@
 // A backtest in which a strategy is disabled (its onTick throws with a bid and an ask resting):
 // its orders are cancelled, and the report, the page, the printed line and a sweep say so.
 // A healthy run's report has none of it.
-import { resolve } from 'node:path';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
 import { runBacktest } from '../../src/app/backtest.js';
@@ -63,5 +67,29 @@ describe('a backtest whose strategy is disabled', () => {
     const rows = await runSweep(runs.map((r) => ({ configText: r.configText, label: r.label, durationMs: DURATION, cwd: ROOT })), 2);
     expect(rows[0]!.error).toMatch(/^strategy t1 was disabled at .*: onTick threw: bug in my requote/);
     expect(rows[1]!.error).toBeUndefined();
+  }, 90_000);
+
+  it('the CLI sweep keeps its table on stdout, naming the plugin\'s own file, and a run\'s errors go to stderr named by run, on the run\'s clock', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-disabled-'));
+    try {
+      writeFileSync(join(dir, 'c.yaml'), config(10).replace('test/fixtures', join(ROOT, 'test/fixtures')));
+      const sweep = promisify(execFile)(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', join(dir, 'c.yaml'), '--duration', '1', '--out', join(dir, 'out'), '--sweep', 'strategies.0.params.throwAt=10,0'], { cwd: ROOT });
+      const { stdout, stderr } = await sweep.catch((e: { stdout: string; stderr: string; code: number }) => {
+        expect(e.code).toBe(2); // a failed run
+        return e;
+      });
+      expect(stdout).toMatch(/^ranked by PnL/);
+      expect(stdout).not.toContain('"level"');
+      // The plugin's own file, not the copy compiled on the run's thread (source maps there too).
+      expect(stdout).toMatch(/failed: strategy t1 was disabled .*\(at \S*test\/fixtures\/plugins\/thrower\.ts:16:\d+\)/);
+      const lines = stderr.split('\n').filter((l) => l.startsWith('{'));
+      expect(lines).toHaveLength(1);
+      const line = JSON.parse(lines[0]!) as { run: string; time: number; msg: string };
+      expect(line).toMatchObject({ run: 'strategies.0.params.throwAt=10', msg: 'strategy disabled' });
+      const [disabled] = (JSON.parse(readFileSync(join(dir, 'out/runs/0/report.json'), 'utf8')) as { disabledStrategies: { at: number }[] }).disabledStrategies;
+      expect(line.time).toBe(disabled!.at);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 90_000);
 });

@@ -268,6 +268,15 @@ describe('the printed table labels Sharpe (annualised only over 7 days)', () => 
     expect(first).toMatch(/^x=1 +0\.01333333 +0\.40004 +3 +- +0\.5 +-0\.35 +3$/);
   });
 
+  it('a failed run\'s reason runs on past the columns without widening them', () => {
+    const reason = 'strategy t1 was disabled at 2026-01-01T00:00:09.244Z (9 s into the run): onTick threw: bug in my requote';
+    const table = sweepTable([rowOf('x=1', run(0.1, 'per 10 s sample')), rowOf('x=2', { status: 'failed', reason })]);
+    const [head, , first, failed] = table.split('\n');
+    expect(head).toMatch(/^run  pnl {9}fees {5}fills/);
+    expect(first).toMatch(/^x=1  0\.01333333  0\.40004  3 /);
+    expect(failed).toBe(`x=2  failed: ${reason}`);
+  });
+
   it('in each cell when they differ', () => {
     const table = sweepTable([rowOf('a', run(1.2, 'annualised')), rowOf('b', run(-0.35, 'per 10 s sample')), rowOf('c', run(null, null))]);
     expect(table.split('\n')[0]).toMatch(/ sharpe +orders$/);
