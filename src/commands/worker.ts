@@ -106,8 +106,9 @@ export async function workerCommand(opts: WorkerCommandOptions): Promise<number>
       }
       const job = { configText: data.configText, label: data.label, tapePath, tapeName: data.tape?.name, durationMs: data.durationMs ?? undefined, eventCacheDir, cwd: process.cwd() };
       const { outcome, ranMs, report } = await pool.run(job, ctx.signal);
-      // The report (a few kB) rides back with the result, so the submitter keeps it beside the sweep's.
-      return { outcome: report && outcome.status === 'ok' ? { ...outcome, report } : outcome, ranMs };
+      // The report (a few kB) rides back with the result, so the submitter keeps it beside the
+      // sweep's: a failed run's too (a strategy disabled mid-run), as a local sweep keeps it.
+      return { outcome: report ? { ...outcome, report } : outcome, ranMs };
     },
   });
   log(`worker ${worker.id} on ${address.display}: ${concurrency} runs at once, cache ${root}; waiting for runs`);

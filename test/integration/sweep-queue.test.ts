@@ -110,6 +110,18 @@ describe('sluice sweep --queue with two sluice workers', () => {
     expect(r.runs[1]).toMatchObject({ status: 'failed', params: { 'strategies.0.params.levels': '0' } });
     expect(r.runs[1]!.status === 'failed' && r.runs[1]!.reason).toMatch(/strategies\[0\]\.params\.levels: .*\(plugin grid\)/);
 
+    // A run whose strategy was disabled failed, and its own report came back all the same.
+    const thrower = join(dir, 'thrower.yaml');
+    writeFileSync(thrower, `mode: paper\nsim: { seed: 3 }\nstrategies:\n  - { id: t1, use: ${join(ROOT, 'test/fixtures/plugins/thrower.ts')}, symbols: [BTCUSDT], params: { throwAt: 10 } }\n`);
+    const disabledOut = outDir();
+    const disabled = sluice('sweep', '--queue', redis.url, '-c', thrower, '-t', SAMPLE, '--sweep', 'strategies.0.params.throwAt=10,0', '-o', disabledOut);
+    expect(await disabled.exited).toBe(2);
+    const d = report(disabledOut);
+    expect(d.runs.map((e) => e.status)).toEqual(['failed', 'ok']);
+    expect(d.runs[0]!.status === 'failed' && d.runs[0]!.reason).toMatch(/^strategy t1 was disabled at .*: onTick threw: bug in my requote/);
+    const kept = JSON.parse(readFileSync(join(disabledOut, 'runs', '0', 'report.json'), 'utf8')) as { disabledStrategies: { strategy: string }[] };
+    expect(kept.disabledStrategies.map((x) => x.strategy)).toEqual(['t1']);
+
     // A tape broken past its header: every run fails with the line at fault, named by the tape's own name.
     const broken = join(dir, 'broken.jsonl');
     const lines = gunzipSync(readFileSync(SAMPLE)).toString('utf8').split('\n');
