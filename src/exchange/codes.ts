@@ -41,7 +41,11 @@ export const VenueCode = {
   BALANCE_NOT_ENOUGH: -2017,
   PARAM_ERROR: -2100,
   UNTRUSTED_IP: -2200,
+  /** Ordering forbidden for this user (in the table without a name). */
+  ORDERING_FORBIDDEN: 35,
+  /** Seen live on futures only (the notes): close with no position; price or amount below the minimum. */
   CLOSE_EXCEEDS_POSITION: 10015,
+  FUTURES_BELOW_MINIMUM: 110047,
 } as const;
 
 export type VenueCodeName = keyof typeof VenueCode;

@@ -15,7 +15,7 @@ import { ENDPOINTS, type EndpointId } from './endpoints.js';
 
 export type ErrorClass = 'auth' | 'clockSkew' | 'rateLimited' | 'temporary' | 'outcomeUnknown' | 'unknownOrder' | 'rejected';
 
-/** What each venue code means for us. Codes not listed are business rejections (never retried). */
+/** What each venue code means for us. Other codes of the notes are business rejections (never retried). */
 export const CODE_CLASS: Readonly<Record<number, ErrorClass>> = {
   [VenueCode.UNAUTHORIZED]: 'auth',
   [VenueCode.NO_THIS_COMPANY]: 'auth',
@@ -40,7 +40,20 @@ export const CODE_CLASS: Readonly<Record<number, ErrorClass>> = {
  * (-1001) do not say the venue did nothing: it may have booked the order before failing, and
  * it does not enforce unique client ids, so sending the same body again could place it twice.
  */
-const AMBIGUOUS_ON_PLACE: ReadonlySet<number> = new Set([VenueCode.UNKNOWN, VenueCode.DISCONNECTED]);
+const AMBIGUOUS_ON_PLACE: ReadonlySet<number> = new Set([VenueCode.UNKNOWN, VenueCode.DISCONNECTED, VenueCode.SERVICE_SHUTTING_DOWN]);
+
+/**
+ * Every code the notes name. On an endpoint that places orders, a code outside them is an
+ * answer we cannot classify: it may not be a refusal, so the outcome is unknown and the
+ * reconciler settles it (a code the notes list as a refusal is one: the venue did nothing).
+ */
+const KNOWN_CODES: ReadonlySet<number> = new Set(Object.values(VenueCode));
+
+/**
+ * Statuses without a venue code that do not say the venue did nothing: a proxy's timeout (408,
+ * 499), a conflict (409), too early (425). On an endpoint that places orders, outcome unknown.
+ */
+const UNSURE_WITHOUT_CODE: ReadonlySet<number> = new Set([408, 409, 425, 499]);
 
 /** Default pause after a 429 that carries no Retry-After: one full rate window. */
 export const DEFAULT_RATE_LIMIT_PAUSE_MS = 2000;
@@ -88,11 +101,12 @@ export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
   if (code !== undefined && code !== 0) {
     let cls = CODE_CLASS[code] ?? 'rejected';
     // A 504 outranks the body: the gateway gave up waiting, whatever the backend did.
-    if (a.status === 504 || (placesOrders && (unsure || AMBIGUOUS_ON_PLACE.has(code)))) cls = 'outcomeUnknown';
+    if (a.status === 504 || (placesOrders && (unsure || AMBIGUOUS_ON_PLACE.has(code) || !KNOWN_CODES.has(code)))) cls = 'outcomeUnknown';
     return build(cls, ctx, msg ?? `venue code ${code}`);
   }
   if (a.status >= 500) return build(unsure ? 'outcomeUnknown' : 'temporary', ctx, `HTTP ${a.status}`);
   if (a.status === 401 || a.status === 403) return build('auth', ctx, `HTTP ${a.status}`);
+  if (placesOrders && UNSURE_WITHOUT_CODE.has(a.status)) return build('outcomeUnknown', ctx, `HTTP ${a.status} without a venue error code`);
   return build('rejected', ctx, `HTTP ${a.status} without a venue error code`);
 }
 

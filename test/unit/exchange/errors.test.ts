@@ -33,7 +33,9 @@ describe('classifyAnswer', () => {
     [-1015, OrderRejectedError],
     [-1001, TemporaryError],
     [-1016, TemporaryError],
-    [-99999, OrderRejectedError],
+    [35, OrderRejectedError],
+    [10015, OrderRejectedError],
+    [110047, OrderRejectedError],
   ])('code %i -> %o', (code, cls) => {
     const e = answer(400, { code, msg: 'x' });
     expect(e).toBeInstanceOf(cls);
@@ -94,10 +96,30 @@ describe('classifyAnswer', () => {
       // 503, even saying "service unavailable": the notes call a 5xx an internal error, not a refusal.
       expect(unknown(503, { code: -1016, msg: 'service unavailable' })).toBe(true);
       expect(unknown(503, undefined)).toBe(true);
-      // The venue's own refusal in a plain answer: it did not take the order (retried).
-      expect(unknown(200, { code: -1016, msg: 'service unavailable' })).toBe(false);
+      // -1016 "service unavailable" in a plain answer: nothing says it came before the venue
+      // acted, so it is not sent again (it was, and a venue that had booked it held it twice).
+      expect(unknown(200, { code: -1016, msg: 'service unavailable' })).toBe(true);
+      expect(unknown(400, { code: '-1016', msg: 'service unavailable' })).toBe(true);
+      // A code the notes do not name: not known to be a refusal.
+      expect(unknown(200, { code: -1099, msg: 'something new' })).toBe(true);
+      expect(unknown(400, { code: '110048', msg: '?' })).toBe(true);
+      // A refusal the notes name is one: the venue did nothing.
+      expect(answer(400, { code: -2017, msg: 'balance' }, {}, endpoint)).toBeInstanceOf(OrderRejectedError);
+      expect(answer(200, { code: '-1121', succ: false, msg: 'bad symbol' }, {}, endpoint)).toBeInstanceOf(OrderRejectedError);
+      // Without a code: a proxy's timeout, a conflict or too early does not say the venue did nothing.
+      for (const status of [408, 409, 425, 499]) expect(unknown(status, undefined), String(status)).toBe(true);
+      expect(answer(400, undefined, {}, endpoint)).toBeInstanceOf(OrderRejectedError);
+      expect(answer(404, { timestamp: 'x', status: 404, error: 'Not Found', path: '/x' }, {}, endpoint)).toBeInstanceOf(OrderRejectedError);
     },
   );
+
+  it('elsewhere a code the notes do not name is a refusal (never retried), and -1016 is retried', () => {
+    for (const endpoint of ['spot.openOrders', 'spot.cancel', 'futures.cancel']) {
+      expect(answer(400, { code: -99999, msg: 'x' }, {}, endpoint), endpoint).toBeInstanceOf(OrderRejectedError);
+      expect(answer(408, undefined, {}, endpoint), endpoint).toBeInstanceOf(OrderRejectedError);
+      expect((answer(200, { code: -1016 }, {}, endpoint) as TemporaryError).outcomeUnknown, endpoint).toBe(false);
+    }
+  });
 
   it('reads and cancels keep -1000 and -1001 as temporary (retried; a read changes nothing)', () => {
     for (const endpoint of ['spot.openOrders', 'spot.myTrades', 'spot.cancel', 'spot.batchCancel']) {
