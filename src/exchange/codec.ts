@@ -12,7 +12,7 @@ import type { Depth, Kline, Level, PublicTrade, SymbolInfo, Ticker } from '../co
 import type { Balance, OrderStatus } from '../core/types.js';
 import type { FuturesAccount, FuturesPosition, Listing, SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
 import type { EndpointId } from './endpoints.js';
-import { idOf, kind, nameOf, Reader, type Obj } from './reader.js';
+import { idOf, kind, nameOf, orderStatusOf, Reader, type Obj } from './reader.js';
 
 export { encodeBody, encodeQuery, type BatchOrderItem, type FuturesOrderParams, type RequestParams, type SpotOrderParams } from './request.js';
 export type { Depth, Kline, KlineInterval, Level, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
@@ -173,11 +173,15 @@ function decodeTrade(r: Reader, v: unknown, path: string, futures: boolean): Ven
 
 function decodeAck(r: Reader, body: unknown): OrderAck {
   const o = r.obj(body, 'body');
-  const st = o.status === undefined || o.status === null ? { status: 'open' as const, venueStatus: '' } : r.status(o, 'status', 'body');
+  // The ack's status varies across the family (the notes): one we cannot read, or none, still
+  // comes with the order's id, so the order is on the venue, and the reconciler reads its
+  // status by that id. Dropping the id for it left an order only findable by its looks.
+  const { status, venueStatus } = orderStatusOf(o.status);
   return {
     orderId: r.orderId(o, 'body'),
     clientOrderId: r.optStr(o, 'clientOrderId', 'body'),
-    ...st,
+    status: status ?? 'open',
+    venueStatus,
     executedQty: r.optDec(o, 'executedQty', 'body'),
   };
 }

@@ -169,12 +169,16 @@ export class Reader {
   }
 
   status(o: Obj, key: string, path: string): { status: OrderStatus; venueStatus: string } {
-    const raw = o[key];
-    const venueStatus = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw : '';
-    const status = STATUS_BY_VENUE_TEXT[venueStatus.trim().toUpperCase().replace(/[\s/]+/g, '_')];
-    if (status === undefined) this.fail(`${path}.${key}`, `is not an order status we know, got ${kind(raw)}`);
+    const { status, venueStatus } = orderStatusOf(o[key]);
+    if (status === undefined) this.fail(`${path}.${key}`, `is not an order status we know, got ${kind(o[key])}`);
     return { status, venueStatus };
   }
+}
+
+/** A venue status in any of its spellings; `status` undefined when it is none we know. */
+export function orderStatusOf(raw: unknown): { status: OrderStatus | undefined; venueStatus: string } {
+  const venueStatus = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw : '';
+  return { status: STATUS_BY_VENUE_TEXT[venueStatus.trim().toUpperCase().replace(/[\s/]+/g, '_')], venueStatus };
 }
 
 /** The digits of an id in any of its live forms, or undefined. */

@@ -416,7 +416,6 @@ describe('placements: an answer we cannot read means the order may exist', () =>
     ['spot.order: orderId missing', 'POST /sapi/v1/order', json({ symbol, status: '0' }), 'body.orderId', /must be an id of digits, got nothing/, [intent(1)]],
     ['spot.order: orderId an object', 'POST /sapi/v1/order', json({ orderId: { id: '1' } }), 'body.orderId', /must be an id of digits, got an object/, [intent(1)]],
     ['spot.order: an array for the object', 'POST /sapi/v1/order', json([ACK]), 'body', /must be an object, got a list/, [intent(1)]],
-    ['spot.order: a status the notes do not list', 'POST /sapi/v1/order', json({ ...ACK, status: 'ACCEPTED_MAYBE' }), 'body.status', /is not an order status we know, got "ACCEPTED_MAYBE"/, [intent(1)]],
     ['spot.order: executedQty an object', 'POST /sapi/v1/order', json({ ...ACK, executedQty: { v: 0 } }), 'body.executedQty', /must be a decimal, got an object/, [intent(1)]],
     ['spot.order: executedQty negative', 'POST /sapi/v1/order', json({ ...ACK, executedQty: '-0.5' }), 'body.executedQty', /must not be negative/, [intent(1)]],
     ['spot.order: executedQty "NaN"', 'POST /sapi/v1/order', json({ ...ACK, executedQty: 'NaN' }), 'body.executedQty', /must be a decimal, got "NaN"/, [intent(1)]],
@@ -442,6 +441,13 @@ describe('placements: an answer we cannot read means the order may exist', () =>
     }
     // Never re-sent: it may be live on the venue.
     expect(server.arrivals.filter((a) => routeOf(a) === route)).toHaveLength(1);
+  });
+
+  it('an ack whose status the notes do not list still gives the order\'s id: accepted as open, sent once', async () => {
+    const { server, gateway } = await setup(on('POST /sapi/v1/order', json({ ...ACK, status: 'ACCEPTED_MAYBE' })));
+    const [result] = await gateway.place(batchOf([intent(1)]));
+    expect(result!.outcome).toMatchObject({ kind: 'accepted', venueOrderId: '150695552109032492', status: 'open' });
+    expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/order')).toHaveLength(1);
   });
 
   it('a placement answer trickled a byte at a time ends at the total timeout: unknown, sent once, the connection closed', async () => {
