@@ -1,5 +1,7 @@
 // HttpTransport against the simulator's HTTP server on 127.0.0.1 (port 0): the shared contract,
 // then what only a transport with sockets does (refused connections, deadlines, size caps).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TransportFailure } from '../../src/core/ports.js';
 import { DEFAULT_CONNECTIONS, HttpTransport, ResponseTooLargeError } from '../../src/exchange/transport/http.js';
@@ -31,6 +33,22 @@ describe('HttpTransport specifics', () => {
     for (const o of open.splice(0).reverse()) await o.close();
   });
   const use = <T extends { close(): Promise<void> }>(o: T): T => (open.push(o), o);
+
+  it('header names go out as the caller spells them, with one Content-Type whatever its case', async () => {
+    const seen: string[][] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.rawHeaders.filter((_, i) => i % 2 === 0));
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
+    await new Promise<void>((up) => server.listen(0, '127.0.0.1', up));
+    use({ close: () => new Promise<void>((down) => server.close(() => down())) });
+    const http = use(new HttpTransport({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+    await http.send({ method: 'POST', path: '/sapi/v1/order', query: '', body: '{}', headers: { 'X-CH-APIKEY': 'k', 'X-CH-TS': '1', 'X-CH-SIGN': 's' } });
+    await http.send({ method: 'POST', path: '/sapi/v1/order', query: '', body: '{}', headers: { 'content-TYPE': 'application/json; charset=utf-8' } });
+    expect(seen[0]).toEqual(expect.arrayContaining(['X-CH-APIKEY', 'X-CH-TS', 'X-CH-SIGN', 'Content-Type']));
+    expect(seen.map((names) => names.filter((n) => n.toLowerCase() === 'content-type'))).toEqual([['Content-Type'], ['content-TYPE']]);
+  });
 
   it('a refused connection is a TransportFailure that was never delivered', async () => {
     const gone = await serve();

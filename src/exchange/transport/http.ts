@@ -56,10 +56,12 @@ export class HttpTransport implements Transport {
     const path = `${this.basePath}${req.path}${req.query ? `?${req.query}` : ''}`;
     const deadline = AbortSignal.timeout(this.totalTimeoutMs);
     const late = `no complete answer within ${this.totalTimeoutMs} ms`;
-    // Header names are case-insensitive: the caller's Content-Type replaces the default, never
-    // goes out beside it as a second one.
-    const sent: Record<string, string> = { 'content-type': 'application/json' };
-    for (const [k, v] of Object.entries(req.headers ?? {})) sent[k.toLowerCase()] = v;
+    // Names go out as the caller spells them (the contract calls X-CH-APIKEY case-sensitive; HTTP
+    // does not, but a venue may). Content-Type is matched without case: the caller's replaces the
+    // default, never goes out beside it as a second one.
+    const given = req.headers ?? {};
+    const sent: Record<string, string> = Object.keys(given).some((k) => k.toLowerCase() === 'content-type') ? {} : { 'Content-Type': 'application/json' };
+    for (const [k, v] of Object.entries(given)) sent[k] = v;
     let res;
     try {
       res = await this.pool.request({
