@@ -112,6 +112,8 @@ export function buildApp(inputs: AppInputs): App {
     timeouts: config.venue.timeouts,
     maxResponseBytes: config.venue.maxResponseBytes,
     connections: config.venue.connections,
+    onNoTimeEndpoint: (endpoint, reason) =>
+      log.warn({ endpoint, reason }, 'the venue has no time endpoint: requests are signed with this host\'s clock (keep it NTP-synced; the venue takes 1 s ahead to recvWindow behind)'),
   });
 
   const riskGate = new RiskGate({ ...config.risk, killSwitch: { mode: config.risk.killSwitch.mode } });

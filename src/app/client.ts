@@ -1,5 +1,6 @@
 // Composes the exchange client: transport per market, one pacer, the venue clock and the executor.
 import { systemClock, type Clock, type Random } from '../core/clock.js';
+import { OrderRejectedError } from '../core/errors.js';
 import type { HttpRequest, HttpResponse, Pacer, Transport } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import { endpointLimits, type EndpointId } from '../exchange/endpoints.js';
@@ -31,6 +32,8 @@ export interface ExchangeClientOptions {
   connections?: number;
   onCall?: (record: CallRecord) => void;
   random?: Random;
+  /** A host without a time endpoint: its requests are signed with the local clock (told once). */
+  onNoTimeEndpoint?: (endpoint: 'spot.time' | 'futures.time', reason: string) => void;
 }
 
 export interface ExchangeClient {
@@ -80,10 +83,25 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
   let executor: Executor;
   // Signed requests carry the time of the host they go to. Where futures has a host of its own
   // (the notes: futuresopenapi.<domain>), its clock is measured from its own time endpoint.
-  const spotClock = new VenueClock(clock, async () => (await executor.call('spot.time', {})).serverTime);
+  // The contract lists no time endpoint (the notes do): a host that has none (404 or 405, no
+  // venue code) is signed for with the local clock, offset 0, which an NTP-synced host keeps
+  // well within the venue's window (1 s ahead, recvWindow behind).
+  const told = new Set<string>();
+  const venueTime = (endpoint: 'spot.time' | 'futures.time') => async () => {
+    try {
+      return (await executor.call(endpoint, {})).serverTime;
+    } catch (err) {
+      const venue = err instanceof OrderRejectedError ? err.venue : undefined;
+      if (!venue || venue.venueCode !== undefined || (venue.httpStatus !== 404 && venue.httpStatus !== 405)) throw err;
+      if (!told.has(endpoint)) opts.onNoTimeEndpoint?.(endpoint, (err as Error).message);
+      told.add(endpoint);
+      return clock.now();
+    }
+  };
+  const spotClock = new VenueClock(clock, venueTime('spot.time'));
   const venueClocks: Record<Market, VenueClock> = {
     spot: spotClock,
-    futures: ownFuturesHost(opts) ? new VenueClock(clock, async () => (await executor.call('futures.time', {})).serverTime) : spotClock,
+    futures: ownFuturesHost(opts) ? new VenueClock(clock, venueTime('futures.time')) : spotClock,
   };
   const distinctClocks = [...new Set(Object.values(venueClocks))];
   executor = new Executor({

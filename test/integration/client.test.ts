@@ -368,6 +368,23 @@ describe('the venue clock', () => {
     expect(routes(server).filter((r) => r.endsWith('/time'))).toEqual(['GET /sapi/v1/time', 'GET /sapi/v1/time', 'GET /sapi/v1/time']);
   });
 
+  it('a venue without a time endpoint (not in the contract) is signed for with the local clock, told once; a refusal with a code still fails the start', async () => {
+    const told: string[] = [];
+    const { server, x, client } = await setup(
+      { respond: (a) => (a.path === '/sapi/v1/time' ? { status: 404, body: '{"timestamp":"2026-01-01","status":404,"error":"Not Found","path":"/sapi/v1/time"}' } : undefined) },
+      { onNoTimeEndpoint: (endpoint) => told.push(endpoint) },
+    );
+    await client.start();
+    expect(Math.abs(client.venueClocks.spot.offsetMs())).toBeLessThan(200);
+    expect(told).toEqual(['spot.time']);
+    await x.call('spot.account', {});
+    expect(server.arrivals.filter((a) => a.path === '/sapi/v1/account').map((a) => a.status)).toEqual([200]);
+    await client.close();
+    await server.close();
+    const refused = await setup({ respond: (a) => (a.path === '/sapi/v1/time' ? { status: 404, body: '{"code":-1121,"msg":"?"}' } : undefined) });
+    await expect(refused.client.start()).rejects.toBeInstanceOf(OrderRejectedError);
+  });
+
   it('without a sync, the first -1021 triggers one and the call still succeeds', async () => {
     // A venue clock behind ours fails the timing rule (ours is more than 1 s ahead of it).
     const { server, x } = await setup({ skewMs: -3000 });
