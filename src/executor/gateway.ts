@@ -20,6 +20,7 @@ import { dec, type Decimal } from '../core/decimal.js';
 import type { Batch, CancelIntent, ClientIdCarrier, OrderStatus, PlaceIntent } from '../core/types.js';
 import type { OrderAck } from '../exchange/codec.js';
 import { VenueCode } from '../exchange/codes.js';
+import { ClientIdPolicy, type PlacingEndpoint } from './client-ids.js';
 import type { Executor } from './executor.js';
 
 export type PlaceOutcome =
@@ -60,27 +61,25 @@ export function endpointForBatch(batch: Batch): (typeof ORDER_ENDPOINTS)[number]
   return batch.items.length > 1 ? 'spot.batchCancel' : 'spot.cancel';
 }
 
-/**
- * Codes that refuse a batch for a parameter it should not carry. Batch items carry client order
- * ids (what the venue's order query names binds a lost answer exactly), which the notes' item
- * shape does not show: a venue refusing them this way refused the whole batch, so nothing was
- * placed, and the batch goes again without them (and so do the next ones).
- */
-const EXTRA_PARAMETER: ReadonlySet<number> = new Set([VenueCode.TOO_MANY_PARAMETERS, VenueCode.UNKNOWN_PARAM, VenueCode.UNREAD_PARAMETERS, VenueCode.PARAM_NOT_REQUIRED]);
-
 /** Orders whose outcome was unknown kept with how their client order id travelled; a storm's worth. */
 const UNKNOWN_CARRIERS_KEPT = 10_000;
 
 export class OrderGateway {
-  /** Whether batch items carry client order ids: until the venue refuses them (EXTRA_PARAMETER). */
-  private batchClientIds = true;
+  /**
+   * Whether orders carry client order ids, per endpoint: until the venue refuses them (batch
+   * items carry them too, though the notes' item shape shows none: the venue's order query names
+   * them, which binds a lost answer exactly).
+   */
+  private readonly clientIds: ClientIdPolicy;
   /** By client order id, for orders whose outcome this run could not tell (the reconciler's look-ups ask). */
   private readonly unknownCarriers = new BoundedMap<ClientIdCarrier>(UNKNOWN_CARRIERS_KEPT);
 
   constructor(
     private readonly executor: Executor,
-    private readonly log?: Log,
-  ) {}
+    log?: Log,
+  ) {
+    this.clientIds = new ClientIdPolicy(log);
+  }
 
   /** How the client order id of an order whose outcome was unknown went to the venue; undefined when not sent by this run. */
   carrierOf(clientOrderId: string): ClientIdCarrier | undefined {
@@ -88,16 +87,22 @@ export class OrderGateway {
   }
 
   async place(batch: Batch<PlaceIntent>): Promise<PlaceResult[]> {
-    const results = await this.send(batch);
-    // Read after the send: a batch that went without client ids turned batchClientIds off first
-    // (a concurrent batch's refusal may call one that carried them 'none': the safe side).
-    const carrier: ClientIdCarrier = batch.market === 'futures' || batch.items.length === 1 ? 'order' : this.batchClientIds ? 'batch' : 'none';
+    const way: ClientIdCarrier = batch.market === 'futures' || batch.items.length === 1 ? 'order' : 'batch';
+    // The last request sent says how the ids went: one refused for carrying them went again without.
+    let carried = true;
+    const results = await this.send(batch, (withIds) => (carried = withIds));
+    const carrier: ClientIdCarrier = carried ? way : 'none';
     for (const { intent, outcome } of results) if (outcome.kind === 'unknown') this.unknownCarriers.set(intent.clientOrderId, carrier);
     return results;
   }
 
-  private async send(batch: Batch<PlaceIntent>): Promise<PlaceResult[]> {
+  private async send(batch: Batch<PlaceIntent>, sending: (withIds: boolean) => void): Promise<PlaceResult[]> {
     const items = batch.items;
+    const withClientIds = <T>(endpoint: PlacingEndpoint, call: (withIds: boolean) => Promise<T>) =>
+      this.clientIds.send(endpoint, (withIds) => {
+        sending(withIds);
+        return call(withIds);
+      });
     try {
       if (batch.market === 'futures') {
         if (items.length !== 1) throw new RangeError('futures has no batch endpoint: send futures orders one by one');
@@ -127,7 +132,12 @@ export class OrderGateway {
         });
         return [{ intent: i, outcome: accepted(ack) }];
       }
-      const res = await this.batchOrders(batch);
+      const res = await withClientIds('spot.batchOrders', (withIds) =>
+        this.executor.call('spot.batchOrders', {
+          symbol: batch.symbol,
+          orders: items.map((i) => ({ side: i.side, type: i.type, volume: i.volume, price: i.price, newClientOrderId: withIds ? i.clientOrderId : undefined })),
+        }),
+      );
       if (res.ids.length !== items.length) {
         // The venue placed something, but we cannot tell which id is which order.
         const error = new TemporaryError({ endpoint: 'spot.batchOrders' }, `answered ${res.ids.length} ids for ${items.length} orders`, true);
@@ -137,23 +147,6 @@ export class OrderGateway {
     } catch (err) {
       const outcome = placeFailure(err);
       return items.map((intent) => ({ intent, outcome }));
-    }
-  }
-
-  private async batchOrders(batch: Batch<PlaceIntent>) {
-    const send = (withIds: boolean) =>
-      this.executor.call('spot.batchOrders', {
-        symbol: batch.symbol,
-        orders: batch.items.map((i) => ({ side: i.side, type: i.type, volume: i.volume, price: i.price, ...(withIds ? { newClientOrderId: i.clientOrderId } : {}) })),
-      });
-    if (!this.batchClientIds) return send(false);
-    try {
-      return await send(true);
-    } catch (err) {
-      if (!(err instanceof OrderRejectedError && EXTRA_PARAMETER.has(err.venue.venueCode ?? 0))) throw err;
-      this.batchClientIds = false;
-      this.log?.warn({ code: err.venue.venueCode, reason: err.venue.venueMsg }, 'the venue refuses client order ids in batch orders: batches go without them (lost answers are then bound by their looks)');
-      return send(false);
     }
   }
 

@@ -594,4 +594,14 @@ describe('a venue that refuses client order ids in batch items (the notes\' item
     expect(results.map((r) => r.outcome.kind)).toEqual(['rejected', 'rejected']);
     expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders')).toHaveLength(1);
   });
+
+  it('a refusal that names another field than the client order id stays a refusal, sent once', async () => {
+    const { server, gateway } = await setup(on('POST /sapi/v1/batchOrders', json({ code: -1103, msg: 'unknown parameter batchType' }, 400)));
+    const results = await gateway.place(batchOf([intent(1), intent(2)]));
+    expect(results.map((r) => [r.outcome.kind, r.outcome.kind === 'rejected' && r.outcome.error.message])).toEqual([
+      ['rejected', 'spot.batchOrders: unknown parameter batchType'],
+      ['rejected', 'spot.batchOrders: unknown parameter batchType'],
+    ]);
+    expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders')).toHaveLength(1);
+  });
 });
