@@ -107,29 +107,33 @@ export class OrderGateway {
       if (batch.market === 'futures') {
         if (items.length !== 1) throw new RangeError('futures has no batch endpoint: send futures orders one by one');
         const i = items[0]!;
-        const ack = await this.executor.call('futures.order', {
-          contractName: i.symbol,
-          side: i.side,
-          type: i.type,
-          volume: i.volume,
-          price: i.price,
-          open: i.open ?? 'OPEN',
-          positionType: i.positionType ?? 1,
-          ...(i.timeInForce !== undefined ? { timeInForce: i.timeInForce } : {}),
-          clientOrderId: i.clientOrderId,
-        });
+        const ack = await withClientIds('futures.order', (withIds) =>
+          this.executor.call('futures.order', {
+            contractName: i.symbol,
+            side: i.side,
+            type: i.type,
+            volume: i.volume,
+            price: i.price,
+            open: i.open ?? 'OPEN',
+            positionType: i.positionType ?? 1,
+            timeInForce: i.timeInForce,
+            clientOrderId: withIds ? i.clientOrderId : undefined,
+          }),
+        );
         return [{ intent: i, outcome: accepted(ack) }];
       }
       if (items.length === 1) {
         const i = items[0]!;
-        const ack = await this.executor.call('spot.order', {
-          symbol: i.symbol,
-          side: i.side,
-          type: i.type,
-          volume: i.volume,
-          price: i.price,
-          newClientOrderId: i.clientOrderId,
-        });
+        const ack = await withClientIds('spot.order', (withIds) =>
+          this.executor.call('spot.order', {
+            symbol: i.symbol,
+            side: i.side,
+            type: i.type,
+            volume: i.volume,
+            price: i.price,
+            newClientOrderId: withIds ? i.clientOrderId : undefined,
+          }),
+        );
         return [{ intent: i, outcome: accepted(ack) }];
       }
       const res = await withClientIds('spot.batchOrders', (withIds) =>

@@ -11,6 +11,7 @@ import { HttpTransport } from '../../src/exchange/transport/http.js';
 import { OrderGateway, type Executor, type PlaceResult } from '../../src/executor/index.js';
 import { createExchangeClient, type ExchangeClient } from '../../src/app/client.js';
 import { startVenueServer, type Answer, type Arrival, type RawAnswer, type VenueServer } from '../fixtures/venue-server.js';
+import { MemoryLog } from '../fixtures/engine-parts.js';
 
 const KEY = 'bad-venue-key-Q7x9Zt';
 const SECRET = 'bad-venue-secret-0123456789abcdef';
@@ -604,4 +605,110 @@ describe('a venue that refuses client order ids in batch items (the notes\' item
     ]);
     expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders')).toHaveLength(1);
   });
+});
+
+describe('a venue that refuses the client order id on a single order (the contract\'s create-order body has five fields)', () => {
+  /**
+   * A venue that refuses, with -1103, an order request carrying any field in `refused` (named the
+   * way `says` words it), and otherwise takes it under the next venue id.
+   */
+  function refusing(route: string, refused: () => readonly string[], says: (field: string) => Answer, ids: readonly string[]): Respond {
+    let next = 0;
+    return on(route, (a) => {
+      const extra = refused().find((field) => field in (JSON.parse(a.body) as object));
+      if (extra !== undefined) return says(extra);
+      const id = ids[next++]!;
+      return json(route === 'POST /fapi/v1/order' ? { orderId: id } : { symbol, orderIdString: id, status: 'NEW' });
+    });
+  }
+  const unknownParameter = (field: string) => json({ code: -1103, msg: `unknown parameter ${field}` }, 400);
+  const carried = (arrivals: Arrival[], route: string, field: string) => arrivals.filter((a) => routeOf(a) === route).map((a) => [a.status, field in (JSON.parse(a.body) as object)]);
+  const SPOT_IDS = ['150695552109032501', '150695552109032502', '150695552109032503'];
+
+  it('the refused order is sent once more without it and accepted under its venue id; later ones go without it at once (the warning said once)', async () => {
+    const { server, x } = await setup(refusing('POST /sapi/v1/order', () => ['newClientOrderId'], unknownParameter, SPOT_IDS));
+    const log = new MemoryLog();
+    const gateway = new OrderGateway(x, log);
+    for (const [n, id] of [[1, SPOT_IDS[0]], [2, SPOT_IDS[1]], [3, SPOT_IDS[2]]] as const) {
+      expect((await gateway.place(batchOf([intent(n)])))[0]!.outcome).toEqual({ kind: 'accepted', venueOrderId: id, status: 'open' });
+    }
+    expect(carried(server.arrivals, 'POST /sapi/v1/order', 'newClientOrderId')).toEqual([
+      [400, true],
+      [200, false],
+      [200, false],
+      [200, false],
+    ]);
+    expect(log.lines.filter((l) => l.level === 'warn').map((l) => [l.fields, l.msg])).toEqual([
+      [
+        { endpoint: 'spot.order', code: -1103, reason: 'unknown parameter newClientOrderId' },
+        'the venue refuses client order ids on this endpoint: its orders go without them (lost answers are then bound by their looks)',
+      ],
+    ]);
+  });
+
+  it('only a refusal of the client order id is sent again: one naming another field, another refusal and a lost answer go once', async () => {
+    let refused: string[] = ['type'];
+    const { server, gateway } = await setup((a) => {
+      if (routeOf(a) === 'POST /sapi/v1/order' && a.body.includes('"price":"1"')) return json({ code: -2017, msg: 'Insufficient balance.' }, 400);
+      if (routeOf(a) === 'POST /sapi/v1/order' && a.body.includes('"price":"2"')) return json({ code: -1103, msg: 'unknown parameter newClientOrderId' }, 500);
+      return refusing('POST /sapi/v1/order', () => refused, (field) => json({ code: -1106, msg: `Parameter '${field}' sent when not required.` }, 400), SPOT_IDS)(a);
+    });
+    const outcome = async (i: PlaceIntent) => {
+      const o = (await gateway.place(batchOf([i])))[0]!.outcome;
+      return [o.kind, o.kind === 'accepted' ? o.venueOrderId : o.error.message, gateway.carrierOf(i.clientOrderId)];
+    };
+    expect(await outcome(intent(1))).toEqual(['rejected', "spot.order: Parameter 'type' sent when not required.", undefined]);
+    expect(await outcome({ ...intent(2), price: d('1') })).toEqual(['rejected', 'spot.order: Insufficient balance.', undefined]);
+    expect(await outcome({ ...intent(3), price: d('2') })).toEqual(['unknown', 'spot.order: unknown parameter newClientOrderId (outcome unknown)', 'order']);
+    refused = ['newClientOrderId'];
+    expect(await outcome(intent(4))).toEqual(['accepted', SPOT_IDS[0], undefined]);
+    expect(carried(server.arrivals, 'POST /sapi/v1/order', 'newClientOrderId')).toEqual([
+      [400, true],
+      [400, true],
+      [500, true],
+      [400, true],
+      [200, false],
+    ]);
+  });
+
+  it('an order whose resend without it lost its answer is unknown, its client order id carried by nothing; so is a later one', async () => {
+    let lost = false;
+    const { server, gateway } = await setup((a) => {
+      if (routeOf(a) !== 'POST /sapi/v1/order') return undefined;
+      if (a.body.includes('newClientOrderId')) return unknownParameter('newClientOrderId');
+      return lost ? json('<html>502 Bad Gateway</html>', 502) : json({ symbol, orderIdString: SPOT_IDS[0], status: 'NEW' });
+    });
+    lost = true;
+    const carriers = (results: PlaceResult[]) => results.map((r) => [r.outcome.kind, gateway.carrierOf(r.intent.clientOrderId)]);
+    expect(carriers(await gateway.place(batchOf([intent(1)])))).toEqual([['unknown', 'none']]);
+    expect(carriers(await gateway.place(batchOf([intent(2)])))).toEqual([['unknown', 'none']]);
+    expect(carried(server.arrivals, 'POST /sapi/v1/order', 'newClientOrderId')).toEqual([
+      [400, true],
+      [502, false],
+      [502, false],
+    ]);
+  });
+
+  it('futures likewise: its clientOrderId refused (the futures envelope, a string code) is left off from then on; a refusal of another field is not resent', async () => {
+    const FUTURES_IDS = ['256609229205684231', '256609229205684232'];
+    let refused: string[] = ['timeInForce'];
+    const { server, gateway } = await setup(
+      refusing('POST /fapi/v1/order', () => refused, (field) => json({ code: '-1103', succ: false, msgData: null, msg: field === 'clientOrderId' ? 'An unknown parameter was sent.' : `unknown parameter ${field}` }, 400), FUTURES_IDS),
+    );
+    const futures = (n: number): PlaceIntent => ({ ...intent(n, 'futures'), timeInForce: 'IOC' });
+    const first = (await gateway.place(batchOf([futures(1)])))[0]!.outcome;
+    expect([first.kind, first.kind === 'rejected' && first.error.message]).toEqual(['rejected', 'futures.order: unknown parameter timeInForce']);
+    refused = ['clientOrderId'];
+    for (const [n, id] of [[2, FUTURES_IDS[0]], [3, FUTURES_IDS[1]]] as const) {
+      const [r] = await gateway.place(batchOf([futures(n)]));
+      expect(r!.outcome).toMatchObject({ kind: 'accepted', venueOrderId: id });
+    }
+    expect(carried(server.arrivals, 'POST /fapi/v1/order', 'clientOrderId')).toEqual([
+      [400, true],
+      [400, true],
+      [200, false],
+      [200, false],
+    ]);
+  });
+
 });
