@@ -70,6 +70,11 @@ export function clientId(p: Params, names: readonly string[], max: number): stri
   return undefined;
 }
 
+/** Refuses a request that carries `name`, as a venue that does not take that parameter does. */
+export function refuseParameter(p: Params, name: string): void {
+  if (p[name] !== undefined) reject(VenueCode.UNKNOWN_PARAM, `An unknown parameter was sent: '${name}'.`);
+}
+
 /** recvWindow (or the spelling recvwindow): a positive integer of milliseconds. */
 export function recvWindow(p: Params | undefined, fallback: number): number {
   if (!p) return fallback;

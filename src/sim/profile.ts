@@ -61,6 +61,12 @@ export interface VenueProfile {
    */
   readonly batchItemClientOrderIds: boolean;
   /**
+   * Order requests (spot and futures) take a client order id. False: one carrying
+   * `newClientOrderId` (futures: `clientOrderId`) is refused with -1103, as a venue that takes
+   * only the contract's create-order fields would (the notes list the id as optional).
+   */
+  readonly orderClientOrderIds: boolean;
+  /**
    * GET /sapi/v1/symbols lists `marketBuyMin` and `marketSellMin`. False: left out, as some
    * venues do (the notes), while the venue still enforces them.
    */
@@ -79,6 +85,7 @@ export const LENIENT_PROFILE: VenueProfile = Object.freeze({
   futuresAccountNulls: false,
   batchCancelBadList: 'error',
   batchItemClientOrderIds: true,
+  orderClientOrderIds: true,
   symbolsMarketMinimums: true,
 });
 
@@ -94,6 +101,7 @@ export const STRICT_PROFILE: VenueProfile = Object.freeze({
   futuresAccountNulls: true,
   batchCancelBadList: 'empty',
   batchItemClientOrderIds: true,
+  orderClientOrderIds: true,
   symbolsMarketMinimums: true,
 });
 

@@ -4,7 +4,7 @@ import { VenueCode } from '../exchange/codes.js';
 import { malformed, missing, reject } from './errors.js';
 import type { FuturesOrder } from './futures.js';
 import { decimalOut } from './json.js';
-import { clientId, decimal, integer, orderId, orderType, pageRequest, required, side, text, type Params } from './params.js';
+import { clientId, decimal, integer, orderId, orderType, pageRequest, refuseParameter, required, side, text, type Params } from './params.js';
 import type { Call, Route, VenueView } from './venue.js';
 import { fromUnits } from './units.js';
 
@@ -80,6 +80,7 @@ function timeInForce(p: Params, type: string): 'IOC' | 'FOK' | 'POST_ONLY' | und
 export const FUTURES_ROUTES: Readonly<Record<string, Route>> = {
   'futures.order': (ex, c) => {
     const p = c.params;
+    if (!ex.profile.orderClientOrderIds) refuseParameter(p, 'clientOrderId');
     const contract = contractOf(ex, p)!;
     const s = side(p);
     const type = orderType(p);

@@ -4,7 +4,7 @@ import { dec, type Decimal } from '../core/decimal.js';
 import { VenueCode } from '../exchange/codes.js';
 import { malformed, missing, reject, SimError } from './errors.js';
 import { decimalOut, JsonNumber } from './json.js';
-import { clientId, decimal, integer, orderId, orderType, pageRequest, required, side, type Params } from './params.js';
+import { clientId, decimal, integer, orderId, orderType, pageRequest, refuseParameter, required, side, type Params } from './params.js';
 import type { Call, Route, VenueView } from './venue.js';
 import { avgPrice, type SpotOrder, type SpotOrderInput } from './spot.js';
 import { fromUnits } from './units.js';
@@ -100,9 +100,13 @@ function cancel(ex: VenueView, o: SpotOrder, now: number): void {
 }
 
 export const SPOT_ROUTES: Readonly<Record<string, Route>> = {
-  'spot.order': (ex, c) => ack(ex, place(ex, c, orderInput(ex, symbolOf(ex, c.params), c.params, 'type'))),
+  'spot.order': (ex, c) => {
+    if (!ex.profile.orderClientOrderIds) refuseParameter(c.params, 'newClientOrderId');
+    return ack(ex, place(ex, c, orderInput(ex, symbolOf(ex, c.params), c.params, 'type')));
+  },
 
   'spot.orderTest': (ex, c) => {
+    if (!ex.profile.orderClientOrderIds) refuseParameter(c.params, 'newClientOrderId');
     const input = orderInput(ex, symbolOf(ex, c.params), c.params, 'type');
     ex.spot.precheck(c.account, [input]);
     return {};

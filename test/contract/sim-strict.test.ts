@@ -38,6 +38,7 @@ describe('profiles', () => {
       futuresAccountNulls: true,
       batchCancelBadList: 'empty',
       batchItemClientOrderIds: true,
+      orderClientOrderIds: true,
       symbolsMarketMinimums: true,
     });
     expect(() => resolveProfile('loose' as never)).toThrow(/unknown venue profile loose/);
@@ -297,6 +298,30 @@ describe('knob 7: batchCancel with an unusable id list', () => {
       expect([badSymbol.status, badSymbol.json.code]).toEqual([400, -1121]);
     });
   }
+});
+
+describe('knob: order requests and client order ids', () => {
+  it("orderClientOrderIds false: an order request carrying its client order id is refused -1103 and places nothing; without it, it is placed", async () => {
+    v = await startVenue({ rateLimits: false, profile: { ...STRICT_PROFILE, name: 'no-order-ids', orderClientOrderIds: false } });
+    pinFut('29990', '30010');
+    const refusals = [
+      await v.client.signed('POST', '/sapi/v1/order', { body: limit('BUY', '20000', '0.01', { newClientOrderId: 'k-1' }) }),
+      await v.client.signed('POST', '/sapi/v1/order/test', { body: limit('BUY', '20000', '0.01', { newClientOrderId: 'k-2' }) }),
+      await v.client.signed('POST', '/fapi/v1/order', { body: fut('BUY', 'OPEN', '1', { clientOrderId: 'k-3' }) }),
+    ];
+    expect(refusals.map((r) => [r.status, r.json.code, r.json.msg])).toEqual([
+      [400, -1103, "An unknown parameter was sent: 'newClientOrderId'."],
+      [400, -1103, "An unknown parameter was sent: 'newClientOrderId'."],
+      [400, -1103, "An unknown parameter was sent: 'clientOrderId'."],
+    ]);
+    expect(v.server.exchange.orderLog()).toEqual([]);
+    await v.client.ok('POST', '/sapi/v1/order', { body: limit('BUY', '20000', '0.01') });
+    await v.client.ok('POST', '/fapi/v1/order', { body: fut('BUY', 'OPEN', '1') });
+    expect(v.server.exchange.orderLog().map((o) => [o.market, o.clientOrderId])).toEqual([
+      ['spot', undefined],
+      ['futures', undefined],
+    ]);
+  });
 });
 
 describe('the rewrite seam', () => {

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { d } from '../../src/core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../../src/core/ids.js';
-import { LENIENT_PROFILE } from '../../src/sim/index.js';
+import { LENIENT_PROFILE, STRICT_PROFILE } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
 import { defineStrategy, z, type StrategyContext } from '../../src/strategy/api.js';
 import { rigApp, passes, strictRig, untilReconciled, type StrictRig } from '../fixtures/strict-venue.js';
@@ -118,6 +118,51 @@ describe('a venue that drops the client order ids of batch items and looks order
     // "no such order" is known to prove nothing for batch items, and still does for order requests.
     expect(rig.sim.exchange.arrivals().filter((a) => a.endpoint === 'spot.queryOrder').length).toBeGreaterThan(0);
     expect([app.journal.cursor('venue:spot:batchClientIdLookup'), app.journal.cursor('venue:spot:clientIdLookup')]).toEqual(['no', 'yes']);
+  });
+});
+
+describe('a venue that refuses the client order id on order requests (the contract\'s create-order body has five fields)', () => {
+  it('spot and futures orders go without it after the first refusal: each placed once, journaled open under its venue id, none rejected', async () => {
+    rig = await strictRig({ profile: { ...STRICT_PROFILE, name: 'refuses-order-ids', orderClientOrderIds: false } });
+    const contract = 'E-BTC-USDT';
+    freeze(rig);
+    freeze(rig, contract);
+    const placed: Record<'spot' | 'futures', ClientOrderId[]> = { spot: [], futures: [] };
+    // One order at a time, each once the one before has its answer: every one goes as an order request of its own.
+    const oneByOne = (market: 'spot' | 'futures', symbol: string, prices: string[], volume: string) =>
+      scripted((ctx) => {
+        const ids = placed[market];
+        const before = ctx.openOrders(symbol).find((o) => o.clientOrderId === ids.at(-1));
+        if (before && before.venueOrderId === undefined) return false;
+        if (ids.length === prices.length) return true;
+        const price = prices[ids.length]!;
+        ids.push(ctx.place(market === 'spot' ? { symbol, side: 'BUY', type: 'LIMIT', price, volume } : { symbol, side: 'BUY', type: 'LIMIT', price, volume, open: 'OPEN', positionType: 1 }));
+        return false;
+      }, symbol);
+    const { app } = await rigApp(rig, [
+      { id: 'spot', definition: oneByOne('spot', SYMBOL, ['29981', '29982', '29983'], '0.002'), symbols: [SYMBOL], everyMs: 100 },
+      { id: 'fut', market: 'futures', definition: oneByOne('futures', contract, ['29971', '29972'], '1'), symbols: [contract], everyMs: 100 },
+    ]);
+    await app.start();
+    const all = () => [...placed.spot, ...placed.futures];
+    const answered = (id: ClientOrderId) => app.journal.order(id)?.venueOrderId !== undefined || app.journal.order(id)?.status === 'rejected';
+    await untilReconciled(app, () => all().length === 5 && all().every(answered));
+    const venue = rig.sim.exchange.orderLog();
+    expect(venue.map((o) => [o.market, o.price, o.clientOrderId]).sort()).toEqual([
+      ['futures', '29971', undefined],
+      ['futures', '29972', undefined],
+      ['spot', '29981', undefined],
+      ['spot', '29982', undefined],
+      ['spot', '29983', undefined],
+    ]);
+    for (const id of all()) {
+      const order = app.journal.order(id)!;
+      expect(order).toMatchObject({ status: 'open', venueOrderId: venue.find((o) => o.market === order.market && o.price === order.price)!.orderId });
+      expect(app.journal.history(id).map((e) => e.status)).not.toContain('rejected');
+    }
+    const statuses = (endpoint: string) => rig!.sim.exchange.arrivals().filter((a) => a.endpoint === endpoint).map((a) => [a.status, a.code]);
+    expect(statuses('spot.order')).toEqual([[400, -1103], [200, undefined], [200, undefined], [200, undefined]]);
+    expect(statuses('futures.order')).toEqual([[400, -1103], [200, undefined], [200, undefined]]);
   });
 });
 
