@@ -128,7 +128,7 @@ function decodeVenueOrder(r: Reader, v: unknown, path: string, symbolKey: 'symbo
   const action = typeof o.action === 'string' ? o.action.toUpperCase() : undefined;
   const order: VenueOrder = {
     orderId: r.orderId(o, path),
-    clientOrderId: clientIdOf(r, o, path),
+    clientOrderId: r.optStr(o, 'clientOrderId', path),
     symbol: r.str(o, symbolKey, path).toUpperCase(),
     side: r.side(o, 'side', path),
     type: r.type(o, 'type', path),
@@ -171,12 +171,6 @@ function decodeTrade(r: Reader, v: unknown, path: string, futures: boolean): Ven
   return trade;
 }
 
-/** The client order id the venue echoes; "0" (or nothing) when the order was sent without one (the notes). */
-function clientIdOf(r: Reader, o: Obj, path: string): string | undefined {
-  const id = r.optStr(o, 'clientOrderId', path);
-  return id === '0' || id === '' ? undefined : id;
-}
-
 function decodeAck(r: Reader, body: unknown): OrderAck {
   const o = r.obj(body, 'body');
   // The ack's status varies across the family (the notes): one we cannot read, or none, still
@@ -185,7 +179,7 @@ function decodeAck(r: Reader, body: unknown): OrderAck {
   const { status, venueStatus } = orderStatusOf(o.status);
   return {
     orderId: r.orderId(o, 'body'),
-    clientOrderId: clientIdOf(r, o, 'body'),
+    clientOrderId: r.optStr(o, 'clientOrderId', 'body'),
     status: status ?? 'open',
     venueStatus,
     executedQty: r.optDec(o, 'executedQty', 'body'),

@@ -24,9 +24,10 @@ export function foreignAction(policy: 'adopt' | 'cancel', askedAt: number | unde
  * strategies would make (our tag) gives it to that strategy; anything else is `adopted`.
  */
 export function adoptedOrder(v: VenueOrder, market: Market, strategyIds: readonly string[], now: number): { intent: PlaceIntent; order: Order } {
-  const tag = v.clientOrderId ? parseClientOrderId(v.clientOrderId)?.strategyTag : undefined;
+  const clientId = v.clientOrderId && v.clientOrderId !== '0' ? v.clientOrderId : undefined;
+  const tag = clientId ? parseClientOrderId(clientId)?.strategyTag : undefined;
   const strategyId = tag && strategyIds.includes(tag) ? tag : ADOPTED;
-  const clientOrderId = (v.clientOrderId ?? `venue-${v.orderId}`) as ClientOrderId;
+  const clientOrderId = (clientId ?? `venue-${v.orderId}`) as ClientOrderId;
   const price = v.price !== undefined ? { price: v.price } : {};
   const intent: PlaceIntent = { kind: 'place', intentId: `adopt:${v.orderId}`, strategyId, clientOrderId, market, symbol: v.symbol, side: v.side, type: v.type, volume: v.origQty, ...price };
   const order: Order = {

@@ -8,15 +8,6 @@ import type { EndpointId } from '../../../src/exchange/endpoints.js';
 
 const decode = <E extends EndpointId>(endpoint: E, text: string) => decodeResponse(endpoint, parseJsonLossless(text));
 
-describe('codec: a client order id of "0" is none (the notes: echoed as "0" when the order carried none)', () => {
-  it('in an order read and in an ack', () => {
-    const read = decode('spot.queryOrder', '{"orderId":"1","clientOrderId":"0","symbol":"btcusdt","price":"1","origQty":"1","executedQty":"0","status":"NEW","type":"LIMIT","side":"BUY"}');
-    expect(read.clientOrderId).toBeUndefined();
-    expect(decode('spot.order', '{"orderId":"1","clientOrderId":"0","status":"NEW"}').clientOrderId).toBeUndefined();
-    expect(decode('spot.order', '{"orderId":"1","clientOrderId":"slgrid-7","status":"NEW"}').clientOrderId).toBe('slgrid-7');
-  });
-});
-
 describe('codec: a create-order ack', () => {
   it('with a status we do not know keeps its id: the order is on the venue, taken as open until read', () => {
     for (const status of ['"PENDING_NEW"', '"WEIRD"', '7']) {
