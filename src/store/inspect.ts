@@ -1,7 +1,9 @@
 // Looking at a journal file without writing to it: the one set of rules for whether a file may
 // be opened as a journal, used by the journal itself before it writes and by `sluice doctor`.
-import Database from 'better-sqlite3';
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { Database } from './driver.js';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** "sluc" in ASCII: marks a SQLite file as a sluice journal (PRAGMA application_id). */
 export const APPLICATION_ID = 0x736c7563;
@@ -34,15 +36,14 @@ export const MOVE_ASIDE = 'stop sluice, move the file aside (keep it for forensi
 
 /**
  * A read-only connection that leaves the directory as it found it. Beside a running daemon
- * (its -wal exists) that is a read-only connection; otherwise a copy in memory, because a
- * read-only connection to a WAL database creates -wal and -shm files and leaves them behind.
+ * (its -wal exists) that is a read-only connection. Otherwise the file is opened immutable: a
+ * read-only connection to a WAL database would create -wal and -shm files and leave them
+ * behind. Immutable takes no locks, so a daemon starting meanwhile could show a torn read; it
+ * reads the file in place, page by page, whatever its size (a journal of months is gigabytes).
  */
 export function openReadOnly(path: string): Database.Database {
   if (existsSync(`${path}-wal`)) return new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-  const bytes = readFileSync(path);
-  // Header bytes 18-19 are 2 in WAL mode; a memory copy cannot be in WAL mode, so the copy says 1.
-  if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
-  return new Database(bytes, { readonly: true });
+  return new Database(`${pathToFileURL(resolve(path)).href}?immutable=1`, { readonly: true, fileMustExist: true });
 }
 
 /**

@@ -12,7 +12,7 @@
 // Nothing but SQLite may open the lock file while this process may hold it: closing any
 // descriptor of a file drops all of the process's POSIX locks on it. Who holds the lock is
 // written beside it (`<journal>.lock.holder`), for messages only: a held database cannot be read.
-import Database from 'better-sqlite3';
+import { Database } from './driver.js';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';

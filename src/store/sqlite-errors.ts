@@ -1,6 +1,6 @@
 // What the SQLite journal says when a file cannot be used or a statement fails: each message
 // names the journal, what was being done and what to do about it.
-import Database from 'better-sqlite3';
+import { Database } from './driver.js';
 import { JournalError } from '../core/errors.js';
 import { BUSY_TIMEOUT_MS, inspectJournal, MOVE_ASIDE } from './inspect.js';
 import { SCHEMA_VERSION } from './schema.js';

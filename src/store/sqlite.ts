@@ -34,7 +34,7 @@
 // a genuine fill; the wider key can never merge two real fills and still catches every
 // re-delivery of the same one (a side of a trade belongs to exactly one order).
 
-import Database from 'better-sqlite3';
+import { Database } from './driver.js';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { systemClock } from '../core/clock.js';

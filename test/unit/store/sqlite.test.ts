@@ -3,12 +3,12 @@
 import Database from 'better-sqlite3';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import { JournalError } from '../../../src/core/errors.js';
 import type { VenueOrderId } from '../../../src/core/ids.js';
-import { APPLICATION_ID, MIGRATIONS, ORDER_QUERIES, SCHEMA_VERSION, SqliteJournal } from '../../../src/store/sqlite.js';
+import { APPLICATION_ID, MIGRATIONS, openReadOnly, ORDER_QUERIES, SCHEMA_VERSION, SqliteJournal } from '../../../src/store/sqlite.js';
 import { fill, pendingOrder, placeIntent } from '../../contract/journal.contract.js';
 
 let dir: string;
@@ -34,7 +34,7 @@ function refusal(file: string): JournalError {
 
 /** Bytes of the file and the names beside it, to show a refused open changed nothing. */
 function snapshot(file: string): { bytes: Buffer; siblings: string[] } {
-  return { bytes: readFileSync(file), siblings: readdirSync(dir).sort() };
+  return { bytes: readFileSync(file), siblings: readdirSync(dirname(file)).sort() };
 }
 
 beforeEach(() => {
@@ -189,12 +189,28 @@ describe('SqliteJournal: opening', () => {
     expect(() => beside.nextSequence('ro')).toThrow(JournalError);
     beside.close();
     writer.close();
-    // After it (no -wal left): a copy in memory, so no -wal or -shm appears.
+    // After it (no -wal left): opened immutable, so no -wal or -shm appears.
     const before = snapshot(path);
     const after = new SqliteJournal(path, { readOnly: true });
     expect(after.orders().map((o) => o.clientOrderId)).toEqual([intent.clientOrderId]);
     after.close();
     expect(snapshot(path)).toEqual(before);
+  });
+
+  it('read only with no daemon beside it: reads the file in place, never a copy in memory (a journal of months is gigabytes), whatever its path holds', () => {
+    // Characters a file: URI must escape.
+    const odd = join(dir, 'a #1?x=%41 b', 'journal.db');
+    const writer = journal(odd);
+    const intent = placeIntent('ro', 'slro-2');
+    writer.recordIntent(intent, pendingOrder(intent, 1));
+    writer.close();
+    const before = snapshot(odd);
+    const db = openReadOnly(odd);
+    expect(db.memory).toBe(false);
+    expect(db.readonly).toBe(true);
+    expect((db.prepare('SELECT client_order_id AS id FROM orders').all() as { id: string }[]).map((r) => r.id)).toEqual([intent.clientOrderId]);
+    db.close();
+    expect(snapshot(odd)).toEqual(before);
   });
 
   it('read only: refuses an empty file or a journal at another schema, and leaves it as it was', () => {
