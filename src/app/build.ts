@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { amend } from '../core/amend.js';
 import { BannedError } from '../core/errors.js';
-import type { AccountReader, Journal, Pacer } from '../core/ports.js';
+import type { AccountReader, Journal, JournalWriteFailure, Pacer } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import { Engine, type AlertKind } from '../engine/engine.js';
@@ -23,7 +23,7 @@ import { SimTransport, type SimExchange } from '../sim/index.js';
 import { lockJournal } from '../store/lock.js';
 import { MemoryJournal } from '../store/memory.js';
 import { SequenceAllocator } from '../store/sequences.js';
-import { SqliteJournal } from '../store/sqlite.js';
+import { SCHEMA_VERSION, SqliteJournal } from '../store/sqlite.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { RecordingTransport, TapeWriter } from '../tape/index.js';
 import { createExchangeClient, type ExchangeClient } from './client.js';
@@ -87,7 +87,8 @@ export function buildApp(inputs: AppInputs): App {
       ? new VirtualPacer({ limits, safetyMarginMs: config.venue.safetyMarginMs, clock })
       : new BottleneckPacer({ limits, safetyMarginMs: config.venue.safetyMarginMs, clock });
   const inProcess = sim ? new SimTransport(sim, undefined, { trusted: venue.kind === 'sim' && venue.trusted === true }) : undefined;
-  const { lock, journal } = openJournal(inputs.journal ?? profile.journal, config, profile);
+  const { lock, journal } = openJournal(inputs.journal ?? profile.journal, config, profile, inputs);
+  journal.watchWrites((failure) => tellJournalHealth(failure, inputs));
   const journalBan = (untilMs: number) => {
     // A read-only journal (sluice status beside a daemon) keeps no ban; the daemon's does.
     if (profile.journal !== 'read-only') journal.setBanUntil(untilMs);
@@ -260,7 +261,7 @@ function openTape(path: string, inputs: AppInputs, secrets: string[]): TapeWrite
 }
 
 /** The profile's journal: live orders are journaled durably (and locked) before they are sent. */
-function openJournal(choice: Profile['journal'] | Journal, config: Config, profile: Profile): { journal: Journal; lock?: { release(): void } } {
+function openJournal(choice: Profile['journal'] | Journal, config: Config, profile: Profile, inputs: AppInputs): { journal: Journal; lock?: { release(): void } } {
   if (typeof choice !== 'string') return { journal: choice };
   if (choice === 'memory') return { journal: new MemoryJournal(profile.journalKeepMs ? { keep: { ms: profile.journalKeepMs, now: () => profile.clock.now() } } : {}) };
   // No lock and no write: status must work while the daemon runs, even one of another version.
@@ -268,9 +269,24 @@ function openJournal(choice: Profile['journal'] | Journal, config: Config, profi
   const lock = lockJournal(config.journal.path);
   try {
     const now = () => profile.clock.now();
-    return { lock, journal: SqliteJournal.open(config.journal.path, { now, firstSequence: now }) };
+    const journal = SqliteJournal.open(config.journal.path, { now, firstSequence: now });
+    if (journal.migratedFrom) inputs.log.warn({ journal: journal.path, from: journal.migratedFrom, to: SCHEMA_VERSION }, `journal migrated from schema ${journal.migratedFrom} to ${SCHEMA_VERSION}: a sluice older than this one can no longer open it`);
+    return { lock, journal };
   } catch (err) {
     lock.release();
     throw err;
+  }
+}
+
+/** Writes that fail stop all placing (nothing leaves unjournaled): said loudly, and again when they work. */
+function tellJournalHealth(failure: JournalWriteFailure | undefined, inputs: AppInputs): void {
+  if (failure) {
+    const message = `the journal takes no writes (${failure.message}): no order is placed until it does; cancels still go`;
+    inputs.log.error({ alert: 'journal' }, message);
+    inputs.alert?.('journal', message, { since: failure.since });
+  } else {
+    const message = 'the journal takes writes again: orders are placed again';
+    inputs.log.warn({ alert: 'journal' }, message);
+    inputs.alert?.('journal', message, { recovered: true });
   }
 }

@@ -62,7 +62,7 @@ export interface DaemonOpsSource extends OpsSource {
   sample(): void;
 }
 
-const EMPTY_HEALTH: OpsHealth = { bannedUntil: 0, killSwitch: 'off', venueReachable: true, lastVenueOkAt: null };
+const EMPTY_HEALTH: OpsHealth = { bannedUntil: 0, killSwitch: 'off', venueReachable: true, lastVenueOkAt: null, journalFailure: null };
 
 export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSource {
   const { config, watch } = opts;
@@ -83,6 +83,7 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSo
         killSwitch: app.riskGate.killSwitch(),
         venueReachable: watch.reachable(),
         lastVenueOkAt: watch.lastOkAt,
+        journalFailure: app.journal.writeFailure() ?? null,
       };
     },
 

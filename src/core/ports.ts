@@ -146,7 +146,18 @@ export interface Journal {
    */
   mark(): number;
   durable(mark: number): Promise<void>;
+  /** Set while writes fail (a full or read-only disk): since when, and why. Cleared by the next commit that works. */
+  writeFailure(): JournalWriteFailure | undefined;
+  /** `listener` hears when writes start failing and when they work again (undefined); it replaces any before it. */
+  watchWrites(listener: (failure: JournalWriteFailure | undefined) => void): void;
   close(): void;
+}
+
+export interface JournalWriteFailure {
+  /** Epoch ms of the first failure. */
+  since: number;
+  /** Names the journal, the failure and what to do. */
+  message: string;
 }
 
 /** One read of a symbol's open orders. */

@@ -4,6 +4,7 @@
 // order pipeline.
 import type { Log } from '../core/log.js';
 import type { Clock } from '../core/clock.js';
+import { JournalError } from '../core/errors.js';
 import type { Journal } from '../core/ports.js';
 import type { Order } from '../core/types.js';
 import type { BalanceHolds, RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
@@ -37,17 +38,30 @@ export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reas
   if (out.intents.length === 0) return [];
   stats.intents += out.intents.length;
   const { accepted, rejected, holds: held } = risk.check(out.intents, parts.riskInputs(), now);
-  holds.add(held);
   for (const r of rejected) {
     stats.riskRejections++;
     tellRefusal(parts, r.intent.strategyId, r.rule, r.reason, { strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason });
     parts.onRejected(r);
   }
   const refused = rejected.flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now), reason: r.reason }] : []));
-  journal.transaction(() => {
-    for (const intent of accepted) if (intent.kind === 'place') journal.recordIntent(intent, pendingOrder(intent, now));
-    for (const { intent, order } of refused) journal.recordIntent(intent, order);
-  });
+  try {
+    journal.transaction(() => {
+      for (const intent of accepted) if (intent.kind === 'place') journal.recordIntent(intent, pendingOrder(intent, now));
+      for (const { intent, order } of refused) journal.recordIntent(intent, order);
+    });
+  } catch (err) {
+    if (!(err instanceof JournalError)) throw err;
+    // Nothing leaves unjournaled. Not the plugin's fault: it runs on, and what it asks once the
+    // disk takes writes again goes out (the journal's health and alert say why meanwhile).
+    const reason = `not sent: ${err.message}`;
+    const unsent = accepted.flatMap((i) => (i.kind === 'place' ? [{ order: withStatus(pendingOrder(i, now), 'rejected', now), reason }] : []));
+    for (const { order } of unsent) tellRefusal(parts, order.strategyId, 'journal', reason, { strategy: order.strategyId, clientOrderId: order.clientOrderId, rule: 'journal', reason });
+    pipeline.stats.rejected += unsent.length;
+    // Cancels are not journaled before they leave: they still go.
+    pipeline.submit(accepted.filter((i) => i.kind !== 'place'));
+    return [...refused.map(({ order, reason }) => ({ order, reason })), ...unsent];
+  }
+  holds.add(held);
   pipeline.submit(accepted);
   return refused.map(({ order, reason }) => ({ order, reason }));
 }

@@ -4,7 +4,7 @@
 import { errorText } from '../core/errors.js';
 import type { OpsLog } from './types.js';
 
-export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording';
+export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal';
 
 export interface AlertBody {
   kind: AlertKind;

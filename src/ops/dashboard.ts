@@ -119,7 +119,7 @@ function render(m) {
   $("fees").textContent = s.pnl.fees;
   $("quote").textContent = s.quoteAsset || "";
   $("offset").textContent = String(s.clockOffsetMs);
-  $("health").textContent = m.health.bannedUntil > s.now ? "banned until " + new Date(m.health.bannedUntil).toISOString() : m.health.venueReachable ? "venue reachable" : "venue unreachable";
+  $("health").textContent = m.health.journalFailure ? "journal takes no writes: nothing is placed" : m.health.bannedUntil > s.now ? "banned until " + new Date(m.health.bannedUntil).toISOString() : m.health.venueReachable ? "venue reachable" : "venue unreachable";
   charts(s, m.history);
   table("orders", ["age", "symbol", "side", "price", "volume", "filled", "status", "strategy", "client order id"],
     s.openOrders.map((o) => [ago(s.now - o.createdAt), o.symbol, o.side, o.price === undefined ? o.type : o.price, o.volume, o.executedVolume, o.status, o.strategyId, o.clientOrderId]));

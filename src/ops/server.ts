@@ -38,7 +38,7 @@ export interface HealthVerdict {
 
 export const STARTING_REASON = 'starting: reconciling with the venue';
 
-/** Healthy only when ready, not banned, not halted and the venue answers; names every reason otherwise. */
+/** Healthy only when ready, not banned, not halted, the venue answers and the journal takes writes; names every reason otherwise. */
 export function healthOf(source: OpsSource, now: number): HealthVerdict {
   const reasons: string[] = [];
   const ready = source.ready();
@@ -49,6 +49,7 @@ export function healthOf(source: OpsSource, now: number): HealthVerdict {
   if (!h.venueReachable) {
     reasons.push(`venue unreachable (last answer ${h.lastVenueOkAt === null ? 'never' : new Date(h.lastVenueOkAt).toISOString()})`);
   }
+  if (h.journalFailure) reasons.push(`journal takes no writes since ${new Date(h.journalFailure.since).toISOString()}, so nothing is placed: ${h.journalFailure.message}`);
   return { status: !ready ? 'starting' : reasons.length ? 'unhealthy' : 'ok', reasons };
 }
 

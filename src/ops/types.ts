@@ -8,6 +8,8 @@ export interface OpsHealth {
   killSwitch: 'off' | 'halted' | 'reduce_only';
   venueReachable: boolean;
   lastVenueOkAt: number | null;
+  /** Set while the journal takes no writes (nothing is placed meanwhile). */
+  journalFailure: { since: number; message: string } | null;
 }
 
 export interface OpsPosition {

@@ -223,5 +223,12 @@ export class MemoryJournal implements Journal {
     return Promise.resolve();
   }
 
+  /** Memory takes every write. */
+  writeFailure(): undefined {
+    return undefined;
+  }
+
+  watchWrites(): void {}
+
   close(): void {}
 }

@@ -34,11 +34,17 @@ export function journalError(path: string, op: string, err: unknown): Error {
   if (!(err instanceof Database.SqliteError)) return err instanceof Error ? err : new Error(String(err));
   const code = err.code;
   if (isCorruption(code)) return new JournalError(`journal ${path} is corrupt (${op}: ${err.message}): ${MOVE_ASIDE}`, { cause: err });
-  if (code === 'SQLITE_FULL') return new JournalError(`journal ${path}: ${op} failed, the disk is full: free space and restart`, { cause: err });
+  if (code === 'SQLITE_FULL') return new JournalError(`journal ${path}: ${op} failed, the disk is full: free space (sluice trades on by itself once the journal takes writes again)`, { cause: err });
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new JournalError(`journal ${path}: ${op} waited ${BUSY_TIMEOUT_MS} ms for a lock held by another process: is another sluice using this journal?`, { cause: err });
   }
   if (code.startsWith('SQLITE_READONLY')) return new JournalError(`journal ${path}: ${op} failed, the file is read-only: check its permissions`, { cause: err });
   if (code.startsWith('SQLITE_IOERR')) return new JournalError(`journal ${path}: ${op} failed with an I/O error (${code}): check the disk`, { cause: err });
   return new JournalError(`journal ${path}: ${op} failed (${code}: ${err.message})`, { cause: err });
+}
+
+/** The file or its disk refused a write (full, read-only, an I/O error, locked, damaged), not our own refusal of its content. */
+export function isStorageFailure(err: unknown): boolean {
+  const code = err instanceof JournalError ? sqliteCode(err.cause) : undefined;
+  return code !== undefined && /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|BUSY|LOCKED|CORRUPT|NOTADB)/.test(code);
 }

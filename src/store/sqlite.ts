@@ -40,13 +40,15 @@ import { dirname, resolve } from 'node:path';
 import { systemClock } from '../core/clock.js';
 import type { Decimal } from '../core/decimal.js';
 import { JournalError } from '../core/errors.js';
-import type { Journal, OrderEvent } from '../core/ports.js';
+import type { Journal, JournalWriteFailure, OrderEvent } from '../core/ports.js';
 import type { Fill, Market, Order, OrderIntent, OrderStatus, Position } from '../core/types.js';
 import { OrderCopies } from './copies.js';
 import { checkTime, prepareStatements, prepareWrites, toFill, toOrder, toPosition, type Statements, type Writes } from './statements.js';
 import { APPLICATION_ID, BUSY_TIMEOUT_MS, openReadOnly } from './inspect.js';
-import { corrupt, journalError, refuseUnusable, sqliteCode, tooNew } from './sqlite-errors.js';
+import { isStorageFailure, journalError, refuseUnusable, sqliteCode } from './sqlite-errors.js';
 import { WalSync } from './wal-sync.js';
+import { WriteHealth } from './write-health.js';
+import { configure, migrate } from './connection.js';
 import { MIGRATIONS, ORDER_QUERIES, SCHEMA_VERSION } from './schema.js';
 
 export { APPLICATION_ID, MIGRATIONS, openReadOnly, ORDER_QUERIES, SCHEMA_VERSION };
@@ -82,6 +84,9 @@ export class SqliteJournal implements Journal {
   private failedWrite: unknown; // the first error of a write that failed in the open transaction
   /** Orders kept beside the table (copies.ts); none read-only. */
   private readonly copies: OrderCopies | undefined;
+  private readonly health: WriteHealth;
+  /** The schema this start migrated the file from (undefined: it was at this sluice's already). */
+  readonly migratedFrom: number | undefined;
 
   static open(path: string, opts?: SqliteJournalOptions): SqliteJournal {
     return new SqliteJournal(path, opts);
@@ -91,6 +96,7 @@ export class SqliteJournal implements Journal {
     this.path = resolve(path);
     this.now = opts.now ?? systemClock.now;
     this.firstSequence = opts.firstSequence ?? (() => 0);
+    this.health = new WriteHealth(this.now);
     // Read inside the guard of the call that needs them.
     if (!opts.readOnly) this.copies = new OrderCopies(() => this.stmt.ordersOpen.all().map(toOrder), (id) => this.stmt.ordersByVenueId.all(id).map(toOrder));
     if (!opts.readOnly) mkdirSync(dirname(this.path), { recursive: true });
@@ -106,56 +112,16 @@ export class SqliteJournal implements Journal {
     }
     this.db = db;
     try {
-      if (opts.readOnly) {
-        const version = db.pragma('user_version', { simple: true }) as number;
-        if (version !== SCHEMA_VERSION) {
-          throw new JournalError(
-            `journal ${this.path} is at schema ${version} and this sluice reads schema ${SCHEMA_VERSION}; it is not changed here: the daemon of this version migrates it at its next start (stop the old daemon first)`,
-          );
-        }
-      } else {
-        // See the top of this file: durability over speed.
-        const mode = db.pragma('journal_mode = WAL', { simple: true });
-        if (mode !== 'wal') throw new JournalError(`journal ${this.path} cannot use WAL mode (got ${String(mode)}): put it on a local filesystem`);
-        db.pragma('synchronous = NORMAL');
-      }
-      db.pragma('foreign_keys = ON');
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      db.pragma('cache_size = -2000'); // SQLite's own 2 MB page cache, not better-sqlite3's 16: writes append, reads are recent
-      // Catch a damaged page as soon as it is read rather than acting on it.
-      db.pragma('cell_size_check = ON');
-      db.pragma('trusted_schema = OFF');
-      // Undo copies of a savepoint or statement (the statement journal; in a temporary file, when
-      // every write took a savepoint, 22 of an intent's 58 µs): never read after a crash.
-      db.pragma('temp_store = MEMORY');
-      if (!opts.readOnly) this.migrate();
+      configure(db, this.path, opts.readOnly ?? false);
+      if (!opts.readOnly) this.migratedFrom = migrate(db, this.path);
       this.stmt = prepareStatements(db);
       this.writes = prepareWrites(this.stmt);
       this.atomic = db.transaction((body: () => unknown) => body());
-      if (!opts.readOnly) this.wal = new WalSync(`${this.path}-wal`);
+      if (!opts.readOnly) this.wal = new WalSync(`${this.path}-wal`, (err) => this.health.syncLost(err.message));
     } catch (err) {
       db.close();
       throw journalError(this.path, 'open', err);
     }
-  }
-
-  private migrate(): void {
-    const step = this.db.transaction(() => {
-      // Read again inside the write lock: another process may have migrated since refuseUnusable().
-      const version = this.db.pragma('user_version', { simple: true }) as number;
-      if (version > SCHEMA_VERSION) throw tooNew(this.path, version);
-      if (version === SCHEMA_VERSION) return false;
-      const sql = MIGRATIONS[version]!;
-      if (version === 0) this.db.pragma(`application_id = ${APPLICATION_ID}`);
-      this.db.exec(sql);
-      this.db.pragma(`user_version = ${version + 1}`);
-      return true;
-    });
-    while (step.immediate()) {
-      /* one migration per transaction */
-    }
-    const violations = this.db.pragma('foreign_key_check') as unknown[];
-    if (violations.length > 0) throw corrupt(this.path, `${violations.length} foreign key violations`);
   }
 
   // ---------- Journal ----------
@@ -330,6 +296,14 @@ export class SqliteJournal implements Journal {
     return this.wal ? this.wal.durable(mark) : Promise.resolve();
   }
 
+  writeFailure(): JournalWriteFailure | undefined {
+    return this.health.current();
+  }
+
+  watchWrites(listener: (failure: JournalWriteFailure | undefined) => void): void {
+    this.health.onChange = listener;
+  }
+
   /** Closes the file (checkpointing the WAL). Idempotent; any other call afterwards throws. */
   close(): void {
     if (this.closed) return;
@@ -359,7 +333,15 @@ export class SqliteJournal implements Journal {
   // ---------- plumbing ----------
   /** A write: its commit is counted, for durable(). */
   private write<T>(op: string, fn: () => T): T {
-    const result = this.guard(op, fn);
+    let result: T;
+    try {
+      result = this.guard(op, fn);
+    } catch (err) {
+      if (isStorageFailure(err)) this.health.failed(op, (err as Error).message);
+      throw err;
+    }
+    this.health.wrote(op);
+    if (!this.db.inTransaction) this.health.committed();
     this.wal?.commit();
     return result;
   }

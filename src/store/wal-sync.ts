@@ -30,7 +30,11 @@ export class WalSync {
   /** fsyncs finished: for tests and benchmarks (one covers many commits). */
   fsyncs = 0;
 
-  constructor(private readonly walPath: string) {}
+  constructor(
+    private readonly walPath: string,
+    /** Hears the failure that ends all syncing. */
+    private readonly onFail?: (failure: Error) => void,
+  ) {}
 
   /** A commit happened; returns the mark that names every commit so far. */
   commit(): number {
@@ -99,5 +103,6 @@ export class WalSync {
     this.syncing = false;
     this.failure = new JournalError(`journal ${this.walPath} could not be synced to disk (${(err as Error).message}): orders stay unsent; check the disk`, { cause: err });
     for (const w of this.waiters.splice(0)) w.reject(this.failure);
+    this.onFail?.(this.failure);
   }
 }

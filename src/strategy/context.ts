@@ -1,6 +1,7 @@
 // The context a plugin gets: reads are snapshots of the engine's view, writes only queue intents
 // in its host's outbox.
 import { dec, toDecimal, type Decimal } from '../core/decimal.js';
+import { JournalError } from '../core/errors.js';
 import { clientOrderId, type ClientOrderId } from '../core/ids.js';
 import type { KlineInterval } from '../core/market.js';
 import type { CancelIntent, PlaceIntent, Side } from '../core/types.js';
@@ -11,6 +12,7 @@ import { formPlace } from './requests.js';
 export function buildContext(setup: StrategySetup, params: unknown, deps: HostDeps, host: HostInternals): StrategyContext<unknown> {
   const { view } = deps;
   const { canceling } = host;
+  let unsent = 0;
   const up = (symbol: string) => symbol.toUpperCase();
   const subscribedKlines = (interval: KlineInterval) => host.subscriptions.some((s) => s.kind === 'klines' && s.interval === interval);
   const bestBid = (symbol: string) => view.depth(setup.market, up(symbol))?.bids[0]?.[0] ?? view.ticker(setup.market, up(symbol))?.buy;
@@ -59,7 +61,17 @@ export function buildContext(setup: StrategySetup, params: unknown, deps: HostDe
       return indicator;
     },
     place(request: OrderRequest): ClientOrderId {
-      const id = clientOrderId(setup.id, deps.nextSequence());
+      let id: ClientOrderId;
+      try {
+        id = clientOrderId(setup.id, deps.nextSequence());
+      } catch (err) {
+        if (!(err instanceof JournalError)) throw err;
+        // No number could be reserved (the journal takes no writes): the plugin is not at fault.
+        // Its request is rejected under an id no sequence makes ('_' is not base 36), never sent.
+        id = `sl${setup.id}_unsent${++unsent}` as ClientOrderId;
+        host.invalid.push({ strategyId: setup.id, clientOrderId: id, reason: `not sent: ${err.message}` });
+        return id;
+      }
       const formed = formPlace(setup, id, request);
       if (typeof formed === 'string') host.invalid.push({ strategyId: setup.id, clientOrderId: id, reason: formed });
       else host.outbox.push(formed);

@@ -5,7 +5,7 @@ export const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 
 export class FakeSource implements OpsSource {
   isReady = true;
-  healthValue: OpsHealth = { bannedUntil: 0, killSwitch: 'off', venueReachable: true, lastVenueOkAt: NOW - 1000 };
+  healthValue: OpsHealth = { bannedUntil: 0, killSwitch: 'off', venueReachable: true, lastVenueOkAt: NOW - 1000, journalFailure: null };
   statusValue: OpsStatus = {
     mode: 'paper',
     now: NOW,

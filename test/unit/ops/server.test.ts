@@ -54,6 +54,11 @@ describe('ops server', () => {
     ['halted', { killSwitch: 'halted' as const }, ['kill switch is halted']],
     ['unreachable', { venueReachable: false }, [`venue unreachable (last answer ${new Date(NOW - 1000).toISOString()})`]],
     ['never reached', { venueReachable: false, lastVenueOkAt: null }, ['venue unreachable (last answer never)']],
+    [
+      'the journal takes no writes',
+      { journalFailure: { since: NOW - 5000, message: 'journal /j.db: recordIntent failed, the disk is full' } },
+      [`journal takes no writes since ${new Date(NOW - 5000).toISOString()}, so nothing is placed: journal /j.db: recordIntent failed, the disk is full`],
+    ],
   ])('is unhealthy when %s', async (_name, health, reasons) => {
     const source = new FakeSource();
     source.healthValue = { ...source.healthValue, ...health };
@@ -65,14 +70,14 @@ describe('ops server', () => {
 
   it('names every reason at once', async () => {
     const source = new FakeSource();
-    source.healthValue = { bannedUntil: NOW + 1000, killSwitch: 'halted', venueReachable: false, lastVenueOkAt: null };
+    source.healthValue = { bannedUntil: NOW + 1000, killSwitch: 'halted', venueReachable: false, lastVenueOkAt: null, journalFailure: { since: NOW, message: 'disk full' } };
     const { url } = await start(source);
     const body = JSON.parse((await get(`${url}/healthz`)).body) as { reasons: string[] };
-    expect(body.reasons).toHaveLength(3);
+    expect(body.reasons).toHaveLength(4);
     source.isReady = false;
     const starting = JSON.parse((await get(`${url}/healthz`)).body) as { status: string; reasons: string[] };
     expect(starting.status).toBe('starting');
-    expect(starting.reasons).toHaveLength(4);
+    expect(starting.reasons).toHaveLength(5);
   });
 
   it('serves Prometheus text, status.json and the page', async () => {

@@ -165,6 +165,8 @@ describe('SqliteJournal: opening', () => {
     raw.close();
     const j = journal();
     expect(j.settings().schemaVersion).toBe(SCHEMA_VERSION);
+    // The start says so (app/build.ts logs it): an older sluice can no longer open the file.
+    expect(j.migratedFrom).toBe(1);
     expect(j.order('sla-1')).toMatchObject({ createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_900, status: 'open' });
     expect(j.fills()).toEqual([fill('7', { venueOrderId: '55' as VenueOrderId, price: d('100'), volume: d('0.5'), fee: d('0.001'), time: 1_700_000_000_500 })]);
     // The other side of the same trade is a fill of its own now.
@@ -174,8 +176,11 @@ describe('SqliteJournal: opening', () => {
   });
 
   it('reopens without migrating again', () => {
-    journal().close();
+    const created = journal();
+    expect(created.migratedFrom).toBe(0);
+    created.close();
     const j = journal();
+    expect(j.migratedFrom).toBeUndefined();
     expect(j.settings().schemaVersion).toBe(SCHEMA_VERSION);
   });
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { Deadlines } from '../../../src/core/deadlines.js';
 import { d } from '../../../src/core/decimal.js';
+import { JournalError } from '../../../src/core/errors.js';
+import { parseClientOrderId } from '../../../src/core/ids.js';
 import type { Order } from '../../../src/core/types.js';
 import { defineStrategy, z, type StrategyDefinition } from '../../../src/strategy/api.js';
 import { StrategyHost } from '../../../src/strategy/host.js';
@@ -99,6 +101,44 @@ describe('StrategyHost', () => {
     const out = await host.tick();
     expect(events).toEqual([{ kind: 'rejected', clientOrderId: out.invalid[0]!.clientOrderId, reason: 'a LIMIT order needs a price' }]);
     expect(out.invalid.map((i) => i.reason)).toEqual(['a LIMIT order needs a price', 'a MARKET order takes no price; leave price out']);
+  });
+
+  it('no client order number can be reserved (the journal takes no writes): the request comes back rejected with the reason under an id no sequence makes, and the plugin runs on', async () => {
+    const events: unknown[] = [];
+    const ids: string[] = [];
+    const def = defineStrategy({
+      apiVersion: 2,
+      name: 'full',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick: () => void ids.push(ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '1', price: '1' })),
+        onOrderEvent: (e) => void events.push(e),
+      }),
+    });
+    let full = true;
+    let seq = 0;
+    const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+    const host = new StrategyHost({ id: 'full', market: 'spot', symbols: ['BTCUSDT'], everyMs: 1000 }, def, {}, {
+      view: new FakeView(),
+      log,
+      now: () => 0,
+      nextSequence: () => {
+        if (full) throw new JournalError('journal /j.db: nextSequence failed, the disk is full: free space');
+        return seq++;
+      },
+      setTimer: () => () => undefined,
+    });
+    const out = await host.tick();
+    expect(ids).toEqual(['slfull_unsent1']);
+    expect(parseClientOrderId(ids[0]!)).toBeUndefined();
+    expect(out.intents).toEqual([]);
+    expect(out.invalid).toEqual([{ strategyId: 'full', clientOrderId: 'slfull_unsent1', reason: 'not sent: journal /j.db: nextSequence failed, the disk is full: free space' }]);
+    expect(events).toEqual([{ kind: 'rejected', clientOrderId: 'slfull_unsent1', reason: out.invalid[0]!.reason }]);
+    expect(host.enabled).toBe(true);
+    full = false;
+    const next = await host.tick();
+    expect(next.intents.map((i) => i.clientOrderId)).toEqual(['slfull-0']);
+    expect(host.enabled).toBe(true);
   });
 
   it('a plugin whose subscribe() throws is disabled with the reason, not a crash of the host', async () => {
