@@ -13,9 +13,9 @@
 // descriptor of a file drops all of the process's POSIX locks on it. Who holds the lock is
 // written beside it (`<journal>.lock.holder`), for messages only: a held database cannot be read.
 import { Database } from './driver.js';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { JournalError } from '../core/errors.js';
 import { sqliteCode } from './sqlite-errors.js';
 
@@ -50,16 +50,16 @@ const held = new Set<Database.Database>();
 const OLD_LOCK = /^\d+@[^\n]*$/;
 
 export function lockJournal(journalPath: string): JournalLock {
-  const path = `${journalPath}.lock`;
   // The journal's directory is made here, not by the journal: the lock is taken first, and a
   // missing `.sluice/` is a first start, not a permissions problem.
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(journalPath), { recursive: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : code;
-    throw new JournalError(`cannot create the journal's directory ${dirname(path)} (${why}): check journal.path and that this user may write there`, { cause: err });
+    throw new JournalError(`cannot create the journal's directory ${dirname(journalPath)} (${why}): check journal.path and that this user may write there`, { cause: err });
   }
+  const path = lockPathOf(journalPath);
   const db = take(path, journalPath);
   held.add(db);
   let released = false;
@@ -82,7 +82,7 @@ export function lockJournal(journalPath: string): JournalLock {
 
 /** Whether a daemon holds the journal's lock, for `sluice doctor`; never takes it. */
 export function lockState(journalPath: string): LockState {
-  const path = `${journalPath}.lock`;
+  const path = lockPathOf(journalPath);
   if (!existsSync(path)) return { kind: 'none' };
   let db: Database.Database | undefined;
   try {
@@ -101,6 +101,29 @@ export function lockState(journalPath: string): LockState {
   }
 }
 
+/**
+ * Beside the file the journal really is: two paths to one journal (a symlink to it or to its
+ * directory) must meet at one lock, or a second daemon would trade on the same journal.
+ */
+export function lockPathOf(journalPath: string, hops = 0): string {
+  let real: string;
+  try {
+    real = realpathSync(journalPath);
+  } catch {
+    // A link to a journal not made yet: where it points (SQLite creates the journal there).
+    if (hops < 40 && lstatSync(journalPath, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      return lockPathOf(resolve(dirname(journalPath), readlinkSync(journalPath)), hops + 1);
+    }
+    // No journal yet: its directory's real place, and its name.
+    try {
+      real = join(realpathSync(dirname(journalPath)), basename(journalPath));
+    } catch {
+      real = resolve(journalPath);
+    }
+  }
+  return `${real}.lock`;
+}
+
 function take(path: string, journalPath: string): Database.Database {
   for (let attempt = 0; ; attempt++) {
     let db: Database.Database | undefined;
@@ -116,7 +139,7 @@ function take(path: string, journalPath: string): Database.Database {
       // SQLite keeps the descriptor open while another connection of ours holds a lock on the file.
       db?.close();
       const code = sqliteCode(err);
-      if (code?.startsWith('SQLITE_BUSY')) throw new JournalError(refusal(journalPath, readHolder(path)), { cause: err });
+      if (code?.startsWith('SQLITE_BUSY')) throw new JournalError(refusal(journalPath, path, readHolder(path)), { cause: err });
       if (code === 'SQLITE_NOTADB' && attempt === 0) {
         replaceOldLock(path);
         continue;
@@ -143,8 +166,8 @@ function replaceOldLock(path: string): void {
   }
 }
 
-function refusal(journalPath: string, holder: LockHolder | undefined): string {
-  const who = holder ? `pid ${holder.pid} on ${holder.host} since ${holder.since}` : `it has not written ${holderPath(`${journalPath}.lock`)} yet`;
+function refusal(journalPath: string, lockPath: string, holder: LockHolder | undefined): string {
+  const who = holder ? `pid ${holder.pid} on ${holder.host} since ${holder.since}` : `it has not written ${holderPath(lockPath)} yet`;
   return `journal ${journalPath} is in use by another sluice (${who}): stop it first, or give this daemon its own journal.path`;
 }
 

@@ -3,7 +3,7 @@
 // pid or host it recorded. Never read `<journal>.lock` with fs in here while this process may
 // hold it: closing that descriptor would drop the lock (POSIX), and the tests with it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -85,6 +85,28 @@ describe('lockJournal', () => {
     first.release(); // a second release is harmless
     expect(lockState(path)).toEqual({ kind: 'free', last: undefined });
     lock(path).release();
+  });
+
+  it('two paths to one journal meet at one lock: a symlink to the file, to its directory, or to a journal not made yet', () => {
+    const base = dir();
+    const real = join(base, 'real');
+    mkdirSync(real);
+    const path = join(real, 'journal.db');
+    writeFileSync(path, '');
+    symlinkSync(path, join(base, 'file-link.db'));
+    symlinkSync(real, join(base, 'dir-link'));
+    const first = lock(path);
+    for (const other of [join(base, 'file-link.db'), join(base, 'dir-link', 'journal.db'), join(base, 'real', '..', 'dir-link', 'journal.db')]) {
+      expect(() => lockJournal(other)).toThrow(refusal(process.pid));
+      expect(lockState(other)).toMatchObject({ kind: 'held', holder: { pid: process.pid } });
+    }
+    first.release();
+    // A link whose journal does not exist yet: SQLite would create it where the link points.
+    const later = join(real, 'later.db');
+    symlinkSync(later, join(base, 'later-link.db'));
+    const viaLink = lock(join(base, 'later-link.db'));
+    expect(viaLink.path).toBe(`${later}.lock`);
+    expect(() => lockJournal(later)).toThrow(refusal(process.pid));
   });
 
   it('a lock held by another live process refuses us, naming its pid; after its kill -9 we take it at once', async () => {
