@@ -2,6 +2,7 @@
 // FAIL, with a fix when not OK): the clock against the venue's, the credentials, rate-limit
 // headroom and the journal. Read-only throughout: the journal is never opened for writing (a
 // damaged one must stay as it is for forensics) and no tape is written.
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { systemClock } from '../core/clock.js';
@@ -14,6 +15,7 @@ import type { CallRecord } from '../executor/index.js';
 import { reconcileInterval } from '../reconciler/budget.js';
 import { inspectJournal } from '../store/inspect.js';
 import { lockState, type LockState } from '../store/lock.js';
+import { freeBytes, LOW_SPACE_BYTES, writeProblem } from '../store/room.js';
 import { SCHEMA_VERSION } from '../store/sqlite.js';
 import { buildApp } from './build.js';
 import { createLogger } from './logger.js';
@@ -201,6 +203,21 @@ async function daemonLimiter(host: string, port: number, token: string | undefin
 /** The store's own inspection (the rules the daemon opens it by), with the complete integrity check, and who holds its lock. */
 function journalCheck(path: string, now: number): { check: Check; banUntil: number } {
   const name = 'journal';
+  // Where it cannot be written, the daemon places nothing: FAIL, whatever the file holds.
+  const cannot = writeProblem(path);
+  if (cannot) return { check: { name, verdict: 'FAIL', detail: `${path}: ${cannot.problem}`, fix: cannot.fix }, banUntil: 0 };
+  const checked = contentCheck(path, now);
+  const free = freeBytes(path);
+  if (free >= LOW_SPACE_BYTES) return checked;
+  const room = `${mb(free)} free on its disk`;
+  const fix = 'free space or give the journal a bigger disk: when the disk fills, no order is placed until it has room again (about 1 KB a journaled order)';
+  const verdict = free < LOW_SPACE_BYTES / 10 || checked.check.verdict === 'FAIL' ? 'FAIL' : 'WARN';
+  return { check: { name, verdict, detail: `${checked.check.detail}; ${room}`, fix: checked.check.fix ? `${checked.check.fix}; and ${fix}` : fix }, banUntil: checked.banUntil };
+}
+
+/** What the file holds, by the store's own inspection. */
+function contentCheck(path: string, now: number): { check: Check; banUntil: number } {
+  const name = 'journal';
   const lock = lockHolder(path);
   const seen = inspectJournal(path, SCHEMA_VERSION, { check: 'full' });
   switch (seen.kind) {
@@ -212,7 +229,7 @@ function journalCheck(path: string, now: number): { check: Check; banUntil: numb
       return { check: { name, verdict: 'FAIL', detail: `${path}: ${seen.problem}`, fix: seen.fix }, banUntil: 0 };
   }
   if (!seen.wal) return { check: { name, verdict: 'FAIL', detail: `${path}: not in WAL mode (a sluice journal always is)`, fix: 'point journal.path at the sluice journal' }, banUntil: 0 };
-  const contents = seen.schema === 0 ? 'no tables yet' : `${seen.orders} orders, ${seen.fills} fills`;
+  const contents = seen.schema === 0 ? 'no tables yet' : `${seen.orders} orders, ${seen.fills} fills, ${mb(statSync(path).size)}`;
   const ban = seen.banUntil > now ? `, ban until ${new Date(seen.banUntil).toISOString()}` : '';
   const detail = `${path}: schema ${seen.schema}, integrity ok, WAL, ${contents}${ban}; ${lock}`;
   if (seen.schema < SCHEMA_VERSION && seen.schema > 0) {
@@ -259,4 +276,5 @@ function symbolsByMarket(config: Config): Partial<Record<Market, number>> {
 }
 
 const fmt = (n: number) => String(Math.round(n * 10) / 10);
+const mb = (bytes: number) => `${fmt(bytes / 1024 ** 2)} MB`;
 

@@ -17,6 +17,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathS
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { JournalError } from '../core/errors.js';
+import { unwritable, writeProblem } from './room.js';
 import { sqliteCode } from './sqlite-errors.js';
 
 export interface JournalLock {
@@ -56,8 +57,8 @@ export function lockJournal(journalPath: string): JournalLock {
     mkdirSync(dirname(journalPath), { recursive: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : code;
-    throw new JournalError(`cannot create the journal's directory ${dirname(journalPath)} (${why}): check journal.path and that this user may write there`, { cause: err });
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? { problem: 'a file is in the way', fix: 'fix journal.path' } : unwritable(dirname(journalPath), code);
+    throw new JournalError(`cannot create the journal's directory ${dirname(journalPath)}: ${why.problem}: ${why.fix}`, { cause: err });
   }
   const path = lockPathOf(journalPath);
   const db = take(path, journalPath);
@@ -144,7 +145,9 @@ function take(path: string, journalPath: string): Database.Database {
         replaceOldLock(path);
         continue;
       }
-      throw new JournalError(`cannot take the journal lock ${path} (${code ?? (err as Error).message}): check the directory's and the file's permissions`, { cause: err });
+      // SQLite says only that it could not open: the filesystem says why.
+      const why = writeProblem(journalPath) ?? { problem: `${code ?? (err as Error).message}`, fix: "check the directory's and the file's permissions" };
+      throw new JournalError(`cannot take the journal lock ${path}: ${why.problem}: ${why.fix}`, { cause: err });
     }
   }
 }

@@ -1,7 +1,7 @@
 // `sluice doctor` as an operator runs it: the CLI as a child process, in live mode against the
 // simulator over HTTP on 127.0.0.1, one line per check and the exit code.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -79,7 +79,8 @@ describe('sluice doctor against the simulator', () => {
     expect(r.line.credentials).toBe('OK   credentials: a signed spot.account call was accepted (key and secret from the environment)');
     expect(r.line.clock).toMatch(/^OK   clock: venue clock is \d+ ms (ahead of|behind) this machine's/);
     expect(r.line.limits).toContain('spot market data 2 of 20 per 2 s per feed (1 symbol every 1000 ms)');
-    expect(r.line.journal).toBe(`OK   journal: ${journal}: schema ${SCHEMA_VERSION}, integrity ok, WAL, 0 orders, 0 fills; not in use (no lock file)`);
+    const mb = Math.round((statSync(journal).size / 1024 ** 2) * 10) / 10;
+    expect(r.line.journal).toBe(`OK   journal: ${journal}: schema ${SCHEMA_VERSION}, integrity ok, WAL, 0 orders, 0 fills, ${mb} MB; not in use (no lock file)`);
     expect(r.code).toBe(0);
     // The doctor made exactly its read-only calls: the time samples and one signed account read.
     expect(sim.exchange.arrivals().map((a) => a.endpoint)).toEqual(['spot.time', 'spot.time', 'spot.time', 'spot.account']);
@@ -199,6 +200,19 @@ describe('sluice doctor against the simulator', () => {
     } finally {
       await new Promise((r) => ops.close(r));
     }
+  });
+
+  it('a journal that cannot be written where it is: FAIL journal, naming the cause and the fix', async () => {
+    sim = await startSimServer({ seed: 5 });
+    const { config } = setup();
+    // journal.path under a file: the daemon could neither make its directory nor lock it.
+    const blocker = join(dir!, 'not-a-dir');
+    writeFileSync(blocker, '');
+    const moved = join(dir!, 'moved.yaml');
+    writeFileSync(moved, readFileSync(config, 'utf8').replace(/journal: \{ path: .* \}/, `journal: { path: ${join(blocker, 'journal.db')} }`));
+    const r = await doctor(moved, sim);
+    expect(r.line.journal).toBe(`FAIL journal: ${join(blocker, 'journal.db')}: ${blocker} is a file, not a directory (ENOTDIR). Fix: fix journal.path`);
+    expect(r.code).toBe(1);
   });
 
   it('paper mode: credentials and journal say the built-in simulator is used', async () => {

@@ -208,6 +208,6 @@ describe('lockJournal on a first start', () => {
   it('names the directory and the field when it cannot be made', () => {
     const parent = join(dir(), 'a-file');
     writeFileSync(parent, '');
-    expect(() => lockJournal(join(parent, 'x.db'))).toThrow(/cannot create the journal's directory .*a-file \(a file is in the way\): check journal\.path/);
+    expect(() => lockJournal(join(parent, 'x.db'))).toThrow(/cannot create the journal's directory .*a-file: a file is in the way: fix journal\.path/);
   });
 });
