@@ -15,6 +15,9 @@ export type PlacingEndpoint = keyof typeof CLIENT_ID_FIELD;
 /** Codes that refuse a request for a parameter it should not carry (the notes' table). */
 const EXTRA_PARAMETER: ReadonlySet<number> = new Set([VenueCode.TOO_MANY_PARAMETERS, VenueCode.UNKNOWN_PARAM, VenueCode.UNREAD_PARAMETERS, VenueCode.PARAM_NOT_REQUIRED]);
 
+/** Futures' catch-all parameter error: it refuses the id only where its message names the id field. */
+const ANY_PARAMETER: ReadonlySet<number> = new Set([VenueCode.PARAM_ERROR]);
+
 /** The other fields an order request may carry (exchange/request.ts writes them; the executor adds recvWindow). */
 const OTHER_ORDER_FIELDS = ['symbol', 'contractName', 'orders', 'side', 'type', 'batchType', 'volume', 'price', 'open', 'positionType', 'timeInForce', 'recvWindow'];
 
@@ -28,12 +31,15 @@ function names(text: string, field: string): boolean {
  * error that names that field, or names none of the fields an order carries (most venues word
  * these codes without a name, and then the code alone says it). One that names another field
  * refused that field: sending again without the id would not help, so it stays a refusal. The
- * message only ever narrows what the code says; it is never on its own a reason to send again.
+ * catch-all PARAM_ERROR counts only where it names the id field. A message is never on its own
+ * a reason to send again: the code must be a parameter error first.
  */
 export function refusesClientId(err: unknown, field: string): boolean {
-  if (!(err instanceof OrderRejectedError) || !EXTRA_PARAMETER.has(err.venue.venueCode ?? 0)) return false;
+  if (!(err instanceof OrderRejectedError)) return false;
+  const code = err.venue.venueCode ?? 0;
   const msg = err.venue.venueMsg ?? '';
-  return names(msg, field) || !OTHER_ORDER_FIELDS.some((other) => names(msg, other));
+  if (ANY_PARAMETER.has(code)) return names(msg, field);
+  return EXTRA_PARAMETER.has(code) && (names(msg, field) || !OTHER_ORDER_FIELDS.some((other) => names(msg, other)));
 }
 
 export class ClientIdPolicy {

@@ -25,7 +25,13 @@ describe('refusesClientId', () => {
     [-1103, 'unknown parameter newClientOrderId', 'clientOrderId', true],
     [-1102, "Mandatory parameter 'newClientOrderId' was not sent, was empty/null, or malformed.", 'newClientOrderId', false],
     [-2017, 'Insufficient balance.', 'newClientOrderId', false],
-    [-2100, 'clientOrderId', 'clientOrderId', false],
+    // PARAM_ERROR (futures) is any bad parameter: only one that names the id field refuses the id.
+    [-2100, 'clientOrderId', 'clientOrderId', true],
+    [-2100, 'param error: clientOrderId is not supported', 'clientOrderId', true],
+    [-2100, 'parameter error', 'clientOrderId', false],
+    [-2100, undefined, 'clientOrderId', false],
+    [-2100, 'clientOrderId and price invalid', 'clientOrderId', true],
+    [-2100, 'price invalid', 'clientOrderId', false],
   ] as const)('code %i, message %j, field %s: %s', (code, msg, field, expected) => {
     expect(refusesClientId(refusal(code, msg), field)).toBe(expected);
   });
