@@ -51,7 +51,7 @@ export async function backtestOnce(
   const { configText, source, cwd, tapePath } = job;
   const loaded = await loadText(configText, source, refused);
   if (!loaded) return undefined;
-  const strategies = await loadStrategies(loaded.config.strategies, cwd);
+  const strategies = await loadStrategies(loaded.config.strategies, cwd, loaded.fromEnvironment);
   if (strategies.length === 0) {
     refused(`${source}: no enabled strategy to backtest`);
     return undefined;

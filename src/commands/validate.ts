@@ -35,7 +35,7 @@ async function checkPaperSymbols(loaded: LoadedConfig, strategies: readonly Load
 /** The enabled plugins, or a ConfigError naming the config file with each problem's line. */
 export async function loadPlugins(loaded: LoadedConfig, path: string, cwd = process.cwd()) {
   try {
-    return await loadStrategies(loaded.config.strategies, cwd);
+    return await loadStrategies(loaded.config.strategies, cwd, loaded.fromEnvironment);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     throw locatedError(err, await readFile(path, 'utf8'), path);

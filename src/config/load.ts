@@ -6,7 +6,8 @@ import { inspect } from 'node:util';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { resolveCredentials, resolveHttpToken } from './credentials.js';
 import { httpProblems, crossFieldProblems, dropEmptySections, removeSecretKeys, unknownKeyMessage, type RawProblem } from './rules.js';
-import { asConfig, configSchema, deepFreeze, knownKeys } from './schema.js';
+import { shownChoice } from '../core/spelling.js';
+import { asConfig, configSchema, deepFreeze, kindOf, knownKeys } from './schema.js';
 import type { Config, Credentials, LoadedConfig } from './types.js';
 import { formatPath, interpolate, lineOf, parseYamlText, type Path } from './yaml.js';
 
@@ -42,17 +43,21 @@ export async function parseConfig(yamlText: string, opts: ParseOptions = {}): Pr
   problems.push(...interpolation.problems);
   // A value whose ${VAR} failed is not checked again: the schema would only complain about the hole.
   const failed = interpolation.problems.map((p) => p.path);
-  const add = ({ path, message }: RawProblem) => {
+  const add = ({ path, message, given }: RawProblem) => {
     const at = formatPath(path);
     if (failed.some((f) => at === f || at.startsWith(`${f}.`) || at.startsWith(`${f}[`))) return;
     const vars = interpolation.sources.get(at);
-    problems.push({ path: at, line: lineOf(parsed, path), message: vars ? `${message} (the value comes from \${${vars.join('}, ${')}})` : message });
+    // A value from the environment may be a secret: its kind is shown, never the value.
+    const shown = given && (vars ? kindOf(given.value) : (shownChoice(given.value, given.options) ?? kindOf(given.value)));
+    const full = shown ? `${message} (got ${shown})` : message;
+    problems.push({ path: at, line: lineOf(parsed, path), message: vars ? `${full} (the value comes from \${${vars.join('}, ${')}})` : full });
   };
 
   const raw: unknown = parsed.doc.toJS({ maxAliasCount: 100 }) ?? {}; // an empty file means all defaults
   removeSecretKeys(raw).forEach(add);
   dropEmptySections(raw);
-  const result = configSchema.safeParse(raw);
+  // reportInput: a choice's problem quotes the value given (issueProblems).
+  const result = configSchema.safeParse(raw, { reportInput: true });
   if (!result.success) for (const issue of result.error.issues) issueProblems(issue).forEach(add);
   crossFieldProblems(raw).forEach(add);
 
@@ -79,7 +84,7 @@ export async function parseConfig(yamlText: string, opts: ParseOptions = {}): Pr
     ...parsedConfig,
     venue: { ...parsedConfig.venue, futuresUrl: parsedConfig.venue.futuresUrl ?? parsedConfig.venue.spotUrl },
   });
-  return { config, ...(found.credentials ? { credentials: sealed(found.credentials) } : {}), ...(token.token !== undefined ? { httpToken: token.token } : {}), source };
+  return { config, ...(found.credentials ? { credentials: sealed(found.credentials) } : {}), ...(token.token !== undefined ? { httpToken: token.token } : {}), source, fromEnvironment: new Set(interpolation.sources.keys()) };
 }
 
 interface Issue {
@@ -88,6 +93,8 @@ interface Issue {
   message: string;
   keys?: string[];
   issues?: { message: string }[];
+  input?: unknown;
+  values?: unknown[];
 }
 
 /** One zod issue as problems: unknown keys become one problem per key, with a guess. */
@@ -98,6 +105,10 @@ function issueProblems(issue: Issue): RawProblem[] {
     return issue.keys.map((key) => ({ path: [...path, key], message: unknownKeyMessage(key, known) }));
   }
   if (issue.code === 'invalid_key') return [{ path, message: `invalid key: ${issue.issues?.[0]?.message ?? 'not allowed here'}` }];
+  // An enum's or a union of literals' (the schema's choices): the value given goes with it.
+  if ((issue.code === 'invalid_value' || issue.code === 'invalid_union') && issue.input !== undefined) {
+    return [{ path, message: issue.message, given: { value: issue.input, options: issue.values ?? [] } }];
+  }
   return [{ path, message: issue.message }];
 }
 

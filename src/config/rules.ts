@@ -10,6 +10,8 @@ import type { Path } from './yaml.js';
 export interface RawProblem {
   path: Path;
   message: string;
+  /** A choice's value as given, and its options: shown when it was written in the file (load.ts). */
+  given?: { value: unknown; options?: readonly unknown[] };
 }
 
 type Obj = Record<string, unknown>;

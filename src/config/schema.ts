@@ -1,6 +1,7 @@
 // The config schema: shape, types, ranges and defaults in one place. Every leaf carries its
 // own message (what is wrong and how to fix it) and never echoes the value it got, because a
-// value may have come from the environment and be a secret. Rules that span fields, and the
+// value may have come from the environment and be a secret (load.ts quotes a choice's value when
+// it was written in the file). Rules that span fields, and the
 // endpoint table, are in rules.ts: zod skips an object's refinements once anything inside it
 // failed, and we want every problem reported in one pass.
 import { z } from 'zod';
@@ -44,8 +45,16 @@ function bool() {
   return z.boolean({ error: expected('true or false') });
 }
 
+/**
+ * A choice names its options only: load.ts adds the value given (`(got "lve")`), as it alone
+ * knows whether that value came from the environment and may be a secret.
+ */
+function choice(what: string) {
+  return (iss: { input?: unknown }) => (iss.input === undefined ? `required: ${what}` : `must be ${what}`);
+}
+
 function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.enum(values, { error: expected(`one of ${values.join(' | ')}`) });
+  return z.enum(values, { error: choice(`one of ${values.join(' | ')}`) });
 }
 
 function text() {
@@ -212,7 +221,7 @@ export const configSchema = z.strictObject(
         clockSkewMs: int().default(0),
       }),
       banMs: int(0).default(120000),
-      futuresPositionModel: z.union([z.literal(1), z.literal(2)], { error: expected('1 (net: one position per contract) or 2 (hedge: long and short apart)') }).default(2),
+      futuresPositionModel: z.union([z.literal(1), z.literal(2)], { error: choice('1 (net: one position per contract) or 2 (hedge: long and short apart)') }).default(2),
       fees: section({ maker: decimal('0.001', 'nonNegative').default('0.001' as Decimal), taker: decimal('0.002', 'nonNegative').default('0.002' as Decimal) }),
       // The simulated account's starting money (paper and backtests); a listed asset not named starts at 0.
       balances: z
@@ -279,11 +288,11 @@ export const configSchema = z.strictObject(
     journal: section({ path: text().default('.sluice/journal.db') }),
     log: section({
       level: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
-      pretty: z.union([z.literal('auto'), z.boolean()], { error: expected('auto, true or false') }).default('auto'),
+      pretty: z.union([z.literal('auto'), z.boolean()], { error: choice('auto, true or false') }).default('auto'),
     }),
     record: section({ path: optionalText().default(null), gzip: bool().default(false) }),
     http: section({
-      enabled: z.union([z.literal('auto'), z.boolean()], { error: expected('auto, true or false') }).default('auto'),
+      enabled: z.union([z.literal('auto'), z.boolean()], { error: choice('auto, true or false') }).default('auto'),
       host: text().default('127.0.0.1'),
       port: int(0, 65535).default(9464),
       tokenFile: optionalText().default(null),

@@ -171,6 +171,8 @@ export interface LoadedConfig {
   readonly httpToken?: string;
   /** The file (or label) the config came from, as used in error messages. */
   readonly source: string;
+  /** The YAML paths (`strategies[0].params.side`) whose values came from ${VAR}: a problem never shows them. */
+  readonly fromEnvironment?: ReadonlySet<string>;
 }
 
 /** Whether `sluice run` serves the ops endpoint: `http.enabled`, where `auto` means in paper mode. */

@@ -26,3 +26,20 @@ export function closest(word: string, candidates: readonly string[]): string | u
   }
   return best && best.d <= Math.max(2, Math.floor(word.length / 4)) ? best.c : undefined;
 }
+
+/** Text longer than this is cut where a choice's value is shown: a pasted paragraph helps nobody. */
+const SHOWN_CHARS = 40;
+
+/**
+ * A value given for a choice, as a problem shows it: `"lve"; did you mean live?` (text quoted,
+ * a number or true/false as written, a guess among `options` when one is close), or undefined
+ * for a list or a mapping. Only for a value written in the file: one from the environment may
+ * be a secret, and its caller shows its kind instead.
+ */
+export function shownChoice(value: unknown, options: readonly unknown[] = []): string | undefined {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value !== 'string') return undefined;
+  const cut = value.length > SHOWN_CHARS ? `${value.slice(0, SHOWN_CHARS)}...` : value;
+  const guess = closest(value, options.filter((o): o is string => typeof o === 'string'));
+  return `${JSON.stringify(cut)}${guess && guess !== value ? `; did you mean ${guess}?` : ''}`;
+}

@@ -27,8 +27,11 @@ export interface LoadedStrategy {
   params: unknown;
 }
 
-/** Loads every enabled entry; throws one ConfigError listing every problem found. */
-export async function loadStrategies(entries: readonly StrategyEntry[], baseDir: string): Promise<LoadedStrategy[]> {
+/**
+ * Loads every enabled entry; throws one ConfigError listing every problem found.
+ * `fromEnvironment`: the config paths whose values came from ${VAR} (LoadedConfig's).
+ */
+export async function loadStrategies(entries: readonly StrategyEntry[], baseDir: string, fromEnvironment?: ReadonlySet<string>): Promise<LoadedStrategy[]> {
   const problems: ConfigProblem[] = [];
   const loaded: LoadedStrategy[] = [];
   for (const [i, entry] of entries.entries()) {
@@ -59,7 +62,7 @@ export async function loadStrategies(entries: readonly StrategyEntry[], baseDir:
     const def = definition as StrategyDefinition;
     const parsed = def.params.safeParse(entry.params ?? {});
     if (!parsed.success) {
-      problems.push(...paramProblems(parsed.error.issues, def.params, entry.params ?? {}, at, def.name));
+      problems.push(...paramProblems(parsed.error.issues, def.params, entry.params ?? {}, at, def.name, fromEnvironment));
       continue;
     }
     loaded.push({ entry, definition: def, params: parsed.data });

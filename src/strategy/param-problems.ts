@@ -3,7 +3,7 @@
 // decimal string says to quote it). Schemas are read by their zod definition, not by class, so a
 // plugin that imports its own copy of zod is read the same.
 import type { ConfigProblem } from '../core/errors.js';
-import { closest } from '../core/spelling.js';
+import { closest, shownChoice } from '../core/spelling.js';
 
 interface Issue {
   code: string;
@@ -11,6 +11,7 @@ interface Issue {
   message: string;
   keys?: string[];
   expected?: string;
+  values?: unknown[];
 }
 
 interface Def {
@@ -96,8 +97,11 @@ const valueAt = (value: unknown, path: readonly PropertyKey[]): unknown =>
 
 const formatSub = (path: readonly PropertyKey[]) => path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`)).join('');
 
-/** `at` is the entry's path, e.g. `strategies[0]`. */
-export function paramProblems(issues: readonly Issue[], schema: unknown, params: unknown, at: string, plugin: string): ConfigProblem[] {
+/**
+ * `at` is the entry's path, e.g. `strategies[0]`. `fromEnvironment`: the paths whose values came
+ * from ${VAR}; a choice's value is quoted only where it did not (it may be a secret).
+ */
+export function paramProblems(issues: readonly Issue[], schema: unknown, params: unknown, at: string, plugin: string, fromEnvironment: ReadonlySet<string> = new Set()): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const where = `(plugin ${plugin})`;
   for (const issue of issues) {
@@ -111,13 +115,17 @@ export function paramProblems(issues: readonly Issue[], schema: unknown, params:
       continue;
     }
     const value = valueAt(params, issue.path);
+    const path = `${at}.params${formatSub(issue.path)}`;
     let hint = '';
     if (issue.code === 'invalid_type' && issue.expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
       hint = `: write it quoted, e.g. "${String(value)}" (money and quantities are decimal strings)`;
     } else if (issue.code === 'invalid_type' && issue.expected === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) {
       hint = `: write it without quotes, e.g. ${value.trim()}`;
+    } else if ((issue.code === 'invalid_value' || issue.code === 'invalid_union') && !fromEnvironment.has(path)) {
+      const shown = shownChoice(value, issue.values);
+      if (shown) hint = ` (got ${shown})`;
     }
-    problems.push({ path: `${at}.params${formatSub(issue.path)}`, message: `${issue.message}${hint} ${where}` });
+    problems.push({ path, message: `${issue.message}${hint} ${where}` });
   }
   return problems;
 }

@@ -52,6 +52,18 @@ describe('sluice validate', () => {
     ]);
   });
 
+  it("quotes the value of a plugin's choice param, unless it came from the environment", async () => {
+    const entry = (id: string, side: string) => `  - { id: ${id}, use: strategies/twap/index.ts, symbols: [BTCUSDT], params: { side: ${side} } }`;
+    const path = await configFile(['strategies:', entry('t1', 'BYU'), entry('t2', '"${SIDE}"'), ''].join('\n'));
+    const { ok, output } = await validateCommand(path, { SIDE: 'not-a-side-secret' }, ROOT);
+    expect(ok).toBe(false);
+    expect(output.split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^ {2}- strategies\[0\]\.params\.side \(line 2\): .*expected one of "BUY"\|"SELL" \(got "BYU"; did you mean BUY\?\) \(plugin twap\)$/),
+      expect.stringMatching(/^ {2}- strategies\[1\]\.params\.side \(line 3\): .*expected one of "BUY"\|"SELL" \(plugin twap\)$/),
+    ]);
+    expect(output).not.toContain('not-a-side-secret');
+  });
+
   it('says the plugins were loaded and their params checked when all is well', async () => {
     const path = await configFile('strategies:\n  - { id: g1, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { levels: 2 } }\n');
     const { ok, output } = await validateCommand(path, {}, ROOT);

@@ -124,7 +124,7 @@ const cases: Case[] = [
   },
   { file: 'retry-delays-inverted.yaml', expect: ['venue.retry.maxDelayMs (line 5): must be >= venue.retry.baseDelayMs'] },
   { file: 'latency-inverted.yaml', expect: ['sim.latencyMs.min (line 3): must be <= sim.latencyMs.max'] },
-  { file: 'bad-enum.yaml', expect: ['log.level (line 3): must be one of fatal | error | warn | info | debug | trace'] },
+  { file: 'bad-enum.yaml', expect: ['log.level (line 3): must be one of fatal | error | warn | info | debug | trace (got "verbose")'], problems: 1 },
   { file: 'not-a-mapping.yaml', expect: ['(top level) (line 2): must be a mapping of key: value lines (got a list)'] },
   {
     file: 'several-problems.yaml',

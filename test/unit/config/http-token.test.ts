@@ -29,7 +29,7 @@ describe('http.enabled', () => {
     expect(live.config.http.enabled).toBe('auto');
     expect(opsEnabled(live.config)).toBe(false);
     expect(opsEnabled((await parseConfig('http: { enabled: false }', { env: {} })).config)).toBe(false);
-    expect(await problems('http: { enabled: sometimes }')).toEqual(['http.enabled (line 1): must be auto, true or false (got text)']);
+    expect(await problems('http: { enabled: sometimes }')).toEqual(['http.enabled (line 1): must be auto, true or false (got "sometimes")']);
   });
 });
 

@@ -118,7 +118,23 @@ describe('values', () => {
   it('engine.heap is fast unless set to small, and names its choices when it is neither', async () => {
     expect((await parseConfig('', { env: {} })).config.engine.heap).toBe('fast');
     expect((await parseConfig('engine: { heap: small }', { env: {} })).config.engine.heap).toBe('small');
-    await expect(parseConfig('engine: { heap: tiny }', { env: {} })).rejects.toThrow(/engine\.heap \(line 1\): must be one of fast \| small/);
+    await expect(parseConfig('engine: { heap: tiny }', { env: {} })).rejects.toThrow(/engine\.heap \(line 1\): must be one of fast \| small \(got "tiny"\)$/);
+  });
+
+  it('a choice given a value it does not have quotes that value, with a guess when one is close', async () => {
+    const err = await problemsOf('mode: lve\nlog: { pretty: maybe }\nsim: { futuresPositionModel: 3 }\nengine: { heap: [small] }\n');
+    expect(err.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
+      'mode: must be one of paper | live (got "lve"; did you mean live?)',
+      'log.pretty: must be auto, true or false (got "maybe")',
+      'sim.futuresPositionModel: must be 1 (net: one position per contract) or 2 (hedge: long and short apart) (got 3)',
+      'engine.heap: must be one of fast | small (got a list)',
+    ]);
+  });
+
+  it('a choice whose value came from the environment names its kind and variable, never the value (it may be a secret)', async () => {
+    const err = await problemsOf('reconcile: { foreignOrders: "${FOREIGN}" }\n', { FOREIGN: SECRET });
+    expect(err.message).toContain('reconcile.foreignOrders (line 1): must be one of adopt | cancel (got text) (the value comes from ${FOREIGN})');
+    expect(err.message).not.toContain(SECRET);
   });
 
   it('merges over the defaults, normalises symbols and fills futuresUrl from spotUrl', async () => {
