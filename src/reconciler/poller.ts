@@ -28,6 +28,7 @@ import { decideSymbol, type SymbolDecision } from './pass.js';
 import { readTrades } from './trade-reads.js';
 import { couldBe, coverReads, newCoverage, tradeCandidates, type Coverage, type CoverageLog } from './unknown.js';
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
+import { reportUnclaimed, type UnclaimedTrade } from './unclaimed.js';
 import { VenueTimes } from './venue-times.js';
 
 /** Order look-ups (20 per 2 s on the venue) per symbol and pass: queries never crowd out the other reads. */
@@ -104,6 +105,8 @@ interface PassInput {
   /** When the open orders were asked for (our clock). */
   pageAskedAt: number;
   trades: readonly VenueTrade[];
+  /** The trades are a new journal's first read: the account's history before it. */
+  history: boolean;
   coverage: Coverage;
   now: number;
 }
@@ -121,6 +124,8 @@ export class Reconciler {
   private readonly fillTotals: FillTotals;
   private readonly cancelAsked = new Map<string, number>();
   private readonly reported = new BoundedSet(REPORTED_KEPT);
+  /** This pass's trades no order claims, told in one line at its end. */
+  private readonly unclaimed: UnclaimedTrade[] = [];
   private readonly times: VenueTimes;
 
   constructor(private readonly deps: ReconcilerDeps & ReconcilerHooks) {
@@ -163,6 +168,7 @@ export class Reconciler {
         this.deps.log.warn({ err: errorText(err), market, symbol }, 'reconcile failed; will retry');
       }
     }
+    reportUnclaimed(this.deps.log, this.unclaimed.splice(0));
     const caughtUpAt = (market: Market, symbol: string) => this.coverage.get(keyOf(market, symbol))?.caughtUpAt ?? Number.NEGATIVE_INFINITY;
     this.drift.judge(symbols, caughtUpAt);
     this.times.keep();
@@ -239,7 +245,7 @@ export class Reconciler {
       });
 
     const now = clock.now();
-    const decision = this.decide({ market, symbol, ours, byVenueId, page, pageAskedAt: openSentAt, trades, coverage, now });
+    const decision = this.decide({ market, symbol, ours, byVenueId, page, pageAskedAt: openSentAt, trades, history: reads.start !== undefined, coverage, now });
     // A busy pass tells hundreds of changes, each through its strategy and risk: the event loop
     // gets a breath between groups of them, so timers and answers are not held up meanwhile.
     let told = 0;
@@ -304,9 +310,7 @@ export class Reconciler {
     }
     this.drift.setAwaited(market, symbol, d.awaited);
     for (const t of d.foreignTrades) {
-      this.reportOnce(`trade:${market}:${symbol}:${t.tradeId}`, () =>
-        log.warn({ market, symbol, tradeId: t.tradeId, venueOrderId: ownOrderId(t) }, 'a trade of this account matches no order sluice knows; it does not count toward positions'),
-      );
+      this.reportOnce(`trade:${market}:${symbol}:${t.tradeId}`, () => this.unclaimed.push({ market, symbol, tradeId: t.tradeId, venueOrderId: ownOrderId(t), time: t.time, history: input.history }));
     }
     return d;
   }

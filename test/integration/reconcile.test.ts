@@ -15,7 +15,8 @@ import { defineStrategy, z } from '../../src/strategy/api.js';
 import { createExchangeClient, type ExchangeClient } from '../../src/app/client.js';
 import { createLogger } from '../../src/app/logger.js';
 import { buildApp, type App } from '../../src/app/build.js';
-import { liveApp, untilReconciled } from '../fixtures/app.js';
+import { liveApp, passes, untilReconciled } from '../fixtures/app.js';
+import { accountReaders } from '../../src/executor/index.js';
 import { inspect } from '../../src/app/profiles.js';
 
 type Started = Awaited<ReturnType<typeof startSimServer>>;
@@ -134,6 +135,44 @@ describe('catching up at start-up', () => {
     const { app } = await startApp('', journalPath);
     expect(app.journal.fills()).toHaveLength(N);
     expect(app.engine.summary().positions).toMatchObject({ 'spot:BTCUSDT': '1.1' });
+  });
+});
+
+describe("the account's trades that no order of ours claims", () => {
+  it('a new journal on an account with trade history says so in one info line (count, symbols, span); a later trade by hand in one warning', async () => {
+    await setUp();
+    // The account's history, before this journal: trades made by hand on two symbols.
+    for (let i = 0; i < 3; i++) await hand!.executor.call('spot.order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', volume: d('0.01') });
+    for (let i = 0; i < 2; i++) await hand!.executor.call('spot.order', { symbol: 'ETHUSDT', side: 'SELL', type: 'MARKET', volume: d('0.1') });
+    const reader = accountReaders(hand!.executor).spot;
+    const history = [...(await reader.trades('BTCUSDT')).items, ...(await reader.trades('ETHUSDT')).items];
+    expect(history).toHaveLength(5);
+    const times = history.map((t) => t.time);
+
+    // graceMs 0: a trade is judged unclaimed on the pass that reads it.
+    const { app, tap } = await liveApp(sim!, join(dir!, 'journal.db'), [{ id: 'idle', definition: idle, symbols: ['BTCUSDT', 'ETHUSDT'] }], 'reconcile: { drift: { graceMs: 0 } }');
+    apps.push(app);
+    await app.start();
+    const told = () => tap.lines.map((l) => JSON.parse(l) as { level: number; msg: string; trades?: number; symbols?: string[]; from?: string; to?: string }).filter((l) => /no order sluice knows/.test(l.msg));
+    expect(told()).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: '5 trades of this account from before this journal match no order sluice knows: its history, not counted toward positions (each at debug)',
+        trades: 5,
+        symbols: ['spot:BTCUSDT', 'spot:ETHUSDT'],
+        from: new Date(Math.min(...times)).toISOString(),
+        to: new Date(Math.max(...times)).toISOString(),
+      }),
+    ]);
+
+    // Someone trades the account by hand while sluice runs: a warning, once.
+    await hand!.executor.call('spot.order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', volume: d('0.01') });
+    await tap.waitFor(/"level":40.*placed by hand or by another program/);
+    await passes(app, 2);
+    expect(told().map((l) => [l.level, l.trades, l.symbols])).toEqual([
+      [30, 5, ['spot:BTCUSDT', 'spot:ETHUSDT']],
+      [40, 1, ['spot:BTCUSDT']],
+    ]);
   });
 });
 
