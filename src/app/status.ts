@@ -2,28 +2,53 @@
 // journal (no adoption, no baselines, no order updates), so it is safe while the daemon runs.
 import { dec } from '../core/decimal.js';
 import { shownAveragePrice, shownMoney, shownQuantity } from '../core/display.js';
-import type { Market, Order } from '../core/types.js';
+import type { Market, Order, OrderStatus } from '../core/types.js';
 import { describeDrift } from '../reconciler/drift.js';
+import type { HoldingsRead } from '../reconciler/drift-judge.js';
 import type { App } from './build.js';
 
 export interface StatusReport {
   text: string;
-  /** A position differs from the venue's beyond its tolerance. */
+  /** A position differs from the venue's beyond its tolerance (and, in a second look, lasted). */
   drift: boolean;
   /**
    * Open orders disagree: one the journal holds open that the venue does not list (or not under
-   * that id), or one the venue lists that the journal does not hold open.
+   * that id), or one the venue lists that the journal does not hold open (and, in a second look,
+   * the same one did in the first).
    */
   ordersDisagree: boolean;
+  /** What this look saw differ, by what it concerns: `position:spot:BTC`, `journal:<client id>`, `venue:spot:BTCUSDT:<id>`. */
+  differences: ReadonlySet<string>;
+  /** This look's holdings reads, and the journal's last fill before them: a second look judges them again. */
+  reads: { holdings: ReadonlyMap<Market, HoldingsRead>; afterFillId: number };
 }
 
-export async function statusReport(app: App): Promise<StatusReport> {
+/** Awaiting the venue's answer or its settling (a running daemon's, or an answer lost): the reconciler settles them. */
+const IN_FLIGHT: ReadonlySet<OrderStatus> = new Set(['pending', 'unknown', 'pending_cancel']);
+
+/**
+ * One look. `first`, the look graceMs before this one: a difference counts only when it saw the
+ * same one (the same position line, the same order), and a position's only when its read, judged
+ * against the fills journaled since that the venue booked before it, still differs: a busy daemon
+ * always has fills and answers on their way, a different few at each look.
+ */
+export async function statusReport(app: App, first?: StatusReport): Promise<StatusReport> {
   const { engine, journal, readers } = app;
   const symbols = engine.activeSymbols();
   await engine.load();
   const positions = engine.positions;
+  const afterFillId = journal.lastFillId();
   await engine.reconciler.readHoldings(new Set<Market>(symbols.map((s) => s.market)));
   const drift = engine.reconciler.driftNow(symbols);
+  const then = first ? engine.reconciler.driftThen(symbols, first.reads.holdings, first.reads.afterFillId) : [];
+  const differences = new Set<string>();
+  /** Why a difference this look saw does not count; undefined when it does. */
+  const notCounted = (key: string, explained = false): string | undefined => {
+    differences.add(key);
+    if (!first) return undefined;
+    if (!first.differences.has(key)) return 'not counted: new since the first look';
+    return explained ? "not counted: fills journaled since explain the first look's difference" : undefined;
+  };
 
   const lines: string[] = [];
   lines.push("positions (from the journal's fills)");
@@ -35,7 +60,13 @@ export async function statusReport(app: App): Promise<StatusReport> {
     lines.push(`  ${market} ${symbol}: ${shownQuantity(p.quantity, info)} at ${shownAveragePrice(p.avgEntryPrice, info)}, realised ${shownMoney(p.realizedPnl)}, fees ${shownMoney(p.fees)}`);
   }
   lines.push('venue vs journal');
-  for (const l of drift) lines.push(`  ${l.beyond ? 'DRIFT' : 'ok   '} ${describeDrift(l)}`);
+  let drifting = false;
+  for (const l of drift) {
+    const explained = then.some((t) => t.market === l.market && t.name === l.name && !t.beyond);
+    const why = l.beyond ? notCounted(`position:${l.market}:${l.name}`, explained) : undefined;
+    if (l.beyond && !why) drifting = true;
+    lines.push(`  ${!l.beyond ? 'ok   ' : why ? 'late ' : 'DRIFT'} ${describeDrift(l)}${why ? ` (${why})` : ''}`);
+  }
   if (drift.length === 0) lines.push('  (no account data to compare)');
 
   lines.push('open orders');
@@ -47,31 +78,35 @@ export async function statusReport(app: App): Promise<StatusReport> {
     const venueIds = new Set([...page.items.map((v) => v.orderId), ...page.skipped.flatMap((s) => (s.key ? [s.key] : []))]);
     const known = new Set(mine.map((o) => o.venueOrderId).filter(Boolean));
     const ourIds = new Set(mine.map((o) => o.clientOrderId as string));
-    // Sent and not yet answered (a running daemon's), or answer lost: the reconciler settles
-    // them; neither side can be judged by them yet.
-    const inFlight = mine.filter((o) => o.status === 'pending' || o.status === 'unknown');
+    // Neither side can be judged by an order in flight yet. One awaiting its answer may be a
+    // venue order the journal has no id for; a cancel the venue accepted may have left the book.
+    const awaiting = mine.some((o) => o.status === 'pending' || o.status === 'unknown');
     lines.push(`  ${market} ${symbol}: ${mine.length} open in the journal, ${venueIds.size} open on the venue${page.complete ? '' : ' (a full page: there may be more)'}`);
     for (const o of mine) {
       const both = o.venueOrderId !== undefined && venueIds.has(o.venueOrderId);
-      const flying = inFlight.includes(o);
+      const flying = IN_FLIGHT.has(o.status);
       // Beyond an incomplete page an order may rest unseen: only a complete page proves it gone.
-      if (!both && !flying && (page.complete || !o.venueOrderId)) ordersDisagree = true;
-      lines.push(`    ${both ? 'both        ' : flying ? 'in flight   ' : 'journal only'} ${describeOrder(o)}`);
+      const differs = !both && !flying && (page.complete || !o.venueOrderId);
+      const why = differs ? notCounted(`journal:${o.clientOrderId}`) : undefined;
+      if (differs && !why) ordersDisagree = true;
+      lines.push(`    ${both ? 'both        ' : flying ? 'in flight   ' : 'journal only'} ${describeOrder(o)}${why ? ` (${why})` : ''}`);
     }
     for (const v of page.items.filter((x) => !known.has(x.orderId))) {
       // One of ours the venue lists before the journal has its id: by its client id, or, when the venue lists none, maybe.
       const ours = v.clientOrderId !== undefined && ourIds.has(v.clientOrderId);
-      const maybeOurs = !ours && v.clientOrderId === undefined && inFlight.length > 0;
-      if (!ours && !maybeOurs) ordersDisagree = true;
+      const maybeOurs = !ours && v.clientOrderId === undefined && awaiting;
+      const why = !ours && !maybeOurs ? notCounted(`venue:${market}:${symbol}:${v.orderId}`) : undefined;
+      if (!ours && !maybeOurs && !why) ordersDisagree = true;
       const label = ours ? 'venue (ours)' : maybeOurs ? 'venue only? ' : 'venue only  ';
-      lines.push(`    ${label} ${v.clientOrderId ?? '-'} #${v.orderId} ${v.side} ${v.type} ${v.origQty}${v.price ? ` @ ${v.price}` : ''} executed ${v.executedQty}${maybeOurs ? ' (maybe one of ours in flight)' : ''}`);
+      const note = maybeOurs ? ' (maybe one of ours in flight)' : why ? ` (${why})` : '';
+      lines.push(`    ${label} ${v.clientOrderId ?? '-'} #${v.orderId} ${v.side} ${v.type} ${v.origQty}${v.price ? ` @ ${v.price}` : ''} executed ${v.executedQty}${note}`);
     }
     for (const s of page.skipped) lines.push(`    unreadable   ${s.key ? `#${s.key} ` : ''}${s.problem}`);
   }
   let fills = 0;
   for (const _ of journal.eachFill()) fills++;
   lines.push(`journal: ${fills} fills, ban until ${journal.banUntil() > 0 ? new Date(journal.banUntil()).toISOString() : 'none'}`);
-  return { text: lines.join('\n'), drift: drift.some((l) => l.beyond), ordersDisagree };
+  return { text: lines.join('\n'), drift: drifting, ordersDisagree, differences, reads: { holdings: engine.reconciler.holdingsReads(), afterFillId } };
 }
 
 function describeOrder(o: Order): string {

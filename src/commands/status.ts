@@ -1,5 +1,6 @@
 // `sluice status`: journal and venue side by side; exit 1 when positions drift or open orders disagree.
 import { existsSync } from 'node:fs';
+import { systemClock } from '../core/clock.js';
 import { JournalError } from '../core/errors.js';
 import { buildApp, type App } from '../app/build.js';
 import { createLogger } from '../app/logger.js';
@@ -7,7 +8,12 @@ import { inspect } from '../app/profiles.js';
 import { statusReport, type StatusReport } from '../app/status.js';
 import { prepare, secretsOf } from './prepare.js';
 
-export async function statusCommand(configPath: string): Promise<number> {
+export interface StatusOptions {
+  /** Waits between the two looks (the system clock's sleep; a test does what a daemon would meanwhile). */
+  wait?: (ms: number) => Promise<void>;
+}
+
+export async function statusCommand(configPath: string, opts: StatusOptions = {}): Promise<number> {
   const prepared = await prepare(configPath);
   if (!prepared) return 1;
   const { config, credentials } = prepared.loaded;
@@ -24,7 +30,7 @@ export async function statusCommand(configPath: string): Promise<number> {
   }
   const log = createLogger({ level: 'warn', pretty: false, secrets: secretsOf(prepared.loaded) });
   // The real journal without lock or write: status works while the daemon runs.
-  const look = async (): Promise<StatusReport | string> => {
+  const look = async (first?: StatusReport): Promise<StatusReport | string> => {
     let app: App;
     try {
       app = buildApp({ config, profile: inspect(config, 'read-only'), credentials, strategies: prepared.strategies, log });
@@ -34,7 +40,7 @@ export async function statusCommand(configPath: string): Promise<number> {
     }
     try {
       await app.client.start();
-      return await statusReport(app);
+      return await statusReport(app, first);
     } finally {
       await app.client.close();
       app.journal.close();
@@ -42,12 +48,13 @@ export async function statusCommand(configPath: string): Promise<number> {
   };
   let report = await look();
   // A running daemon journals a fill or an answer on its next pass: a difference seen once may
-  // be one on its way. As the daemon's own drift rule, only one that lasts graceMs counts.
+  // be one on its way. As the daemon's own drift rule, only one that lasts graceMs counts: the
+  // second look counts what both saw (statusReport), never what only it saw.
   const graceMs = config.reconcile.drift.graceMs;
-  if (typeof report !== 'string' && (report.drift || report.ordersDisagree) && graceMs > 0) {
+  if (typeof report !== 'string' && report.differences.size > 0 && graceMs > 0) {
     process.stderr.write(`status: the journal and the venue differ; looking again in ${graceMs / 1000} s (reconcile.drift.graceMs), as a running daemon may not have journaled a fill or an answer yet\n`);
-    await new Promise((resolve) => setTimeout(resolve, graceMs));
-    report = await look();
+    await (opts.wait ?? systemClock.sleep)(graceMs);
+    report = await look(report);
   }
   if (typeof report === 'string') {
     process.stderr.write(`${report}\n`);

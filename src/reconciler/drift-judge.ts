@@ -41,7 +41,8 @@ export interface DriftJudgeDeps {
 type Sym = { market: Market; symbol: string };
 const keyOf = (market: Market, name: string) => `${market}:${name}`;
 
-interface Snapshot {
+/** A holdings read as the judge keeps it (`sluice status` carries its first look's to its second). */
+export interface HoldingsRead {
   holdings: Holdings;
   /** Venue time span in which the venue took the figures. */
   from: number;
@@ -55,8 +56,8 @@ const KEEP_SLACK_MS = 30_000;
 
 export class DriftJudge {
   lastDrift: DriftLine[] = [];
-  private readonly snapshots = new Map<Market, Snapshot[]>();
-  private readonly latest = new Map<Market, Snapshot>();
+  private readonly snapshots = new Map<Market, HoldingsRead[]>();
+  private readonly latest = new Map<Market, HoldingsRead>();
   /** Movements of the fills journaled in this run, per line (market:name). */
   private readonly moves = new Map<string, Movement[]>();
   /** Trades of ours no order claims yet but one awaiting its answer may, per symbol: on the account, not yet in positions. */
@@ -117,6 +118,30 @@ export class DriftJudge {
     if (verdict !== 'wait') this.deps.onDrift(verdict, this.lastDrift.filter((l) => l.beyond));
   }
 
+  /** The latest holdings read of each market. */
+  latestReads(): ReadonlyMap<Market, HoldingsRead> {
+    return new Map(this.latest);
+  }
+
+  /**
+   * Reads taken earlier (by another look: `sluice status`'s first), judged as the daemon judges a
+   * read graceMs old: against the fills journaled now that the venue booked before each read.
+   * `afterFillId`: the journal's last fill before the reads were sent (a fill booked after one
+   * was journaled after it), so only the newer fills are read again.
+   */
+  judgeEarlier(symbols: readonly Sym[], reads: ReadonlyMap<Market, HoldingsRead>, afterFillId = 0): DriftLine[] {
+    const out: DriftLine[] = [];
+    for (const [market, snapshot] of reads) {
+      const moves = new Map<string, Movement[]>();
+      for (const { fill } of this.deps.journal.eachFill(afterFillId)) {
+        const line = fill.market === market && fill.time >= snapshot.from ? this.lineOf(market, fill.symbol) : undefined;
+        if (line) moves.set(keyOf(market, line), [...(moves.get(keyOf(market, line)) ?? []), { time: fill.time, delta: movement(fill, line, market) }]);
+      }
+      out.push(...this.lines(market, symbols.filter((x) => x.market === market), snapshot, false, moves));
+    }
+    return out;
+  }
+
   /** Drift as of the latest holdings read, against every fill journaled so far (for `sluice status`). */
   now(symbols: readonly Sym[]): DriftLine[] {
     const out: DriftLine[] = [];
@@ -133,7 +158,8 @@ export class DriftJudge {
     return market === 'spot' ? this.deps.instruments.get(keyOf('spot', symbol))?.baseAsset : symbol;
   }
 
-  private lines(market: Market, symbols: readonly Sym[], snapshot: Snapshot, persist: boolean): DriftLine[] {
+  /** `moves`: the movements of fills booked from the read on (this run's, unless given). */
+  private lines(market: Market, symbols: readonly Sym[], snapshot: HoldingsRead, persist: boolean, moves: ReadonlyMap<string, Movement[]> = this.moves): DriftLine[] {
     const { journal, positions, settings, log } = this.deps;
     const byName = new Map<string, string[]>();
     for (const { symbol } of symbols) {
@@ -161,7 +187,7 @@ export class DriftJudge {
       const tolerance = syms.reduce<Decimal>((t, s) => dec.max(t, settings.tolerance[s] ?? ZERO), ZERO);
       const base = { market, name, symbols: syms, venue: amounts.get(name) ?? ZERO, baseline: stored, tolerance };
       const line = Number.isFinite(snapshot.from)
-        ? driftAt(amend(base, { oursNow, recent: [...(this.moves.get(k) ?? []), ...pending], from: snapshot.from, to: snapshot.to }))
+        ? driftAt(amend(base, { oursNow, recent: [...(moves.get(k) ?? []), ...pending], from: snapshot.from, to: snapshot.to }))
         : driftOf(amend(base, { ours: oursNow }));
       if (stored === undefined && persist) journal.setCursor(baselineKey, line.baseline);
       out.push(line);

@@ -20,7 +20,7 @@ import type { SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
 import { nextCursor } from './cursor.js';
 import type { DriftLine } from './drift.js';
 import { FillTotals } from './fill-totals.js';
-import { DriftJudge, type DriftSettings, type PositionsView } from './drift-judge.js';
+import { DriftJudge, type DriftSettings, type HoldingsRead, type PositionsView } from './drift-judge.js';
 import { OrderLookups } from './lookups.js';
 import { ownOrderId } from './fills.js';
 import { commitPass } from './commit.js';
@@ -340,6 +340,16 @@ export class Reconciler {
   /** Drift as of the latest holdings read, against every fill journaled so far (for `sluice status`). */
   driftNow(symbols: readonly Sym[]): DriftLine[] {
     return this.drift.now(symbols);
+  }
+
+  /** The latest holdings read of each market (`sluice status` judges its first look's again in its second). */
+  holdingsReads(): ReadonlyMap<Market, HoldingsRead> {
+    return this.drift.latestReads();
+  }
+
+  /** Earlier reads judged against the fills journaled now that the venue booked before them (see DriftJudge.judgeEarlier). */
+  driftThen(symbols: readonly Sym[], reads: ReadonlyMap<Market, HoldingsRead>, afterFillId?: number): DriftLine[] {
+    return this.drift.judgeEarlier(symbols, reads, afterFillId);
   }
 
   // ---------- plumbing ----------

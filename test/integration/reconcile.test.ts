@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { d, dec } from '../../src/core/decimal.js';
 import { JournalError } from '../../src/core/errors.js';
 import type { ClientOrderId, VenueOrderId } from '../../src/core/ids.js';
+import type { Order } from '../../src/core/types.js';
 import { parseConfig } from '../../src/config/index.js';
 import { startSimServer, USER } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
@@ -38,8 +39,8 @@ afterEach(async () => {
 const idle = defineStrategy({ apiVersion: 1, name: 'idle', params: z.object({}), create: () => ({}) });
 
 
-async function setUp(profile: 'strict' | 'lenient' = 'strict') {
-  sim = await startSimServer({ port: 0, seed: 11, profile });
+async function setUp(profile: 'strict' | 'lenient' = 'strict', cancelSettleMs?: number) {
+  sim = await startSimServer({ port: 0, seed: 11, profile, ...(cancelSettleMs !== undefined ? { cancelSettleMs } : {}) });
   dir = mkdtempSync(join(tmpdir(), 'sluice-reconcile-'));
   // The account's owner trading by hand, beside sluice.
   hand = createExchangeClient({ spotUrl: sim.url, credentials: { apiKey: sim.apiKey, apiSecret: sim.apiSecret } });
@@ -54,10 +55,10 @@ async function startApp(extraYaml: string, journalPath = join(dir!, 'journal.db'
   return { app, tap };
 }
 
-/** A resting buy well below the market, placed by hand. */
-async function handOrder(clientId?: string) {
+/** A resting buy well below the market (`below` times the bid), placed by hand. */
+async function handOrder(clientId?: string, below = '0.98') {
   const { bid } = sim!.exchange.top('BTCUSDT');
-  const price = dec.truncate(dec.mul(bid!, d('0.98')), 2);
+  const price = dec.truncate(dec.mul(bid!, d(below)), 2);
   const ack = await hand!.executor.call('spot.order', { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('0.01'), price, ...(clientId ? { newClientOrderId: clientId } : {}) });
   return { orderId: ack.orderId, price };
 }
@@ -236,6 +237,42 @@ describe('sluice status', () => {
 });
 
 describe('sluice status beside a running daemon', () => {
+  /**
+   * Resolves once the daemon's reconcile loop has run its first pass, the one right after the
+   * start-up's (call before start()). With reconcileEveryMs an hour, the daemon then reconciles
+   * only when the test calls engine.reconcile().
+   */
+  function afterFirstLoopPass(app: App): Promise<void> {
+    return new Promise((resolve) => {
+      const on = () => {
+        if (!app.engine.ready) return; // a start-up pass
+        app.engine.events.off('reconciled', on);
+        resolve();
+      };
+      app.engine.events.on('reconciled', on);
+    });
+  }
+
+  /** `sluice status` on the journal at `journalPath` (graceMs 5000): its exit code and output; `wait` runs between its two looks. */
+  async function status(journalPath: string, wait: (ms: number) => Promise<void>) {
+    const configPath = join(dir!, 'status.yaml');
+    writeFileSync(configPath, `mode: live\nvenue: { spotUrl: ${sim!.url} }\njournal: { path: ${journalPath} }\nreconcile: { drift: { graceMs: 5000 } }\nstrategies: [{ id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }]\n`);
+    const { statusCommand } = await import('../../src/commands/status.js');
+    const out: string[] = [];
+    const err: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((t) => (out.push(String(t)), true));
+    vi.spyOn(process.stderr, 'write').mockImplementation((t) => (err.push(String(t)), true));
+    vi.stubEnv('SLUICE_API_KEY', sim!.apiKey);
+    vi.stubEnv('SLUICE_API_SECRET', sim!.apiSecret);
+    try {
+      const code = await statusCommand(configPath, { wait });
+      return { code, out: out.join(''), err: err.join('') };
+    } finally {
+      vi.restoreAllMocks();
+      vi.unstubAllEnvs();
+    }
+  }
+
   /** A viewer of a journal holding one order sent and not yet answered, as a running daemon's journal does between intent and answer. */
   async function viewerWithOrderInFlight(clientOrderId: string) {
     const journalPath = join(dir!, 'inflight.db');
@@ -265,23 +302,93 @@ describe('sluice status beside a running daemon', () => {
     const intent = { kind: 'place' as const, intentId: 'i', strategyId: 'grid1', clientOrderId: 'slgrid1-zz' as ClientOrderId, market: 'spot' as const, symbol: 'BTCUSDT', side: 'BUY' as const, type: 'LIMIT' as const, volume: d('0.01'), price: d('20000') };
     journal.recordIntent(intent, { ...intent, executedVolume: d('0'), status: 'open', venueOrderId: '424242' as VenueOrderId, createdAt: 1, updatedAt: 1 });
     journal.close();
-    const configPath = join(dir!, 'status.yaml');
-    writeFileSync(configPath, `mode: live\nvenue: { spotUrl: ${sim!.url} }\njournal: { path: ${journalPath} }\nreconcile: { drift: { graceMs: 5 } }\nstrategies: [{ id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }]\n`);
-    const { statusCommand } = await import('../../src/commands/status.js');
-    const out: string[] = [];
-    const err: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((t) => (out.push(String(t)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((t) => (err.push(String(t)), true));
-    vi.stubEnv('SLUICE_API_KEY', sim!.apiKey);
-    vi.stubEnv('SLUICE_API_SECRET', sim!.apiSecret);
-    try {
-      expect(await statusCommand(configPath)).toBe(1);
-    } finally {
-      vi.restoreAllMocks();
-      vi.unstubAllEnvs();
-    }
-    expect(err.join('')).toBe('status: the journal and the venue differ; looking again in 0.005 s (reconcile.drift.graceMs), as a running daemon may not have journaled a fill or an answer yet\n');
-    expect(out.join('')).toMatch(/journal only +slgrid1-zz #424242 BUY LIMIT 0\.01 @ 20000 open/);
+    const waited: number[] = [];
+    const { code, out, err } = await status(journalPath, async (ms) => void waited.push(ms));
+    expect(code).toBe(1);
+    expect(waited).toEqual([5000]);
+    expect(err).toBe('status: the journal and the venue differ; looking again in 5 s (reconcile.drift.graceMs), as a running daemon may not have journaled a fill or an answer yet\n');
+    expect(out).toMatch(/journal only +slgrid1-zz #424242 BUY LIMIT 0\.01 @ 20000 open\n/);
+  });
+
+  it('a busy daemon: what differs in the first look is journaled before the second, and what differs in the second is new; neither counts, exit 0', async () => {
+    await setUp('strict');
+    const first = await handOrder();
+    const second = await handOrder(undefined, '0.97');
+    const journalPath = join(dir!, 'busy.db');
+    // The daemon adopts both orders; it reconciles only when the test says (reconcileEveryMs: an hour).
+    const { app } = await liveApp(sim!, journalPath, [{ id: 'idle', definition: idle, symbols: ['BTCUSDT'] }], 'reconcile: { foreignOrders: adopt, drift: { graceMs: 0 } }\nengine: { reconcileEveryMs: 3600000 }');
+    apps.push(app);
+    const looped = afterFirstLoopPass(app);
+    await app.start();
+    await looped;
+    expect(app.journal.orders({ openOnly: true }).map((o) => o.venueOrderId).sort()).toEqual([first.orderId, second.orderId].sort());
+    const fill = (price: string) => sim!.exchange.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [], asks: [[price, '0.01']] });
+    // The first fills before status looks; the daemon journals it on its next pass.
+    fill(first.price);
+    const { code, out } = await status(journalPath, async () => {
+      // Between the looks the daemon's pass journals the first fill, and the second order fills.
+      await app.engine.reconcile();
+      expect(app.journal.order(`venue-${first.orderId}`)?.status).toBe('filled');
+      fill(second.price);
+    });
+    expect(out).toMatch(/late +BTC balance on the venue is [\d.]+, our fills explain [\d.]+ \(difference 0\.0099\d*, tolerance 0\) \(not counted: fills journaled since explain the first look's difference\)\n/);
+    expect(out).toMatch(new RegExp(`journal only venue-${second.orderId} #${second.orderId} BUY LIMIT 0\\.01 @ ${second.price} open \\(not counted: new since the first look\\)\\n`));
+    expect(out).not.toMatch(/DRIFT/);
+    expect(code).toBe(0);
+  });
+
+  it('a drift that lasts both looks, unexplained by the fills journaled between them, is DRIFT, exit 1', async () => {
+    await setUp('strict');
+    const journalPath = join(dir!, 'hand.db');
+    const { app } = await liveApp(sim!, journalPath, [{ id: 'idle', definition: idle, symbols: ['BTCUSDT'] }], 'reconcile: { drift: { graceMs: 0 } }\nengine: { reconcileEveryMs: 3600000 }');
+    apps.push(app);
+    const looped = afterFirstLoopPass(app);
+    await app.start();
+    await looped;
+    await hand!.executor.call('spot.order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', volume: d('0.01') });
+    const { code, out } = await status(journalPath, async () => void (await app.engine.reconcile()));
+    expect(out).toMatch(/DRIFT BTC balance on the venue is [\d.]+, our fills explain [\d.]+ \(difference -0\.01, tolerance 0\)\n/);
+    expect(code).toBe(1);
+  });
+
+  it('an order whose cancel the venue took, not yet settled in the journal (pending_cancel), is in flight, not a disagreement', async () => {
+    await setUp('strict', 0);
+    // Once told to, places one resting buy and cancels it once it is open.
+    let go = false;
+    const flip = defineStrategy({
+      apiVersion: 1,
+      name: 'flip',
+      params: z.object({}),
+      create: (ctx) => {
+        let placed = false;
+        return {
+          onTick() {
+            const last = ctx.lastPrice('BTCUSDT');
+            if (!go || placed || !last) return;
+            placed = true;
+            ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: dec.truncate(dec.mul(last, d('0.97')), 2), volume: '0.001' });
+          },
+          onOrderUpdate(order) {
+            if (order.status === 'open') ctx.cancel(order.clientOrderId);
+          },
+        };
+      },
+    });
+    const journalPath = join(dir!, 'cancelling.db');
+    const { app } = await liveApp(sim!, journalPath, [{ id: 'flip', definition: flip, symbols: ['BTCUSDT'] }], 'reconcile: { drift: { graceMs: 0 } }\nengine: { reconcileEveryMs: 3600000 }');
+    apps.push(app);
+    const cancelling = new Promise<Order>((resolve) => app.engine.events.on('order', (o: Order) => o.status === 'pending_cancel' && resolve(o)));
+    const looped = afterFirstLoopPass(app);
+    await app.start();
+    // No pass runs from here on: the journal keeps the order pending_cancel after the venue drops it.
+    await looped;
+    go = true;
+    const order = await cancelling;
+    const { code, out } = await status(journalPath, async () => undefined);
+    expect(app.journal.order(order.clientOrderId)?.status).toBe('pending_cancel');
+    expect(sim!.exchange.openOrders().spot).toEqual([]);
+    expect(out).toMatch(new RegExp(`in flight +${order.clientOrderId} #${order.venueOrderId} BUY LIMIT 0\\.001 @ [\\d.]+ pending_cancel\\n`));
+    expect(code).toBe(0);
   });
 
   it('a venue order listed with the client id of one in flight is ours (lenient venue: client ids listed)', async () => {
