@@ -1,7 +1,7 @@
 // `sluice status`: journal and venue side by side; exit 1 when positions drift or open orders disagree.
 import { existsSync } from 'node:fs';
 import { systemClock } from '../core/clock.js';
-import { JournalError } from '../core/errors.js';
+import { errorText, JournalError, VenueError } from '../core/errors.js';
 import { buildApp, type App } from '../app/build.js';
 import { createLogger } from '../app/logger.js';
 import { inspect } from '../app/profiles.js';
@@ -41,6 +41,9 @@ export async function statusCommand(configPath: string, opts: StatusOptions = {}
     try {
       await app.client.start();
       return await statusReport(app, first);
+    } catch (err) {
+      if (!(err instanceof VenueError)) throw err;
+      return `status: the venue did not answer (${errorText(err)}), so the journal cannot be compared with it: try again, or run sluice doctor (venue.spotUrl, the network, the credentials)`;
     } finally {
       await app.client.close();
       app.journal.close();

@@ -310,6 +310,23 @@ describe('sluice status beside a running daemon', () => {
     expect(out).toMatch(/journal only +slgrid1-zz #424242 BUY LIMIT 0\.01 @ 20000 open\n/);
   });
 
+  it('a venue that does not answer: a clear error naming what to check, exit 1, not a crash', async () => {
+    await setUp('strict');
+    const journalPath = join(dir!, 'down.db');
+    const journal = SqliteJournal.open(journalPath);
+    journal.close();
+    // The helper writes the simulator's URL and keys; nothing listens there any more.
+    await sim!.close();
+    try {
+      const { code, out, err } = await status(journalPath, async () => undefined);
+      expect(code).toBe(1);
+      expect(out).toBe('');
+      expect(err).toMatch(/^status: the venue did not answer \(spot\.time: .*ECONNREFUSED.*\), so the journal cannot be compared with it: try again, or run sluice doctor \(venue\.spotUrl, the network, the credentials\)\n$/);
+    } finally {
+      sim = undefined; // closed already
+    }
+  });
+
   it('a busy daemon: what differs in the first look is journaled before the second, and what differs in the second is new; neither counts, exit 0', async () => {
     await setUp('strict');
     const first = await handOrder();
