@@ -11,7 +11,7 @@ import { createLogger, prettyLogs } from '../app/logger.js';
 import { preferSmallHeap } from '../app/heap.js';
 import { createDaemonOpsSource, VenueWatch } from '../app/ops-source.js';
 import { daemon } from '../app/profiles.js';
-import { Alerts, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
+import { Alerts, CLOSE_BOUND_MS, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
 import type { KillSwitchMode, RiskGate } from '../risk/index.js';
 import { prepare, secretsOf } from './prepare.js';
 
@@ -36,7 +36,7 @@ export async function runCommand(configPath: string): Promise<number> {
   // takes the call tap that feeds it), so the endpoint can answer 503 "starting" from the first moment.
   let app: App | undefined;
   const watch = new VenueWatch();
-  const alerts = new Alerts({ webhookUrl: config.alerts.webhookUrl, minIntervalMs: config.alerts.minIntervalMs, now, log, secrets });
+  const alerts = new Alerts({ webhookUrl: config.alerts.webhookUrl, minIntervalMs: config.alerts.minIntervalMs, now, sleep: (ms) => systemClock.sleep(ms), log, secrets });
   const source = createDaemonOpsSource({ config, app: () => app, watch, now, alerts: () => alerts.recent() });
   const metrics = createMetrics(source, { now });
   let alertedBanUntil = 0;
@@ -84,7 +84,8 @@ export async function runCommand(configPath: string): Promise<number> {
   const closeOps = async () => {
     clearInterval(sampling);
     await ops?.close().catch((err: unknown) => log.warn({ err: errorText(err) }, 'ops endpoint did not close cleanly'));
-    await alerts.idle();
+    // Held-back alerts go out now, and the process waits for the webhook (bounded) before it exits.
+    if (!(await alerts.close())) log.warn({ boundMs: CLOSE_BOUND_MS }, 'alerts not delivered before the stop\'s bound: exiting without them');
   };
 
   try {

@@ -1,6 +1,7 @@
 // Webhook alerts: a generic JSON POST any receiver (Slack relay, PagerDuty bridge, a script)
-// can take. Alerts are a side channel: send() never throws, never awaits the network, and a
-// flood of one kind is folded into a count carried by the next alert of that kind.
+// can take. Alerts are a side channel: send() never throws and never awaits the network. A flood
+// is limited per kind and subject (a strategy, a symbol): what the limit holds back is sent as
+// one summary once the interval has passed, so no alert is lost for want of a later one.
 import { errorText } from '../core/errors.js';
 import type { OpsLog } from './types.js';
 
@@ -12,21 +13,38 @@ export interface AlertBody {
   details: Record<string, unknown>;
   /** Epoch ms when this alert was sent. */
   at: number;
-  /** Alerts of this kind dropped by the rate limit since the previous one was sent. */
+  /** 0 on an alert; on a summary, how many alerts of its kind and subject it reports held back. */
   suppressed: number;
 }
 
 /** How many alerts `recent()` keeps for the dashboard. */
 export const RECENT_ALERTS = 50;
 
+/**
+ * Details that name what an alert is about. Alerts of one kind about different subjects (two
+ * strategies disabled) are limited apart, so one never hides the other.
+ */
+export const SUBJECT_FIELDS = ['strategy', 'symbol', 'by', 'tape'] as const;
+
+/** Held-back alerts a summary lists in full (it counts them all). */
+export const HELD_LISTED = 20;
+
+/** How long close() waits for the webhook at shutdown. */
+export const CLOSE_BOUND_MS = 10_000;
+
 export type AlertPost = (url: string, body: string) => Promise<void>;
 
 export interface AlertsOptions {
   /** Config `alerts.webhookUrl`; null or empty sends nothing. */
   webhookUrl: string | null | undefined;
-  /** Config `alerts.minIntervalMs`: at most one alert of each kind per this many ms. */
+  /** Config `alerts.minIntervalMs`: at most one POST per kind and subject per this many ms. */
   minIntervalMs: number;
   now: () => number;
+  /**
+   * The clock's sleep: a summary of held-back alerts goes out when the interval ends. Without
+   * it, summaries go out with the next alert of any kind, and at close().
+   */
+  sleep?: (ms: number) => Promise<void>;
   post?: AlertPost;
   log?: OpsLog;
   /** Values never sent (the API key and secret): replaced wherever they occur in the body. */
@@ -53,9 +71,26 @@ export const postJson: AlertPost = async (url, body) => {
   if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`webhook answered HTTP ${res.statusCode}`);
 };
 
+interface Held {
+  message: string;
+  at: number;
+  details: Record<string, unknown>;
+}
+
+/** The rate limit's memory for one kind and subject. */
+interface Limited {
+  kind: AlertKind;
+  subject: Record<string, unknown>;
+  lastSentAt: number;
+  /** Alerts held back since lastSentAt: all counted, the first HELD_LISTED kept. */
+  count: number;
+  held: Held[];
+  /** A summary is scheduled on the injected sleep. */
+  timed: boolean;
+}
+
 export class Alerts {
-  private readonly lastSentAt = new Map<AlertKind, number>();
-  private readonly suppressed = new Map<AlertKind, number>();
+  private readonly limited = new Map<string, Limited>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly kept: { kind: AlertKind; message: string; at: number }[] = [];
   private readonly post: AlertPost;
@@ -76,25 +111,19 @@ export class Alerts {
     } catch (err) {
       this.warn(kind, err);
     }
-    const url = this.opts.webhookUrl;
-    if (!url) return;
+    if (!this.opts.webhookUrl) return;
     try {
       const at = this.opts.now();
-      const last = this.lastSentAt.get(kind);
-      if (last !== undefined && at - last < this.opts.minIntervalMs) {
-        this.suppressed.set(kind, (this.suppressed.get(kind) ?? 0) + 1);
+      this.flush(at, false);
+      const subject = subjectOf(details);
+      const key = JSON.stringify([kind, subject]);
+      const limit = this.limited.get(key);
+      if (limit && at - limit.lastSentAt < this.opts.minIntervalMs) {
+        this.hold(limit, { message, at, details });
         return;
       }
-      const body: AlertBody = { kind, message, details, at, suppressed: this.suppressed.get(kind) ?? 0 };
-      this.lastSentAt.set(kind, at);
-      this.suppressed.set(kind, 0);
-      const text = this.scrub(serialize(body));
-      // The promise is started here and only watched: trading never waits on a webhook.
-      const p = Promise.resolve()
-        .then(() => this.post(url, text))
-        .catch((err: unknown) => this.warn(kind, err))
-        .finally(() => this.inFlight.delete(p));
-      this.inFlight.add(p);
+      this.limited.set(key, { kind, subject, lastSentAt: at, count: 0, held: [], timed: false });
+      this.deliver({ kind, message, details, at, suppressed: 0 });
     } catch (err) {
       this.warn(kind, err);
     }
@@ -110,6 +139,73 @@ export class Alerts {
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
   }
 
+  /**
+   * At shutdown: sends every summary still held back, interval or not, then waits for delivery,
+   * at most `boundMs` when a sleep was given. True when everything was delivered or failed in time.
+   */
+  async close(boundMs = CLOSE_BOUND_MS): Promise<boolean> {
+    try {
+      this.flush(this.opts.now(), true);
+    } catch (err) {
+      this.warn('held-back summaries', err);
+    }
+    const done = this.idle().then(() => true);
+    return this.opts.sleep ? Promise.race([done, this.opts.sleep(boundMs).then(() => false)]) : done;
+  }
+
+  private hold(limit: Limited, alert: Held): void {
+    limit.count++;
+    if (limit.held.length < HELD_LISTED) limit.held.push(alert);
+    this.schedule(limit);
+  }
+
+  /** Whether or not another alert comes, the held ones go out when the interval ends. */
+  private schedule(limit: Limited): void {
+    const sleep = this.opts.sleep;
+    if (!sleep || limit.timed) return;
+    limit.timed = true;
+    sleep(limit.lastSentAt + this.opts.minIntervalMs - this.opts.now())
+      .then(() => {
+        limit.timed = false;
+        this.flush(this.opts.now(), false);
+        // A send at the interval's end may have summarised before this timer woke, and held a
+        // new alert: that one waits for a timer of its own.
+        if (limit.count > 0) this.schedule(limit);
+      })
+      .catch((err: unknown) => this.warn(limit.kind, err));
+  }
+
+  /** Sends a summary for each subject whose interval has passed (every one when `all`), and forgets quiet ones. */
+  private flush(at: number, all: boolean): void {
+    for (const [key, limit] of this.limited) {
+      const due = at - limit.lastSentAt >= this.opts.minIntervalMs;
+      if (limit.count === 0) {
+        if (due && !limit.timed) this.limited.delete(key);
+        continue;
+      }
+      if (!due && !all) continue;
+      const { kind, count, held } = limit;
+      const more = count > held.length ? ` | and ${count - held.length} more not listed` : '';
+      const message = `${count} more ${kind} alert${count === 1 ? '' : 's'} held back: ${held.map((h) => h.message).join(' | ')}${more}`;
+      const details = Object.assign({}, limit.subject, { heldBack: held });
+      limit.lastSentAt = at;
+      limit.count = 0;
+      limit.held = [];
+      this.deliver({ kind, message, details, at, suppressed: count });
+    }
+  }
+
+  /** The POST is started here and only watched: trading never waits on a webhook. */
+  private deliver(body: AlertBody): void {
+    const url = this.opts.webhookUrl!;
+    const text = this.scrub(serialize(body));
+    const p = Promise.resolve()
+      .then(() => this.post(url, text))
+      .catch((err: unknown) => this.warn(body.kind, err))
+      .finally(() => this.inFlight.delete(p));
+    this.inFlight.add(p);
+  }
+
   private scrub(text: string): string {
     let out = text;
     // A secret may appear raw or JSON-escaped (if it holds a quote or backslash).
@@ -117,7 +213,7 @@ export class Alerts {
     return out;
   }
 
-  private warn(kind: AlertKind, err: unknown): void {
+  private warn(kind: string, err: unknown): void {
     try {
       // The webhook URL often embeds a token: name only its origin.
       let origin = '(invalid url)';
@@ -130,6 +226,16 @@ export class Alerts {
       // Logging itself failed; an alert is never worth an exception in the caller.
     }
   }
+}
+
+/** The details' subject fields that are plain values. */
+function subjectOf(details: Record<string, unknown>): Record<string, unknown> {
+  const subject: Record<string, unknown> = {};
+  for (const f of SUBJECT_FIELDS) {
+    const v = details[f];
+    if (typeof v === 'string' || typeof v === 'number') subject[f] = v;
+  }
+  return subject;
 }
 
 /** JSON that survives details a caller did not think about: bigints, errors, cycles. */

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KEY_VAR, parseConfig, SECRET_VAR } from '../../src/config/index.js';
+import { CLOSE_BOUND_MS } from '../../src/ops/index.js';
 import { loadStrategies } from '../../src/strategy/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -118,12 +119,12 @@ describe('deploy/sluice.service', () => {
     expect(read('src/commands/run.ts')).toContain(`process.on('SIGTERM'`);
     // The shutdown's own bounds: a hanging onStop is abandoned after handlerTimeoutMs, queued
     // intents wait at most maxQueueMs, the last reconcile's reads back off per venue.retry, and
-    // the webhook POST times out after 5 s.
+    // the webhook's delivery is waited for at most CLOSE_BOUND_MS (each POST times out after 5 s).
     const config = await deployConfig();
     const { retries, baseDelayMs, maxDelayMs } = config.venue.retry;
     const backoff = Array.from({ length: retries }, (_, i) => Math.min(maxDelayMs, baseDelayMs * 2 ** i)).reduce((a, b) => a + b, 0);
     expect(read('src/ops/alerts.ts')).toContain('const POST_TIMEOUT_MS = 5_000;');
-    expect(Number(one('TimeoutStopSec')) * 1000).toBeGreaterThan(config.engine.handlerTimeoutMs + config.engine.maxQueueMs + backoff + 5000);
+    expect(Number(one('TimeoutStopSec')) * 1000).toBeGreaterThan(config.engine.handlerTimeoutMs + config.engine.maxQueueMs + backoff + CLOSE_BOUND_MS);
   });
 
   it('runs as a dedicated user with secrets from a root-only EnvironmentFile and only the state directory writable', async () => {

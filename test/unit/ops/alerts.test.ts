@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { Alerts, RECENT_ALERTS, type AlertBody } from '../../../src/ops/index.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import { Alerts, HELD_LISTED, RECENT_ALERTS, type AlertBody } from '../../../src/ops/index.js';
 
 const SECRET = 'sk_live_9f8e7d6c5b4a';
 const KEY = 'ak-1234567890';
@@ -19,30 +20,125 @@ function captureLog() {
 }
 
 describe('Alerts', () => {
-  it('sends at most one alert per kind per interval and reports the suppressed count with the next', async () => {
-    let now = 1_000_000;
+  it('limits each kind and subject to one POST per interval; a second subject is sent at once, and what was held back goes out as one summary when the interval ends, with no later alert', async () => {
+    const clock = new ManualClock(1_000_000);
+    const { posts, post } = recorder();
+    const alerts = new Alerts({ webhookUrl: 'http://hooks.test/a', minIntervalMs: 60_000, now: () => clock.now(), sleep: (ms) => clock.sleep(ms), post });
+    alerts.send('plugin_disabled', 'strategy a was disabled', { strategy: 'a', openOrders: 2 });
+    await clock.advance(1_000);
+    alerts.send('plugin_disabled', 'strategy b was disabled', { strategy: 'b', openOrders: 0 }); // another subject
+    alerts.send('plugin_disabled', 'strategy a was disabled again', { strategy: 'a', openOrders: 1 });
+    await clock.advance(1_000);
+    alerts.send('plugin_disabled', 'strategy a, third time', { strategy: 'a', openOrders: 0 });
+    alerts.send('ban', 'banned', { until: 5 }); // another kind has its own budget
+    await clock.advance(57_999); // 59,999 ms after the first: still inside
+    await alerts.idle();
+    expect(posts.map((p) => [p.body.kind, p.body.message, p.body.suppressed, p.body.at - 1_000_000])).toEqual([
+      ['plugin_disabled', 'strategy a was disabled', 0, 0],
+      ['plugin_disabled', 'strategy b was disabled', 0, 1_000],
+      ['ban', 'banned', 0, 2_000],
+    ]);
+
+    await clock.advance(1); // exactly one interval after a's first: its summary, though nothing else came
+    await alerts.idle();
+    expect(posts.slice(3).map((p) => p.body)).toEqual([
+      {
+        kind: 'plugin_disabled',
+        message: '2 more plugin_disabled alerts held back: strategy a was disabled again | strategy a, third time',
+        details: {
+          strategy: 'a',
+          heldBack: [
+            { message: 'strategy a was disabled again', at: 1_001_000, details: { strategy: 'a', openOrders: 1 } },
+            { message: 'strategy a, third time', at: 1_002_000, details: { strategy: 'a', openOrders: 0 } },
+          ],
+        },
+        at: 1_060_000,
+        suppressed: 2,
+      },
+    ]);
+
+    // The summary counts as a's POST: the next alert of a waits for its own summary; b's does not.
+    await clock.advance(1_000);
+    alerts.send('plugin_disabled', 'strategy a, fourth time', { strategy: 'a' });
+    alerts.send('plugin_disabled', 'strategy b, again', { strategy: 'b' });
+    await clock.advance(120_000);
+    await alerts.idle();
+    expect(posts.slice(4).map((p) => [p.body.message, p.body.suppressed, p.body.at - 1_000_000])).toEqual([
+      ['strategy b, again', 0, 61_000],
+      ['1 more plugin_disabled alert held back: strategy a, fourth time', 1, 120_000],
+    ]);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('an alert held by a summary that a send made just before the timer woke still gets a summary of its own', async () => {
+    const clock = new ManualClock(0);
+    const { posts, post } = recorder();
+    const alerts = new Alerts({ webhookUrl: 'http://hooks.test/a', minIntervalMs: 60_000, now: () => clock.now(), sleep: (ms) => clock.sleep(ms), post });
+    alerts.send('drift', 'drift 1', {});
+    alerts.send('drift', 'drift 2', {});
+    clock.moveTo(60_000); // the timer is due but has not woken
+    alerts.send('drift', 'drift 3', {}); // its send summarises drift 2, and drift 3 is held
+    await clock.advance(0);
+    await clock.advance(60_000);
+    await alerts.idle();
+    expect(posts.map((p) => [p.body.message, p.body.at])).toEqual([
+      ['drift 1', 0],
+      ['1 more drift alert held back: drift 2', 60_000],
+      ['1 more drift alert held back: drift 3', 120_000],
+    ]);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('without a sleep, sends a due summary with the next alert of any kind, and close() sends what is still held at once', async () => {
+    let now = 0;
     const { posts, post } = recorder();
     const alerts = new Alerts({ webhookUrl: 'http://hooks.test/a', minIntervalMs: 60_000, now: () => now, post });
-    alerts.send('drift', 'drift 1', { symbol: 'BTCUSDT' });
-    now += 1_000;
+    alerts.send('drift', 'drift 1', {});
     alerts.send('drift', 'drift 2', {});
-    alerts.send('drift', 'drift 3', {});
-    alerts.send('ban', 'banned', { until: 5 }); // another kind has its own budget
-    now += 58_999; // 59,999 ms after the first: still inside
-    alerts.send('drift', 'drift 4', {});
-    now += 1; // exactly one interval after the first
-    alerts.send('drift', 'drift 5', {});
-    now += 1;
-    alerts.send('drift', 'drift 6', {});
+    alerts.send('halt', 'halted by SIGUSR2', { by: 'SIGUSR2' });
+    alerts.send('halt', 'halted by SIGUSR2 again', { by: 'SIGUSR2' });
+    now = 60_000;
+    alerts.send('recording', 'tape failed', { tape: '/t' });
     await alerts.idle();
-
     expect(posts.map((p) => [p.body.kind, p.body.message, p.body.suppressed])).toEqual([
       ['drift', 'drift 1', 0],
-      ['ban', 'banned', 0],
-      ['drift', 'drift 5', 3],
+      ['halt', 'halted by SIGUSR2', 0],
+      ['drift', '1 more drift alert held back: drift 2', 1],
+      ['halt', '1 more halt alert held back: halted by SIGUSR2 again', 1],
+      ['recording', 'tape failed', 0],
     ]);
-    expect(posts[0]).toEqual({ url: 'http://hooks.test/a', body: { kind: 'drift', message: 'drift 1', details: { symbol: 'BTCUSDT' }, at: 1_000_000, suppressed: 0 } });
-    expect(posts[2]!.body.at).toBe(1_060_000);
+    now = 61_000;
+    alerts.send('recording', 'tape failed again', { tape: '/t' });
+    expect(await alerts.close()).toBe(true);
+    expect(posts.slice(5).map((p) => [p.body.message, p.body.details, p.body.at])).toEqual([
+      ['1 more recording alert held back: tape failed again', { tape: '/t', heldBack: [{ message: 'tape failed again', at: 61_000, details: { tape: '/t' } }] }, 61_000],
+    ]);
+  });
+
+  it('counts every alert held back and lists the first HELD_LISTED', async () => {
+    let now = 0;
+    const { posts, post } = recorder();
+    const alerts = new Alerts({ webhookUrl: 'http://hooks.test/a', minIntervalMs: 1_000, now: () => now, post });
+    for (let i = 0; i <= HELD_LISTED + 5; i++) alerts.send('drift', `drift ${i}`, { symbol: 'BTCUSDT' });
+    await alerts.close();
+    const summary = posts[1]!.body;
+    expect(summary.suppressed).toBe(HELD_LISTED + 5);
+    expect((summary.details.heldBack as unknown[]).length).toBe(HELD_LISTED);
+    expect(summary.message).toBe(`${HELD_LISTED + 5} more drift alerts held back: ${Array.from({ length: HELD_LISTED }, (_, i) => `drift ${i + 1}`).join(' | ')} | and 5 more not listed`);
+    expect(summary.details.symbol).toBe('BTCUSDT');
+  });
+
+  it('close() waits for delivery at most its bound on the injected clock', async () => {
+    const clock = new ManualClock(0);
+    let posted = 0;
+    const alerts = new Alerts({ webhookUrl: 'http://hooks.test/a', minIntervalMs: 0, now: () => clock.now(), sleep: (ms) => clock.sleep(ms), post: () => ((posted++), new Promise<void>(() => {})) });
+    alerts.send('halt', 'halted', {});
+    let closed: boolean | undefined;
+    void alerts.close(5_000).then((ok) => (closed = ok));
+    await clock.advance(4_999);
+    expect([posted, closed]).toEqual([1, undefined]);
+    await clock.advance(1);
+    expect(closed).toBe(false);
   });
 
   it('does nothing without a webhook URL', async () => {
