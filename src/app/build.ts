@@ -7,7 +7,7 @@ import { BannedError } from '../core/errors.js';
 import type { AccountReader, Journal, JournalWriteFailure, Pacer } from '../core/ports.js';
 import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
-import { Engine, type AlertKind } from '../engine/engine.js';
+import { Engine, type AlertKind, type StopOutcome } from '../engine/engine.js';
 import { InstrumentCatalog, requirementsOf } from '../engine/instruments.js';
 import { MarketDataPoller } from '../engine/market-data.js';
 import { OrderPipeline } from '../engine/pipeline.js';
@@ -60,7 +60,8 @@ export interface App {
   /** What the dry-run gateway was handed (profiles with orders: 'dry-run'). */
   dryRun?: DryRunGateway;
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /** Resolves with the orders of ours the stop left unsettled (the engine alerted them). */
+  stop(): Promise<StopOutcome>;
   /** A stop under way ends its waits now (Engine.hurry): a second signal. */
   hurry(): void;
 }
@@ -230,13 +231,14 @@ export function buildApp(inputs: AppInputs): App {
     async stop() {
       stopping = true;
       askStop();
-      await engine.stop();
+      const outcome = await engine.stop();
       await client.close();
       // A tape that failed was reported when it did (openTape); the stop still finishes.
       await tape?.close().catch(() => undefined);
       markRunStopped(journal, clock.now());
       journal.close();
       lock?.release();
+      return outcome;
     },
     hurry: () => engine.hurry(),
   };

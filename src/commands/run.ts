@@ -18,6 +18,9 @@ import { prepare, secretsOf } from './prepare.js';
 /** How often the dashboard samples prices, equity and realised PnL. */
 export const DASHBOARD_SAMPLE_MS = 1000;
 
+/** The exit code of a stop that left orders of ours unsettled at the venue (a `stop_unsettled` alert says which). */
+export const EXIT_UNSETTLED = 3;
+
 export async function runCommand(configPath: string): Promise<number> {
   const prepared = await prepare(configPath);
   if (!prepared) return 1;
@@ -109,6 +112,7 @@ export async function runCommand(configPath: string): Promise<number> {
   }
 
   let stopping: Promise<void> | undefined;
+  let unsettled = 0;
   let markStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
   const stop = (signal: string) => {
@@ -118,7 +122,10 @@ export async function runCommand(configPath: string): Promise<number> {
       return;
     }
     log.info({ signal }, 'stopping: strategies first, then queued intents and open orders per config');
-    stopping = running.stop().finally(markStopped);
+    stopping = running
+      .stop()
+      .then((outcome) => void (unsettled = outcome.unsettled.length))
+      .finally(markStopped);
   };
   const halted = (by: string) =>
     alerts.send('halt', `trading halted by ${by}: no new orders until it is lifted (cancels still pass)`, { killSwitch: 'halted', by });
@@ -156,8 +163,10 @@ export async function runCommand(configPath: string): Promise<number> {
   clearInterval(watchKillFile);
   await closeOps();
   log.info('ops endpoint closed and alerts delivered');
+  // Not a clean stop: whoever runs sluice (systemd, a script) hears that orders may still be resting.
+  if (unsettled > 0) log.error({ unsettled, exitCode: EXIT_UNSETTLED }, `exiting with ${unsettled} orders of ours unsettled at the venue (the stop_unsettled alert names them)`);
   log.flush();
-  return 0;
+  return unsettled > 0 ? EXIT_UNSETTLED : 0;
 }
 
 /**

@@ -18,7 +18,7 @@ import { admit, refusals, type IntakeParts, type RuleTally } from './intake.js';
 import { Loops } from './loops.js';
 import { withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
-import { settleAtStop } from './stop.js';
+import { settleAtStop, type StopOutcome } from './stop.js';
 import { haltOnRefusal, refusedAtStart } from './credentials.js';
 import { DisabledStrategies, type DisabledStrategy } from './disabled.js';
 import { StrategyLedger } from './ledger.js';
@@ -31,6 +31,7 @@ import type { EngineEvents, EngineParts } from './parts.js';
 
 export type { AlertKind, EngineEvents, EngineParts, EngineSettings } from './parts.js';
 export type { DisabledStrategy } from './disabled.js';
+export type { StopOutcome } from './stop.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 /** Statuses whose order event carries a reason, read from the journal's history. */
@@ -205,8 +206,8 @@ export class Engine {
     await this.pipeline.handedOff();
   }
 
-  /** Stops strategies, settles queued intents per config, optionally cancels open orders. */
-  async stop(): Promise<void> {
+  /** Stops strategies, settles queued intents per config, optionally cancels open orders; says which of ours it left unsettled. */
+  async stop(): Promise<StopOutcome> {
     this.pipeline.open = false;
     this.stopping = true;
     const { clock, journal, log, settings } = this.parts;
@@ -217,7 +218,7 @@ export class Engine {
     // strategy ran and nothing of this run is in flight; the next start settles what the last left.
     if (!this.ready) {
       log.info(this.summary(), 'stopped');
-      return;
+      return { unsettled: [] };
     }
     // Each onStop after the events its strategy was handed, all at once; one that hangs is abandoned at its deadline.
     await this.lifecycle.stopAll();
@@ -225,7 +226,7 @@ export class Engine {
     await this.pipeline.dropAll('dropped at shutdown', { heldOnly: settings.shutdown.queued !== 'drop' });
     await this.pipeline.drain();
     // Only our strategies' orders: an adopted order belongs to whoever placed it by hand.
-    await settleAtStop({
+    const outcome = await settleAtStop({
       journal,
       clock,
       log,
@@ -236,6 +237,7 @@ export class Engine {
       graceMs: settings.reconcile.drift.graceMs,
       reconcile: async () => void (await this.reconcile({ final: true })),
       hurried: () => this.hurried,
+      alert: this.parts.alert,
     });
     // A cancel the last pass released (its order's venue id came) is answered before the journal
     // closes, and the strategies have heard how their orders ended.
@@ -243,6 +245,7 @@ export class Engine {
     await this.lifecycle.idle();
     this.intake.repeats.flush();
     log.info(this.summary(), 'stopped');
+    return outcome;
   }
 
   /**

@@ -1,11 +1,13 @@
 // The end of a stop, after strategies have stopped and the queue is settled: cancel our open
 // orders when the config says so, and reconcile until the journal agrees with the venue, so the
-// daemon exits with its journal settled rather than leaving that to the next start.
+// daemon exits with its journal settled rather than leaving that to the next start. What it
+// could not settle (a venue that stopped answering) is said loudly: an alert, and the outcome.
 import type { Clock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
 import type { CancelIntent, Order } from '../core/types.js';
+import type { AlertKind } from './parts.js';
 import type { OrderPipeline } from './pipeline.js';
 
 /** Reconcile passes at shutdown are this far apart (FINAL_PASSES of them is the slack on the stop's bound). */
@@ -29,7 +31,27 @@ export interface StopSettlement {
   reconcile(): Promise<void>;
   /** True once a second signal asked the stop to end its waits: the pass under way is the last. */
   hurried?: () => boolean;
+  alert?: (kind: AlertKind, message: string, details: Record<string, unknown>) => void;
 }
+
+export interface StopOutcome {
+  /**
+   * Our orders the stop left that may still rest at the venue: open when it was to cancel them
+   * (the cancel not confirmed), or their answer lost. One whose cancel the venue took is not
+   * among them: it only waits for the venue to settle it.
+   */
+  unsettled: readonly Order[];
+}
+
+/** Why the stop ended with orders unsettled, as the alert says it. */
+const WHY = {
+  unreadable: 'the venue could not be read',
+  hurried: 'a second signal hurried the stop',
+  deadline: 'the venue did not settle them within the stop\'s bound (is it unreachable?)',
+} as const;
+
+/** Client order ids the alert names (it counts them all). */
+const IDS_LISTED = 20;
 
 /**
  * A venue settles a cancel a moment after accepting it, an order whose answer was lost shows (or
@@ -39,7 +61,7 @@ export interface StopSettlement {
  * Bounded by unknownTimeoutMs while a lost answer is open, else by the grace; a venue that cannot
  * answer leaves the rest to the next start.
  */
-export async function settleAtStop(s: StopSettlement): Promise<void> {
+export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
   const { journal, clock, log, pipeline, ours, cancel, graceMs } = s;
   const ourOpen = () => journal.orders({ openOnly: true }).filter((o) => ours.has(o.strategyId));
   // An order without a venue id yet (its answer lost) gets its cancel once a pass finds it.
@@ -50,6 +72,8 @@ export async function settleAtStop(s: StopSettlement): Promise<void> {
   // Resting orders may stay when not cancelling; any other open status is still to settle.
   const resting = (o: Order) => !cancel && (o.status === 'open' || o.status === 'partially_filled');
   const unsettled = () => ourOpen().filter((o) => !resting(o));
+  // What the operator must see to: a cancel the venue took only waits for the venue to settle it.
+  const mayRest = () => unsettled().filter((o) => o.status !== 'pending_cancel');
   const startedAt = clock.now();
   const deadline = () => startedAt + (ourOpen().some((o) => o.status === 'unknown' || o.status === 'pending') ? s.unknownTimeoutMs : 0) + graceMs + FINAL_PASSES * FINAL_PASS_GAP_MS;
   if (cancel) await cancelOurs();
@@ -60,20 +84,44 @@ export async function settleAtStop(s: StopSettlement): Promise<void> {
       await s.reconcile();
     } catch (err) {
       log.warn({ reason: errorText(err) }, 'final reconcile failed; the next start settles it');
-      return;
+      return left(s, mayRest, 'unreadable');
     }
     const now = clock.now();
     if (unsettled().length > 0) settledAt = undefined;
     else settledAt ??= now;
-    if (settledAt !== undefined && (!cancel || now >= settledAt + graceMs)) return;
+    if (settledAt !== undefined && (!cancel || now >= settledAt + graceMs)) return { unsettled: [] };
     if (s.hurried?.()) {
       log.warn({ unsettled: unsettled().length }, 'the stop was hurried: no more settling passes; the next start settles what is left');
-      return;
+      return left(s, mayRest, 'hurried');
     }
     if (now >= deadline()) {
       log.warn({ unsettled: unsettled().length }, 'stopping with orders still unsettled; the next start settles them');
-      return;
+      return left(s, mayRest, 'deadline');
     }
     if (cancel && ourOpen().length > 0) await cancelOurs();
   }
+}
+
+/**
+ * Orders that may still rest at the venue are the operator's to see to before anything else
+ * trades them: an alert (the daemon waits for its delivery before it exits) saying how many,
+ * where, and what to do. Cancels already released are answered first, so one the venue took
+ * does not count.
+ */
+async function left(s: StopSettlement, mayRest: () => Order[], why: keyof typeof WHY): Promise<StopOutcome> {
+  await s.pipeline.drain();
+  const unsettled = mayRest();
+  if (unsettled.length === 0) return { unsettled };
+  const n = unsettled.length;
+  const symbols = [...new Set(unsettled.map((o) => o.symbol))].sort();
+  const byStatus: Record<string, number> = {};
+  for (const o of unsettled) byStatus[o.status] = (byStatus[o.status] ?? 0) + 1;
+  const statuses = Object.entries(byStatus).map(([status, count]) => `${count} ${status}`).join(', ');
+  const message =
+    `sluice stopped with ${n} order${n === 1 ? '' : 's'} of ours that may still be resting at the venue (${statuses}) on ${symbols.join(', ')}: ${WHY[why]}. ` +
+    'Check them with `sluice status`, cancel them on the venue by hand, or start sluice again to reconcile them';
+  const clientOrderIds = unsettled.slice(0, IDS_LISTED).map((o) => o.clientOrderId);
+  s.log.error({ alert: 'stop_unsettled', orders: n, symbols, byStatus }, message);
+  s.alert?.('stop_unsettled', message, { orders: n, symbols, byStatus, clientOrderIds, reason: why, cancelOpenOrders: s.cancel });
+  return { unsettled };
 }

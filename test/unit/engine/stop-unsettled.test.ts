@@ -1,0 +1,112 @@
+// A stop whose orders the venue never settles (it stopped answering) ends with them named: an
+// error line, a stop_unsettled alert, and the outcome the daemon turns into its exit code. The
+// real composition root on the in-process simulator, a manual clock.
+import { afterEach, describe, expect, it } from 'vitest';
+import { d, dec } from '../../../src/core/decimal.js';
+import type { ClientOrderId } from '../../../src/core/ids.js';
+import { defineStrategy, z } from '../../../src/strategy/api.js';
+import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
+
+const yaml = (cancel: boolean) => `
+mode: paper
+engine:
+  marketDataEveryMs: 100
+  reconcileEveryMs: 500
+  summaryEveryMs: 60000
+  shutdown: { queued: drop, cancelOpenOrders: ${cancel} }
+venue:
+  retry: { retries: 1, baseDelayMs: 100, maxDelayMs: 100 }
+risk:
+  maxOrdersPerSecond: 100
+`;
+
+let running: EngineApp | undefined;
+afterEach(async () => {
+  if (running) await drive(running.clock, running.app.stop());
+  running = undefined;
+});
+
+/** Places two LIMIT buys 3% and 4% under the last price, once. */
+const twoBids = (placed: ClientOrderId[]) =>
+  defineStrategy({
+    apiVersion: 1,
+    name: 'bids',
+    params: z.object({}),
+    create(ctx) {
+      return {
+        onTick() {
+          const last = ctx.lastPrice('BTCUSDT');
+          if (!last || placed.length > 0) return;
+          for (const f of ['0.97', '0.96']) placed.push(ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.001', price: dec.truncate(dec.mul(last, d(f)), 2) }));
+        },
+      };
+    },
+  });
+
+async function withRestingOrders(cancel: boolean) {
+  const placed: ClientOrderId[] = [];
+  const alerts: { kind: string; message: string; details: Record<string, unknown> }[] = [];
+  running = await engineApp(yaml(cancel), [loaded('bids', twoBids(placed))], { alert: (kind, message, details) => void alerts.push({ kind, message, details }) });
+  void running.app.start();
+  await runUntil(running.clock, SIM_START + 1000);
+  expect(placed.map((id) => running!.app.journal.order(id)?.status)).toEqual(['open', 'open']);
+  return { ...running, placed, alerts };
+}
+
+describe('a stop the venue does not answer', () => {
+  it('leaves our orders resting, and says so: an error line, a stop_unsettled alert naming them and what to do, and the outcome', async () => {
+    const { app, clock, sim, logs, placed, alerts } = await withRestingOrders(true);
+    sim.setFaults({ resetRate: 1 }); // every connection drops: the cancels and the reads fail
+    const outcome = await drive(clock, app.stop());
+    running = undefined;
+
+    expect(sim.openOrders().spot.map((o) => o.clientOrderId).sort()).toEqual([...placed].sort());
+    expect(outcome.unsettled.map((o) => o.clientOrderId).sort()).toEqual([...placed].sort());
+    expect(alerts.map((a) => a.kind)).toEqual(['stop_unsettled']);
+    expect(alerts[0]!.message).toBe(
+      'sluice stopped with 2 orders of ours that may still be resting at the venue (2 open) on BTCUSDT: the venue did not settle them within the stop\'s bound (is it unreachable?). ' +
+        'Check them with `sluice status`, cancel them on the venue by hand, or start sluice again to reconcile them',
+    );
+    expect(alerts[0]!.details).toEqual({ orders: 2, symbols: ['BTCUSDT'], byStatus: { open: 2 }, clientOrderIds: placed, reason: 'deadline', cancelOpenOrders: true });
+    expect(logs.lines.filter((l) => l.alert === 'stop_unsettled').map((l) => [l.level, l.orders])).toEqual([[50, 2]]);
+  });
+
+  it('a hurried stop with the venue gone says it was hurried', async () => {
+    const { app, clock, sim, alerts } = await withRestingOrders(true);
+    sim.setFaults({ resetRate: 1 });
+    const stopping = app.stop();
+    app.hurry();
+    const outcome = await drive(clock, stopping);
+    running = undefined;
+    expect(outcome.unsettled).toHaveLength(2);
+    expect(alerts.map((a) => [a.kind, a.details.reason])).toEqual([['stop_unsettled', 'hurried']]);
+    expect(alerts[0]!.message).toContain('(2 open) on BTCUSDT: a second signal hurried the stop. Check them with');
+  });
+
+  it('a hurried stop whose cancels the venue took alerts nothing: those orders only wait for the venue to settle them', async () => {
+    const { app, clock, placed, alerts } = await withRestingOrders(true);
+    const stopping = app.stop();
+    app.hurry();
+    const outcome = await drive(clock, stopping);
+    running = undefined;
+    expect(placed.map((id) => app.journal.order(id)?.status)).toEqual(['pending_cancel', 'pending_cancel']);
+    expect([outcome.unsettled, alerts]).toEqual([[], []]);
+  });
+
+  it('a stop that settles everything alerts nothing and leaves nothing, cancelling or not', async () => {
+    for (const cancel of [true, false]) {
+      const { app, clock, sim, alerts } = await withRestingOrders(cancel);
+      const outcome = await drive(clock, app.stop());
+      running = undefined;
+      expect([outcome.unsettled, alerts, sim.openOrders().spot.length]).toEqual([[], [], cancel ? 0 : 2]);
+    }
+  });
+
+  it('resting orders the config leaves are not unsettled, even with the venue gone', async () => {
+    const { app, clock, sim, alerts } = await withRestingOrders(false);
+    sim.setFaults({ resetRate: 1 });
+    const outcome = await drive(clock, app.stop());
+    running = undefined;
+    expect([outcome.unsettled, alerts]).toEqual([[], []]);
+  });
+});
