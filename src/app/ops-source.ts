@@ -19,10 +19,26 @@ export const RECENT_FILLS = 200;
  */
 export const UNREACHABLE_AFTER_FAILURES = 3;
 
+/**
+ * Reconcile passes in a row that end with the venue unreachable before it is alerted: one pass
+ * may catch a blip, three (several seconds, with their retries) are an outage.
+ */
+export const UNREACHABLE_ALERT_AFTER_PASSES = 3;
+
+/** An alert the watch wants sent: the venue's reachability changed. */
+export interface VenueAlert {
+  kind: 'venue_unreachable' | 'venue_reachable';
+  message: string;
+  details: Record<string, unknown>;
+}
+
 /** What the call tap learns from every finished venue call. */
 export class VenueWatch {
   lastOkAt: number | null = null;
   private failuresInARow = 0;
+  private passesUnreachable = 0;
+  /** While an unreachable alert stands: the venue's last answer before it (null: none this run). */
+  private down: { since: number | null } | undefined;
   /** Requests that left, per endpoint: the dashboard shows the endpoints in use. */
   readonly sent = new Map<string, number>();
 
@@ -43,6 +59,35 @@ export class VenueWatch {
 
   reachable(): boolean {
     return this.failuresInARow < UNREACHABLE_AFTER_FAILURES;
+  }
+
+  /**
+   * Called as each reconcile pass ends. The venue unreachable at the end of
+   * UNREACHABLE_ALERT_AFTER_PASSES passes in a row is alerted once, and its first answer after
+   * that once more: an outage makes two alerts, not one per request.
+   */
+  passEnded(): VenueAlert | undefined {
+    if (this.reachable()) {
+      this.passesUnreachable = 0;
+      if (!this.down) return undefined;
+      const since = this.down.since;
+      this.down = undefined;
+      const from = since === null ? 'the start' : new Date(since).toISOString();
+      return {
+        kind: 'venue_reachable',
+        message: `the venue answers again: it was unreachable from ${from} to ${new Date(this.lastOkAt!).toISOString()}; reconcile passes catch up on what happened meanwhile`,
+        details: { unreachableSince: since, answeredAt: this.lastOkAt, downMs: since === null ? null : this.lastOkAt! - since },
+      };
+    }
+    this.passesUnreachable++;
+    if (this.down || this.passesUnreachable < UNREACHABLE_ALERT_AFTER_PASSES) return undefined;
+    this.down = { since: this.lastOkAt };
+    const last = this.lastOkAt === null ? 'none since the start' : new Date(this.lastOkAt).toISOString();
+    return {
+      kind: 'venue_unreachable',
+      message: `the venue is unreachable: no answer to the last ${this.failuresInARow} requests, over ${this.passesUnreachable} reconcile passes in a row (its last answer: ${last}); orders can be neither placed, cancelled nor read until it answers, and sluice keeps trying`,
+      details: { lastOkAt: this.lastOkAt, failuresInARow: this.failuresInARow, passes: this.passesUnreachable },
+    };
   }
 }
 

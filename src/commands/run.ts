@@ -103,6 +103,13 @@ export async function runCommand(configPath: string): Promise<number> {
   }
   const running: App = app;
   watchEngine(running, metrics);
+  // Reachability is judged per reconcile pass, so an outage is alerted as it starts and ends, not per request.
+  running.engine.events.on('reconciled', () => {
+    const change = watch.passEnded();
+    if (!change) return;
+    log.warn({ alert: change.kind }, change.message);
+    alerts.send(change.kind, change.message, change.details);
+  });
   log.info(
     { mode: config.mode, strategies: prepared.strategies.map((s) => `${s.entry.id} (${s.definition.name}: ${s.entry.symbols.join(',')})`) },
     config.mode === 'paper' ? 'starting on the built-in simulated exchange (paper mode: no real money)' : 'starting live',

@@ -27,7 +27,7 @@ export interface EngineSettings {
   reconcile: ReconcileConfig;
 }
 
-export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled';
+export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable';
 
 /** The parts the engine schedules, built by the composition root. */
 export interface EngineParts {
@@ -51,7 +51,7 @@ export interface EngineParts {
   setLeverage?: (contract: string, level: number) => Promise<void>;
   /** Where strategies' ctx.log goes, when not the engine's log (a backtest shows them on their own). */
   pluginLog?: Logger;
-  /** Operator notifications (ban, halt, drift, a disabled plugin, a stop that left orders unsettled); the log has them too. */
+  /** Operator notifications (ban, halt, drift, a disabled plugin, a stop that left orders unsettled; the daemon adds the venue's reachability); the log has them too. */
   alert?: (kind: AlertKind, message: string, details: Record<string, unknown>) => void;
 }
 

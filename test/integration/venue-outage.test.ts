@@ -57,6 +57,21 @@ strategies:
 }
 
 describe('sluice run when the venue stops answering', () => {
+  it('alerts venue_unreachable once as the outage starts and venue_reachable once it answers again, then stops cleanly', async () => {
+    const daemon = await startDaemon();
+    sim!.exchange.setFaults({ resetRate: 1 });
+    const down = await receiver!.next('venue_unreachable');
+    expect(down.message).toMatch(/^the venue is unreachable: no answer to the last \d+ requests, over 3 reconcile passes in a row \(its last answer: \d{4}-.+Z\); orders can be neither placed, cancelled nor read until it answers, and sluice keeps trying$/);
+    expect(daemon.lines.some((l) => l.alert === 'venue_unreachable')).toBe(true);
+    sim!.exchange.setFaults({ resetRate: 0 });
+    const up = await receiver!.next('venue_reachable');
+    expect(up.details.unreachableSince).toBe(down.details.lastOkAt);
+    daemon.child.kill('SIGTERM');
+    expect(await daemon.exited).toBe(0);
+    // One of each, however many requests failed in between.
+    expect(receiver!.alerts.map((a) => a.kind)).toEqual(['venue_unreachable', 'venue_reachable']);
+  }, 60_000);
+
   it('a stop that cannot cancel our orders sends a stop_unsettled alert naming them before it exits, and exits 3', async () => {
     const daemon = await startDaemon();
     sim!.exchange.setFaults({ resetRate: 1 });
