@@ -27,7 +27,7 @@ export interface EngineSettings {
   reconcile: ReconcileConfig;
 }
 
-export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable';
+export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable' | 'drift_resolved';
 
 /** The parts the engine schedules, built by the composition root. */
 export interface EngineParts {

@@ -5,7 +5,7 @@
 import { errorText } from '../core/errors.js';
 import type { OpsLog } from './types.js';
 
-export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable';
+export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable' | 'drift_resolved';
 
 export interface AlertBody {
   kind: AlertKind;

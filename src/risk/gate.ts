@@ -82,6 +82,11 @@ export class RiskGate {
     this.drift = mode;
   }
 
+  /** Drift's mode, while a drift lasts. */
+  driftMode(): KillSwitchMode | undefined {
+    return this.drift;
+  }
+
   /** SIGUSR2: the operator's mode between halted and the configured one (off when that is itself halted). Returns the mode in force. */
   toggleHalt(): KillSwitchMode {
     const configured = this.limits.killSwitch.mode;
