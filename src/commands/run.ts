@@ -14,6 +14,7 @@ import { daemon } from '../app/profiles.js';
 import { Alerts, CLOSE_BOUND_MS, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
 import type { KillSwitchMode, RiskGate } from '../risk/index.js';
 import { prepare, secretsOf } from './prepare.js';
+import { SAME_REQUEST_MS, stopVerdict } from './stop-signal.js';
 
 /** How often the dashboard samples prices, equity and realised PnL. */
 export const DASHBOARD_SAMPLE_MS = 1000;
@@ -119,15 +120,22 @@ export async function runCommand(configPath: string): Promise<number> {
   }
 
   let stopping: Promise<void> | undefined;
+  let firstSignal: { signal: string; at: number } | undefined;
   let unsettled = 0;
   let markStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
   const stop = (signal: string) => {
-    if (stopping) {
+    const verdict = stopVerdict(firstSignal, signal, now());
+    if (verdict === 'same') {
+      log.info({ signal, withinMs: SAME_REQUEST_MS }, `${signal} again within ${SAME_REQUEST_MS} ms of the first: taken as the same stop request (Ctrl-C under npm or npx arrives twice); another one after that hurries the stop`);
+      return;
+    }
+    if (verdict === 'hurry') {
       log.warn({ signal }, 'stopping at once: handlers still running are abandoned and no more settling passes run; the cancels asked for are still sent, and the next start settles the rest');
       running.hurry();
       return;
     }
+    firstSignal = { signal, at: now() };
     log.info({ signal }, 'stopping: strategies first, then queued intents and open orders per config');
     stopping = running
       .stop()

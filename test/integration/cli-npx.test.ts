@@ -50,5 +50,7 @@ describe('Ctrl-C through npx', () => {
     expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
     const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(messages).toContain('stopped');
+    // The terminal's SIGINT and npm's forwarded one are one request: the stop was not hurried.
+    expect(messages.filter((m) => m.startsWith('stopping'))).toEqual(['stopping: strategies first, then queued intents and open orders per config']);
   });
 });
