@@ -137,3 +137,6 @@ export interface Balance {
 export function fillKey(fill: Pick<Fill, 'market' | 'symbol' | 'tradeId' | 'side'>): string {
   return `${fill.market}:${fill.symbol}:${fill.tradeId}:${fill.side}`;
 }
+
+/** What an operator alert is about (ops/alerts.ts sends them; docs/deployment.md lists each). */
+export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable' | 'drift_resolved';

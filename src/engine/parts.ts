@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import type { Journal, Pacer } from '../core/ports.js';
-import type { Fill, Order } from '../core/types.js';
+import type { AlertKind, Fill, Order } from '../core/types.js';
 import type { ReconcileConfig } from '../config/index.js';
 import type { PositionBook } from '../positions/index.js';
 import type { Reconciler, ReconcilerHooks } from '../reconciler/poller.js';
@@ -27,7 +27,7 @@ export interface EngineSettings {
   reconcile: ReconcileConfig;
 }
 
-export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable' | 'drift_resolved';
+export type { AlertKind } from '../core/types.js';
 
 /** The parts the engine schedules, built by the composition root. */
 export interface EngineParts {

@@ -3,9 +3,10 @@
 // is limited per kind and subject (a strategy, a symbol): what the limit holds back is sent as
 // one summary once the interval has passed, so no alert is lost for want of a later one.
 import { errorText } from '../core/errors.js';
+import type { AlertKind } from '../core/types.js';
 import type { OpsLog } from './types.js';
 
-export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable' | 'drift_resolved';
+export type { AlertKind } from '../core/types.js';
 
 export interface AlertBody {
   kind: AlertKind;
