@@ -63,11 +63,12 @@ program
 
 program
   .command('validate')
-  .description('check a config file and list every problem with its YAML path')
+  .description('check a config as sluice run will: every problem in one list with its YAML path, line and fix (the config, credentials, plugins and their params), then what the start asks the venue (its symbols, whether it takes the key); the last line says which checks ran')
   .requiredOption('-c, --config <file>', 'YAML config file')
-  .action(async (opts: { config: string }) => {
+  .option('--offline', 'ask the venue nothing: its symbols and the key go unchecked')
+  .action(async (opts: { config: string; offline?: boolean }) => {
     const { validateCommand } = await import('./commands/validate.js');
-    const { ok, output } = await validateCommand(opts.config);
+    const { ok, output } = await validateCommand(opts.config, process.env, process.cwd(), { offline: opts.offline === true });
     (ok ? process.stdout : process.stderr).write(`${output}\n`);
     process.exitCode = ok ? 0 : 1;
   });

@@ -1,9 +1,9 @@
-// What every trading command does first: load and check the config and the plugins at the
-// door, printing every problem, before anything is wired.
+// What every trading command does first: check the config and the plugins at the door, printing
+// every problem found without the venue in one list (app/preflight.ts), before anything is wired.
 import { ConfigError } from '../core/errors.js';
-import { loadConfig, type LoadedConfig } from '../config/index.js';
+import type { LoadedConfig } from '../config/index.js';
+import { checkLocally } from '../app/preflight.js';
 import type { LoadedStrategy } from '../strategy/index.js';
-import { loadPlugins } from './validate.js';
 
 export interface Prepared {
   loaded: LoadedConfig;
@@ -12,20 +12,9 @@ export interface Prepared {
 
 /** Config and plugins, or every problem printed to stderr and undefined. */
 export async function prepare(configPath: string): Promise<Prepared | undefined> {
-  try {
-    const loaded = await loadConfig(configPath);
-    const strategies = await loadPlugins(loaded, configPath);
-    if (strategies.length === 0) {
-      throw new ConfigError([{ path: 'strategies', message: 'no enabled strategy: add one (see strategies/README.md) or set enabled: true' }], configPath);
-    }
-    return { loaded, strategies };
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return undefined;
-    }
-    throw err;
-  }
+  const { ready, problems, source } = await checkLocally(configPath);
+  if (!ready) process.stderr.write(`${new ConfigError(problems, source).message}\n`);
+  return ready;
 }
 
 /** The secrets a command's logger scrubs. */

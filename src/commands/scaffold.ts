@@ -259,7 +259,7 @@ Strategies for [sluice](https://www.npmjs.com/package/sluice).
 \`\`\`sh
 npm install
 npm test              # the strategies' tests (vitest, with sluice/testing)
-npm run validate      # the config and every plugin's params
+npm run validate      # the config, every plugin's params, and the venue's symbols (and key, live)
 npm run backtest      # 30 simulated minutes on the built-in simulator
 npm start             # the daemon, paper mode (Ctrl-C stops it)
 npx sluice new-strategy my-idea   # strategies/my-idea from a template, added to sluice.yaml

@@ -1,43 +1,45 @@
-// `sluice validate`: the config, then every enabled strategy plugin loaded and its params
-// checked, as `run` and `plan` would, so a pre-start check (the systemd unit's) catches a
-// missing plugin or a param typo too. Plugin problems carry their YAML lines like the config's.
+// `sluice validate`: what `sluice run` would refuse, before it runs. First every problem found
+// without the venue, in one list (app/preflight.ts: the config, the credentials, the plugins and
+// their params, the feeds they ask for); then, unless --offline, what the start learns from the
+// venue (the symbols it lists, whether it takes the key), asked by the code the start runs and
+// listed the same way. The last line says which checks ran, so a pass means what it says.
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../core/errors.js';
-import { locatedError, validateCommand as validateConfig, type LoadedConfig } from '../config/index.js';
-import { loadStrategies, type LoadedStrategy } from '../strategy/index.js';
-import { buildApp } from '../app/build.js';
-import { createLogger } from '../app/logger.js';
-import { paper } from '../app/profiles.js';
+import { locateProblems } from '../config/index.js';
+import { checkLocally, checkVenue } from '../app/preflight.js';
 
-export async function validateCommand(path: string, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<{ ok: boolean; output: string }> {
-  return validateConfig(path, env, async (loaded) => {
-    const strategies = await loadPlugins(loaded, path, cwd);
-    if (loaded.config.mode === 'paper') await checkPaperSymbols(loaded, strategies, path);
-    const names = strategies.map((s) => `${s.entry.id} (${s.definition.name})`);
-    return [names.length > 0 ? `plugins OK: ${names.join(', ')}: loaded, params checked` : 'plugins: none enabled, none loaded'];
-  });
+export interface ValidateOptions {
+  /** Ask the venue nothing: its symbols and the key go unchecked (the last line says so). */
+  offline?: boolean;
 }
 
-/**
- * In paper mode the venue is the built-in simulator, so the symbols it lists are known without
- * a network: a symbol it does not list is refused here, as run and plan refuse it at start-up.
- */
-async function checkPaperSymbols(loaded: LoadedConfig, strategies: readonly LoadedStrategy[], path: string): Promise<void> {
-  const app = buildApp({ config: loaded.config, profile: paper(loaded.config), strategies, log: createLogger({ level: 'silent', pretty: false, secrets: [] }) });
-  try {
-    await app.engine.load();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    throw locatedError(err, await readFile(path, 'utf8'), path);
-  }
-}
+const LOCAL = 'checked: the config, the credentials (present and readable), the enabled plugins and their params, the feeds they ask for';
 
-/** The enabled plugins, or a ConfigError naming the config file with each problem's line. */
-export async function loadPlugins(loaded: LoadedConfig, path: string, cwd = process.cwd()) {
-  try {
-    return await loadStrategies(loaded.config.strategies, cwd, loaded.fromEnvironment);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    throw locatedError(err, await readFile(path, 'utf8'), path);
+export async function validateCommand(path: string, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), opts: ValidateOptions = {}): Promise<{ ok: boolean; output: string }> {
+  const local = await checkLocally(path, env, cwd);
+  if (!local.ready) {
+    return { ok: false, output: `${new ConfigError(local.problems, local.source).message}\n${LOCAL}; not the venue: fix the problems above first` };
   }
+  const { loaded, strategies } = local.ready;
+  const { config, credentials } = loaded;
+  const total = config.strategies.length;
+  const disabled = total - strategies.length;
+  const lines = [`config OK: ${total} strateg${total === 1 ? 'y' : 'ies'}${disabled ? ` (${disabled} disabled)` : ''}, mode ${config.mode}`];
+  if (config.mode === 'paper') lines.push('paper mode: orders go to the built-in simulated exchange, no real money');
+  else if (credentials) lines.push(`credentials: found in ${env.SLUICE_API_KEY ? 'the environment' : config.credentials.file}`);
+  lines.push(`plugins OK: ${strategies.map((s) => `${s.entry.id} (${s.definition.name})`).join(', ')}: loaded, params checked`);
+  if (opts.offline) {
+    lines.push(`${LOCAL}; not the venue (--offline): the symbols it lists and whether it takes the key are checked when sluice run starts`);
+    return { ok: true, output: lines.join('\n') };
+  }
+
+  const venue = await checkVenue(loaded, strategies);
+  const asked = venue.skipped ? `${venue.venue} was not asked: ${venue.skipped}` : `asked ${venue.venue}: ${venue.asked.join('; ')}${config.mode === 'paper' ? ' (paper mode trades with its own key, not yours)' : ''}`;
+  if (venue.problems.length > 0) {
+    const text = await readFile(path, 'utf8');
+    return { ok: false, output: `${new ConfigError(locateProblems(text, venue.problems), local.source).message}\n${LOCAL}; ${asked}` };
+  }
+  if (!venue.skipped) lines.push(`venue OK: it lists every symbol the strategies trade and serves their feeds${config.mode === 'live' ? ', and takes the key' : ''}`);
+  lines.push(`${LOCAL}; ${asked}`);
+  return { ok: true, output: lines.join('\n') };
 }

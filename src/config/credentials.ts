@@ -73,18 +73,21 @@ export async function resolveHttpToken(opts: { file: string | null; env: NodeJS.
   const at = ['http', 'tokenFile'];
   const file = isAbsolute(opts.file) ? opts.file : resolve(opts.baseDir, opts.file);
   const read = await readPrivateFile(file, at);
-  if ('problems' in read) return read;
+  if (read.text === undefined) return read;
   const token = read.text.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== '');
   if (!token || token.length < MIN_TOKEN_LENGTH) {
-    return { problems: [{ path: at, message: `${file} must hold the token on its first line, at least ${MIN_TOKEN_LENGTH} characters: e.g. openssl rand -hex 32 > ${file}` }] };
+    return { problems: [...read.problems, { path: at, message: `${file} must hold the token on its first line, at least ${MIN_TOKEN_LENGTH} characters: e.g. openssl rand -hex 32 > ${file}` }] };
   }
-  return { token, problems: [] };
+  return read.problems.length > 0 ? { problems: read.problems } : { token, problems: [] };
 }
 
-/** Opens, checks (a regular file only its owner can read) and reads through one handle, so the file checked is the file read. */
-async function readPrivateFile(file: string, at: string[]): Promise<{ text: string } | { problems: RawProblem[] }> {
-  let text: string;
-  // Check the mode and read through one handle, so the file checked is the file read.
+/**
+ * Opens, checks (a regular file only its owner can read) and reads through one handle, so the
+ * file checked is the file read. A file others can read is still read, so what it holds is
+ * checked in the same round as its mode (the operator fixes both at once); `text` is absent only
+ * when the file cannot be read at all.
+ */
+async function readPrivateFile(file: string, at: string[]): Promise<{ text?: string; problems: RawProblem[] }> {
   let handle;
   try {
     handle = await open(file, 'r');
@@ -95,28 +98,25 @@ async function readPrivateFile(file: string, at: string[]): Promise<{ text: stri
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) return { problems: [{ path: at, message: `${file} is not a regular file` }] };
+    const problems: RawProblem[] = [];
     // POSIX permission bits only; Windows reports a fixed mode, so there is nothing to check there.
     if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
       const mode = (stat.mode & 0o777).toString(8);
-      return {
-        problems: [{ path: at, message: `${file} is accessible to group or others (mode ${mode}); it holds secrets: run chmod 600 ${file}` }],
-      };
+      problems.push({ path: at, message: `${file} is accessible to group or others (mode ${mode}); it holds secrets: run chmod 600 ${file}` });
     }
-    text = await handle.readFile('utf8');
+    return { text: await handle.readFile('utf8'), problems };
   } finally {
     await handle.close();
   }
-  return { text };
 }
 
 async function readCredentialsFile(file: string): Promise<CredentialsResult> {
   const at = ['credentials', 'file'];
   const read = await readPrivateFile(file, at);
-  if ('problems' in read) return read;
-  const { text } = read;
-  const problems: RawProblem[] = [];
+  if (read.text === undefined) return read;
+  const problems = read.problems;
   const values = new Map<string, string>();
-  text.split(/\r?\n/).forEach((raw, i) => {
+  read.text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) return;
     const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);

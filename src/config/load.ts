@@ -7,8 +7,8 @@ import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { resolveCredentials, resolveHttpToken } from './credentials.js';
 import { httpProblems, crossFieldProblems, dropEmptySections, removeSecretKeys, unknownKeyMessage, type RawProblem } from './rules.js';
 import { shownChoice } from '../core/spelling.js';
-import { asConfig, configSchema, deepFreeze, kindOf, knownKeys } from './schema.js';
-import type { Config, Credentials, LoadedConfig } from './types.js';
+import { asConfig, configSchema, deepFreeze, kindOf, knownKeys, strategyFields } from './schema.js';
+import type { Config, Credentials, LoadedConfig, StrategyConfig } from './types.js';
 import { formatPath, interpolate, lineOf, parseYamlText, type Path } from './yaml.js';
 
 export interface ParseOptions {
@@ -19,24 +19,57 @@ export interface ParseOptions {
   baseDir?: string;
 }
 
+/** What checking a config found: the config when it has no problem, else every problem. */
+export interface ConfigCheck {
+  /** The config, when it has no problem. */
+  loaded?: LoadedConfig;
+  /** Every problem, in file order; empty when `loaded` is there. */
+  problems: ConfigProblem[];
+  /**
+   * Each strategies entry as far as its own fields are right (the config's own entries when it
+   * has no problem): what the plugin check reads, so plugins are checked in the same round.
+   * Undefined when the file could not be read or is not YAML: nothing past that is known.
+   */
+  strategies?: readonly Partial<StrategyConfig>[];
+  /** The paths whose values came from ${VAR}: a problem never shows them. */
+  fromEnvironment: ReadonlySet<string>;
+  /** Names the config in messages. */
+  source: string;
+}
+
 /** Reads and validates a config file. Throws ConfigError listing every problem. */
 export async function loadConfig(filePath: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+  return loadedOrThrow(await checkConfigFile(filePath, env));
+}
+
+/** Validates config text; the seam tests use. Throws ConfigError listing every problem. */
+export async function parseConfig(yamlText: string, opts: ParseOptions = {}): Promise<LoadedConfig> {
+  return loadedOrThrow(await checkConfig(yamlText, opts));
+}
+
+function loadedOrThrow(check: ConfigCheck): LoadedConfig {
+  if (!check.loaded) throw new ConfigError(check.problems, check.source);
+  return check.loaded;
+}
+
+/** Reads and checks a config file; every problem is returned, none thrown. */
+export async function checkConfigFile(filePath: string, env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd()): Promise<ConfigCheck> {
   let text: string;
   try {
     text = await readFile(filePath, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new ConfigError([{ path: '(file)', message: `cannot read ${filePath} (${code}): check the --config path` }], filePath);
+    return { problems: [{ path: '(file)', message: `cannot read ${filePath} (${code}): check the --config path` }], fromEnvironment: new Set(), source: filePath };
   }
-  return parseConfig(text, { source: filePath, env, baseDir: process.cwd() });
+  return checkConfig(text, { source: filePath, env, baseDir });
 }
 
-/** Validates config text; the seam tests use. Throws ConfigError listing every problem. */
-export async function parseConfig(yamlText: string, opts: ParseOptions = {}): Promise<LoadedConfig> {
+/** Checks config text; every problem is returned, none thrown. */
+export async function checkConfig(yamlText: string, opts: ParseOptions = {}): Promise<ConfigCheck> {
   const source = opts.source ?? 'config';
   const env = opts.env ?? process.env;
   const { parsed, problems: syntax } = parseYamlText(yamlText);
-  if (syntax.length > 0) throw new ConfigError(syntax, source);
+  if (syntax.length > 0) return { problems: syntax, fromEnvironment: new Set(), source };
 
   const problems: ConfigProblem[] = [];
   const interpolation = interpolate(parsed, env);
@@ -75,16 +108,18 @@ export async function parseConfig(yamlText: string, opts: ParseOptions = {}): Pr
   token.problems.forEach(add);
   if (token.problems.length === 0) httpProblems(raw, token.token !== undefined).forEach(add);
 
+  const fromEnvironment = new Set(interpolation.sources.keys());
   if (problems.length > 0 || !result.success) {
     // Stable sort: file order, problems without a line last.
-    throw new ConfigError(problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity)), source);
+    return { problems: problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity)), strategies: strategyFields(raw), fromEnvironment, source };
   }
   const parsedConfig = asConfig(result.data);
   const config: Config = deepFreeze({
     ...parsedConfig,
     venue: { ...parsedConfig.venue, futuresUrl: parsedConfig.venue.futuresUrl ?? parsedConfig.venue.spotUrl },
   });
-  return { config, ...(found.credentials ? { credentials: sealed(found.credentials) } : {}), ...(token.token !== undefined ? { httpToken: token.token } : {}), source, fromEnvironment: new Set(interpolation.sources.keys()) };
+  const loaded = { config, ...(found.credentials ? { credentials: sealed(found.credentials) } : {}), ...(token.token !== undefined ? { httpToken: token.token } : {}), source, fromEnvironment };
+  return { loaded, problems: [], strategies: config.strategies, fromEnvironment, source };
 }
 
 interface Issue {
@@ -122,31 +157,4 @@ function sealed(c: Credentials): Credentials {
   Object.defineProperty(out, 'toJSON', { value: redacted });
   Object.defineProperty(out, inspect.custom, { value: redacted });
   return Object.freeze(out);
-}
-
-/**
- * `sluice validate --config F`: the CLI prints `output` and exits 0 when ok, 1 otherwise.
- * `plugins` loads the strategy plugins and checks their params (config cannot import them):
- * it answers lines to print, or throws ConfigError with their problems.
- */
-export async function validateCommand(
-  path: string,
-  env: NodeJS.ProcessEnv = process.env,
-  plugins?: (loaded: LoadedConfig) => Promise<string[]>,
-): Promise<{ ok: boolean; output: string }> {
-  try {
-    const loaded = await loadConfig(path, env);
-    const { config, credentials } = loaded;
-    const total = config.strategies.length;
-    const disabled = config.strategies.filter((s) => !s.enabled).length;
-    const lines = [`config OK: ${total} strateg${total === 1 ? 'y' : 'ies'}${disabled ? ` (${disabled} disabled)` : ''}, mode ${config.mode}`];
-    if (total - disabled === 0) lines.push('note: no enabled strategy; `sluice run` needs at least one');
-    if (config.mode === 'paper') lines.push('paper mode: orders go to the built-in simulated exchange, no real money');
-    else if (credentials) lines.push(`credentials: found in ${env.SLUICE_API_KEY ? 'the environment' : config.credentials.file}`);
-    lines.push(...(plugins ? await plugins(loaded) : ['strategy plugins and their params are checked when `sluice run` or `sluice plan` loads them']));
-    return { ok: true, output: lines.join('\n') };
-  } catch (err) {
-    if (err instanceof ConfigError) return { ok: false, output: err.message };
-    throw err;
-  }
 }

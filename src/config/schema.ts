@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { DecimalFormatError, PLAIN_RULE, toDecimal, type Decimal } from '../core/decimal.js';
 import type { EndpointId } from '../exchange/endpoints.js';
-import type { Config } from './types.js';
+import type { Config, StrategyConfig } from './types.js';
 
 /** Names the kind of a value without showing it. */
 export function kindOf(v: unknown): string {
@@ -301,6 +301,25 @@ export const configSchema = z.strictObject(
   },
   { error: expected('a mapping of key: value lines') },
 );
+
+/**
+ * Each strategies entry as written, field by field: a field that fits its schema is there (with
+ * its default), one that does not is absent. A config with problems elsewhere still has its
+ * plugins checked from these, each check skipping only what needs a field the config got wrong.
+ */
+export function strategyFields(raw: unknown): Partial<StrategyConfig>[] {
+  const list = (raw as { strategies?: unknown } | null)?.strategies;
+  if (!Array.isArray(list)) return [];
+  return list.map((item: unknown) => {
+    const out: Record<string, unknown> = {};
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return out;
+    for (const [key, field] of Object.entries(strategy.shape)) {
+      const r = (field as z.ZodType).safeParse((item as Record<string, unknown>)[key]);
+      if (r.success && r.data !== undefined) out[key] = r.data;
+    }
+    return out as Partial<StrategyConfig>;
+  });
+}
 
 // Compile-time proof that what the schema produces is a Config.
 type Parsed = z.output<typeof configSchema>;

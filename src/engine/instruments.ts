@@ -10,7 +10,7 @@ import type { MarketReader } from '../core/ports.js';
 import { closest } from '../core/spelling.js';
 import type { Market } from '../core/types.js';
 import { notServed, spotFeedProblem } from '../executor/readers.js';
-import type { LoadedStrategy, MarketSubscription } from '../strategy/index.js';
+import type { EntryFields, LoadedStrategy, MarketSubscription } from '../strategy/index.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
@@ -29,25 +29,37 @@ export interface Requirements {
 
 /**
  * The strategies' symbols and subscriptions, at their config paths (`entries` is the config's
- * strategies list, whose objects the loaded strategies carry).
+ * strategies list, whose objects the loaded strategies carry). An entry whose market or symbols
+ * the config got wrong (absent) asks for nothing there; the config's problem says why.
  */
-export function requirementsOf(entries: readonly unknown[], strategies: readonly LoadedStrategy[]): Requirements {
+export function requirementsOf(entries: readonly unknown[], strategies: readonly LoadedStrategy<EntryFields>[]): Requirements {
   const req: Requirements = { symbols: [], feeds: [], pages: [] };
   for (const s of strategies) {
     const i = entries.indexOf(s.entry);
-    const at = i >= 0 ? `strategies[${i}]` : `strategies (id ${s.entry.id})`;
-    s.entry.symbols.forEach((symbol, j) => req.symbols.push({ path: `${at}.symbols[${j}]`, market: s.entry.market, symbol }));
+    const at = i >= 0 ? `strategies[${i}]` : `strategies (id ${s.entry.id ?? '?'})`;
+    const market = s.entry.market;
+    if (market === undefined) continue;
+    s.entry.symbols?.forEach((symbol, j) => req.symbols.push({ path: `${at}.symbols[${j}]`, market, symbol }));
     let subscriptions: MarketSubscription[];
     try {
       subscriptions = s.definition.subscribe?.(s.params as never) ?? [{ kind: 'ticker' }];
     } catch {
       continue; // its host disables it at start, with the reason
     }
-    for (const kind of new Set(subscriptions.map((x) => x.kind))) req.feeds.push({ path: `${at}.market`, market: s.entry.market, kind, plugin: s.definition.name });
-    if (s.entry.market !== 'spot') continue;
+    for (const kind of new Set(subscriptions.map((x) => x.kind))) req.feeds.push({ path: `${at}.market`, market, kind, plugin: s.definition.name });
+    if (market !== 'spot') continue;
     for (const problem of new Set(subscriptions.map(spotFeedProblem))) if (problem) req.pages.push({ path: `${at}.params`, plugin: s.definition.name, problem });
   }
   return req;
+}
+
+/** What the strategies ask of a market that it cannot serve, known without asking the venue (the REST API's feeds and page sizes). */
+export function feedProblems(req: Requirements): ConfigProblem[] {
+  const problems: ConfigProblem[] = req.feeds
+    .filter((f) => UNSERVED[f.market].includes(f.kind))
+    .map((f) => ({ path: f.path, message: `${f.market}: the plugin ${f.plugin} subscribes to ${f.kind}, which this market cannot poll (${notServed(f.kind as 'trades' | 'klines')})` }));
+  for (const p of req.pages) problems.push({ path: p.path, message: `the plugin ${p.plugin} subscribes to ${p.problem}` });
+  return problems;
 }
 
 export class InstrumentCatalog {
@@ -73,10 +85,7 @@ export class InstrumentCatalog {
    * traded symbol it does not list.
    */
   async load(markets: ReadonlySet<Market>, traded: readonly { market: Market; symbol: string }[]): Promise<void> {
-    const problems: ConfigProblem[] = this.required.feeds
-      .filter((f) => UNSERVED[f.market].includes(f.kind))
-      .map((f) => ({ path: f.path, message: `${f.market}: the plugin ${f.plugin} subscribes to ${f.kind}, which this market cannot poll (${notServed(f.kind as 'trades' | 'klines')})` }));
-    for (const p of this.required.pages) problems.push({ path: p.path, message: `the plugin ${p.plugin} subscribes to ${p.problem}` });
+    const problems = feedProblems(this.required);
     const leftOut = new Map<string, string>();
     for (const market of markets) {
       const listing = await this.readers[market].instruments();

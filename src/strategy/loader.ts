@@ -21,8 +21,9 @@ export interface StrategyEntry {
   params: unknown;
 }
 
-export interface LoadedStrategy {
-  entry: StrategyEntry;
+/** A plugin loaded and its params checked, for its config entry (or what of it the config got right). */
+export interface LoadedStrategy<E extends EntryFields = StrategyEntry> {
+  entry: E;
   definition: StrategyDefinition;
   params: unknown;
 }
@@ -32,10 +33,24 @@ export interface LoadedStrategy {
  * `fromEnvironment`: the config paths whose values came from ${VAR} (LoadedConfig's).
  */
 export async function loadStrategies(entries: readonly StrategyEntry[], baseDir: string, fromEnvironment?: ReadonlySet<string>): Promise<LoadedStrategy[]> {
+  const { loaded, problems } = await checkStrategies(entries, baseDir, fromEnvironment);
+  if (problems.length > 0) throw new ConfigError(problems, 'strategies');
+  return loaded;
+}
+
+/** An entry as far as the config got its fields right: a check that needs an absent one is skipped. */
+export type EntryFields = Partial<StrategyEntry>;
+
+/**
+ * Each enabled entry's plugin loaded and its params checked, every problem returned: `entries[i]`
+ * is strategies[i]. One without a `use` is not loaded, one without `params` loaded but not
+ * checked; the config's own problems say why those fields are absent.
+ */
+export async function checkStrategies<E extends EntryFields>(entries: readonly E[], baseDir: string, fromEnvironment?: ReadonlySet<string>): Promise<{ loaded: LoadedStrategy<E>[]; problems: ConfigProblem[] }> {
   const problems: ConfigProblem[] = [];
-  const loaded: LoadedStrategy[] = [];
+  const loaded: LoadedStrategy<E>[] = [];
   for (const [i, entry] of entries.entries()) {
-    if (!entry.enabled) continue;
+    if (entry.enabled === false || entry.use === undefined) continue;
     const at = `strategies[${i}]`;
     const file = isAbsolute(entry.use) ? entry.use : resolve(baseDir, entry.use);
     let mod: { default?: unknown };
@@ -60,15 +75,15 @@ export async function loadStrategies(entries: readonly StrategyEntry[], baseDir:
       continue;
     }
     const def = definition as StrategyDefinition;
-    const parsed = def.params.safeParse(entry.params ?? {});
+    if (entry.params === undefined) continue;
+    const parsed = def.params.safeParse(entry.params);
     if (!parsed.success) {
-      problems.push(...paramProblems(parsed.error.issues, def.params, entry.params ?? {}, at, def.name, fromEnvironment));
+      problems.push(...paramProblems(parsed.error.issues, def.params, entry.params, at, def.name, fromEnvironment));
       continue;
     }
     loaded.push({ entry, definition: def, params: parsed.data });
   }
-  if (problems.length > 0) throw new ConfigError(problems, 'strategies');
-  return loaded;
+  return { loaded, problems };
 }
 
 function checkDefinition(v: unknown): string | undefined {

@@ -3,11 +3,15 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { chmod } from 'node:fs/promises';
+import { prepare } from '../../../src/commands/prepare.js';
 import { validateCommand } from '../../../src/commands/validate.js';
 import { locateProblems, parsePath } from '../../../src/config/locate.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
+const LOCAL = 'checked: the config, the credentials (present and readable), the enabled plugins and their params, the feeds they ask for';
+const SIMULATOR = 'asked the built-in simulator: the symbols and feeds the strategies need (paper mode trades with its own key, not yours)';
 
 async function configFile(text: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-validate-'));
@@ -21,7 +25,7 @@ describe('sluice validate', () => {
     const path = await configFile(['mode: paper', 'strategies:', '  - id: doge', '    use: strategies/grid/index.ts', '    symbols: [DOGEUSDT]', ''].join('\n'));
     const { ok, output } = await validateCommand(path, {}, ROOT);
     expect(ok).toBe(false);
-    expect(output).toBe(`${path} has 1 problem:\n  - strategies[0].symbols[0] (line 5): DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT, ETHUSDT)`);
+    expect(output).toBe(`${path} has 1 problem:\n  - strategies[0].symbols[0] (line 5): DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT, ETHUSDT)\n${LOCAL}; ${SIMULATOR}`);
   });
 
   it('refuses a float param, a typo and a missing plugin file, each with its line and fix', async () => {
@@ -49,6 +53,7 @@ describe('sluice validate', () => {
       expect.stringMatching(/^ {2}- strategies\[0\]\.params\.orderVolume \(line 7\): .*expected string.*: write it quoted, e\.g\. "0\.5" .*\(plugin grid\)$/),
       '  - strategies[0].params.maxInventroy (line 8): unknown key; did you mean maxInventory? (plugin grid)',
       expect.stringMatching(/^ {2}- strategies\[1\]\.use \(line 10\): no plugin at .*strategies\/nope\/index\.ts; fix the path/),
+      `${LOCAL}; not the venue: fix the problems above first`,
     ]);
   });
 
@@ -60,6 +65,7 @@ describe('sluice validate', () => {
     expect(output.split('\n').slice(1)).toEqual([
       expect.stringMatching(/^ {2}- strategies\[0\]\.params\.side \(line 2\): .*expected one of "BUY"\|"SELL" \(got "BYU"; did you mean BUY\?\) \(plugin twap\)$/),
       expect.stringMatching(/^ {2}- strategies\[1\]\.params\.side \(line 3\): .*expected one of "BUY"\|"SELL" \(plugin twap\)$/),
+      `${LOCAL}; not the venue: fix the problems above first`,
     ]);
     expect(output).not.toContain('not-a-side-secret');
   });
@@ -73,12 +79,88 @@ describe('sluice validate', () => {
     expect(output).not.toContain('checked when `sluice run`');
   });
 
-  it('still lists config problems first and does not load plugins past them', async () => {
-    const path = await configFile('mode: papr\nstrategies:\n  - { id: g1, use: strategies/nope.ts, symbols: [BTCUSDT] }\n');
+  it('says which checks ran: the simulator asked in paper mode, nothing with --offline', async () => {
+    const path = await configFile('strategies:\n  - { id: g1, use: strategies/grid/index.ts, symbols: [BTCUSDT] }\n');
+    const asked = await validateCommand(path, {}, ROOT);
+    expect(asked.output.split('\n').slice(-2)).toEqual(['venue OK: it lists every symbol the strategies trade and serves their feeds', `${LOCAL}; ${SIMULATOR}`]);
+    const offline = await validateCommand(path, {}, ROOT, { offline: true });
+    expect(offline.ok).toBe(true);
+    expect(offline.output.split('\n').slice(-1)).toEqual([`${LOCAL}; not the venue (--offline): the symbols it lists and whether it takes the key are checked when sluice run starts`]);
+  });
+
+  /** A config with problems of every kind found without the venue, and the list that names them. */
+  async function everyKindOfProblem(): Promise<{ path: string; problems: unknown[] }> {
+    const dir = await mkdtemp(join(tmpdir(), 'sluice-validate-'));
+    const creds = join(dir, 'creds.env');
+    // Readable by others, and no secret line: both said at once.
+    await writeFile(creds, 'SLUICE_API_KEY=not-a-real-key\n');
+    await chmod(creds, 0o644);
+    const path = join(dir, 'sluice.yaml');
+    await writeFile(
+      path,
+      [
+        'mode: live',
+        'venue: { spotUrl: "http://127.0.0.1:1" }',
+        `credentials: { file: ${creds} }`,
+        'engine: { heap: tiny }',
+        'strategies:',
+        '  - { id: g1, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { levels: "3" } }',
+        '  - { id: gone, use: strategies/nope.ts, symbols: [ETHUSDT] }',
+        '  - { id: Bad-Id, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { levls: 2 } }',
+        '  - { id: sig, use: strategies/signal-mm/index.ts, market: futures, symbols: [E-BTC-USDT] }',
+        '  - { id: nouse, use: 5, symbols: [BTCUSDT] }',
+        '',
+      ].join('\n'),
+    );
+    return {
+      path,
+      problems: [
+        `${path} has 9 problems:`,
+        `  - credentials.file (line 3): ${creds} is accessible to group or others (mode 644); it holds secrets: run chmod 600 ${creds}`,
+        `  - credentials.file (line 3): ${creds} has no SLUICE_API_SECRET=... line (or it is empty): add it`,
+        '  - engine.heap (line 4): must be one of fast | small (got "tiny")',
+        expect.stringMatching(/^ {2}- strategies\[0\]\.params\.levels \(line 6\): .*expected number, received string: write it without quotes, e\.g\. 3 \(plugin grid\)$/),
+        expect.stringMatching(/^ {2}- strategies\[1\]\.use \(line 7\): no plugin at .*strategies\/nope\.ts; fix the path/),
+        expect.stringMatching(/^ {2}- strategies\[2\]\.id \(line 8\): must be 1-12 lower-case letters or digits/),
+        // Its id is wrong, its plugin and params are still checked.
+        '  - strategies[2].params.levls (line 8): unknown key; did you mean levels? (plugin grid)',
+        "  - strategies[3].market (line 9): futures: the plugin signal-mm subscribes to klines, which this market cannot poll (futures klines are not served by the venue's REST API; subscribe to ticker or depth)",
+        expect.stringMatching(/^ {2}- strategies\[4\]\.use \(line 10\): must be the plugin module path, e\.g\. strategies\/grid\/index\.ts \(got a number\)$/),
+      ],
+    };
+  }
+
+  it('lists every problem found without the venue in one round: schema, credentials file, plugin path, plugin params, feeds', async () => {
+    const { path, problems } = await everyKindOfProblem();
     const { ok, output } = await validateCommand(path, {}, ROOT);
     expect(ok).toBe(false);
-    expect(output).toContain('mode (line 1)');
-    expect(output).not.toContain('no plugin at');
+    expect(output.split('\n')).toEqual([...problems, `${LOCAL}; not the venue: fix the problems above first`]);
+  });
+
+  it('run, plan and status stop at the door with the same one list', async () => {
+    const { path, problems } = await everyKindOfProblem();
+    const err: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((t) => (err.push(String(t)), true));
+    vi.stubEnv('SLUICE_API_KEY', '');
+    vi.stubEnv('SLUICE_API_SECRET', '');
+    try {
+      expect(await prepare(path)).toBeUndefined();
+    } finally {
+      vi.restoreAllMocks();
+      vi.unstubAllEnvs();
+    }
+    expect(err.join('').split('\n')).toEqual([...problems, '']);
+  });
+
+  it('refuses a config whose strategies are all disabled, as run does, with the config\'s other problems', async () => {
+    const path = await configFile('engine: { heap: tiny }\nstrategies:\n  - { id: g1, use: strategies/grid/index.ts, symbols: [BTCUSDT], enabled: false }\n');
+    const { ok, output } = await validateCommand(path, {}, ROOT);
+    expect(ok).toBe(false);
+    expect(output.split('\n').slice(0, 3)).toEqual([
+      `${path} has 2 problems:`,
+      '  - engine.heap (line 1): must be one of fast | small (got "tiny")',
+      '  - strategies (line 2): no enabled strategy: add one (see strategies/README.md) or set enabled: true',
+    ]);
   });
 });
 

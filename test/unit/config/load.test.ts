@@ -8,7 +8,8 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/core/errors.js';
 import { ENDPOINT_IDS, ENDPOINTS, endpointLimits } from '../../../src/exchange/endpoints.js';
-import { DEFAULTS, loadConfig, parseConfig, validateCommand, type LoadedConfig } from '../../../src/config/index.js';
+import { DEFAULTS, loadConfig, parseConfig, type LoadedConfig } from '../../../src/config/index.js';
+import { validateCommand } from '../../../src/commands/validate.js';
 import { DEFAULT_CONNECTIONS } from '../../../src/exchange/transport/http.js';
 import { DEFAULT_SAFETY_MARGIN_MS } from '../../../src/limiter/index.js';
 
@@ -84,7 +85,7 @@ describe('shipped configs', () => {
     expect(seen).not.toContain(KEY);
     expect(seen).not.toContain(SECRET);
 
-    const { ok, output } = await validateCommand(shipped('live.example.yaml'), env);
+    const { ok, output } = await validateCommand(shipped('live.example.yaml'), env, ROOT, { offline: true });
     expect(ok).toBe(true);
     expect(output).toMatch(/^config OK: 2 strategies, mode live\n/);
     expect(output).not.toContain(KEY);
@@ -92,7 +93,7 @@ describe('shipped configs', () => {
   });
 
   it('live.example.yaml without its environment names what is missing, and nothing secret', async () => {
-    const { ok, output } = await validateCommand(shipped('live.example.yaml'), { SLUICE_API_KEY: KEY });
+    const { ok, output } = await validateCommand(shipped('live.example.yaml'), { SLUICE_API_KEY: KEY }, ROOT);
     expect(ok).toBe(false);
     expect(output).toContain('venue.spotUrl (line 18): environment variable SLUICE_SPOT_URL is not set');
     expect(output).toContain('SLUICE_API_KEY is set but SLUICE_API_SECRET is not');
@@ -101,16 +102,16 @@ describe('shipped configs', () => {
 
   it('backtest.yaml and default.yaml validate in paper mode without credentials', async () => {
     for (const name of ['backtest.yaml', 'default.yaml']) {
-      const { ok, output } = await validateCommand(shipped(name), {});
+      const { ok, output } = await validateCommand(shipped(name), {}, ROOT);
       expect(ok, output).toBe(true);
       expect(output).toMatch(/^config OK: 1 strategy, mode paper\n/);
     }
   });
 
   it('validate reports a missing file as a config problem', async () => {
-    const { ok, output } = await validateCommand('no/such/file.yaml', {});
+    const { ok, output } = await validateCommand('no/such/file.yaml', {}, ROOT);
     expect(ok).toBe(false);
-    expect(output).toContain('cannot read no/such/file.yaml (ENOENT)');
+    expect(output.split('\n').slice(0, 2)).toEqual(['no/such/file.yaml has 1 problem:', '  - (file): cannot read no/such/file.yaml (ENOENT): check the --config path']);
   });
 });
 
