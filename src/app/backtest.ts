@@ -9,12 +9,13 @@ import type { Logger } from 'pino';
 import { amend } from '../core/amend.js';
 import { ManualClock } from '../core/clock.js';
 import { TapeEventError, TapeMismatchError } from '../core/errors.js';
+import type { Decimal } from '../core/decimal.js';
 import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import type { CallRecord } from '../executor/index.js';
 import { endpointLimits, WINDOW_MS } from '../exchange/endpoints.js';
 import { busiestWindow } from '../limiter/window.js';
-import { accountValue, buildReport, equitySample, PriceSampler, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
+import { accountValue, assetValue, buildReport, equitySample, PriceSampler, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
 import type { SimExchange } from '../sim/index.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { lastEventAt, recordedListings, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
@@ -98,13 +99,14 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }, opts.trustedVenue ?? true), strategies: opts.strategies, log: opts.log, ...(pluginLog ? { pluginLog } : {}), onCall: (r) => calls.add(r) });
   const quote = quoteAsset(sim, traded);
   const midOf = (symbol: string) => (sim.symbols.has(symbol) ? sim.top(symbol).mid : undefined);
-  // Each traded symbol's mid, sampled with the equity: report.html's price charts.
-  const prices = new PriceSampler(traded, (_market, symbol) =>
-    sim.symbols.has(symbol) || sim.contracts.has(symbol) ? sim.top(symbol).mid : undefined,
-  );
+  // Spot pairs and futures contracts alike at their mid: each traded symbol's is also sampled
+  // with the equity, for report.html's price charts.
+  const markOf = (_market: Market, symbol: string) => (sim.symbols.has(symbol) || sim.contracts.has(symbol) ? sim.top(symbol).mid : undefined);
+  const prices = new PriceSampler(traded, markOf);
+  const valueOf = (asset: string, amount: Decimal) => assetValue(asset, amount, quote, midOf);
   const sample = (at: number): EquitySample => {
     prices.take(at);
-    return equitySample(app.engine.positions, startingEquity, at, (market, symbol) => (market === 'spot' ? midOf(symbol) : undefined), (symbol) => sim.contracts.get(symbol)?.multiplier);
+    return equitySample(app.engine.positions, startingEquity, at, markOf, (symbol) => sim.contracts.get(symbol)?.multiplier, valueOf);
   };
 
   const applyDue = async (upTo: number) => {
@@ -116,7 +118,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     opts.onProgress?.(feed.progress());
   };
   await applyDue(start);
-  const startingEquity = accountValue(sim.balances(), quote, midOf);
+  const startingEquity = accountValue(accountsTraded(sim, traded), quote, midOf);
   const equity: EquitySample[] = [];
   const sampleEveryMs = opts.sampleEveryMs ?? 10_000;
   let nextSample = start;
@@ -156,8 +158,9 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   await clock.advanceTo(end);
   await settle();
   await applyDue(end);
-  equity.push(sample(end));
   await drive(clock, app.stop());
+  // After the stop: what it did (its cancels, a plugin's closing orders in onStop) counts too.
+  equity.push(sample(end));
 
   const input: ReportInput = {
     startedAt: start,
@@ -296,6 +299,14 @@ function tradedMarkets(strategies: readonly LoadedStrategy[]): Array<{ market: M
  * The asset the report counts in: the quote asset the venue lists for the strategies' first
  * spot symbol (a futures contract's margin coin when they trade none).
  */
+/** The balances the strategies trade with: the spot account, the futures wallet, or both. */
+function accountsTraded(sim: SimExchange, traded: ReadonlyArray<{ market: Market }>): { asset: string; free: Decimal; locked: Decimal }[] {
+  const accounts = traded.some((t) => t.market === 'spot') ? sim.balances() : [];
+  if (!traded.some((t) => t.market === 'futures')) return accounts;
+  const wallet = sim.futuresState();
+  return [...accounts, { asset: wallet.coin, free: wallet.available, locked: wallet.locked }];
+}
+
 function quoteAsset(sim: SimExchange, traded: ReadonlyArray<{ market: Market; symbol: string }>): string {
   const spot = traded.find((t) => t.market === 'spot' && sim.symbols.has(t.symbol));
   if (spot) return sim.symbols.get(spot.symbol)!.quoteAsset;

@@ -7,7 +7,7 @@ import type { Fill } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import type { CallRecord } from '../executor/index.js';
 import { OpsRecorder, type OpsAlert, type OpsFill, type OpsHealth, type OpsSource, type OpsStatus } from '../ops/index.js';
-import { accountValue, equitySample } from '../report/index.js';
+import { accountValue, assetValue, equitySample } from '../report/index.js';
 import type { App } from './build.js';
 
 /** Fills the dashboard lists and marks on its charts. */
@@ -272,11 +272,20 @@ class EquityBase {
     const first = active.find((a) => a.market === 'spot') ?? active[0];
     this.quote ??= first && instruments.get(`${first.market}:${first.symbol}`)?.quoteAsset;
     if (this.quote === undefined) return undefined;
-    const pnl = equitySample(app.engine.positions, ZERO, 0, (market, symbol) => lastPrices.get(`${market}:${symbol}`), (symbol) => instruments.get(`futures:${symbol}`)?.multiplier).equity;
+    const quote = this.quote;
+    const spotMid = (symbol: string) => lastPrices.get(`spot:${symbol}`);
+    const pnl = equitySample(
+      app.engine.positions,
+      ZERO,
+      0,
+      (market, symbol) => lastPrices.get(`${market}:${symbol}`),
+      (symbol) => instruments.get(`futures:${symbol}`)?.multiplier,
+      (asset, amount) => assetValue(asset, amount, quote, spotMid),
+    ).equity;
     if (this.base === undefined) {
       if (active.some((a) => !lastPrices.has(`${a.market}:${a.symbol}`))) return undefined;
       const balances = [...app.engine.reconciler.balances.values()];
-      this.base = dec.sub(accountValue(balances, this.quote, (symbol) => lastPrices.get(`spot:${symbol}`)), pnl);
+      this.base = dec.sub(accountValue(balances, quote, spotMid), pnl);
     }
     return dec.add(this.base, pnl);
   }

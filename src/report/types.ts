@@ -118,13 +118,13 @@ export interface Report {
     startingEquity: Decimal;
     /** Equity of the last sample. */
     finalEquity: Decimal | null;
-    /** finalEquity - startingEquity: everything, realised or not, fees included. */
+    /** finalEquity - startingEquity: everything, realised or not, every fee included (other assets' at the mark). */
     total: Decimal | null;
     /** total / startingEquity x 100. */
     totalPct: number | null;
     /** Realised by the position book, before fees. */
     realized: Decimal;
-    /** Quote-asset fees (the same figure as fees.quote). */
+    /** Quote-asset fees (the same figure as fees.quote); fees in other assets are in `total` only. */
     fees: Decimal;
     realizedAfterFees: Decimal;
     reason: string | null;

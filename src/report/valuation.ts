@@ -10,20 +10,23 @@ import type { EquitySample } from './types.js';
  * an asset with no such market counts zero.
  */
 export function accountValue(balances: readonly { asset: string; free: Decimal; locked: Decimal }[], quote: string, midOf: (symbol: string) => Decimal | undefined): Decimal {
-  return dec.sum(
-    balances.map((b) => {
-      const total = dec.add(b.free, b.locked);
-      if (b.asset === quote) return total;
-      const mid = midOf(`${b.asset}${quote}`);
-      return mid === undefined ? ZERO : dec.mul(total, mid);
-    }),
-  );
+  return dec.sum(balances.map((b) => assetValue(b.asset, dec.add(b.free, b.locked), quote, midOf) ?? ZERO));
+}
+
+/** `amount` of `asset` in `quote`, at the mid of its `<asset><quote>` market; undefined with no such market. */
+export function assetValue(asset: string, amount: Decimal, quote: string, midOf: (symbol: string) => Decimal | undefined): Decimal | undefined {
+  if (asset === quote) return amount;
+  const mid = midOf(`${asset}${quote}`);
+  return mid === undefined ? undefined : dec.mul(amount, mid);
 }
 
 /**
  * The strategy's equity: the starting account plus realised and unrealised PnL less fees, from
  * the engine's own position book marked at `markOf` (its entry price where there is no mark).
  * Coins the account merely holds do not move it, so the curve shows the strategy, not the market.
+ * Fees paid in another asset than the quote (a spot buy's fee the venue takes in the base asset)
+ * cost what `valueOf` says they are worth now: the book's quantity counts the coins bought, and
+ * the account holds that less the fee.
  */
 export function equitySample(
   positions: PositionBook,
@@ -31,12 +34,14 @@ export function equitySample(
   at: number,
   markOf: (market: Market, symbol: string) => Decimal | undefined,
   contractSizeOf: (symbol: string) => Decimal | undefined,
+  valueOf: (asset: string, amount: Decimal) => Decimal | undefined,
 ): EquitySample {
   let pnl = ZERO;
   let exposure = ZERO;
   for (const p of positions.snapshot()) {
     const mark = markOf(p.market, p.symbol) ?? p.avgEntryPrice;
-    pnl = dec.add(pnl, dec.sub(dec.add(p.realizedPnl, positions.unrealizedPnl(p.market, p.symbol, mark)), p.fees));
+    const otherFees = Object.entries(positions.entry(p.market, p.symbol).otherFees).map(([asset, amount]) => valueOf(asset, amount) ?? ZERO);
+    pnl = dec.add(pnl, dec.sub(dec.add(p.realizedPnl, positions.unrealizedPnl(p.market, p.symbol, mark)), dec.add(p.fees, dec.sum(otherFees))));
     const size = p.market === 'futures' ? (contractSizeOf(p.symbol) ?? ONE) : ONE;
     exposure = dec.add(exposure, dec.abs(dec.mul(dec.mul(p.quantity, size), mark)));
   }

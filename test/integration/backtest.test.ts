@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { dec, ZERO } from '../../src/core/decimal.js';
+import { d, dec, ZERO } from '../../src/core/decimal.js';
 import { TapeMismatchError } from '../../src/core/errors.js';
 import { parseConfig } from '../../src/config/index.js';
 import { renderHtml } from '../../src/report/index.js';
@@ -130,6 +130,35 @@ strategies:
     // Every venue trade of ours was seen exactly once: positions are the venue's.
     expect(fills.length).toBe(sim.allTrades().length);
   }, 60_000);
+
+  it('PnL is what the account gained: spot fees taken in the base asset count, futures are marked at the mid, and what the stop did is in the final equity', async () => {
+    // Spot: the balances' change, each asset at the end's mid (coins merely held do not move it).
+    const spot = await backtest(`mode: paper\nsim: { seed: 3 }\nstrategies:\n  - { id: grid1, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { spacingPct: "0.02" } }\n`, { tape: SAMPLE });
+    const mid = spot.sim.top('BTCUSDT').mid;
+    const start: Record<string, string> = { USDT: '100000', BTC: '2', ETH: '20' };
+    const change = spot.sim.balances().map((b) => {
+      const delta = dec.sub(dec.add(b.free, b.locked), d(start[b.asset] ?? '0'));
+      return b.asset === 'USDT' ? delta : b.asset === 'BTC' ? dec.mul(delta, mid) : (expect(delta).toBe('0'), ZERO);
+    });
+    expect(spot.report.fees.otherAssets.BTC).toBe('0.000111');
+    expect(spot.report.pnl.total).toBe(dec.sum(change));
+
+    // Futures, a position held to the end: the wallet, the margin in the position and its unrealised PnL at the mid.
+    const futures = `mode: paper\nsim: { seed: 3 }\nstrategies:\n  - { id: twapf, use: strategies/twap/index.ts, market: futures, symbols: [E-BTC-USDT], params: { total: "50", slices: 5, repeat: true } }\n`;
+    const held = await backtest(futures, { durationMs: 600_000 });
+    const wallet = held.sim.futuresState();
+    expect(wallet.positions).toHaveLength(1);
+    const worth = dec.add(dec.add(wallet.available, wallet.locked), dec.sum(wallet.positions.map((p) => dec.add(p.margin, p.unrealized))));
+    expect(held.report.pnl.startingEquity).toBe('100000');
+    expect(held.report.pnl.total).toBe(dec.sub(worth, d('100000')));
+    expect(dec.cmp(d(held.report.pnl.total!), d(held.report.pnl.realizedAfterFees)) > 0).toBe(true);
+
+    // Flat at the end by a close in onStop: the final equity holds the close, so the total is the realised PnL after fees.
+    const closer = await backtest(futures.replace('strategies/twap/index.ts', join(ROOT, 'test/fixtures/plugins/hold-then-close.ts')).replace(', params: { total: "50", slices: 5, repeat: true }', ''), { durationMs: 120_000 });
+    expect(closer.sim.futuresState().positions).toEqual([]);
+    expect(closer.report.trades.fills).toBe(2);
+    expect(closer.report.pnl.total).toBe(closer.report.pnl.realizedAfterFees);
+  }, 120_000);
 
   it('a sweep on worker threads gives the same figures as single runs', async () => {
     const runs = sweepRuns(GRID, [parseSweep('strategies.0.params.spacingPct=0.02,0.05')]);
