@@ -4,6 +4,7 @@
 // engine after each call.
 import { CUT, LATE } from '../core/deadlines.js';
 import { StrategyError, errorText } from '../core/errors.js';
+import { closest } from '../core/spelling.js';
 import { FINAL_STATUSES, type Fill, type Order } from '../core/types.js';
 import type { MarketEvent, MarketSubscription, StrategyDefinition, StrategyHandlers, TimerId } from './api.js';
 import { Cancelling } from './cancelling.js';
@@ -49,6 +50,8 @@ export class StrategyHost {
     this.guardSync('create', () => {
       this.handlers = definition.create(buildContext(setup, params, deps, this.internals));
     });
+    const stray = unknownHandler(this.handlers);
+    if (stray) this.fail(stray);
   }
 
   get id(): string {
@@ -216,6 +219,19 @@ export class StrategyHost {
     }
     return out;
   }
+}
+
+const HANDLERS: readonly (keyof StrategyHandlers)[] = ['onStart', 'onTick', 'onMarketData', 'onFill', 'onOrderUpdate', 'onOrderEvent', 'onStop', 'onSave', 'onLoad'];
+
+/**
+ * A handler name sluice never calls (`onTik`, another framework's `onBar`): the plugin would run
+ * without it and say nothing, a strategy that never trades. Named, with the likely one.
+ */
+function unknownHandler(handlers: StrategyHandlers | undefined): string | undefined {
+  const stray = Object.keys(handlers ?? {}).find((k) => /^on[A-Z]/.test(k) && !(HANDLERS as readonly string[]).includes(k));
+  if (stray === undefined) return undefined;
+  const guess = closest(stray, HANDLERS);
+  return `create returned ${stray}, a handler sluice never calls${guess ? ` (did you mean ${guess}?)` : ''}; the handlers are ${HANDLERS.join(', ')}`;
 }
 
 /** onSave's JSON is kept in the journal: bounded, so a runaway state cannot bloat it. */

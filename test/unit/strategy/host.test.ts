@@ -222,6 +222,18 @@ describe('StrategyHost', () => {
     expect(ticks).toBe(1);
   });
 
+  it('a handler name sluice never calls (a typo, another framework\'s) starts the plugin disabled, naming it and the likely one; other keys pass', async () => {
+    const typo = defineStrategy({ apiVersion: 1, name: 't', params: z.object({}), create: () => ({ onTik: () => undefined }) as never });
+    const { host } = harness(typo);
+    expect(host.enabled).toBe(false);
+    expect(host.disabledReason).toBe('create returned onTik, a handler sluice never calls (did you mean onTick?); the handlers are onStart, onTick, onMarketData, onFill, onOrderUpdate, onOrderEvent, onStop, onSave, onLoad');
+    expect((await host.tick()).intents).toEqual([]);
+    const other = defineStrategy({ apiVersion: 1, name: 'o', params: z.object({}), create: () => ({ onBar: () => undefined }) as never });
+    expect(harness(other).host.disabledReason).toMatch(/^create returned onBar, a handler sluice never calls; the handlers are /);
+    const helpers = defineStrategy({ apiVersion: 1, name: 'h', params: z.object({}), create: () => ({ onTick: () => undefined, once: () => undefined, online: true }) as never });
+    expect(harness(helpers).host.enabled).toBe(true);
+  });
+
   it('a plugin whose create() throws starts disabled', async () => {
     const def = defineStrategy({ apiVersion: 1, name: 'c', params: z.object({}), create: () => { throw new TypeError('bad setup'); } });
     const { host } = harness(def);
