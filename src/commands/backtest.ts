@@ -6,7 +6,7 @@ import { systemClock } from '../core/clock.js';
 import { ConfigError, SluiceError, TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig, locatedError } from '../config/index.js';
 import { durationText } from '../core/display.js';
-import { disabledLines, incidentsLine, Progress, refusalsLine, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
+import { disabledLines, fillsCsv, incidentsLine, Progress, refusalsLine, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
 import { openTape, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from '../app/backtest.js';
@@ -47,7 +47,7 @@ export async function backtestOnce(
   job: { configText: string; source: string; cwd: string; tapePath?: string; tapeName?: string; durationMs?: number; eventCacheDir?: string; strategyLogs?: boolean },
   progress: boolean,
   refused: (message: string) => void = printRefusal,
-): Promise<{ report: Report; input: ReportInput; untaped: string[] } | undefined> {
+): Promise<{ report: Report; input: ReportInput; untaped: string[]; fills: string } | undefined> {
   const { configText, source, cwd, tapePath } = job;
   const loaded = await loadText(configText, source, refused);
   if (!loaded) return undefined;
@@ -81,7 +81,12 @@ export async function backtestOnce(
     onProgress: bar ? (done) => bar.update(done) : undefined,
   });
   bar?.finish();
-  return { report: result.report, input: result.input, untaped: result.untaped };
+  const { journal } = result.app;
+  const fills = fillsCsv(result.input.fills, (f) => {
+    const order = journal.ordersByVenueId(f.venueOrderId).find((o) => o.market === f.market && o.symbol === f.symbol);
+    return order && { strategy: order.strategyId, clientOrderId: order.clientOrderId };
+  });
+  return { report: result.report, input: result.input, untaped: result.untaped, fills };
 }
 
 export async function backtestCommand(opts: BacktestCommandOptions): Promise<number> {
@@ -144,8 +149,9 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(out, 'report.html'), renderHtml(report, input));
+  writeFileSync(join(out, 'fills.csv'), result.fills);
   const notes = [...disabledLines(report), incidentsLine(report), refusalsLine(report)].filter((l) => l !== undefined).map((l) => `${l}\n`).join('');
-  process.stdout.write(`${summaryLine(report)}\n${notes}report: ${join(out, 'report.json')}, ${join(out, 'report.html')}\n`);
+  process.stdout.write(`${summaryLine(report)}\n${notes}report: ${join(out, 'report.json')}, ${join(out, 'report.html')}, ${join(out, 'fills.csv')}\n`);
   return 0;
 }
 

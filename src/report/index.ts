@@ -5,6 +5,7 @@ export { escapeHtml, MAX_CHART_POINTS, MAX_TRADE_ROWS, renderHtml } from './html
 export { Progress, type ProgressOptions, type ProgressStream } from './progress.js';
 export type { DisabledStrategyInput, EndpointUsage, EquitySample, JsonValue, LimiterUsage, OrderCounts, PriceSeries, Report, ReportInput, SymbolSummary } from './types.js';
 export { PriceSampler } from './series.js';
+export { FILLS_CSV_HEADER, fillsCsv } from './fills-csv.js';
 export { accountValue, assetValue, equitySample } from './valuation.js';
 export { buildSweepReport, heatMap, NOT_RUN, runFigures, runOutcome, sortEntries, varyingAxes, type HeatMap, type RunFigures, type RunOutcome, type SortKey, type SweepAxisSpec, type SweepEntry, type SweepReport, type SweepRunSpec, type SweepSpec } from './sweep.js';
 export { renderSweepHtml } from './sweep-html.js';

@@ -17,4 +17,10 @@ it('npm run backtest writes the golden report.json, byte for byte', async () => 
   const args = ['bin/sluice.js', 'backtest', '--config', 'config/backtest.yaml', '--tape', 'backtest/tapes/sample.jsonl.gz', '--out', out, '--no-cache'];
   await promisify(execFile)(process.execPath, args, { cwd: ROOT });
   expect(readFileSync(join(out, 'report.json'), 'utf8')).toBe(readFileSync(GOLDEN, 'utf8'));
+  // Beside it, every fill as CSV, each with the strategy and order it belongs to.
+  const report = JSON.parse(readFileSync(GOLDEN, 'utf8')) as { trades: { fills: number } };
+  const rows = readFileSync(join(out, 'fills.csv'), 'utf8').trimEnd().split('\n');
+  expect(rows[0]).toBe('time,timeMs,strategy,clientOrderId,market,symbol,side,price,volume,fee,feeAsset,maker,tradeId,venueOrderId');
+  expect(rows).toHaveLength(report.trades.fills + 1);
+  for (const row of rows.slice(1)) expect(row).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z,\d+,grid1,slgrid1-[0-9a-z]+,spot,BTCUSDT,(BUY|SELL),[\d.]+,[\d.]+,[\d.]+,(BTC|USDT),(true|false),\d+,\d+$/);
 }, 60_000);
