@@ -8,7 +8,7 @@ import type { Market } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import type { Credentials } from '../executor/index.js';
 import type { JsonValue } from '../exchange/json.js';
-import { SimExchange, type ContractSpec, type RecordedIncident, type SymbolSpec } from '../sim/index.js';
+import { PREHISTORY_MS, SimExchange, type ContractSpec, type RecordedIncident, type SymbolSpec } from '../sim/index.js';
 
 export type ProfileName = 'live' | 'paper' | 'backtest' | 'replay' | 'inspect';
 
@@ -86,12 +86,11 @@ export function live(clock: Clock = systemClock): Profile {
 /** No money: a fresh simulated exchange in this process, a journal in memory, real-time pacing. */
 export function paper(config: Config, clock: Clock = systemClock): Profile {
   const sim = simFromConfig(config.sim, clock, clock.now(), { keepMs: PAPER_KEEP_MS });
-  // Three hours of market before now, as a live venue has: klines warm-ups are met at start.
-  sim.prehistory(PAPER_HISTORY_MS);
+  // Hours of market before now, as a live venue has: klines warm-ups are met at start.
+  sim.prehistory(PREHISTORY_MS);
   return { name: 'paper', venue: { kind: 'sim', sim }, clock, journal: 'memory', journalKeepMs: PAPER_JOURNAL_KEEP_MS, pacer: 'bottleneck', record: true, orders: 'send' };
 }
 
-const PAPER_HISTORY_MS = 3 * 3_600_000;
 /** A paper daemon runs for days: its venue keeps an hour of final orders and trades, not every one (sim/history.ts). */
 const PAPER_KEEP_MS = 3_600_000;
 /**

@@ -1,5 +1,5 @@
 // `sluice sim`: the simulated exchange as an HTTP server on 127.0.0.1.
-import { startSimServer, type SimServerOptions } from '../sim/server.js';
+import { PREHISTORY_MS, startSimServer, type SimServerOptions } from '../sim/server.js';
 
 export interface SimCommandOptions {
   port?: number;
@@ -20,7 +20,9 @@ export async function runSimCommand(
   opts: SimCommandOptions,
   io: { out: (line: string) => void; signals?: NodeJS.EventEmitter } = { out: (l) => process.stdout.write(`${l}\n`) },
 ): Promise<void> {
-  const server = await startSimServer({ port: opts.port ?? 0, seed: opts.seed ?? 1, apiKey: opts.apiKey, apiSecret: opts.apiSecret, host: opts.host, profile: opts.profile } satisfies SimServerOptions);
+  // Hours of market before now, as paper mode and a live venue have: a klines warm-up is met at
+  // once (a fresh `sluice sim` had none, and a strategy waited minutes of candles to start).
+  const server = await startSimServer({ port: opts.port ?? 0, seed: opts.seed ?? 1, apiKey: opts.apiKey, apiSecret: opts.apiSecret, host: opts.host, profile: opts.profile, prehistoryMs: PREHISTORY_MS } satisfies SimServerOptions);
   io.out(`sluice sim listening on ${server.url}`);
   io.out(`api key: ${server.apiKey}`);
   io.out(`api secret: ${server.apiSecret}`);

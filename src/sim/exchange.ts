@@ -39,6 +39,8 @@ interface Scheduled {
 }
 
 export const USER = 'user';
+/** How much past a fresh simulator makes up for its market (prehistory): a strategy's klines warm-up is met at once, as on a live venue. */
+export const PREHISTORY_MS = 3 * 3_600_000;
 const MAX_CATCH_UP_STEPS = 200_000;
 const ARRIVALS_KEPT = 200_000;
 

@@ -1,5 +1,5 @@
 // The simulated exchange: the contract made executable. See README.md in this folder.
-export { SimExchange, SimFault, USER, type Arrival, type LoggedOrder, type RecordedIncident, type RecordedMarketEvent, type SimOptions, type Trouble } from './exchange.js';
+export { PREHISTORY_MS, SimExchange, SimFault, USER, type Arrival, type LoggedOrder, type RecordedIncident, type RecordedMarketEvent, type SimOptions, type Trouble } from './exchange.js';
 export type { IncidentCounts } from './troubles.js';
 export { INCIDENT_KINDS, type IncidentKind, type RecordedAnswer } from './types.js';
 export { SimTransport } from './transport.js';

@@ -304,7 +304,11 @@ export class InstrumentMarket {
       const p = this.lastTicks;
       c = { open: p, high: p, low: p, close: p, lots: 0, amount: 0n, pending: 0 };
       this.candles.set(minute, c);
-      this.candleOrder.push(minute);
+      const order = this.candleOrder;
+      // An earlier minute than the last (a prehistory made after the market opened at now) goes
+      // in its place: klines are read in this order, oldest first.
+      if (order.length === 0 || order[order.length - 1]! < minute) order.push(minute);
+      else order.splice(order.findIndex((m) => m > minute), 0, minute);
       if (this.candleOrder.length > MAX_CANDLES) this.candles.delete(this.candleOrder.shift()!);
     }
     this.lastMinute = minute;

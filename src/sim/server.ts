@@ -7,6 +7,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { HttpRequest } from '../core/ports.js';
 import { SimExchange, SimFault, type SimOptions } from './exchange.js';
 
+export { PREHISTORY_MS } from './exchange.js';
+
 export interface SimServerOptions extends SimOptions {
   /** Default 127.0.0.1. */
   host?: string;
@@ -14,6 +16,8 @@ export interface SimServerOptions extends SimOptions {
   port?: number;
   /** Serve an exchange built elsewhere instead of a new one. */
   exchange?: SimExchange;
+  /** A new exchange's made-up past (SimExchange.prehistory); none by default. */
+  prehistoryMs?: number;
 }
 
 export interface SimServer {
@@ -29,6 +33,7 @@ const MAX_BODY = 1024 * 1024;
 
 export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServer> {
   const exchange = opts.exchange ?? new SimExchange(opts);
+  if (!opts.exchange && opts.prehistoryMs) exchange.prehistory(opts.prehistoryMs);
   const sockets = new Set<Socket>();
   const server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
     serve(exchange, req, res).catch((e: unknown) => {

@@ -149,6 +149,12 @@ describe('sluice sim (runSimCommand)', () => {
     expect(url).toBeDefined();
     expect(lines.slice(1)).toEqual(['api key: my-key', 'api secret: my-secret']);
     expect((await send(url!, 'GET', '/sapi/v1/ping', {})).json).toEqual({});
+    // Hours of market before it started, as a live venue has: a klines warm-up is met at once.
+    const candles = (await send(url!, 'GET', '/sapi/v1/klines?symbol=BTCUSDT&interval=5min', {})).json as { idx: number }[];
+    expect(candles.length).toBeGreaterThanOrEqual(36);
+    expect(Date.now() - candles[0]!.idx).toBeGreaterThanOrEqual(3 * 3_600_000 - 5 * 60_000);
+    // Oldest first, one candle per 5 minutes (the market's opening minute sorted among its past).
+    for (let i = 1; i < candles.length; i++) expect(candles[i]!.idx - candles[i - 1]!.idx).toBe(300_000);
     signals.emit('SIGTERM');
     await done;
     expect(lines[lines.length - 1]).toBe('sluice sim stopped');
