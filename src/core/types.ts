@@ -121,6 +121,12 @@ export interface StrategyPosition extends Position {
    * sell that closes the position can sell); on futures, `quantity`.
    */
   netQuantity: Decimal;
+  /**
+   * The part of `quantity` (and `netQuantity`) the venue said executed whose fills are not booked
+   * yet (signed, as `quantity`; zero once they are). `avgEntryPrice`, `realizedPnl`, `fees` and
+   * `otherFees` come from booked fills only: they leave this part out.
+   */
+  unbookedQuantity: Decimal;
 }
 
 export interface Balance {

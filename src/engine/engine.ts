@@ -73,7 +73,7 @@ export class Engine {
     // one round without what timers add after it.
     const ms = parts.settings.handlerTimeoutMs;
     const deadline = { ms, setting: 'engine.handlerTimeoutMs', within: <T>(work: Promise<T>) => this.deadlines.within(ms, work) };
-    this.hosts = strategyHosts(amend(parts, { deadline }), engineView(parts, this.ledger, () => this.reconciler), async (h, out) => {
+    this.hosts = strategyHosts(amend(parts, { deadline }), engineView(parts, this.ledger, () => this.reconciler, this.unbooked), async (h, out) => {
       if (this.pipeline.open || this.stopping) await this.handle(h, out);
     });
     this.disabled = new DisabledStrategies(amend(parts, { onStrategyFailure: parts.settings.onStrategyFailure, pipeline: () => this.pipeline }));

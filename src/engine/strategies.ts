@@ -14,6 +14,7 @@ import type { SequenceAllocator } from '../store/sequences.js';
 import type { InstrumentCatalog } from './instruments.js';
 import type { StrategyLedger } from './ledger.js';
 import type { Feed, MarketDataPoller } from './market-data.js';
+import { withUnbooked, type UnbookedExecutions } from './unbooked.js';
 
 export function strategyHosts(
   parts: { strategies: readonly LoadedStrategy[]; clock: Clock; log: Logger; pluginLog?: Logger; sequences: SequenceAllocator; deadline: HandlerDeadline },
@@ -51,10 +52,13 @@ export function engineView(
   parts: { positions: PositionBook; journal: Journal; marketData: MarketDataPoller; instruments: InstrumentCatalog },
   ledger: StrategyLedger,
   reconciler: () => Pick<Reconciler, 'balances' | 'margins'>,
+  unbooked: Pick<UnbookedExecutions, 'quantity'>,
 ): EngineView {
   const { positions, journal, marketData, instruments } = parts;
   return {
-    position: (market, symbol) => toStrategyPosition(positions.entry(market, symbol), instruments.get(market, symbol)?.baseAsset),
+    // With what the venue said executed and the trades read has not booked: an order leaves
+    // openOrders at that word, and a position without it made a stop-loss sell twice.
+    position: (market, symbol) => withUnbooked(toStrategyPosition(positions.entry(market, symbol), instruments.get(market, symbol)?.baseAsset), unbooked.quantity(market, symbol)),
     openOrders: (strategyId, symbol) => journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
     balance: (asset) => reconciler().balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
     lastPrice: (market, symbol) => marketData.lastPrice(market, symbol),
@@ -65,7 +69,7 @@ export function engineView(
     margin: () => reconciler().margins[0],
     ownFills: (strategyId) => ledger.fills(strategyId),
     ownOrders: (strategyId) => ledger.orders(strategyId),
-    ownPosition: (strategyId, market, symbol) => ledger.position(strategyId, market, symbol),
+    ownPosition: (strategyId, market, symbol) => withUnbooked(ledger.position(strategyId, market, symbol), unbooked.quantity(market, symbol, strategyId)),
   };
 }
 

@@ -5,13 +5,17 @@
 // 3.3x its cap (a review). Risk counts them on top of the book; once the fills are booked the
 // book holds them and they leave here. An order whose fills never show stays counted, the
 // cautious side, until its fills come or the daemon restarts (the start-up reconcile books them).
+// Strategies read them too (ctx.position, ctx.ownPosition): an order gone from openOrders with
+// its position unchanged made a stop-loss sell twice (a review).
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
-import type { Market, Order, Side } from '../core/types.js';
+import { amend } from '../core/amend.js';
+import type { Market, Order, Side, StrategyPosition } from '../core/types.js';
 import { symbolKey } from '../risk/index.js';
 
 interface Pending {
   market: Market;
   symbol: string;
+  strategyId: string;
   venueOrderId: string;
   side: Side;
   /** The most the venue has said the order executed, and how much of it is not booked. */
@@ -30,7 +34,7 @@ export class UnbookedExecutions {
     if (order.venueOrderId === undefined || !dec.isPositive(order.executedVolume)) return;
     const before = this.pending.get(order.clientOrderId);
     const executed = before && dec.cmp(before.executed, order.executedVolume) > 0 ? before.executed : order.executedVolume;
-    this.settle(order.clientOrderId, { market: order.market, symbol: order.symbol, venueOrderId: order.venueOrderId, side: order.side, executed, left: executed });
+    this.settle(order.clientOrderId, { market: order.market, symbol: order.symbol, strategyId: order.strategyId, venueOrderId: order.venueOrderId, side: order.side, executed, left: executed });
   }
 
   /** A fill of an order was booked: what is left of its executions. */
@@ -53,4 +57,20 @@ export class UnbookedExecutions {
     }
     return positions;
   }
+
+  /** Signed quantity executed and not booked in `symbol`: the account's, or one strategy's. */
+  quantity(market: Market, symbol: string, strategyId?: string): Decimal {
+    let sum = ZERO;
+    for (const p of this.pending.values()) {
+      if (p.market !== market || p.symbol !== symbol || (strategyId !== undefined && p.strategyId !== strategyId)) continue;
+      sum = dec.add(sum, p.side === 'BUY' ? p.left : dec.neg(p.left));
+    }
+    return sum;
+  }
+}
+
+/** A booked position as strategies read it: its quantities with `unbooked` (signed) added. */
+export function withUnbooked(p: StrategyPosition, unbooked: Decimal): StrategyPosition {
+  if (dec.isZero(unbooked)) return p;
+  return amend(p, { quantity: dec.add(p.quantity, unbooked), netQuantity: dec.add(p.netQuantity, unbooked), unbookedQuantity: dec.add(p.unbookedQuantity, unbooked) });
 }

@@ -64,7 +64,7 @@ export function unrealizedOf(entry: Pick<BookEntry, 'quantity' | 'entryValue'> &
 /** A line as strategies read it: the position with its other-asset fees and what it leaves held (`baseAsset`: a spot symbol's). */
 export function toStrategyPosition(entry: BookEntry, baseAsset: string | undefined): StrategyPosition {
   const fee = entry.market === 'spot' && baseAsset !== undefined ? entry.otherFees[baseAsset] : undefined;
-  return amend(toPosition(entry), { otherFees: { ...entry.otherFees }, netQuantity: fee === undefined ? entry.quantity : dec.sub(entry.quantity, fee) });
+  return amend(toPosition(entry), { otherFees: { ...entry.otherFees }, netQuantity: fee === undefined ? entry.quantity : dec.sub(entry.quantity, fee), unbookedQuantity: ZERO });
 }
 
 /** The core `Position` view of a line. */

@@ -112,7 +112,13 @@ export interface StrategyContext<P> {
   readonly log: StrategyLogger;
   /** Current time: the engine's clock, virtual in backtests. */
   now(): number;
-  /** The position in `symbol` built from this account's fills (zero when flat); `netQuantity` is what a sell that closes a spot position can sell. */
+  /**
+   * The position in `symbol` built from this account's fills (zero when flat); `netQuantity` is
+   * what a sell that closes a spot position can sell. `quantity` and `netQuantity` include what
+   * the venue said executed before its fills are booked (`unbookedQuantity`), so an order that
+   * left openOrders is never missing from both; `avgEntryPrice`, `realizedPnl` and the fees come
+   * from booked fills only.
+   */
   position(symbol: string): StrategyPosition;
   /** This strategy's orders that are not final (pending, open, partially filled, unknown). */
   openOrders(symbol?: string): readonly Order[];
@@ -135,7 +141,7 @@ export interface StrategyContext<P> {
   fills(symbol?: string): readonly Fill[];
   /** This strategy's orders, final ones included, oldest first (the latest 1000). */
   orders(symbol?: string): readonly Order[];
-  /** The position built from this strategy's fills alone (`position()` is the whole account's). */
+  /** The position built from this strategy's fills alone (`position()` is the whole account's), with its unbooked executions as `position()` counts them. */
   ownPosition(symbol: string): StrategyPosition;
   /** Futures: the account's margin as last read (undefined for spot, or before the first read). */
   margin(): Margin | undefined;

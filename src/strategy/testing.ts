@@ -19,7 +19,7 @@ export const BTCUSDT: SymbolInfo = {
   limitPriceMin: d('0.01'),
 };
 
-const flat = (market: Market, symbol: string, quantity = d('0'), avgEntryPrice = d('0'), realizedPnl = d('0'), fees = d('0')): StrategyPosition => ({ market, symbol, quantity, avgEntryPrice, realizedPnl, fees, otherFees: {}, netQuantity: quantity });
+const flat = (market: Market, symbol: string, quantity = d('0'), avgEntryPrice = d('0'), realizedPnl = d('0'), fees = d('0')): StrategyPosition => ({ market, symbol, quantity, avgEntryPrice, realizedPnl, fees, otherFees: {}, netQuantity: quantity, unbookedQuantity: d('0') });
 
 /** The account and market as the strategy sees them, set by the test. */
 export class FakeView implements EngineView {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { d, dec, ZERO, type Decimal } from '../../../src/core/decimal.js';
 import type { Order } from '../../../src/core/types.js';
-import { UnbookedExecutions } from '../../../src/engine/unbooked.js';
+import { UnbookedExecutions, withUnbooked } from '../../../src/engine/unbooked.js';
 import { defineStrategy, z } from '../../../src/strategy/api.js';
 import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
 
@@ -117,5 +117,75 @@ strategies:
     expect(heard).toBe(3);
     // Ten seconds in, long before the minute's save: the journal already holds all three.
     expect(app.journal.cursor('strategy:counter:state')).toBe('{"heard":3}');
+  });
+});
+
+describe('a strategy reads executions whose fills are not booked yet', () => {
+  it('ctx.position and ctx.ownPosition count a filled buy before the trades read books it; unbookedQuantity says how much, the entry price only booked fills', async () => {
+    const seen: { account: string; own: string; unbooked: string; ownUnbooked: string; entry: string }[] = [];
+    let placed = false;
+    const buyer = defineStrategy({
+      apiVersion: 2,
+      name: 'once',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick() {
+          const p = ctx.position('BTCUSDT');
+          const own = ctx.ownPosition('BTCUSDT');
+          if (placed) seen.push({ account: p.quantity, own: own.quantity, unbooked: p.unbookedQuantity, ownUnbooked: own.unbookedQuantity, entry: own.avgEntryPrice });
+          const last = ctx.lastPrice('BTCUSDT');
+          if (!last || placed) return;
+          placed = true;
+          ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.002', price: dec.truncate(dec.mul(last, d('1.002')), 2) });
+        },
+      }),
+    });
+    running = await engineApp(
+      `
+mode: paper
+engine: { marketDataEveryMs: 100, reconcileEveryMs: 60000, summaryEveryMs: 600000 }
+risk: { duplicateWindowMs: 0 }
+strategies:
+  - { id: once, use: inline:once, symbols: [BTCUSDT], everyMs: 250 }
+`,
+      [loaded('once', buyer, { everyMs: 250 })],
+    );
+    const { app, clock } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 2000);
+    // The place answer said filled; the trades read is a minute away: the book holds none of it.
+    expect(app.engine.positions.position('spot', 'BTCUSDT').quantity).toBe('0');
+    expect(seen.at(-1)).toEqual({ account: '0.002', own: '0.002', unbooked: '0.002', ownUnbooked: '0.002', entry: '0' });
+    await runUntil(clock, SIM_START + 61_000);
+    // Booked: the same quantity, now with its entry price, and nothing unbooked.
+    const last = seen.at(-1)!;
+    expect([last.account, last.own, last.unbooked, last.ownUnbooked]).toEqual(['0.002', '0.002', '0', '0']);
+    expect(dec.isPositive(d(last.entry))).toBe(true);
+  });
+});
+
+describe('UnbookedExecutions per strategy', () => {
+  const order = (id: string, strategyId: string, executed: string, side: 'BUY' | 'SELL', market: 'spot' | 'futures' = 'spot', symbol = 'BTCUSDT'): Order =>
+    ({ clientOrderId: id, venueOrderId: `v${id}`, strategyId, market, symbol, side, type: 'LIMIT', volume: '5', price: '100', executedVolume: executed, status: 'filled', createdAt: 0, updatedAt: 0 }) as unknown as Order;
+
+  it('sums signed quantity by symbol, for the account or one strategy', () => {
+    const booked = new Map<string, Decimal>([['vb', d('0.5')]]);
+    const u = new UnbookedExecutions((_m, _s, id) => booked.get(id) ?? ZERO);
+    u.update(order('a', 's1', '2', 'BUY'));
+    u.update(order('b', 's1', '1.5', 'SELL'));
+    u.update(order('c', 's2', '0.25', 'BUY'));
+    u.update(order('f', 's1', '100', 'SELL', 'futures', 'E-BTC-USDT'));
+    u.update(order('x', 's1', '7', 'BUY', 'spot', 'ETHUSDT'));
+    expect(u.quantity('spot', 'BTCUSDT')).toBe('1.25');
+    expect(u.quantity('spot', 'BTCUSDT', 's1')).toBe('1');
+    expect(u.quantity('spot', 'BTCUSDT', 's2')).toBe('0.25');
+    expect(u.quantity('spot', 'BTCUSDT', 's3')).toBe('0');
+    expect(u.quantity('futures', 'E-BTC-USDT', 's1')).toBe('-100');
+  });
+
+  it('withUnbooked adds to quantity and netQuantity only', () => {
+    const p = { market: 'spot', symbol: 'BTCUSDT', quantity: d('1'), avgEntryPrice: d('100'), realizedPnl: d('3'), fees: d('0.1'), otherFees: { BTC: d('0.001') }, netQuantity: d('0.999'), unbookedQuantity: ZERO } as const;
+    expect(withUnbooked(p, d('-0.4'))).toEqual({ ...p, quantity: '0.6', netQuantity: '0.599', unbookedQuantity: '-0.4' });
+    expect(withUnbooked(p, ZERO)).toBe(p);
   });
 });
