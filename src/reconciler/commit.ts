@@ -43,6 +43,7 @@ export interface CommitDeps {
 
 /** What one commit wrote: told to the engine before the next commit. */
 export interface Committed {
+  /** Each with its order as it was before the fill (the poller tells the journal's version after the commit). */
   fills: { fill: Fill; order: Order | undefined }[];
   /** The orders it changed, each in its latest version, in the order first changed. */
   changed: Order[];

@@ -255,12 +255,15 @@ export class Reconciler {
       { journal: this.deps.journal, applied: (f) => this.deps.positions.has(f), fillTotals: this.fillTotals, breathe: () => clock.breathe() },
       async ({ fills, changed }) => {
         for (const { fill } of fills) this.remember(fill);
-        for (const order of changed) {
-          await this.deps.onOrder(order);
+        // Fills before the order changes they explain: a strategy hearing 'filled' (or ticking
+        // after it) then reads its position with them. Each with its order as journaled after
+        // this commit, so a fill that completes it comes with status 'filled'.
+        for (const { fill, order } of fills) {
+          await this.deps.onFill(fill, order && (this.deps.journal.order(order.clientOrderId) ?? order));
           await breathe();
         }
-        for (const { fill, order } of fills) {
-          await this.deps.onFill(fill, order);
+        for (const order of changed) {
+          await this.deps.onOrder(order);
           await breathe();
         }
       },

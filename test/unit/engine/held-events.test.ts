@@ -92,7 +92,7 @@ describe('events that come before a strategy has started', () => {
     void app.start();
     await runUntil(clock, clock.now() + 1000);
 
-    expect(second.heard.slice(0, 5)).toEqual(['load fills=0', 'start', 'marketData ticker', `order ${buy} filled`, "fill BUY 0.001"]);
+    expect(second.heard.slice(0, 5)).toEqual(['load fills=0', 'start', 'marketData ticker', 'fill BUY 0.001', `order ${buy} filled`]);
     // What onFill recorded stands (onLoad ran before it), and its sell was sent, not refused.
     expect(second.fills()).toBe(1);
     const sell = second.placed[1]!;
@@ -138,7 +138,7 @@ describe('events that come before a strategy has started', () => {
     await runUntil(clock, clock.now() + 3000);
     expect(failing).toBe(0);
     expect(started).toBe(true);
-    expect(second.heard.slice(0, 5)).toEqual(['load fills=0', 'start', 'marketData ticker', `order ${buy} filled`, 'fill BUY 0.001']);
+    expect(second.heard.slice(0, 5)).toEqual(['load fills=0', 'start', 'marketData ticker', 'fill BUY 0.001', `order ${buy} filled`]);
     expect(app.engine.positions.position('spot', 'BTCUSDT').quantity).toBe('0.001');
   });
 });

@@ -1,0 +1,63 @@
+// What a strategy reads when the reconciler learns of executions: within one pass its fills are
+// booked and told before the order changes they explain, and onFill's order is the journal's
+// version after them. The engine on the in-process simulator (a manual clock); another
+// participant's trade fills a resting order between two passes.
+import { afterEach, describe, expect, it } from 'vitest';
+import { d, dec } from '../../../src/core/decimal.js';
+import type { ClientOrderId } from '../../../src/core/ids.js';
+import { defineStrategy, z } from '../../../src/strategy/api.js';
+import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
+
+let running: EngineApp | undefined;
+afterEach(async () => {
+  if (running) await drive(running.clock, running.app.stop());
+  running = undefined;
+});
+
+const yaml = (id: string) => `
+mode: paper
+engine: { marketDataEveryMs: 100, reconcileEveryMs: 500, summaryEveryMs: 600000 }
+risk: { duplicateWindowMs: 0, maxOrdersPerSecond: 100 }
+strategies:
+  - { id: ${id}, use: inline:${id}, symbols: [BTCUSDT], everyMs: 250 }
+`;
+
+describe('a resting order filled between two passes', () => {
+  it("onOrderEvent('filled') comes after onFill, with the fill in ctx.fills() and the position booked; onFill's order is 'filled' with its full executedVolume", async () => {
+    const heard: string[] = [];
+    let buy: ClientOrderId | undefined;
+    const rester = defineStrategy({
+      apiVersion: 2,
+      name: 'rester',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick() {
+          const last = ctx.lastPrice('BTCUSDT');
+          if (!last || buy) return;
+          buy = ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.002', price: dec.truncate(dec.mul(last, d('0.97')), 2) });
+        },
+        onFill(f, o) {
+          heard.push(`fill ${f.volume} order ${o.status} ${o.executedVolume}`);
+        },
+        onOrderEvent(e) {
+          if (e.kind !== 'filled') return;
+          const own = ctx.ownPosition('BTCUSDT');
+          heard.push(`filled own ${own.quantity} unbooked ${own.unbookedQuantity} fills ${ctx.fills('BTCUSDT').length} booked entry ${dec.isPositive(own.avgEntryPrice)}`);
+        },
+      }),
+    });
+    running = await engineApp(yaml('rester'), [loaded('rester', rester)]);
+    const { app, clock, sim } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 1000);
+    expect(app.journal.order(buy!)?.status).toBe('open');
+    const price = app.journal.order(buy!)!.price!;
+    // Another participant sells into the buy: the next pass finds it gone and its trade together.
+    sim.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [], asks: [[dec.add(price, d('10')), '5']] });
+    sim.applyMarketEvent({ type: 'trade', symbol: 'BTCUSDT', price, qty: '0.002', side: 'SELL' });
+    expect(sim.openOrders().spot).toEqual([]);
+    await runUntil(clock, SIM_START + 2000);
+    expect(app.journal.order(buy!)?.status).toBe('filled');
+    expect(heard).toEqual(['fill 0.002 order filled 0.002', 'filled own 0.002 unbooked 0 fills 1 booked entry true']);
+  });
+});
