@@ -10,6 +10,7 @@
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import { amend } from '../core/amend.js';
 import type { Market, Order, Side, StrategyPosition } from '../core/types.js';
+import { quoteSized } from '../reconciler/fills.js';
 import { symbolKey } from '../risk/index.js';
 
 interface Pending {
@@ -31,9 +32,10 @@ export class UnbookedExecutions {
 
   /** An order changed: what the venue says it executed. */
   update(order: Order): void {
-    if (order.venueOrderId === undefined || !dec.isPositive(order.executedVolume)) return;
+    const said = saidExecuted(order);
+    if (order.venueOrderId === undefined || !dec.isPositive(said)) return;
     const before = this.pending.get(order.clientOrderId);
-    const executed = before && dec.cmp(before.executed, order.executedVolume) > 0 ? before.executed : order.executedVolume;
+    const executed = before && dec.cmp(before.executed, said) > 0 ? before.executed : said;
     this.settle(order.clientOrderId, { market: order.market, symbol: order.symbol, strategyId: order.strategyId, venueOrderId: order.venueOrderId, side: order.side, executed, left: executed });
   }
 
@@ -67,6 +69,15 @@ export class UnbookedExecutions {
     }
     return sum;
   }
+}
+
+/**
+ * What the venue said an order executed. A futures place answer says 'filled' without a volume
+ * (executedVolume stays 0 until its fills): filled is all of it, but for a spot market buy,
+ * whose volume is quote.
+ */
+function saidExecuted(order: Order): Decimal {
+  return order.status === 'filled' && dec.isZero(order.executedVolume) && !quoteSized(order) ? order.volume : order.executedVolume;
 }
 
 /** A booked position as strategies read it: its quantities with `unbooked` (signed) added. */

@@ -61,3 +61,82 @@ describe('a resting order filled between two passes', () => {
     expect(heard).toEqual(['fill 0.002 order filled 0.002', 'filled own 0.002 unbooked 0 fills 1 booked entry true']);
   });
 });
+
+describe('strategies that trade on their position and open orders (a review)', () => {
+  it('a stop-loss that sells its position when it has no open sell sells exactly once, though the trades read comes a minute after each fill', async () => {
+    let bought = false;
+    const stopLoss = defineStrategy({
+      apiVersion: 2,
+      name: 'stoploss',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick() {
+          const last = ctx.lastPrice('BTCUSDT');
+          if (!last) return;
+          if (!bought) {
+            bought = true;
+            ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.002', price: dec.truncate(dec.mul(last, d('1.002')), 2) });
+            return;
+          }
+          const p = ctx.position('BTCUSDT');
+          const selling = ctx.openOrders('BTCUSDT').some((o) => o.side === 'SELL');
+          if (dec.isPositive(p.quantity) && !selling) ctx.place({ symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', volume: p.quantity, price: dec.roundUp(dec.mul(last, d('0.998')), 2) });
+        },
+      }),
+    });
+    running = await engineApp(
+      `
+mode: paper
+engine: { marketDataEveryMs: 100, reconcileEveryMs: 60000, summaryEveryMs: 600000 }
+risk: { duplicateWindowMs: 0, maxOrdersPerSecond: 100 }
+strategies:
+  - { id: stoploss, use: inline:stoploss, symbols: [BTCUSDT], everyMs: 250 }
+`,
+      [loaded('stoploss', stopLoss)],
+    );
+    const { app, clock, sim } = running;
+    void app.start();
+    // Two trades reads after both fills: the position is booked flat and nothing more is sold.
+    await runUntil(clock, SIM_START + 130_000);
+    const sent = sim.orderLog().filter((o) => o.symbol === 'BTCUSDT');
+    expect(sent.map((o) => [o.side, o.volume])).toEqual([
+      ['BUY', '0.002'],
+      ['SELL', '0.002'],
+    ]);
+    expect(sent.map((o) => app.journal.order(o.clientOrderId as ClientOrderId)?.status)).toEqual(['filled', 'filled']);
+    expect(app.engine.positions.position('spot', 'BTCUSDT').quantity).toBe('0');
+  });
+
+  it('a futures strategy that opens 10 contracts when flat with nothing open opens them once', async () => {
+    const entry = defineStrategy({
+      apiVersion: 2,
+      name: 'entry',
+      params: z.object({}),
+      subscribe: () => [{ kind: 'ticker' }],
+      create: (ctx) => ({
+        onTick() {
+          const last = ctx.lastPrice('E-BTC-USDT');
+          if (!last || !dec.isZero(ctx.ownPosition('E-BTC-USDT').quantity) || ctx.openOrders().length > 0) return;
+          ctx.place({ symbol: 'E-BTC-USDT', side: 'BUY', type: 'LIMIT', volume: '10', price: dec.truncate(dec.mul(last, d('1.002')), 1), open: 'OPEN' });
+        },
+      }),
+    });
+    running = await engineApp(
+      `
+mode: paper
+engine: { marketDataEveryMs: 100, reconcileEveryMs: 60000, summaryEveryMs: 600000 }
+risk: { duplicateWindowMs: 0, maxOrdersPerSecond: 100 }
+strategies:
+  - { id: entry, use: inline:entry, market: futures, symbols: [E-BTC-USDT], everyMs: 250, params: {} }
+`,
+      [loaded('entry', entry, { market: 'futures', symbols: ['E-BTC-USDT'] })],
+    );
+    const { app, clock, sim } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 130_000);
+    const sent = sim.orderLog().filter((o) => o.market === 'futures');
+    expect(sent.map((o) => [o.side, o.open, o.volume])).toEqual([['BUY', 'OPEN', '10']]);
+    expect(app.journal.order(sent[0]!.clientOrderId as ClientOrderId)?.status).toBe('filled');
+    expect(app.engine.positions.position('futures', 'E-BTC-USDT').quantity).toBe('10');
+  });
+});

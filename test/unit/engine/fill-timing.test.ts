@@ -58,7 +58,7 @@ strategies:
 
 describe('UnbookedExecutions', () => {
   const order = (id: string, executed: string, side: 'BUY' | 'SELL' = 'BUY'): Order =>
-    ({ clientOrderId: id, venueOrderId: `v${id}`, strategyId: 's', market: 'spot', symbol: 'BTCUSDT', side, type: 'LIMIT', volume: '1', price: '100', executedVolume: executed, status: 'filled', createdAt: 0, updatedAt: 0 }) as unknown as Order;
+    ({ clientOrderId: id, venueOrderId: `v${id}`, strategyId: 's', market: 'spot', symbol: 'BTCUSDT', side, type: 'LIMIT', volume: '1', price: '100', executedVolume: executed, status: 'partially_filled', createdAt: 0, updatedAt: 0 }) as unknown as Order;
 
   it('adds what each order executed beyond its booked fills, signed by side, until they are booked', () => {
     const booked = new Map<string, Decimal>();
@@ -166,7 +166,7 @@ strategies:
 
 describe('UnbookedExecutions per strategy', () => {
   const order = (id: string, strategyId: string, executed: string, side: 'BUY' | 'SELL', market: 'spot' | 'futures' = 'spot', symbol = 'BTCUSDT'): Order =>
-    ({ clientOrderId: id, venueOrderId: `v${id}`, strategyId, market, symbol, side, type: 'LIMIT', volume: '5', price: '100', executedVolume: executed, status: 'filled', createdAt: 0, updatedAt: 0 }) as unknown as Order;
+    ({ clientOrderId: id, venueOrderId: `v${id}`, strategyId, market, symbol, side, type: 'LIMIT', volume: '5', price: '100', executedVolume: executed, status: 'partially_filled', createdAt: 0, updatedAt: 0 }) as unknown as Order;
 
   it('sums signed quantity by symbol, for the account or one strategy', () => {
     const booked = new Map<string, Decimal>([['vb', d('0.5')]]);
@@ -187,5 +187,18 @@ describe('UnbookedExecutions per strategy', () => {
     const p = { market: 'spot', symbol: 'BTCUSDT', quantity: d('1'), avgEntryPrice: d('100'), realizedPnl: d('3'), fees: d('0.1'), otherFees: { BTC: d('0.001') }, netQuantity: d('0.999'), unbookedQuantity: ZERO } as const;
     expect(withUnbooked(p, d('-0.4'))).toEqual({ ...p, quantity: '0.6', netQuantity: '0.599', unbookedQuantity: '-0.4' });
     expect(withUnbooked(p, ZERO)).toBe(p);
+  });
+});
+
+describe('UnbookedExecutions of an answer that says filled without a volume', () => {
+  const base = { clientOrderId: 'f', venueOrderId: 'vf', strategyId: 's', market: 'futures', symbol: 'E-BTC-USDT', side: 'SELL', type: 'LIMIT', volume: '10', price: '100', executedVolume: '0', status: 'filled', createdAt: 0, updatedAt: 0 };
+
+  it('counts all of a filled order (a futures place answer), but nothing of a spot market buy, whose volume is quote', () => {
+    const u = new UnbookedExecutions(() => ZERO);
+    u.update(base as unknown as Order);
+    u.update({ ...base, clientOrderId: 'm', venueOrderId: 'vm', market: 'spot', symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', volume: '50' } as unknown as Order);
+    u.update({ ...base, clientOrderId: 'o', venueOrderId: 'vo', status: 'open' } as unknown as Order);
+    expect(u.quantity('futures', 'E-BTC-USDT')).toBe('-10');
+    expect(u.quantity('spot', 'BTCUSDT')).toBe('0');
   });
 });
