@@ -89,6 +89,7 @@ export class Engine {
     this.reconciler = parts.reconciler({
       strategyIds: this.hosts.map((h) => h.id),
       onOrder: (order) => this.notify(order),
+      onBooked: (fill, order) => this.onBooked(fill, order),
       onFill: async (fill, order) => this.onFill(fill, order),
       cancelForeign: (v, market) =>
         this.pipeline.submit([{ kind: 'cancel', intentId: `foreign:${v.orderId}`, strategyId: 'foreign', market, symbol: v.symbol, clientOrderId: (v.clientOrderId ?? `venue-${v.orderId}`) as ClientOrderId, venueOrderId: v.orderId }]),
@@ -325,13 +326,16 @@ export class Engine {
     for (const { order, reason } of refused) await this.notify(order, reason);
   }
 
+  /** A fill journaled and in positions, not yet told: the strategy's own book and the unbooked executions follow. */
+  private onBooked(fill: Fill, order: Order | undefined): void {
+    if (!order) return;
+    this.ledger.fill(order.strategyId, fill);
+    this.unbooked.booked(order);
+  }
+
   private async onFill(fill: Fill, order: Order | undefined): Promise<void> {
     this.stats.fills++;
     this.events.emit('fill', fill);
-    if (order) {
-      this.ledger.fill(order.strategyId, fill);
-      this.unbooked.booked(order);
-    }
     const host = order && this.hosts.find((h) => h.id === order.strategyId);
     // Through its inbox: the reconcile pass does not wait for the strategy.
     if (host) {

@@ -77,6 +77,8 @@ export interface ReconcilerHooks {
   /** Ids of the running strategies: an adopted order with one of their client-id tags is theirs. */
   strategyIds: readonly string[];
   onOrder(order: Order): Promise<void>;
+  /** Each fill of a commit as soon as it is journaled and in positions, before any is told: the books that follow fills stay in step with positions. */
+  onBooked?(fill: Fill, order: Order | undefined): void;
   /** A new fill, already journaled and applied to positions. */
   onFill(fill: Fill, order: Order | undefined): Promise<void>;
   cancelForeign(order: VenueOrder, market: Market): void;
@@ -254,12 +256,18 @@ export class Reconciler {
       { market, symbol, trades, decision, now, cursor: nextCursorValue, tradesToEnd: reads.caughtUpAt !== undefined },
       { journal: this.deps.journal, applied: (f) => this.deps.positions.has(f), fillTotals: this.fillTotals, breathe: () => clock.breathe() },
       async ({ fills, changed }) => {
-        for (const { fill } of fills) this.remember(fill);
+        // Each with its order as journaled after this commit, so a fill that completes it comes
+        // with status 'filled'. All booked before any is told: a strategy reading between two
+        // tellings (a breath) finds the account's and its own positions agreeing.
+        const latest = fills.map(({ fill, order }) => ({ fill, order: order && (this.deps.journal.order(order.clientOrderId) ?? order) }));
+        for (const { fill, order } of latest) {
+          this.remember(fill);
+          this.deps.onBooked?.(fill, order);
+        }
         // Fills before the order changes they explain: a strategy hearing 'filled' (or ticking
-        // after it) then reads its position with them. Each with its order as journaled after
-        // this commit, so a fill that completes it comes with status 'filled'.
-        for (const { fill, order } of fills) {
-          await this.deps.onFill(fill, order && (this.deps.journal.order(order.clientOrderId) ?? order));
+        // after it) then reads its position with them.
+        for (const { fill, order } of latest) {
+          await this.deps.onFill(fill, order);
           await breathe();
         }
         for (const order of changed) {
