@@ -44,6 +44,8 @@ const CATCH_UP_PAGES = 50;
 const REPORTED_KEPT = 10_000;
 /** Order changes and fills told to the engine between two breaths of the event loop (Clock.breathe). */
 const TOLD_BETWEEN_BREATHS = 25;
+/** The page a failed open-orders read stands for: nothing seen, nothing proven gone. */
+const UNREAD: OpenOrdersPage = Object.freeze({ items: [], skipped: [], complete: false });
 
 /** What the reconciler needs of the config (config's ReconcileConfig is one). */
 export interface ReconcileSettings {
@@ -162,7 +164,7 @@ export class Reconciler {
     let complete = await this.readHoldings(new Set(symbols.map((s) => s.market)));
     for (const { market, symbol } of symbols) {
       try {
-        await this.symbol(market, symbol, { catchUp: opts.catchUp, final: opts.final, fullScan });
+        if (!(await this.symbol(market, symbol, { catchUp: opts.catchUp, final: opts.final, fullScan }))) complete = false;
       } catch (err) {
         // Refused credentials fail every symbol alike, and are the engine's to act on.
         if (err instanceof AuthError) throw err;
@@ -202,7 +204,8 @@ export class Reconciler {
 
   // ---------- one symbol ----------
 
-  private async symbol(market: Market, symbol: string, opts: PassOptions & { fullScan: boolean }): Promise<void> {
+  /** One symbol's reads, decided and journaled; false when its open orders could not be read. */
+  private async symbol(market: Market, symbol: string, opts: PassOptions & { fullScan: boolean }): Promise<boolean> {
     const { clock, readers } = this.deps;
     const reader = readers[market];
     const k = keyOf(market, symbol);
@@ -210,7 +213,7 @@ export class Reconciler {
     this.coverage.set(k, coverage);
 
     const openSentAt = clock.now();
-    const page = await reader.openOrders(symbol);
+    const page = await this.openOrders(market, symbol);
     this.reportSkipped(market, symbol, 'open order', page.skipped);
     const cursorKey = `trades:${market}:${symbol}`;
     const cursor = this.deps.journal.cursor(cursorKey);
@@ -280,6 +283,21 @@ export class Reconciler {
     await this.lookups.identify(market, symbol, decision.toIdentify, IDENTIFY_PER_PASS);
     await this.lookups.unknowns(market, symbol, QUERIES_PER_PASS);
     for (const o of toQuery.slice(0, QUERIES_PER_PASS)) await this.lookups.query(o);
+    return page !== UNREAD;
+  }
+
+  /**
+   * The symbol's open orders; a failed read is an empty incomplete page (logged), so the pass
+   * still reads and books the trades: an incomplete page says no order left the book.
+   */
+  private async openOrders(market: Market, symbol: string): Promise<OpenOrdersPage> {
+    try {
+      return await this.deps.readers[market].openOrders(symbol);
+    } catch (err) {
+      if (err instanceof AuthError) throw err;
+      this.deps.log.warn({ err: errorText(err), market, symbol }, 'open orders read failed; reading trades all the same; will retry');
+      return UNREAD;
+    }
   }
 
   /** Everything the reads say, decided; what is not the journal's (foreign cancels, warnings) done. */
@@ -287,14 +305,7 @@ export class Reconciler {
     const { market, symbol, ours, byVenueId, page, pageAskedAt, trades, coverage, now } = input;
     const { log } = this.deps;
     const d = decideSymbol({
-      market,
-      symbol,
-      now,
-      ours,
-      page,
-      pageAskedAt,
-      trades,
-      byVenueId,
+      market, symbol, now, ours, page, pageAskedAt, trades, byVenueId,
       byClientId: (id) => this.byClientId(market, symbol, id),
       offsetMs: this.times.current().offsetMs,
       slack: this.times.current().slack,
