@@ -22,6 +22,12 @@ export const DASHBOARD_SAMPLE_MS = 1000;
 /** The exit code of a stop that left orders of ours unsettled at the venue (a `stop_unsettled` alert says which). */
 export const EXIT_UNSETTLED = 3;
 
+/**
+ * The exit code of a stop that failed part way (a journal error in its last pass): what it left
+ * at the venue, and whether the journal has the stop's last changes, is not known.
+ */
+export const EXIT_STOP_FAILED = 4;
+
 export async function runCommand(configPath: string): Promise<number> {
   const prepared = await prepare(configPath);
   if (!prepared) return 1;
@@ -122,6 +128,7 @@ export async function runCommand(configPath: string): Promise<number> {
   let stopping: Promise<void> | undefined;
   let firstSignal: { signal: string; at: number } | undefined;
   let unsettled = 0;
+  let stopFailed: { err: unknown } | undefined;
   let markStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
   const stop = (signal: string) => {
@@ -139,7 +146,10 @@ export async function runCommand(configPath: string): Promise<number> {
     log.info({ signal }, 'stopping: strategies first, then queued intents and open orders per config');
     stopping = running
       .stop()
-      .then((outcome) => void (unsettled = outcome.unsettled.length))
+      .then(
+        (outcome) => void (unsettled = outcome.unsettled.length),
+        (err: unknown) => void (stopFailed = { err }),
+      )
       .finally(markStopped);
   };
   const halted = (by: string) =>
@@ -167,7 +177,7 @@ export async function runCommand(configPath: string): Promise<number> {
     // A refusal names its config field with the line (a symbol the venue does not list, a feed it cannot serve).
     log.fatal({ err: err instanceof ConfigError ? locatedError(err, readFileSync(configPath, 'utf8'), configPath).message : errorText(err) }, 'could not start');
     clearInterval(watchKillFile);
-    await running.stop().catch(() => undefined);
+    await running.stop().catch((err: unknown) => log.error({ err: errorText(err) }, 'the stop after the failed start failed too: run `sluice status` to see what is open'));
     await closeOps();
     log.flush();
     return 1;
@@ -178,6 +188,14 @@ export async function runCommand(configPath: string): Promise<number> {
   clearInterval(watchKillFile);
   await closeOps();
   log.info('ops endpoint closed and alerts delivered');
+  if (stopFailed) {
+    log.error(
+      { err: errorText(stopFailed.err), exitCode: EXIT_STOP_FAILED },
+      'the stop failed before it finished: orders of ours may still be open at the venue, and the journal may lack the stop\'s last changes. Run `sluice status` to see what is open, cancel on the venue by hand what should not rest, or start sluice again to reconcile',
+    );
+    log.flush();
+    return EXIT_STOP_FAILED;
+  }
   // Not a clean stop: whoever runs sluice (systemd, a script) hears that orders may still be resting.
   if (unsettled > 0) log.error({ unsettled, exitCode: EXIT_UNSETTLED }, `exiting with ${unsettled} orders of ours unsettled at the venue (the stop_unsettled alert names them)`);
   log.flush();
