@@ -9,13 +9,13 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { systemClock } from '../core/clock.js';
 import { AuthError, ConfigError, VenueError, errorText, type ConfigProblem } from '../core/errors.js';
-import { checkConfigFile, locateProblems, type LoadedConfig } from '../config/index.js';
+import { checkConfigFile, locateProblems, type Config, type LoadedConfig } from '../config/index.js';
 import { refusedAtStart } from '../engine/credentials.js';
 import { feedProblems, requirementsOf } from '../engine/instruments.js';
 import { inspectJournal } from '../store/inspect.js';
 import { SCHEMA_VERSION } from '../store/sqlite.js';
 import { checkStrategies, type LoadedStrategy } from '../strategy/index.js';
-import { buildApp } from './build.js';
+import { buildApp, type App } from './build.js';
 import { createLogger, scrub } from './logger.js';
 import { inspect } from './profiles.js';
 
@@ -73,9 +73,6 @@ export async function checkVenue(loaded: LoadedConfig, strategies: readonly Load
   const log = createLogger({ level: 'silent', pretty: false, secrets });
   // The inspect profile: reads only, a throwaway journal, one retry so an unreachable venue fails fast.
   const app = buildApp({ config, profile: inspect(config, 'memory', { retries: 1 }), credentials, strategies, log });
-  // A failed call names the URL field of the host it went to.
-  const field = (err: unknown) => (err instanceof VenueError && err.venue.endpoint.startsWith('futures.') && config.venue.futuresUrl !== config.venue.spotUrl ? 'venue.futuresUrl' : 'venue.spotUrl');
-  const unanswered = (what: string, err: unknown): ConfigProblem => ({ path: field(err), message: `${what} failed (${errorText(err)}): check ${field(err)} and that this machine reaches it` });
   const problems: ConfigProblem[] = [];
   const asked: string[] = [];
   let skipped: string | undefined;
@@ -85,22 +82,16 @@ export async function checkVenue(loaded: LoadedConfig, strategies: readonly Load
     try {
       await app.engine.load();
     } catch (err) {
-      if (!(err instanceof ConfigError)) problems.push(unanswered("reading the venue's instruments", err));
+      if (!(err instanceof ConfigError)) problems.push(unanswered(config, "reading the venue's instruments", err));
       else problems.push(...err.problems);
     }
     if (live) {
       asked.push('the key, by the signed account read the start makes first');
-      for (const market of app.engine.markets()) {
-        try {
-          await app.readers[market].holdings();
-        } catch (err) {
-          problems.push(err instanceof AuthError ? { path: 'credentials', message: refusedAtStart(err).message } : unanswered(`the signed ${market} account read`, err));
-        }
-      }
+      problems.push(...(await keyProblems(app, config)));
     }
   } catch (err) {
     // The clock sync, the first request of a start: nothing else can be asked.
-    problems.push(unanswered("asking the venue's time", err));
+    problems.push(unanswered(config, "asking the venue's time", err));
     skipped = 'its time endpoint did not answer';
   } finally {
     await app.client.close();
@@ -108,4 +99,43 @@ export async function checkVenue(loaded: LoadedConfig, strategies: readonly Load
   }
   // What the venue said goes into the output: scrubbed, as every log line is.
   return { venue, asked, skipped, problems: problems.map((p) => ({ path: p.path, message: scrub(p.message, secrets) })) };
+}
+
+/**
+ * Whether the venue takes the key, by the signed account read a start makes first (each market
+ * the strategies trade), through an app whose client has started: a refusal worded as the start
+ * words it, under `credentials`. None thrown.
+ */
+export async function keyProblems(app: App, config: Config): Promise<ConfigProblem[]> {
+  const problems: ConfigProblem[] = [];
+  for (const market of app.engine.markets()) {
+    try {
+      await app.readers[market].holdings();
+    } catch (err) {
+      problems.push(err instanceof AuthError ? { path: 'credentials', message: refusedAtStart(err).message } : unanswered(config, `the signed ${market} account read`, err));
+    }
+  }
+  return problems;
+}
+
+/**
+ * A live start the venue refused at its instruments (a symbol it does not list, a feed it cannot
+ * serve: a ConfigError) has not yet asked whether it takes the key; `sluice run` asks it now, by
+ * the code `sluice validate` runs, so every problem the venue has with the config comes in one
+ * round. Any other failure is returned as it is.
+ */
+export async function withKeyProblems(err: unknown, app: App, config: Config): Promise<unknown> {
+  if (!(err instanceof ConfigError) || config.mode !== 'live') return err;
+  const more = await keyProblems(app, config);
+  return more.length > 0 ? new ConfigError([...err.problems, ...more], 'strategies') : err;
+}
+
+/** A failed call names the URL field of the host it went to. */
+function urlField(config: Config, err: unknown): 'venue.spotUrl' | 'venue.futuresUrl' {
+  return err instanceof VenueError && err.venue.endpoint.startsWith('futures.') && config.venue.futuresUrl !== config.venue.spotUrl ? 'venue.futuresUrl' : 'venue.spotUrl';
+}
+
+function unanswered(config: Config, what: string, err: unknown): ConfigProblem {
+  const field = urlField(config, err);
+  return { path: field, message: `${what} failed (${errorText(err)}): check ${field} and that this machine reaches it` };
 }

@@ -10,6 +10,7 @@ import { buildApp, type App, type AppInputs } from '../app/build.js';
 import { createLogger, prettyLogs } from '../app/logger.js';
 import { preferSmallHeap } from '../app/heap.js';
 import { createDaemonOpsSource, VenueWatch } from '../app/ops-source.js';
+import { withKeyProblems } from '../app/preflight.js';
 import { daemon } from '../app/profiles.js';
 import { Alerts, CLOSE_BOUND_MS, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
 import type { KillSwitchMode, RiskGate } from '../risk/index.js';
@@ -173,8 +174,10 @@ export async function runCommand(configPath: string): Promise<number> {
     : undefined;
   try {
     await running.start();
-  } catch (err) {
-    // A refusal names its config field with the line (a symbol the venue does not list, a feed it cannot serve).
+  } catch (thrown) {
+    // A refusal names its config field with the line (a symbol the venue does not list, a feed it
+    // cannot serve), with the key's refusal beside it, as `sluice validate` lists them: one round.
+    const err = await withKeyProblems(thrown, running, config);
     log.fatal({ err: err instanceof ConfigError ? locatedError(err, readFileSync(configPath, 'utf8'), configPath).message : errorText(err) }, 'could not start');
     clearInterval(watchKillFile);
     await running.stop().catch((err: unknown) => log.error({ err: errorText(err) }, 'the stop after the failed start failed too: run `sluice status` to see what is open'));

@@ -1,6 +1,7 @@
 // `sluice validate` asks the venue what `sluice run` will at its start, by the code the start
 // runs: the symbols it lists (the instrument catalog) and whether it takes the key (the signed
 // account read), in the list the config's own problems use. Against the simulator over HTTP.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { validateCommand } from '../../src/commands/validate.js';
 import { startSimServer } from '../../src/sim/index.js';
 import { SqliteJournal } from '../../src/store/sqlite.js';
+import { childEnv, DaemonProcess } from '../fixtures/daemon-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const LOCAL = 'checked: the config, the credentials (present and readable), the enabled plugins and their params, the feeds they ask for';
@@ -89,4 +91,23 @@ describe('sluice validate against the venue', () => {
     expect(ok, output).toBe(true);
     expect(output.split('\n').at(-1)).toBe(`${LOCAL}; the venue at http://127.0.0.1:1 was not asked: the journal records a venue ban until ${new Date(until).toISOString()}, and nothing is sent before it ends`);
   });
+});
+
+describe('sluice run at its start', () => {
+  it('lists a symbol the venue does not list and a key it refuses in one round, as validate does, and exits 1; never the key', async () => {
+    const { path, env } = await liveConfig('BTCUSDT, DOGEUSDT');
+    const wrong = { apiKey: 'not-the-venues-key-4d1f', apiSecret: env.SLUICE_API_SECRET! };
+    const child = spawn(process.execPath, [resolve(ROOT, 'bin/sluice.js'), 'run', '--config', path], { cwd: ROOT, env: childEnv(wrong), stdio: ['ignore', 'pipe', 'pipe'] });
+    const daemon = new DaemonProcess(child);
+    expect(await daemon.exited).toBe(1);
+    const fatal = daemon.lines.find((l) => l.msg === 'could not start');
+    expect(fatal, daemon.stdout + daemon.stderr).toBeDefined();
+    expect(String(fatal!.err).split('\n')).toEqual([
+      `${path} has 2 problems:`,
+      "  - strategies[0].symbols[1] (line 5): DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT, ETHUSDT)",
+      "  - credentials: spot.account: the venue refused the credentials (Invalid API key, IP, or permissions for action.): check SLUICE_API_KEY and SLUICE_API_SECRET, and the key's IP whitelist and trading permissions on the venue",
+    ]);
+    expect(daemon.stdout + daemon.stderr).not.toContain(wrong.apiKey);
+    expect(daemon.stdout + daemon.stderr).not.toContain(wrong.apiSecret);
+  }, 60_000);
 });
