@@ -12,7 +12,7 @@ import { preferSmallHeap } from '../app/heap.js';
 import { createDaemonOpsSource, VenueWatch } from '../app/ops-source.js';
 import { withKeyProblems } from '../app/preflight.js';
 import { daemon } from '../app/profiles.js';
-import { Alerts, CLOSE_BOUND_MS, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
+import { Alerts, closedLine, createMetrics, startOpsServer, type Metrics, type OpsServer } from '../ops/index.js';
 import type { KillSwitchMode, RiskGate } from '../risk/index.js';
 import { prepare, secretsOf } from './prepare.js';
 import { SAME_REQUEST_MS, stopVerdict } from './stop-signal.js';
@@ -92,11 +92,14 @@ export async function runCommand(configPath: string): Promise<number> {
     }, DASHBOARD_SAMPLE_MS);
     sampling.unref();
   }
-  const closeOps = async () => {
+  /** `say: 'always'`: the line says so when all went well too (a stop's last words); otherwise only trouble. */
+  const closeOps = async (say: 'always' | 'trouble' = 'trouble') => {
     clearInterval(sampling);
     await ops?.close().catch((err: unknown) => log.warn({ err: errorText(err) }, 'ops endpoint did not close cleanly'));
     // Held-back alerts go out now, and the process waits for the webhook (bounded) before it exits.
-    if (!(await alerts.close())) log.warn({ boundMs: CLOSE_BOUND_MS }, 'alerts not delivered before the stop\'s bound: exiting without them');
+    const line = closedLine(await alerts.close());
+    if (line.level === 'warn') log.warn(line.fields, line.msg);
+    else if (say === 'always') log.info(line.fields, line.msg);
   };
 
   try {
@@ -189,8 +192,7 @@ export async function runCommand(configPath: string): Promise<number> {
   if (!stopping) log.info(running.engine.summary(), 'running; Ctrl-C stops');
   await stopped;
   clearInterval(watchKillFile);
-  await closeOps();
-  log.info('ops endpoint closed and alerts delivered');
+  await closeOps('always');
   if (stopFailed) {
     log.error(
       { err: errorText(stopFailed.err), exitCode: EXIT_STOP_FAILED },

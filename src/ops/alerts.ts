@@ -35,6 +35,27 @@ export const CLOSE_BOUND_MS = 10_000;
 
 export type AlertPost = (url: string, body: string) => Promise<void>;
 
+/** What close() saw. */
+export interface AlertsClosed {
+  /** Alerts whose POST failed while close() waited (each logged as 'alert not delivered'). */
+  failed: number;
+  /** Alerts still on their way when the bound passed: the process exits without them. */
+  undelivered: number;
+  boundMs: number;
+}
+
+/** The shutdown's last word on the ops endpoint and the alerts, true to what close() saw. */
+export function closedLine(closed: AlertsClosed): { level: 'info' | 'warn'; fields: Record<string, unknown>; msg: string } {
+  const { failed, undelivered, boundMs } = closed;
+  if (failed === 0 && undelivered === 0) return { level: 'info', fields: {}, msg: 'ops endpoint closed and alerts delivered' };
+  const alerts = (n: number) => `${n} alert${n === 1 ? '' : 's'}`;
+  const parts = [
+    ...(undelivered > 0 ? [`${alerts(undelivered)} not delivered within the ${boundMs} ms bound: exiting without ${undelivered === 1 ? 'it' : 'them'}`] : []),
+    ...(failed > 0 ? [`${alerts(failed)} failed to deliver (each logged as 'alert not delivered')`] : []),
+  ];
+  return { level: 'warn', fields: { undelivered, failed, boundMs }, msg: `ops endpoint closed; ${parts.join('; ')}` };
+}
+
 export interface AlertsOptions {
   /** Config `alerts.webhookUrl`; null or empty sends nothing. */
   webhookUrl: string | null | undefined;
@@ -93,6 +114,8 @@ interface Limited {
 export class Alerts {
   private readonly limited = new Map<string, Limited>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** POSTs that failed so far: close() counts those that fail while it waits. */
+  private failures = 0;
   private readonly kept: { kind: AlertKind; message: string; at: number }[] = [];
   private readonly post: AlertPost;
   private readonly secrets: string[];
@@ -142,16 +165,19 @@ export class Alerts {
 
   /**
    * At shutdown: sends every summary still held back, interval or not, then waits for delivery,
-   * at most `boundMs` when a sleep was given. True when everything was delivered or failed in time.
+   * at most `boundMs` when a sleep was given. Says how many failed meanwhile and how many were
+   * still on their way at the bound (closedLine words it).
    */
-  async close(boundMs = CLOSE_BOUND_MS): Promise<boolean> {
+  async close(boundMs = CLOSE_BOUND_MS): Promise<AlertsClosed> {
     try {
       this.flush(this.opts.now(), true);
     } catch (err) {
       this.warn('held-back summaries', err);
     }
-    const done = this.idle().then(() => true);
-    return this.opts.sleep ? Promise.race([done, this.opts.sleep(boundMs).then(() => false)]) : done;
+    const failedBefore = this.failures;
+    const done = this.idle();
+    await (this.opts.sleep ? Promise.race([done, this.opts.sleep(boundMs)]) : done);
+    return { failed: this.failures - failedBefore, undelivered: this.inFlight.size, boundMs };
   }
 
   private hold(limit: Limited, alert: Held): void {
@@ -202,7 +228,10 @@ export class Alerts {
     const text = this.scrub(serialize(body));
     const p = Promise.resolve()
       .then(() => this.post(url, text))
-      .catch((err: unknown) => this.warn(body.kind, err))
+      .catch((err: unknown) => {
+        this.failures++;
+        this.warn(body.kind, err);
+      })
       .finally(() => this.inFlight.delete(p));
     this.inFlight.add(p);
   }

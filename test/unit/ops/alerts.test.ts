@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
-import { Alerts, HELD_LISTED, RECENT_ALERTS, type AlertBody } from '../../../src/ops/index.js';
+import { Alerts, CLOSE_BOUND_MS, closedLine, HELD_LISTED, RECENT_ALERTS, type AlertBody, type AlertsClosed } from '../../../src/ops/index.js';
 
 const SECRET = 'sk_live_9f8e7d6c5b4a';
 const KEY = 'ak-1234567890';
@@ -109,7 +109,7 @@ describe('Alerts', () => {
     ]);
     now = 61_000;
     alerts.send('recording', 'tape failed again', { tape: '/t' });
-    expect(await alerts.close()).toBe(true);
+    expect(await alerts.close()).toEqual({ failed: 0, undelivered: 0, boundMs: CLOSE_BOUND_MS });
     expect(posts.slice(5).map((p) => [p.body.message, p.body.details, p.body.at])).toEqual([
       ['1 more recording alert held back: tape failed again', { tape: '/t', heldBack: [{ message: 'tape failed again', at: 61_000, details: { tape: '/t' } }] }, 61_000],
     ]);
@@ -133,12 +133,57 @@ describe('Alerts', () => {
     let posted = 0;
     const alerts = new Alerts({ webhookUrl: 'http://hooks.test/a', minIntervalMs: 0, now: () => clock.now(), sleep: (ms) => clock.sleep(ms), post: () => ((posted++), new Promise<void>(() => {})) });
     alerts.send('halt', 'halted', {});
-    let closed: boolean | undefined;
-    void alerts.close(5_000).then((ok) => (closed = ok));
+    let closed: AlertsClosed | undefined;
+    void alerts.close(5_000).then((c) => (closed = c));
     await clock.advance(4_999);
     expect([posted, closed]).toEqual([1, undefined]);
     await clock.advance(1);
-    expect(closed).toBe(false);
+    expect(closed).toEqual({ failed: 0, undelivered: 1, boundMs: 5_000 });
+  });
+
+  it('a webhook receiver that never answers: close() ends at its bound on the injected clock and the stop\'s line says at warn how many alerts were not delivered, not that they were', async () => {
+    const arrived: IncomingMessage[] = [];
+    let arrival!: () => void;
+    const first = new Promise<void>((resolve) => (arrival = resolve));
+    // Takes the request and never answers.
+    const server = createServer((req) => (arrived.push(req), arrival()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const clock = new ManualClock(0);
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const alerts = new Alerts({ webhookUrl: url, minIntervalMs: 60_000, now: () => clock.now(), sleep: (ms) => clock.sleep(ms) });
+      alerts.send('stop_unsettled', 'sluice stopped with 2 orders of ours resting', { symbol: 'BTCUSDT' });
+      alerts.send('stop_unsettled', 'held back until close', { symbol: 'BTCUSDT' });
+      await first;
+      let closed: AlertsClosed | undefined;
+      const closing = alerts.close().then((c) => (closed = c));
+      await clock.advance(CLOSE_BOUND_MS - 1);
+      expect(closed).toBeUndefined();
+      await clock.advance(1);
+      await closing;
+      // The alert and the summary close() sent of the one held back: both still unanswered.
+      expect(closed).toEqual({ failed: 0, undelivered: 2, boundMs: CLOSE_BOUND_MS });
+      expect(closedLine(closed!)).toEqual({
+        level: 'warn',
+        fields: { undelivered: 2, failed: 0, boundMs: CLOSE_BOUND_MS },
+        msg: `ops endpoint closed; 2 alerts not delivered within the ${CLOSE_BOUND_MS} ms bound: exiting without them`,
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('the stop\'s line says delivered only when every alert was, and counts those that failed', async () => {
+    const { log, warnings } = captureLog();
+    const alerts = new Alerts({ webhookUrl: 'http://hooks.test/a', minIntervalMs: 0, now: () => 0, log, post: async () => Promise.reject(new Error('webhook answered HTTP 500')) });
+    alerts.send('halt', 'halted', {});
+    const closed = await alerts.close();
+    expect(closed).toEqual({ failed: 1, undelivered: 0, boundMs: CLOSE_BOUND_MS });
+    expect(warnings.map((w) => w.msg)).toEqual(['alert not delivered']);
+    expect(closedLine(closed)).toMatchObject({ level: 'warn', msg: "ops endpoint closed; 1 alert failed to deliver (each logged as 'alert not delivered')" });
+    expect(closedLine({ failed: 1, undelivered: 1, boundMs: 10_000 }).msg).toBe("ops endpoint closed; 1 alert not delivered within the 10000 ms bound: exiting without it; 1 alert failed to deliver (each logged as 'alert not delivered')");
+    expect(closedLine({ failed: 0, undelivered: 0, boundMs: 10_000 })).toEqual({ level: 'info', fields: {}, msg: 'ops endpoint closed and alerts delivered' });
   });
 
   it('does nothing without a webhook URL', async () => {
