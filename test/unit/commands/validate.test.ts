@@ -21,6 +21,28 @@ async function configFile(text: string): Promise<string> {
 }
 
 describe('sluice validate', () => {
+  it('refuses a spot klines interval the venue does not serve (4h) at the door, naming the field with its line and every interval spot serves; 1h passes (asked as 60min)', async () => {
+    const config = (interval: string) => configFile(['mode: paper', 'strategies:', '  - id: c', '    use: test/fixtures/plugins/candles.ts', '    symbols: [BTCUSDT]', `    params: { interval: ${interval} }`, ''].join('\n'));
+    const path = await config('4h');
+    const { ok, output } = await validateCommand(path, {}, ROOT, { offline: true });
+    expect(ok).toBe(false);
+    expect(output.split('\n')).toEqual([
+      `${path} has 1 problem:`,
+      '  - strategies[0].params (line 6): the plugin candles subscribes to klines interval 4h: spot serves 1min, 5min, 15min, 30min, 60min, 1h, 1day, 1week, 1month',
+      `${LOCAL}; not the venue: fix the problems above first`,
+    ]);
+    // sluice run's door (prepare) refuses it the same way, before anything is built or asked.
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(await prepare(path)).toBeUndefined();
+      expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toContain('strategies[0].params (line 6): the plugin candles subscribes to klines interval 4h: spot serves 1min, 5min, 15min, 30min, 60min, 1h, 1day, 1week, 1month');
+    } finally {
+      stderr.mockRestore();
+    }
+    const hourly = await validateCommand(await config('1h'), {}, ROOT, { offline: true });
+    expect(hourly.ok, hourly.output).toBe(true);
+  });
+
   it('in paper mode, refuses a symbol the built-in simulator does not list, with its line and what it lists', async () => {
     const path = await configFile(['mode: paper', 'strategies:', '  - id: doge', '    use: strategies/grid/index.ts', '    symbols: [DOGEUSDT]', ''].join('\n'));
     const { ok, output } = await validateCommand(path, {}, ROOT);
