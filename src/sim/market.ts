@@ -10,6 +10,7 @@ import { contractMid, type ContractSpec, type MarketShape, type SymbolSpec } fro
 import type { IdSource } from './ids.js';
 import { stream, type Rng } from './random.js';
 import { PrintLog, type PublicTrade } from './prints.js';
+import { RecordedKlines } from './recorded-klines.js';
 import { fromUnits, scaledUnits, tapeUnits, toUnits } from './units.js';
 
 export type { PublicTrade } from './prints.js';
@@ -54,6 +55,8 @@ export class InstrumentMarket {
   external = false;
   /** It keeps its opening book: nobody can see it (SimOptions.moving). */
   still = false;
+  /** The venue's candles a tape recorded (recorded-klines.ts): they move nothing here. */
+  readonly recorded = new RecordedKlines();
   private readonly prints = new PrintLog(MAX_TRADES);
   private readonly candles = new Map<number, Candle>();
   private readonly candleOrder: number[] = [];
@@ -158,6 +161,7 @@ export class InstrumentMarket {
    * SimExchange.applyMarketEvent. The first event switches this market off the synthetic one.
    */
   applyEvent(ev: RecordedMarketEvent, at: number): void {
+    if (ev.type === 'klines') return this.recorded.add(ev.interval, ev.klines);
     const first = !this.external;
     this.external = true;
     if (ev.type === 'book' || ev.type === 'bookCells') {
@@ -314,6 +318,11 @@ export class InstrumentMarket {
     this.lastMinute = minute;
     this.lastCandle = c;
     return c;
+  }
+
+  /** The minute of the oldest candle this market keeps, if any. */
+  firstMinute(): number | undefined {
+    return this.candleOrder[0];
   }
 
   /** Most recent public trades, newest first. */

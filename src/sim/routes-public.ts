@@ -7,21 +7,9 @@ import { reject } from './errors.js';
 import { contractJson, symbolJson } from './instruments.js';
 import type { InstrumentMarket } from './market.js';
 import { integer, required, text, type Params } from './params.js';
+import { bucketOf, INTERVALS } from './recorded-klines.js';
 import type { Call, Route, VenueView } from './venue.js';
 import { fromUnits } from './units.js';
-
-const INTERVALS: Readonly<Record<string, number | 'month'>> = {
-  '1min': 60_000,
-  '5min': 300_000,
-  '15min': 900_000,
-  '30min': 1_800_000,
-  '60min': 3_600_000,
-  '1h': 3_600_000,
-  '4h': 14_400_000,
-  '1day': 86_400_000,
-  '1week': 604_800_000,
-  '1month': 'month',
-};
 
 function spotMarket(ex: VenueView, p: Params): InstrumentMarket {
   const symbol = required(p, 'symbol').toUpperCase();
@@ -67,20 +55,14 @@ function trades(m: InstrumentMarket, p: Params) {
   return m.recentTrades(limit).map((t) => ({ price: m.price(t.priceTicks), qty: m.qty(t.lots), time: t.at, side: t.side }));
 }
 
-function klines(m: InstrumentMarket, p: Params) {
+function klines(m: InstrumentMarket, p: Params, now: number) {
   const name = required(p, 'interval');
-  const interval = INTERVALS[name] ?? reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, `Invalid interval '${name}'.`);
+  const span = INTERVALS[name] ?? reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, `Invalid interval '${name}'.`);
   const limit = integer(p, 'limit', 100, 1, 300)!;
   const startTime = integer(p, 'startTime', undefined, 0, Number.MAX_SAFE_INTEGER);
   const endTime = integer(p, 'endTime', undefined, 0, Number.MAX_SAFE_INTEGER);
-  const bucket =
-    interval === 'month'
-      ? (t: number) => {
-          const d = new Date(t);
-          return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-        }
-      : (t: number) => Math.floor(t / interval) * interval;
-  return m.klines(bucket, { limit, startTime, endTime }).map((c) => ({
+  const bucket = bucketOf(span);
+  const built = m.klines(bucket, { limit, startTime, endTime }).map((c) => ({
     idx: c.idx,
     open: m.price(c.open),
     close: m.price(c.close),
@@ -89,6 +71,12 @@ function klines(m: InstrumentMarket, p: Params) {
     vol: m.qty(c.lots),
     amount: fromUnits(c.amount, m.pricePrecision + m.quantityPrecision),
   }));
+  // A tape's recorded candles (a backtest): the venue's own for the time before this market's
+  // first candle, as the recording read them (no amount: the contract's candle has none).
+  const recorded = m.recorded.before(span, bucket(m.firstMinute() ?? now), { startTime, endTime });
+  if (recorded.length === 0) return built;
+  const past = recorded.map((k) => ({ idx: k.openTime, open: k.open, close: k.close, high: k.high, low: k.low, vol: k.vol }));
+  return [...past, ...built].slice(-limit);
 }
 
 const time = (_ex: VenueView, c: Call) => ({ timezone: 'UTC', serverTime: c.clockNow });
@@ -100,7 +88,7 @@ export const PUBLIC_ROUTES: Readonly<Record<string, Route>> = {
   'spot.depth': (ex, c) => depth(spotMarket(ex, c.params), c.params, c.now),
   'spot.ticker': (ex, c) => ticker(spotMarket(ex, c.params), c.now),
   'spot.trades': (ex, c) => trades(spotMarket(ex, c.params), c.params),
-  'spot.klines': (ex, c) => klines(spotMarket(ex, c.params), c.params),
+  'spot.klines': (ex, c) => klines(spotMarket(ex, c.params), c.params, c.now),
   'futures.ping': () => ({}),
   'futures.time': time,
   'futures.contracts': (ex) => [...ex.contracts.values()].map(contractJson),
@@ -109,5 +97,5 @@ export const PUBLIC_ROUTES: Readonly<Record<string, Route>> = {
     const t = ticker(contractMarket(ex, c.params), c.now);
     return amend(t, { contractName: text(c.params, 'contractName')!.toUpperCase() });
   },
-  'futures.klines': (ex, c) => klines(contractMarket(ex, c.params), c.params),
+  'futures.klines': (ex, c) => klines(contractMarket(ex, c.params), c.params, c.now),
 };

@@ -1,6 +1,7 @@
 // The simulator's options and the records it keeps for tests, backtests and tapes.
 import type { Clock } from '../core/clock.js';
 import type { Decimal } from '../core/decimal.js';
+import type { Kline } from '../core/market.js';
 import type { Side } from '../core/types.js';
 import type { FaultOptions, LatencySpec } from './faults.js';
 import type { ContractSpec, SymbolSpec } from './instruments.js';
@@ -185,7 +186,14 @@ export type RecordedMarketEvent =
    * as the `book` event it stands for, without an array a level and an object a decimal.
    */
   | { type: 'bookCells'; symbol: string; bids: number; cells: readonly number[] }
-  | { type: 'ticker'; symbol: string; last: TapeDecimal };
+  | { type: 'ticker'; symbol: string; last: TapeDecimal }
+  /**
+   * Candles a klines answer held that no earlier answer of its symbol and interval held as
+   * they are (tape/klines.ts), oldest first: the venue's history, which the simulator serves
+   * before the candles it builds from the tape's trades (sim/recorded-klines.ts). `interval`
+   * is as the request named it.
+   */
+  | { type: 'klines'; symbol: string; interval: string; klines: readonly Kline[] };
 
 /** Numbers a trade takes in a `tradeCells` event's cells. */
 export const TRADE_CELLS = 5;

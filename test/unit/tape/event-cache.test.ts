@@ -53,6 +53,7 @@ async function read(tapePath: string, cacheDir: string | undefined, thread = fal
     if (e.type === 'trade') return [{ ...e, price: text(e.price), qty: text(e.qty) }];
     if (e.type === 'tradeCells') return tradesOf(e).map((t) => ({ ...t, price: text(t.price), qty: text(t.qty) }));
     if (e.type === 'ticker') return [{ ...e, last: text(e.last) }];
+    if (e.type === 'klines') return [e];
     const book = e.type === 'bookCells' ? bookOf(e) : e;
     const levels = (side: typeof book.bids) => side.map(([p, q]) => [text(p), text(q)] as const);
     return [{ ...book, bids: levels(book.bids), asks: levels(book.asks) }];
