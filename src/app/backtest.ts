@@ -262,7 +262,7 @@ async function drive(clock: ManualClock, done: Promise<unknown>): Promise<void> 
   await done;
 }
 
-/** The market:SYMBOL pairs the tape fed; the last one apart, as events come a symbol at a time. */
+/** The market:SYMBOL pairs the tape fed (recorded candles alone move no market); the last one apart, as events come a symbol at a time. */
 interface Taped {
   seen: Set<string>;
   market?: string;
@@ -270,7 +270,7 @@ interface Taped {
 }
 
 function apply(sim: SimExchange, e: TapeMarketEvent, taped: Taped): void {
-  if (e.event.symbol !== taped.symbol || e.market !== taped.market) {
+  if (e.event.type !== 'klines' && (e.event.symbol !== taped.symbol || e.market !== taped.market)) {
     taped.symbol = e.event.symbol;
     taped.market = e.market;
     taped.seen.add(`${e.market}:${e.event.symbol.toUpperCase()}`);

@@ -8,7 +8,11 @@
 //     t      u32 trades, then per trade: decimal price, decimal quantity, u8 side (B or S)
 //     k      decimal last
 //     b      u32 bids, u32 asks, then per level (bids first): decimal price, decimal quantity
+//     c      u16 interval bytes, the interval (UTF-8), u32 candles, then per candle: f64 open
+//            time, then open, high, low, close and volume, each as text (u16 bytes, UTF-8)
 //   decimal  u8 places (0 to 15), digits in 7 bytes; or u8 255, u16 text bytes, the text (UTF-8)
+import type { Decimal } from '../core/decimal.js';
+import type { Kline } from '../core/market.js';
 import type { Market } from '../core/types.js';
 import { LEVEL_CELLS, TRADE_CELLS, type ScaledDecimal, type TapeDecimal } from '../sim/types.js';
 import type { TapeMarketEvent } from './market.js';
@@ -16,6 +20,7 @@ import type { TapeMarketEvent } from './market.js';
 const TRADES = 0x74; // t
 const TICKER = 0x6b; // k
 const BOOK = 0x62; // b
+const KLINES = 0x63; // c
 const BUY = 0x42; // B
 const SELL = 0x53; // S
 const TEXT = 255;
@@ -25,6 +30,8 @@ const MARKETS: readonly Market[] = ['spot', 'futures'];
 /** The fewest bytes a trade and a book level take (two empty texts, and a side). */
 const MIN_TRADE = 7;
 const MIN_LEVEL = 6;
+/** And a candle (an open time, five empty texts). */
+const MIN_CANDLE = 18;
 
 /** A plain decimal's digits and places (`0` or digits without a leading zero, maybe a point and digits; at most 15 digits); undefined for any other text. */
 export function scaledDecimal(text: string): ScaledDecimal | undefined {
@@ -91,7 +98,7 @@ export class RecordEncoder {
     b[o++] = MARKETS.indexOf(market);
     o = b.writeUInt16LE(symbolBytes, o);
     o += b.write(event.symbol, o, 'utf8');
-    b[o++] = event.type === 'trade' || event.type === 'tradeCells' ? TRADES : event.type === 'ticker' ? TICKER : BOOK;
+    b[o++] = event.type === 'trade' || event.type === 'tradeCells' ? TRADES : event.type === 'ticker' ? TICKER : event.type === 'klines' ? KLINES : BOOK;
     this.o = o;
     switch (event.type) {
       case 'trade':
@@ -134,7 +141,16 @@ export class RecordEncoder {
         this.u32(event.bids);
         this.u32(c.length / LEVEL_CELLS - event.bids);
         for (let i = 0; i < c.length; i += 2) this.decimal({ digits: c[i]!, places: c[i + 1]! });
+        break;
       }
+      case 'klines':
+        this.shortText(event.interval);
+        this.u32(event.klines.length);
+        for (const k of event.klines) {
+          this.room(8);
+          this.o = this.buf.writeDoubleLE(k.openTime, this.o);
+          for (const d of [k.open, k.high, k.low, k.close, k.vol]) this.shortText(d);
+        }
     }
     this.buf.writeUInt32LE(this.o - sizeAt - 4, sizeAt);
     return { start: sizeAt + 4, end: this.o };
@@ -143,6 +159,13 @@ export class RecordEncoder {
   /** The buffer written into (valid until the next write). */
   get bytes(): Buffer {
     return this.buf;
+  }
+
+  /** u16 bytes, then the text (UTF-8). */
+  private shortText(s: string): void {
+    this.room(2 + Buffer.byteLength(s, 'utf8'));
+    this.o = this.buf.writeUInt16LE(Buffer.byteLength(s, 'utf8'), this.o);
+    this.o += this.buf.write(s, this.o, 'utf8');
   }
 
   private decimal(d: TapeDecimal): void {
@@ -250,9 +273,30 @@ export class RecordDecoder {
         this.pos = first;
         return [{ at, market, event: { type: 'book', symbol, bids: this.levels(bids), asks: this.levels(asks) } }];
       }
+      case KLINES: {
+        const interval = this.shortText();
+        const n = this.u32();
+        if (!this.holds(n, MIN_CANDLE)) return undefined;
+        const klines: Kline[] = new Array(n);
+        for (let i = 0; i < n; i++) {
+          const openTime = this.bytes.readDoubleLE(this.pos);
+          this.pos += 8;
+          const [open, high, low, close, vol] = [this.shortText(), this.shortText(), this.shortText(), this.shortText(), this.shortText()] as Decimal[];
+          klines[i] = { openTime, open: open!, high: high!, low: low!, close: close!, vol: vol! };
+        }
+        return [{ at, market, event: { type: 'klines', symbol, interval, klines } }];
+      }
       default:
         return undefined;
     }
+  }
+
+  /** A text written as u16 bytes and the text. */
+  private shortText(): string {
+    const from = this.pos + 2;
+    this.pos = from + this.bytes.readUInt16LE(this.pos);
+    if (this.pos > this.end) throw new RangeError('text past the record');
+    return this.bytes.toString('utf8', from, this.pos);
   }
 
   /** `n` trades as a `tradeCells` event's cells; undefined when a decimal is stored as text, null when a side is neither B nor S. */

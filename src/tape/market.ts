@@ -8,6 +8,7 @@ import { parseJsonLossless } from '../exchange/json.js';
 import type { RecordedMarketEvent } from '../sim/types.js';
 import { fastDepth, fastTickerLast, fastTrades, quickDepth, quickTrades, rawList, tradeId, type Trade } from './fast.js';
 import type { TapeCall } from './format.js';
+import { KlineMemory } from './klines.js';
 
 export interface TapeMarketEvent {
   /** Local epoch ms the recorded answer arrived. */
@@ -16,12 +17,13 @@ export interface TapeMarketEvent {
   event: RecordedMarketEvent;
 }
 
-const MARKET_DATA: ReadonlySet<EndpointId> = new Set(['spot.depth', 'futures.depth', 'spot.ticker', 'futures.ticker', 'spot.trades']);
+const MARKET_DATA: ReadonlySet<EndpointId> = new Set(['spot.depth', 'futures.depth', 'spot.ticker', 'futures.ticker', 'spot.trades', 'spot.klines']);
 
 /**
- * Turns the successful market-data answers of a tape (depth, ticker, trades; spot and
- * futures) into time-ordered events: a `book` per depth, a `ticker` per ticker, and one
- * `trade` per public trade not seen in an earlier answer (polls overlap).
+ * Turns the successful market-data answers of a tape (depth, ticker, trades, klines; spot and
+ * futures) into time-ordered events: a `book` per depth, a `ticker` per ticker, one `trade` per
+ * public trade not seen in an earlier answer (polls overlap), and a `klines` of the candles an
+ * answer holds that no earlier one held as they are (klines.ts).
  */
 export function marketEvents(calls: Iterable<TapeCall>): TapeMarketEvent[] {
   const decoder = new MarketDecoder();
@@ -122,6 +124,7 @@ const TRADE_MEMORY_ANSWERS = 16;
 /** Decodes answers in arrival order; remembers the trades seen so overlapping polls count once. */
 class MarketDecoder {
   private readonly seen = new Map<string, TradeMemory>();
+  private readonly klines = new KlineMemory();
   private readonly symbols = new Map<string, string | undefined>();
 
   decode(call: TapeCall): TapeMarketEvent[] {
@@ -132,7 +135,7 @@ class MarketDecoder {
     if (!symbol) return [];
     let events: RecordedMarketEvent[];
     try {
-      events = this.toEvents(endpoint, symbol, call.response.body);
+      events = endpoint === 'spot.klines' ? this.klines.events(symbol, call.request.query, call.response.body) : this.toEvents(endpoint, symbol, call.response.body);
     } catch {
       // The live run got this broken answer too and dropped it (MalformedResponseError);
       // the backtest drops it the same way rather than stopping.
