@@ -18,6 +18,18 @@ function integer(name: string) {
   };
 }
 
+const FROM_HELP = 'with --tape: start at this UTC time (2026-11-20 or 2026-11-20T14:30; a zone such as +01:00 may end it); the tape before it sets the market the run starts on';
+const TO_HELP = 'with --tape: end at this UTC time (same form as --from)';
+
+/** --from and --to as a window; a problem with them ends the command (exit 1), saying what to give. */
+async function tapeWindow(opts: { from?: string; to?: string; tape?: string }) {
+  const { parseWindow } = await import('./commands/tape-window.js');
+  const { window, problem } = parseWindow(opts);
+  if (problem === undefined) return window;
+  process.stderr.write(`${problem}\n`);
+  process.exit(1);
+}
+
 program
   .command('init')
   .description('make a strategy project of your own that depends on sluice: package.json, tsconfig, sluice.yaml, an example strategy with its test, .gitignore')
@@ -106,19 +118,21 @@ program
   .requiredOption('-c, --config <file>', 'YAML config file (strategies, risk, sim latency, fees, faults and scenario)')
   .option('-t, --tape <file>', 'recorded tape (.jsonl or .jsonl.gz) whose market data drives the simulator')
   .option('-d, --duration <minutes>', 'without a tape: minutes of the simulator\'s own market', integer('--duration'))
+  .option('--from <time>', FROM_HELP)
+  .option('--to <time>', TO_HELP)
   .option('-o, --out <dir>', 'report directory (default backtest/reports/<config>-<tape>)')
   .option('-s, --sweep <key=a,b,c>', 'run every value (repeat for a grid): the same as sluice sweep on this machine (ranked table, sweep report in --out)', (v: string, all: string[] = []) => [...all, v])
   .option('--cache-dir <dir>', 'where the tape\'s decoded market events are kept for the next run (default $XDG_CACHE_HOME/sluice/events or ~/.cache/sluice/events)')
   .option('--no-cache', 'decode the tape on every run and write no cache')
-  .action(async (opts: { config: string; tape?: string; duration?: number; out?: string; sweep?: string[]; cache: boolean; cacheDir?: string }) => {
+  .action(async (opts: { config: string; tape?: string; duration?: number; from?: string; to?: string; out?: string; sweep?: string[]; cache: boolean; cacheDir?: string }) => {
     const { backtestCommand } = await import('./commands/backtest.js');
     const { defaultEventCacheDir } = await import('./tape/index.js');
-    
     process.exit(
       await backtestCommand({
         config: opts.config,
         tape: opts.tape,
         durationMs: opts.duration === undefined ? undefined : opts.duration * 60_000,
+        window: await tapeWindow(opts),
         out: opts.out,
         sweep: opts.sweep,
         eventCacheDir: opts.cache ? (opts.cacheDir ?? defaultEventCacheDir()) : undefined,
@@ -132,6 +146,8 @@ program
   .option('-c, --config <file>', 'base YAML config of every run')
   .option('-t, --tape <file>', 'recorded tape whose market data drives the simulator (sent to workers by content hash)')
   .option('-d, --duration <minutes>', "without a tape: minutes of the simulator's own market", integer('--duration'))
+  .option('--from <time>', FROM_HELP)
+  .option('--to <time>', TO_HELP)
   .option('-s, --sweep <key=a,b,c>', 'a dotted config path and its values (repeat for a grid)', (v: string, all: string[] = []) => [...all, v])
   .option('-o, --out <dir>', 'report directory (default backtest/reports/sweep-<id>)')
   .option('-q, --queue <url>', 'redis://HOST:PORT: submit the sweep to the queue instead of running it here')
@@ -142,7 +158,7 @@ program
   .addOption(new Option('--rank <figure>', 'the figure the printed table ranks runs by (best first)').choices(['pnl', 'drawdown', 'sharpe', 'fills']).default('pnl'))
   .option('--cache-dir <dir>', "where the tape's decoded market events are kept (default $XDG_CACHE_HOME/sluice/events or ~/.cache/sluice/events)")
   .option('--no-cache', 'decode the tape on every run and write no cache')
-  .action(async (opts: { config?: string; tape?: string; duration?: number; sweep?: string[]; out?: string; queue?: string; attach?: string; cancel?: string; detach?: boolean; concurrency?: number; rank: 'pnl' | 'drawdown' | 'sharpe' | 'fills'; cache: boolean; cacheDir?: string }) => {
+  .action(async (opts: { config?: string; tape?: string; duration?: number; from?: string; to?: string; sweep?: string[]; out?: string; queue?: string; attach?: string; cancel?: string; detach?: boolean; concurrency?: number; rank: 'pnl' | 'drawdown' | 'sharpe' | 'fills'; cache: boolean; cacheDir?: string }) => {
     const { sweepCommand } = await import('./commands/sweep-command.js');
     const { defaultEventCacheDir } = await import('./tape/index.js');
     process.exit(
@@ -150,6 +166,7 @@ program
         config: opts.config,
         tape: opts.tape,
         durationMs: opts.duration === undefined ? undefined : opts.duration * 60_000,
+        window: await tapeWindow(opts),
         sweep: opts.sweep,
         out: opts.out,
         queue: opts.queue,

@@ -10,13 +10,13 @@ import { amend } from '../core/amend.js';
 import { ManualClock } from '../core/clock.js';
 import { TapeEventError, TapeMismatchError } from '../core/errors.js';
 import type { Decimal } from '../core/decimal.js';
-import type { Market } from '../core/types.js';
+import type { Market, TapeWindow } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import type { CallRecord } from '../executor/index.js';
 import { endpointLimits, WINDOW_MS } from '../exchange/endpoints.js';
 import { busiestWindow } from '../limiter/window.js';
 import { accountValue, assetValue, buildReport, equitySample, PriceSampler, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
-import type { SimExchange } from '../sim/index.js';
+import type { RecordedIncident, SimExchange } from '../sim/index.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { lastEventAt, recordedListings, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
 import { buildApp, type App } from './build.js';
@@ -31,6 +31,8 @@ export interface BacktestOptions {
   tape?: Tape;
   /** Or a tape file, streamed: only a few seconds of it are in memory at any time. */
   tapePath?: string;
+  /** Only this part of the tape (--from, --to); the whole tape when absent. */
+  window?: TapeWindow;
   /** Where the tape's decoded events are cached (see tape/event-cache.ts); none when absent. */
   eventCacheDir?: string;
   /** Whether a tape not cached yet decodes on a thread of its own; by its size when absent (tape/decode-thread.ts). */
@@ -77,11 +79,17 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
 
 async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<BacktestResult> {
   const { config } = opts;
-  const start = feed.nextAt() < Infinity ? feed.nextAt() : (opts.startAt ?? Date.UTC(2026, 0, 1));
+  const first = feed.nextAt();
+  const tapeStart = first < Infinity ? first : (opts.startAt ?? Date.UTC(2026, 0, 1));
+  const { from, to } = opts.window ?? {};
+  if (to !== undefined && first < Infinity && to <= first) throw new TapeEventError(`--to ${iso(to)} is not after the tape's first market event, at ${iso(first)}`);
+  // A window's start: the tape before it is applied first (books, prints and candles as they
+  // stood then), before any strategy starts.
+  const start = from !== undefined && first < Infinity ? Math.max(from, tapeStart) : tapeStart;
   // A streamed tape's end is known once it is read, and nothing needs it before, except the
   // header of a tape this run records: that one costs a first pass over the file.
   const noEvents = start + (opts.durationMs ?? 3_600_000);
-  const endOf = () => (feed.done ? (feed.lastAt ?? noEvents) : (feed.knownEnd ?? Infinity));
+  const endOf = () => Math.min(feed.done ? (feed.lastAt ?? noEvents) : (feed.knownEnd ?? Infinity), to ?? Infinity);
   const stopAt = config.record.path && endOf() === Infinity && opts.tapePath ? ((await lastEventAt(opts.tapePath)) ?? noEvents) : endOf();
   const clock = new ManualClock(start);
   const taped: Taped = { seen: new Set() };
@@ -92,7 +100,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   // The venue's troubles the tape recorded, met where the recording met them (tape/incidents.ts),
   // every one known before the run starts: the feed read them with its events, or reads them
   // while a thread decodes ahead (tape/event-cache.ts).
-  const incidents = feed.incidents ? await feed.incidents : undefined;
+  const incidents = feed.incidents ? inWindow(await feed.incidents, start, to) : undefined;
   const sim = simFromConfig(config.sim, clock, start, amend(instruments, { moving: traded.map((t) => t.symbol), incidents: incidents ?? [] }));
   const calls = new CallTally();
   const pluginLog = opts.pluginLog?.(() => clock.now());
@@ -118,6 +126,9 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     opts.onProgress?.(feed.progress());
   };
   await applyDue(start);
+  if (from !== undefined && feed.nextAt() === Infinity && (feed.lastAt ?? tapeStart) <= from) {
+    throw new TapeEventError(`--from ${iso(from)} leaves nothing of the tape: it covers ${iso(tapeStart)} to ${iso(feed.lastAt ?? tapeStart)}`);
+  }
   const startingEquity = accountValue(accountsTraded(sim, traded), quote, midOf);
   const equity: EquitySample[] = [];
   const sampleEveryMs = opts.sampleEveryMs ?? 10_000;
@@ -283,6 +294,16 @@ function apply(sim: SimExchange, e: TapeMarketEvent, taped: Taped): void {
     throw new TapeEventError(`tape event at ${new Date(e.at).toISOString()} (${e.market} ${e.event.symbol}) cannot be applied: ${(err as Error).message}`, { cause: err });
   }
 }
+
+/**
+ * The recorded incidents of a window: one before its start would meet the first request as if
+ * due, so only those at or after it, and a ban still on at it; none after its end.
+ */
+function inWindow(incidents: readonly RecordedIncident[], start: number, to: number | undefined): readonly RecordedIncident[] {
+  return incidents.filter((i) => (i.at >= start || (i.until ?? i.at) > start) && i.at <= (to ?? Infinity));
+}
+
+const iso = (at: number) => new Date(at).toISOString();
 
 /** The recorded incidents the simulator was given, and those a request of the run met. */
 function played(sim: SimExchange): NonNullable<ReportInput['incidents']> {

@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { systemClock } from '../core/clock.js';
+import type { TapeWindow } from '../core/types.js';
 import { ConfigError, SluiceError, TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig, locatedError } from '../config/index.js';
 import { durationText } from '../core/display.js';
@@ -17,6 +18,8 @@ export interface BacktestCommandOptions {
   config: string;
   tape?: string;
   durationMs?: number;
+  /** Only this part of the tape (--from, --to). */
+  window?: TapeWindow;
   out?: string;
   sweep?: string[];
   /** Where decoded tape events are cached; undefined decodes the tape every run. */
@@ -44,7 +47,7 @@ async function loadText(configText: string, source: string, refused: (message: s
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
 export async function backtestOnce(
-  job: { configText: string; source: string; cwd: string; tapePath?: string; tapeName?: string; durationMs?: number; eventCacheDir?: string; strategyLogs?: boolean },
+  job: { configText: string; source: string; cwd: string; tapePath?: string; tapeName?: string; durationMs?: number; window?: TapeWindow; eventCacheDir?: string; strategyLogs?: boolean },
   progress: boolean,
   refused: (message: string) => void = printRefusal,
 ): Promise<{ report: Report; input: ReportInput; untaped: string[]; fills: string } | undefined> {
@@ -72,6 +75,7 @@ export async function backtestOnce(
     tapePath,
     tapeName: job.tapeName,
     durationMs: job.durationMs,
+    window: job.window,
     eventCacheDir: job.eventCacheDir,
     // A single run shows what its strategies log (ctx.log, at log.level); a sweep run only their errors.
     pluginLog: (now: () => number) => {
@@ -114,13 +118,13 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   // A sweep is `sluice sweep` on this machine's threads: one way to sweep, one report.
   if (opts.sweep && opts.sweep.length > 0) {
     const { sweepCommand } = await import('./sweep-command.js');
-    return sweepCommand({ config: opts.config, tape: opts.tape, durationMs: opts.durationMs, sweep: opts.sweep, out: opts.out, eventCacheDir: opts.eventCacheDir });
+    return sweepCommand({ config: opts.config, tape: opts.tape, durationMs: opts.durationMs, window: opts.window, sweep: opts.sweep, out: opts.out, eventCacheDir: opts.eventCacheDir });
   }
 
   let result;
   try {
     result = await backtestOnce(
-      { configText, source: opts.config, cwd: process.cwd(), tapePath: opts.tape, tapeName, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir, strategyLogs: true },
+      { configText, source: opts.config, cwd: process.cwd(), tapePath: opts.tape, tapeName, durationMs: opts.durationMs, window: opts.window, eventCacheDir: opts.eventCacheDir, strategyLogs: true },
       Boolean(process.stderr.isTTY),
     );
   } catch (err) {

@@ -14,8 +14,8 @@ export type { SweepCommandOptions } from './sweep-setup.js';
 export function sweepArgumentProblem(opts: SweepCommandOptions): string | undefined {
   if (opts.attach !== undefined && opts.cancel !== undefined) return 'give --attach ID or --cancel ID, not both';
   const existing = opts.attach !== undefined ? '--attach' : opts.cancel !== undefined ? '--cancel' : undefined;
-  if (existing && (opts.config !== undefined || opts.tape !== undefined || (opts.sweep?.length ?? 0) > 0 || opts.durationMs !== undefined)) {
-    return `${existing} takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration and --sweep`;
+  if (existing && (opts.config !== undefined || opts.tape !== undefined || (opts.sweep?.length ?? 0) > 0 || opts.durationMs !== undefined || opts.window !== undefined)) {
+    return `${existing} takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration, --from, --to and --sweep`;
   }
   if (opts.detach && opts.queue === undefined) return '--detach needs --queue redis://HOST:PORT (a local sweep runs here and now)';
   if (opts.concurrency !== undefined && opts.concurrency < 1) return '--concurrency must be at least 1 (backtests at once on this machine)';
@@ -70,7 +70,7 @@ async function localSweep(opts: SweepCommandOptions): Promise<number> {
     try {
       await Promise.all(
         runs.map(async (run, index) => {
-          const { outcome, report } = await pool.run({ configText: run.configText, label: run.label, tapePath: opts.tape, durationMs: opts.durationMs, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() });
+          const { outcome, report } = await pool.run({ configText: run.configText, label: run.label, tapePath: opts.tape, durationMs: opts.durationMs, window: opts.window, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() });
           if (report) writeRunReport(out, index, report);
           finished(index, outcome);
         }),

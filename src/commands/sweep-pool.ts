@@ -4,6 +4,7 @@
 // signal aborts has its thread terminated (a backtest cannot be interrupted from outside).
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import type { TapeWindow } from '../core/types.js';
 import type { Report, RunOutcome } from '../report/index.js';
 
 export interface SweepJob {
@@ -13,6 +14,7 @@ export interface SweepJob {
   /** The tape's name in the report (the file name of tapePath when absent). */
   tapeName?: string;
   durationMs?: number;
+  window?: TapeWindow;
   eventCacheDir?: string;
   cwd: string;
 }

@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseDocument, visit } from 'yaml';
 import { ConfigError } from '../core/errors.js';
+import type { TapeWindow } from '../core/types.js';
 import { parseConfig } from '../config/index.js';
 import { renderSweepHtml, sortEntries, type Report, type SortKey, type SweepReport, type SweepSpec } from '../report/index.js';
 import { openTape, TapeFormatError } from '../tape/index.js';
@@ -14,6 +15,8 @@ export interface SweepCommandOptions {
   config?: string;
   tape?: string;
   durationMs?: number;
+  /** Only this part of the tape (--from, --to). */
+  window?: TapeWindow;
   sweep?: string[];
   out?: string;
   /** redis://HOST:PORT: run through the queue. */
@@ -90,6 +93,7 @@ export async function prepareSweep(opts: SweepCommandOptions, id: string): Promi
       config: basename(opts.config),
       tape: opts.tape ? basename(opts.tape) : null,
       durationMs: opts.tape ? null : (opts.durationMs ?? null),
+      window: opts.window,
       axes: axes.map((a) => ({ key: a.key, values: a.values })),
       runs: runs.map((r, index) => ({ index, label: r.label, params: r.params })),
     };

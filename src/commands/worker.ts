@@ -104,7 +104,7 @@ export async function workerCommand(opts: WorkerCommandOptions): Promise<number>
         // The tape's own name, not its cache file's, so the message reads as it would locally.
         if (broken) return { outcome: failed(broken.split(tapePath).join(data.tape!.name)), ranMs: 0 };
       }
-      const job = { configText: data.configText, label: data.label, tapePath, tapeName: data.tape?.name, durationMs: data.durationMs ?? undefined, eventCacheDir, cwd: process.cwd() };
+      const job = { configText: data.configText, label: data.label, tapePath, tapeName: data.tape?.name, durationMs: data.durationMs ?? undefined, window: data.window, eventCacheDir, cwd: process.cwd() };
       const { outcome, ranMs, report } = await pool.run(job, ctx.signal);
       // The report (a few kB) rides back with the result, so the submitter keeps it beside the
       // sweep's: a failed run's too (a strategy disabled mid-run), as a local sweep keeps it.

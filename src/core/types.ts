@@ -146,3 +146,9 @@ export function fillKey(fill: Pick<Fill, 'market' | 'symbol' | 'tradeId' | 'side
 
 /** What an operator alert is about (ops/alerts.ts sends them; docs/deployment.md lists each). */
 export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable' | 'drift_resolved';
+
+/** A part of a tape by time (ms since the epoch, each end optional): a backtest over `from` to `to`. */
+export interface TapeWindow {
+  from?: number;
+  to?: number;
+}

@@ -1,6 +1,7 @@
 // What travels through Redis. Job data is read by every worker and kept for days, so it holds
 // no secret: a run's config text without its credentials, alerts and recording sections, a tape
 // by content hash, plugin paths with the hash of the file the submitter meant.
+import type { TapeWindow } from '../core/types.js';
 
 /** Every key sluice writes starts with this (BullMQ's own keys too, as its prefix). */
 export const PREFIX = 'sluice';
@@ -36,6 +37,8 @@ export interface RunJobData {
   configText: string;
   tape: TapeRef | null;
   durationMs: number | null;
+  /** Only this part of the tape (--from, --to). */
+  window?: TapeWindow;
   plugins: PluginRef[];
 }
 
@@ -45,6 +48,7 @@ export interface SweepJobData {
   config: string;
   tape: TapeRef | null;
   durationMs: number | null;
+  window?: TapeWindow;
   axes: { key: string; values: string[] }[];
   runs: { index: number; label: string; params: Record<string, string> }[];
   /** Milliseconds since the epoch, on the submitter's clock. */

@@ -3,6 +3,7 @@
 // Pure and deterministic: no clock, no timings, entries in run order, so the same sweep gives
 // the same report.json wherever it ran.
 import { dec, type Decimal } from '../core/decimal.js';
+import type { TapeWindow } from '../core/types.js';
 import { disabledLines } from './build.js';
 import type { Report } from './types.js';
 
@@ -50,6 +51,8 @@ export interface SweepSpec {
   config: string;
   tape: string | null;
   durationMs: number | null;
+  /** Only this part of the tape (--from, --to). */
+  window?: TapeWindow;
   axes: SweepAxisSpec[];
   runs: SweepRunSpec[];
 }
@@ -63,6 +66,8 @@ export interface SweepReport {
     config: string;
     tape: string | null;
     durationMs: number | null;
+    /** Only this part of the tape (--from, --to). */
+    window?: TapeWindow;
     axes: SweepAxisSpec[];
     runs: number;
     ok: number;
@@ -119,6 +124,7 @@ export function buildSweepReport(spec: SweepSpec, outcomes: ReadonlyMap<number, 
       config: spec.config,
       tape: spec.tape,
       durationMs: spec.durationMs,
+      window: spec.window,
       axes: spec.axes.map((a) => ({ key: a.key, values: [...a.values] })),
       runs: runs.length,
       ok: count('ok'),

@@ -37,4 +37,23 @@ describe('sluice sweep on local threads', () => {
       expect(own.trades.fills).toBe(run.status === 'ok' ? run.figures.fills : undefined);
     }
   });
+
+  it('--from and --to: every run covers that part of the tape, and the sweep report says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-sweep-window-'));
+    const out = join(dir, 'out');
+    const args = ['sweep', '-c', 'config/backtest.yaml', '-t', 'backtest/tapes/sample.jsonl.gz', '--from', '2026-01-01T00:10', '--to', '2026-01-01T00:20', '--sweep', 'strategies.0.params.levels=3,5', '--concurrency', '1', '-o', out, '--no-cache'];
+    const sweep = new CliProcess(args, { env: childEnv() });
+    expect(await sweep.exited, sweep.stdout + sweep.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as SweepReport;
+    expect(report.sweep.window).toEqual({ from: Date.UTC(2026, 0, 1, 0, 10), to: Date.UTC(2026, 0, 1, 0, 20) });
+    expect(report.runs.map((r) => r.status)).toEqual(['ok', 'ok']);
+    for (const run of report.runs) {
+      const own = JSON.parse(readFileSync(join(out, 'runs', String(run.index), 'report.json'), 'utf8')) as { period: { start: string; end: string } };
+      expect(own.period).toMatchObject({ start: '2026-01-01T00:10:00.000Z', end: '2026-01-01T00:20:00.000Z' });
+    }
+    // A time it cannot read stops at the door, naming the option and the form.
+    const bad = new CliProcess(['backtest', '-c', 'config/backtest.yaml', '-t', 'backtest/tapes/sample.jsonl.gz', '--from', 'yesterday'], { env: childEnv() });
+    expect(await bad.exited).toBe(1);
+    expect(bad.stderr).toContain('--from "yesterday": give a time as 2026-11-20 or 2026-11-20T14:30');
+  }, 120_000);
 });

@@ -11,7 +11,7 @@ import { checkSweepId, newSweepId, rankedTable, withoutUnusedSections } from '..
 import { buildSweepReport } from '../../../src/report/index.js';
 import { loadStrategies, type StrategyEntry } from '../../../src/strategy/index.js';
 import { sweepArgumentProblem } from '../../../src/commands/sweep-command.js';
-import { lostReason, outcomesOf, pluginRefs } from '../../../src/commands/sweep-queue.js';
+import { lostReason, outcomesOf, pluginRefs, sweepJobs } from '../../../src/commands/sweep-queue.js';
 import { pluginProblem } from '../../../src/commands/worker.js';
 import type { RunOutcome } from '../../../src/report/index.js';
 
@@ -142,6 +142,15 @@ journal:
     expect(run!.configText).not.toMatch(/secret-in-a-comment|#(?! in a value| a comment)/);
   });
 
+  it('a queued sweep carries its tape window in the sweep and in every run', () => {
+    const window = { from: Date.UTC(2026, 0, 1, 0, 10), to: Date.UTC(2026, 0, 1, 0, 20) };
+    const spec = { id: 'sw1', config: 'base.yaml', tape: 'sample.jsonl.gz', durationMs: null, window, axes: [{ key: 'strategies.0.params.levels', values: ['3', '5'] }], runs: [] };
+    const runs = sweepRuns(withoutUnusedSections(BASE), [parseSweep('strategies.0.params.levels=3,5')]);
+    const { data, jobs } = sweepJobs({ spec, runs }, null, ROOT, 0);
+    expect(data.window).toEqual(window);
+    expect(jobs.map((j) => j.window)).toEqual([window, window]);
+  });
+
   it('names each plugin once, with the hash of the file the submitter has', () => {
     expect(pluginRefs(BASE, ROOT)).toEqual([
       { use: 'strategies/grid/index.ts', sha256: gridSha },
@@ -238,8 +247,8 @@ describe('sweep ids', () => {
 describe('sluice sweep arguments', () => {
   it.each([
     [{ attach: 'a1', cancel: 'a1', queue: 'redis://h' }, 'give --attach ID or --cancel ID, not both'],
-    [{ attach: 'a1', queue: 'redis://h', config: 'c.yaml' }, '--attach takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration and --sweep'],
-    [{ cancel: 'a1', queue: 'redis://h', sweep: ['a=1'] }, '--cancel takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration and --sweep'],
+    [{ attach: 'a1', queue: 'redis://h', config: 'c.yaml' }, '--attach takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration, --from, --to and --sweep'],
+    [{ cancel: 'a1', queue: 'redis://h', sweep: ['a=1'] }, '--cancel takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration, --from, --to and --sweep'],
     [{ config: 'c.yaml', detach: true }, '--detach needs --queue redis://HOST:PORT (a local sweep runs here and now)'],
     [{ config: 'c.yaml', concurrency: 0 }, '--concurrency must be at least 1 (backtests at once on this machine)'],
     [{ config: 'c.yaml', concurrency: 2, queue: 'redis://h' }, '--concurrency is for a local sweep; with --queue, give it to each `sluice worker`'],
