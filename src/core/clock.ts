@@ -3,8 +3,8 @@
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
-  /** Resolves after `ms` of this clock's time. */
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms` of this clock's time, or as soon as `signal` aborts (its timer gone, so it holds no process open). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /**
    * Lets waiting timers and I/O run before going on: a long synchronous run (a busy reconcile
    * pass's events) calls it now and then so it never stalls the event loop. On a manual clock
@@ -15,7 +15,17 @@ export interface Clock {
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const wake = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, Math.max(0, ms));
+      signal?.addEventListener('abort', wake, { once: true });
+    }),
   breathe: () => new Promise((resolve) => setImmediate(resolve)),
 };
 
@@ -43,8 +53,9 @@ export class ManualClock implements Clock {
     return this.current;
   }
 
-  sleep(ms: number): Promise<void> {
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
       const at = this.current + Math.max(0, ms);
       // In order of (at, seq): the newest sleeper goes after every one due at or before `at`
       // (a binary search; sorting the whole list on each sleep was a backtest's busiest clock work).
@@ -55,7 +66,17 @@ export class ManualClock implements Clock {
         if (this.timers[mid]!.at <= at) lo = mid + 1;
         else hi = mid;
       }
-      this.timers.splice(lo, 0, { at, seq: this.seq++, resolve });
+      const timer = { at, seq: this.seq++, resolve };
+      this.timers.splice(lo, 0, timer);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const i = this.timers.indexOf(timer);
+          if (i >= 0) this.timers.splice(i, 1);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 

@@ -17,6 +17,7 @@ export class VenueClock {
   private recovering: Promise<void> | undefined;
   private lastSyncAt: number | undefined;
   private running = false;
+  private stopping: AbortController | undefined;
 
   constructor(
     private readonly local: Clock,
@@ -98,16 +99,19 @@ export class VenueClock {
   start(intervalMs: number, onError: (err: unknown) => void): void {
     if (this.running) return;
     this.running = true;
+    const stopped = (this.stopping = new AbortController()).signal;
     void (async () => {
       while (this.running) {
-        await this.local.sleep(intervalMs);
+        await this.local.sleep(intervalMs, stopped);
         if (!this.running) break;
         await this.sync().catch(onError);
       }
     })();
   }
 
+  /** Ends the re-syncs at once: the wait for the next one is dropped, so a closed client holds no process open. */
   stop(): void {
     this.running = false;
+    this.stopping?.abort();
   }
 }

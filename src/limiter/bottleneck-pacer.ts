@@ -34,6 +34,8 @@ interface LiveLane {
  */
 export class BottleneckPacer extends PacerBase<LiveLane> {
   private releaseWaiters: Array<() => void> = [];
+  /** Aborted by stop(): ends the timers of slots coming back and of pauses. */
+  private readonly stopping = new AbortController();
 
   constructor(opts: BottleneckPacerOptions) {
     super(opts, (endpoint, limit, maxConcurrent) => ({
@@ -102,7 +104,7 @@ export class BottleneckPacer extends PacerBase<LiveLane> {
     const result = invoke(job);
     const settled = () => {
       lane.running--;
-      void this.clock.sleep(this.spanMs).then(() => {
+      void this.clock.sleep(this.spanMs, this.stopping.signal).then(() => {
         lane.free++;
         this.handOver(lane);
         this.announce();
@@ -138,7 +140,7 @@ export class BottleneckPacer extends PacerBase<LiveLane> {
   private armWake(lane: LiveLane): void {
     if (lane.wakeArmed) return;
     lane.wakeArmed = true;
-    void this.clock.sleep(this.pauseEnd(lane.endpoint) - this.clock.now()).then(() => {
+    void this.clock.sleep(this.pauseEnd(lane.endpoint) - this.clock.now(), this.stopping.signal).then(() => {
       lane.wakeArmed = false;
       this.resume(lane);
     });
@@ -179,6 +181,8 @@ export class BottleneckPacer extends PacerBase<LiveLane> {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // Slots coming back and pauses ending no longer matter: their timers go, holding no process open.
+    this.stopping.abort();
     for (const lane of this.lanes.values()) lane.held.splice(0).forEach((wake) => wake());
     await Promise.all(
       [...this.lanes.values()].map(async (lane) => {

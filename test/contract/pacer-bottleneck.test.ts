@@ -75,6 +75,19 @@ describe('BottleneckPacer specifics', () => {
     await pacer.stop();
   });
 
+  it('stop() drops the timers of slots coming back and of pauses: a stopped pacer holds no process open', async () => {
+    const clock = new ManualClock(0);
+    const pacer = new BottleneckPacer({ limits: { a: 2, b: 2 }, windowMs: WINDOW_MS, safetyMarginMs: SAFETY_MARGIN_MS, clock });
+    await pacer.run('a', async () => undefined);
+    pacer.pauseEndpoint('b', 60_000);
+    const held = pacer.run('b', async () => undefined).catch((err: unknown) => err);
+    await clock.advance(0);
+    expect(clock.pending()).toBe(2); // a's slot coming back, b's pause ending
+    await pacer.stop();
+    await held;
+    expect(clock.pending()).toBe(0);
+  });
+
   it('refuses limits and options that make no sense', () => {
     expect(() => new BottleneckPacer({ limits: { a: 0 } })).toThrow(/limit for endpoint "a"/);
     expect(() => new BottleneckPacer({ limits: { a: 1.5 } })).toThrow(/limit for endpoint "a"/);

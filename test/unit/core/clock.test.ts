@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, seededRandom } from '../../../src/core/clock.js';
+import { ManualClock, seededRandom, systemClock } from '../../../src/core/clock.js';
 
 describe('ManualClock', () => {
   it('wakes sleepers in time order, ties in the order they slept, only when advanced', async () => {
@@ -30,6 +30,32 @@ describe('ManualClock', () => {
     await clock.advance(250);
     expect(ticks).toEqual([100, 200, 300]);
     expect(await clock.step()).toBe(false);
+  });
+});
+
+describe('a sleep whose signal aborts', () => {
+  it('wakes at once and leaves no timer behind, on either clock', async () => {
+    const manual = new ManualClock(0);
+    const stop = new AbortController();
+    let woke = false;
+    const sleeping = manual.sleep(60_000, stop.signal).then(() => (woke = true));
+    void manual.sleep(10);
+    expect(manual.pending()).toBe(2);
+    stop.abort();
+    await sleeping;
+    expect([woke, manual.pending(), manual.nextWake(), manual.now()]).toEqual([true, 1, 10, 0]);
+    await manual.sleep(5, stop.signal);
+    expect(manual.pending()).toBe(1);
+
+    // The system clock's timer is cleared, so it holds no process open.
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const system = new AbortController();
+    const long = systemClock.sleep(3_600_000, system.signal);
+    expect(timers()).toBe(before + 1);
+    system.abort();
+    await long;
+    expect(timers()).toBe(before);
   });
 });
 

@@ -54,4 +54,21 @@ describe('VenueClock', () => {
     expect(venue.offsetMs()).toBe(5000 + 5); // read 10 ms after sending, 5 ms after the midpoint
     await venue.settled(); // nothing in flight: resolves at once
   });
+
+  it('stop() drops the wait for the next re-sync: a closed client holds nothing open (sluice validate waited out clockSyncIntervalMs, 60 s, before exiting)', async () => {
+    const clock = new ManualClock(0);
+    let synced = 0;
+    const venue = new VenueClock(clock, async () => {
+      synced++;
+      return clock.now();
+    }, 1);
+    venue.start(60_000, () => undefined);
+    await clock.advance(60_000);
+    expect([synced, clock.pending()]).toEqual([1, 1]);
+    venue.stop();
+    await clock.advance(0);
+    expect(clock.pending()).toBe(0);
+    await clock.advance(600_000);
+    expect(synced).toBe(1);
+  });
 });
