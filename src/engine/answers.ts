@@ -4,7 +4,7 @@ import { dec } from '../core/decimal.js';
 import { BannedError } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
-import { FINAL_STATUSES, type CancelIntent, type Order } from '../core/types.js';
+import { FINAL_STATUSES, type CancelIntent, type Order, type PlaceIntent } from '../core/types.js';
 import type { CancelResult, PlaceResult } from '../executor/index.js';
 import type { BalanceHolds } from '../risk/index.js';
 import { pendingOrder, withStatus } from './orders.js';
@@ -19,13 +19,19 @@ export function journalPlaced(parts: { journal: Journal; holds: BalanceHolds; st
   const order = journal.order(intent.clientOrderId) ?? pendingOrder(intent, now);
   let next: Order;
   switch (outcome.kind) {
-    case 'accepted':
+    case 'accepted': {
       stats.accepted++;
-      next = withStatus(order, outcome.status === 'pending' ? 'open' : outcome.status, now, outcome.venueOrderId);
+      // Cancelled on arrival without saying what it executed first (a futures answer gives a
+      // status alone): how much it traded is unknown, not nothing. It is left ending, for the
+      // reconciler to settle from its fills; until then it counts as resting (risk, the strategy's
+      // open orders), so a strategy waiting for "no open order" does not send it again.
+      const unsaid = outcome.status === 'canceled' && outcome.executedQty === undefined;
+      next = withStatus(order, unsaid ? 'pending_cancel' : outcome.status === 'pending' ? 'open' : outcome.status, now, outcome.venueOrderId);
       // What the answer says it executed (a marketable order can fill at once); its fills, read later, take the larger, never the sum.
       if (outcome.executedQty !== undefined) next = amend(next, { executedVolume: dec.max(next.executedVolume, outcome.executedQty) });
-      journal.updateOrder(next, 'acknowledged');
+      journal.updateOrder(next, outcome.status === 'canceled' ? endedOnArrival(intent, unsaid) : 'acknowledged');
       break;
+    }
     case 'unknown':
       stats.unknown++;
       next = withStatus(order, 'unknown', now);
@@ -40,6 +46,21 @@ export function journalPlaced(parts: { journal: Journal; holds: BalanceHolds; st
       break;
   }
   return next;
+}
+
+/** Why the venue cancelled an order in its answer to the place, as far as the order says. */
+function endedOnArrival(intent: PlaceIntent, unsaid: boolean): string {
+  const why =
+    intent.timeInForce === 'POST_ONLY'
+      ? 'POST_ONLY: it would have taken liquidity'
+      : intent.timeInForce === 'IOC'
+        ? 'IOC: what did not trade at once is cancelled'
+        : intent.timeInForce === 'FOK'
+          ? 'FOK: it could not trade in full at once'
+          : intent.type === 'MARKET'
+            ? 'MARKET: what the book could not take is cancelled'
+            : 'the venue gave no reason';
+  return `cancelled by the venue on arrival (${why})${unsaid ? '; what it traded first shows with its fills' : ''}`;
 }
 
 /**

@@ -139,4 +139,48 @@ strategies:
     expect(app.journal.order(sent[0]!.clientOrderId as ClientOrderId)?.status).toBe('filled');
     expect(app.engine.positions.position('futures', 'E-BTC-USDT').quantity).toBe('10');
   });
+
+  it('a futures IOC the venue cancels on arrival after trading part of it counts as resting until its fills settle it: the strategy opens once', async () => {
+    const events: string[] = [];
+    const entry = defineStrategy({
+      apiVersion: 2,
+      name: 'ioc',
+      params: z.object({}),
+      subscribe: () => [{ kind: 'depth' }],
+      create: (ctx) => ({
+        onTick() {
+          const ask = ctx.bestAsk('E-BTC-USDT');
+          // After the reconcile loop's first pass (at the start): the next reads trades a minute on.
+          if (!ask || ctx.now() < SIM_START + 1000 || !dec.isZero(ctx.ownPosition('E-BTC-USDT').quantity) || ctx.openOrders().length > 0) return;
+          // More than the best level holds: part trades, the venue cancels the rest at once.
+          ctx.place({ symbol: 'E-BTC-USDT', side: 'BUY', type: 'LIMIT', volume: '5000', price: ask, open: 'OPEN', timeInForce: 'IOC' });
+        },
+        onOrderEvent(e) {
+          events.push(`${e.kind}${'reason' in e && e.reason ? `: ${e.reason}` : ''}`);
+        },
+      }),
+    });
+    running = await engineApp(
+      `
+mode: paper
+engine: { marketDataEveryMs: 100, reconcileEveryMs: 60000, summaryEveryMs: 600000 }
+risk: { duplicateWindowMs: 0, maxOrdersPerSecond: 100, maxNotionalPerOrder: "1000000000", maxNotionalPerMinute: "1000000000" }
+strategies:
+  - { id: ioc, use: inline:ioc, market: futures, symbols: [E-BTC-USDT], everyMs: 250, params: {} }
+`,
+      [loaded('ioc', entry, { market: 'futures', symbols: ['E-BTC-USDT'] })],
+    );
+    const { app, clock, sim } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 130_000);
+    const sent = sim.orderLog().filter((o) => o.market === 'futures');
+    expect(sent.map((o) => [o.side, o.open, o.volume])).toEqual([['BUY', 'OPEN', '5000']]);
+    const order = app.journal.order(sent[0]!.clientOrderId as ClientOrderId)!;
+    const held = app.engine.positions.position('futures', 'E-BTC-USDT').quantity;
+    expect(dec.isPositive(d(held)) && dec.lt(d(held), d('5000')), `held ${held}`).toBe(true);
+    expect([order.status, order.executedVolume]).toEqual(['canceled', held]);
+    expect(app.journal.history(order.clientOrderId).map((e) => [e.status, e.reason])).toContainEqual(['pending_cancel', 'cancelled by the venue on arrival (IOC: what did not trade at once is cancelled); what it traded first shows with its fills']);
+    expect(events[0]).toBe('cancel_pending');
+    expect(events.at(-1)).toMatch(/^canceled/);
+  });
 });
