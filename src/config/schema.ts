@@ -5,7 +5,7 @@
 // endpoint table, are in rules.ts: zod skips an object's refinements once anything inside it
 // failed, and we want every problem reported in one pass.
 import { z } from 'zod';
-import { DecimalFormatError, PLAIN_RULE, toDecimal, type Decimal } from '../core/decimal.js';
+import { dec, DecimalFormatError, PLAIN_RULE, toDecimal, type Decimal } from '../core/decimal.js';
 import type { EndpointId } from '../exchange/endpoints.js';
 import type { Config, StrategyConfig } from './types.js';
 
@@ -100,6 +100,16 @@ export function decimal(example: string, sign: 'positive' | 'nonNegative') {
   });
 }
 
+/**
+ * A percentage of a price, as a quoted decimal above 0; `under100` names a field that must
+ * also stay below 100 (a stop 100% or more away from the price never fires on a long).
+ */
+function percent(example: string, under100?: string) {
+  const pct = decimal(example, 'positive');
+  if (!under100) return pct;
+  return pct.refine((v) => dec.lt(v, '100' as Decimal), { error: `must be below 100 (a percentage of the price: ${under100} "100" would need the price to reach 0), e.g. "${example}"` });
+}
+
 /** http(s) origin, normalised without a trailing slash; user:password in a URL is refused (a secret). */
 function origin() {
   return z
@@ -175,6 +185,18 @@ const strategy = z.strictObject(
     everyMs: int(50).default(1000),
     /** Futures: the leverage sluice sets on each of the strategy's contracts at start-up (the venue's own otherwise). */
     leverage: int(1, 125).optional(),
+    /** Protective exits sluice enforces on the strategy's own position (README: exits). */
+    exits: z
+      .strictObject(
+        {
+          stopLossPct: percent('2', 'stopLossPct').optional(),
+          takeProfitPct: percent('5').optional(),
+          trailingStopPct: percent('1.5', 'trailingStopPct').optional(),
+          cooldownMs: int(0).default(0),
+        },
+        { error: expected('a mapping such as { stopLossPct: "2", takeProfitPct: "5", trailingStopPct: "1.5", cooldownMs: 60000 }') },
+      )
+      .optional(),
     params: z.record(z.string(), z.unknown(), { error: expected('a mapping (the plugin validates its contents)') }).default({}),
   },
   { error: expected('a mapping with id, use and symbols') },

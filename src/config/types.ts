@@ -2,7 +2,7 @@
 // (defaults filled in), readonly in the type and frozen at run time. Comments here are the
 // reference; config/default.yaml repeats them next to each default.
 import type { Decimal } from '../core/decimal.js';
-import type { Market } from '../core/types.js';
+import type { ExitSettings, Market } from '../core/types.js';
 import type { EndpointId } from '../exchange/endpoints.js';
 
 export type Mode = 'paper' | 'live';
@@ -96,6 +96,8 @@ export interface StrategyConfig {
   readonly everyMs: number;
   /** Futures: leverage set on each of its contracts at start-up (1-125). */
   readonly leverage?: number;
+  /** Protective exits sluice enforces on this strategy's own position (absent: none). */
+  readonly exits?: ExitSettings;
   /** Free-form; the plugin's own schema validates it when the plugin loads. */
   readonly params: Readonly<Record<string, unknown>>;
 }

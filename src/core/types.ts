@@ -145,7 +145,22 @@ export function fillKey(fill: Pick<Fill, 'market' | 'symbol' | 'tradeId' | 'side
 }
 
 /** What an operator alert is about (ops/alerts.ts sends them; docs/deployment.md lists each). */
-export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable' | 'drift_resolved';
+export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable' | 'drift_resolved' | 'exit';
+
+/**
+ * A strategy's protective exits (its config entry's `exits`): percentages of the price, each
+ * above 0 (stop-loss and trailing stop below 100); absent means that exit is off.
+ */
+export interface ExitSettings {
+  readonly stopLossPct?: Decimal;
+  readonly takeProfitPct?: Decimal;
+  readonly trailingStopPct?: Decimal;
+  /** After an exit, the strategy's new orders in that symbol are refused this long (0: none). */
+  readonly cooldownMs: number;
+}
+
+/** Why an exit closed a strategy's position. */
+export type ExitReason = 'stop_loss' | 'take_profit' | 'trailing_stop';
 
 /** A part of a tape by time (ms since the epoch, each end optional): a backtest over `from` to `to`. */
 export interface TapeWindow {

@@ -27,6 +27,7 @@ import { engineView, feedsOf, hears, strategyHosts, withHistory } from './strate
 import { applyLeverage, StrategyLifecycle } from './lifecycle.js';
 import { summarize } from './summary.js';
 import { UnbookedExecutions } from './unbooked.js';
+import { exitMonitor, type ExitMonitor } from './exit-monitor.js';
 import type { EngineEvents, EngineParts } from './parts.js';
 
 export type { AlertKind, EngineEvents, EngineParts, EngineSettings } from './parts.js';
@@ -61,6 +62,8 @@ export class Engine {
   private readonly lifecycle: StrategyLifecycle;
   /** Built once: an object spread per strategy output was a slow path on Node 20 and garbage the young generation could not collect. */
   private readonly intake: IntakeParts;
+  /** Protective exits of the strategies that configure them (undefined: none does). */
+  readonly exits: ExitMonitor | undefined;
 
   constructor(private readonly parts: EngineParts) {
     this.deadlines = new Deadlines(parts.clock);
@@ -73,9 +76,11 @@ export class Engine {
     // one round without what timers add after it.
     const ms = parts.settings.handlerTimeoutMs;
     const deadline = { ms, setting: 'engine.handlerTimeoutMs', within: <T>(work: Promise<T>) => this.deadlines.within(ms, work) };
-    this.hosts = strategyHosts(amend(parts, { deadline }), engineView(parts, this.ledger, () => this.reconciler, this.unbooked), async (h, out) => {
+    const view = engineView(parts, this.ledger, () => this.reconciler, this.unbooked);
+    this.hosts = strategyHosts(amend(parts, { deadline }), view, async (h, out) => {
       if (this.pipeline.open || this.stopping) await this.handle(h, out);
     });
+    this.exits = exitMonitor(parts, view, { hosts: this.hosts, running: () => this.running, handle: (h, out) => this.handle(h, out), post: (h, run) => this.lifecycle.post(h, run) });
     this.disabled = new DisabledStrategies(amend(parts, { onStrategyFailure: parts.settings.onStrategyFailure, pipeline: () => this.pipeline }));
     this.lifecycle = new StrategyLifecycle(amend(parts, { loops: this.loops, hosts: this.hosts, handle: (h: StrategyHost, out: HostOutput) => this.handle(h, out), reportOnce: (k: string, r: () => void) => this.reportOnce(k, r) }));
     for (const h of this.hosts) this.reportIfDisabled(h);
@@ -86,6 +91,7 @@ export class Engine {
     });
     const { clock, log, journal, risk, holds } = parts;
     this.intake = { clock, repeats: refusals(log, clock), journal, risk, holds, pipeline: this.pipeline, riskInputs: () => this.riskInputs(), onRejected: (r) => this.events.emit('rejected', r), stats: this.stats };
+    if (this.exits) this.intake.refusal = (intent) => this.exits!.refusal(intent);
     this.reconciler = parts.reconciler({
       strategyIds: this.hosts.map((h) => h.id),
       onOrder: (order) => this.notify(order),
@@ -137,7 +143,7 @@ export class Engine {
     // nothing runs, rather than at its first ask, which would hold the event loop for as long as
     // the journal takes to stream (seconds for a long one); its orders are read at its first ask
     // (its latest only, however long the journal).
-    await this.load({ strategiesOwn: this.hosts.some((h) => h.apiVersion === 2) });
+    await this.load({ strategiesOwn: this.exits !== undefined || this.hosts.some((h) => h.apiVersion === 2) });
     await applyLeverage(this.parts);
     // Orders a previous run journaled but never heard back about may be on the venue: unknown,
     // for the reconciler to settle from what the venue shows. Nothing of this run is in flight yet.
@@ -293,6 +299,8 @@ export class Engine {
   private feeds(): Feed[] {
     const wanted: Feed[] = this.hosts.filter((h) => h.enabled).flatMap((h) => feedsOf(h).map((f) => ({ ...f, subscription: withHistory(f.subscription) })));
     if (this.parts.settings.recordMarketData) wanted.push(...recordingFeeds(this.activeSymbols()));
+    // Exits judge their symbols on the last price: the ticker's, or a newer kline close or trade a strategy polls.
+    for (const { market, symbol } of this.exits?.symbols() ?? []) wanted.push({ market, symbol, subscription: { kind: 'ticker' } });
     return mergeFeeds(wanted, this.parts.settings.marketDataEveryMs);
   }
 
@@ -302,6 +310,7 @@ export class Engine {
     await this.parts.marketData.poll(feeds, async (feed, event) => {
       for (const h of this.hosts) if (this.lifecycle.started.has(h) && hears(h, feed.market, event)) this.lifecycle.postFeed(h, { key: feedKey(feed), event, deliver: async (e) => this.handle(h, await h.marketData(e)) });
     });
+    if (this.exits && this.running) await this.exits.check();
   }
 
   /** What risk judges against; `leaving` are orders about to be sent, not counted as resting. */

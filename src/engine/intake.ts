@@ -6,7 +6,7 @@ import type { Log } from '../core/log.js';
 import type { Clock } from '../core/clock.js';
 import { JournalError } from '../core/errors.js';
 import type { Journal } from '../core/ports.js';
-import type { Order } from '../core/types.js';
+import type { Order, OrderIntent, PlaceIntent } from '../core/types.js';
 import type { BalanceHolds, RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
 import type { HostOutput } from '../strategy/index.js';
 import { pendingOrder, withStatus } from './orders.js';
@@ -23,6 +23,8 @@ export interface IntakeParts {
   pipeline: OrderPipeline;
   riskInputs(): RiskInputs;
   onRejected(r: RiskRejection): void;
+  /** Why a strategy may not place this now, outside risk's rules (an exit under way or cooling down: exit-monitor.ts). */
+  refusal?(intent: OrderIntent): string | undefined;
   /** refusedBy: intents refused (invalid, or by a risk rule), per rule, with the first reason (a backtest's report). */
   stats: { intents: number; riskRejections: number; refusedBy: Record<string, RuleTally> };
 }
@@ -37,13 +39,14 @@ export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reas
   }
   if (out.intents.length === 0) return [];
   stats.intents += out.intents.length;
-  const { accepted, rejected, holds: held } = risk.check(out.intents, parts.riskInputs(), now);
+  const { intents, exits } = screened(parts, out.intents);
+  const { accepted, rejected, holds: held } = risk.check(intents, parts.riskInputs(), now);
   for (const r of rejected) {
     stats.riskRejections++;
     tellRefusal(parts, r.intent.strategyId, r.rule, r.reason, { strategy: r.intent.strategyId, clientOrderId: r.intent.clientOrderId, rule: r.rule, reason: r.reason });
     parts.onRejected(r);
   }
-  const refused = rejected.flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now), reason: r.reason }] : []));
+  const refused = [...exits, ...rejected].flatMap((r) => (r.intent.kind === 'place' ? [{ intent: r.intent, order: withStatus(pendingOrder(r.intent, now), 'rejected', now), reason: r.reason }] : []));
   try {
     journal.transaction(() => {
       for (const intent of accepted) if (intent.kind === 'place') journal.recordIntent(intent, pendingOrder(intent, now));
@@ -64,6 +67,22 @@ export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reas
   holds.add(held);
   pipeline.submit(accepted);
   return refused.map(({ order, reason }) => ({ order, reason }));
+}
+
+/** The intents `parts.refusal` lets through, and those it refuses (told and journaled as risk's refusals are). */
+function screened(parts: IntakeParts, all: OrderIntent[]): { intents: OrderIntent[]; exits: { intent: PlaceIntent; reason: string }[] } {
+  if (!parts.refusal) return { intents: all, exits: [] };
+  const intents: OrderIntent[] = [];
+  const exits: { intent: PlaceIntent; reason: string }[] = [];
+  for (const intent of all) {
+    const reason = parts.refusal(intent);
+    if (reason === undefined || intent.kind !== 'place') intents.push(intent);
+    else {
+      exits.push({ intent, reason });
+      tellRefusal(parts, intent.strategyId, 'exits', reason, { strategy: intent.strategyId, clientOrderId: intent.clientOrderId, rule: 'exits', reason });
+    }
+  }
+  return { intents, exits };
 }
 
 /** Refusals logged in full a few times per period for each strategy, rule and reason (its figures aside), then counted. */

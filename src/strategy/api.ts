@@ -4,13 +4,13 @@ import { z } from 'zod';
 import { DecimalFormatError, PLAIN_RULE, toDecimal, type Decimal } from '../core/decimal.js';
 import type { ClientOrderId } from '../core/ids.js';
 import type { Depth, Kline, KlineInterval, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
-import type { Balance, Fill, Market, Order, OrderType, Side, StrategyPosition } from '../core/types.js';
+import type { Balance, ExitReason, Fill, Market, Order, OrderType, Side, StrategyPosition } from '../core/types.js';
 
 export { z };
 export { dec, d, toDecimal, type Decimal } from '../core/decimal.js';
 export type { ClientOrderId } from '../core/ids.js';
 export type { Depth, Kline, KlineInterval, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
-export type { Balance, CancelIntent, Fill, Market, Order, OrderIntent, OrderType, PlaceIntent, Position, Side, StrategyPosition } from '../core/types.js';
+export type { Balance, CancelIntent, ExitReason, Fill, Market, Order, OrderIntent, OrderType, PlaceIntent, Position, Side, StrategyPosition } from '../core/types.js';
 
 /**
  * The plugin API this sluice speaks. Version 2 adds readers (depth, klines, best bid and ask,
@@ -57,12 +57,18 @@ export type MarketEvent =
  * `cancel_failed`: a cancel this strategy asked for ended without effect (the venue refused it or
  * did not confirm it, or it was dropped unsent: a ban, engine.maxQueueMs, the stop); the order
  * may still be open, and cancel() or replace() may ask again.
+ * `exit`: sluice is closing the strategy's position in `symbol` (its config entry's `exits`):
+ * `last` reached `trigger`, from the booked average `entry`; `order` is the closing MARKET order
+ * (the strategy's own: its accepted, filled and fill follow as for any other). Its open orders
+ * in the symbol were cancelled first, and its new ones there are refused until the exit and
+ * `exits.cooldownMs` end.
  */
 export type OrderEvent =
   | { kind: 'accepted' | 'partially_filled' | 'filled' | 'cancel_pending'; order: Order }
   | { kind: 'canceled' | 'unknown'; order: Order; reason?: string }
   | { kind: 'cancel_failed'; order: Order; reason: string }
-  | { kind: 'rejected'; clientOrderId: ClientOrderId; order?: Order; reason: string };
+  | { kind: 'rejected'; clientOrderId: ClientOrderId; order?: Order; reason: string }
+  | { kind: 'exit'; symbol: string; reason: ExitReason; entry: Decimal; trigger: Decimal; last: Decimal; order: Order };
 
 /** A futures account's margin, as the venue last reported it (decimals; absent where the venue sent none). */
 export interface Margin {

@@ -6,7 +6,7 @@ import { CUT, LATE } from '../core/deadlines.js';
 import { StrategyError, errorText } from '../core/errors.js';
 import { closest } from '../core/spelling.js';
 import { FINAL_STATUSES, type Fill, type Order } from '../core/types.js';
-import type { MarketEvent, MarketSubscription, StrategyDefinition, StrategyHandlers, TimerId } from './api.js';
+import type { MarketEvent, MarketSubscription, OrderEvent, StrategyDefinition, StrategyHandlers, TimerId } from './api.js';
 import { Cancelling } from './cancelling.js';
 import { buildContext } from './context.js';
 import type { HostDeps, HostInternals, HostOutput, StrategySetup } from './host-types.js';
@@ -110,6 +110,9 @@ export class StrategyHost {
       if (asked) await h.onOrderEvent?.({ kind: 'cancel_failed', order, reason });
     });
   };
+
+  /** sluice is closing a position of this strategy (its `exits`): heard as an `exit` order event. */
+  exited = (event: Extract<OrderEvent, { kind: 'exit' }>) => this.invoke('onOrderEvent', async (h) => h.onOrderEvent?.(event));
 
   /**
    * Stops its timers, then onStop, whose requests are the last it makes: it still hears how its

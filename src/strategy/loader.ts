@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
-import type { Market } from '../core/types.js';
+import type { ExitSettings, Market } from '../core/types.js';
 import { API_VERSION, API_VERSIONS, type StrategyDefinition } from './api.js';
 import { paramProblems } from './param-problems.js';
 import { importPlugin } from './plugin-import.js';
@@ -18,6 +18,8 @@ export interface StrategyEntry {
   everyMs: number;
   /** Futures: leverage set on its contracts at start-up. */
   leverage?: number;
+  /** Protective exits sluice enforces on the strategy's own position (engine/exit-monitor.ts). */
+  exits?: ExitSettings;
   params: unknown;
 }
 

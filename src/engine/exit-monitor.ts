@@ -1,0 +1,300 @@
+// Protective exits in action: after each market-data poll, each strategy with `exits` has each of
+// its symbols judged (exits.ts) from its own position and the last price. An exit cancels the
+// strategy's open orders in the symbol, then, once none is open, sends one MARKET order that
+// closes the position, as the strategy's own order through risk, the journal and the pipeline.
+// What each line needs to survive a restart (the trailing best, an exit under way, the cooldown)
+// is kept in the journal, as strategy state is. While an exit is under way or cooling down, the
+// strategy's new orders in that symbol are refused (refusal()).
+import { dec, type Decimal } from '../core/decimal.js';
+import type { Clock } from '../core/clock.js';
+import { clientOrderId, type ClientOrderId } from '../core/ids.js';
+import type { Log } from '../core/log.js';
+import type { SymbolInfo } from '../core/market.js';
+import type { Journal } from '../core/ports.js';
+import { FINAL_STATUSES, type AlertKind, type ExitReason, type ExitSettings, type Market, type Order, type OrderIntent, type PlaceIntent, type StrategyPosition } from '../core/types.js';
+import type { SequenceAllocator } from '../store/sequences.js';
+import type { EngineView, HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
+import { hasExits, judgeExit, type Best } from './exits.js';
+
+export interface ExitStrategy {
+  id: string;
+  market: Market;
+  symbols: readonly string[];
+  exits?: ExitSettings;
+}
+
+/** What the strategy is told of an exit (its onOrderEvent's `exit`, and the log line and alert). */
+export interface ExitNotice {
+  symbol: string;
+  reason: ExitReason;
+  entry: Decimal;
+  trigger: Decimal;
+  last: Decimal;
+  order: Order;
+}
+
+export interface ExitMonitorDeps {
+  clock: Clock;
+  log: Log;
+  journal: Journal;
+  strategies: readonly ExitStrategy[];
+  /** The strategy's own position, unbooked executions included (ctx.ownPosition()). */
+  position(strategyId: string, market: Market, symbol: string): StrategyPosition;
+  lastPrice(market: Market, symbol: string): Decimal | undefined;
+  instrument(market: Market, symbol: string): SymbolInfo | undefined;
+  /** The strategy judged now: enabled, and the engine trading. */
+  active(strategyId: string): boolean;
+  /** The next client order id of the strategy (its journaled sequence). */
+  nextId(strategyId: string): ClientOrderId;
+  /** Hands the strategy's intents to risk, the journal and the pipeline, as its own. */
+  submit(strategyId: string, intents: OrderIntent[]): Promise<void>;
+  /** Tells the strategy (through its inbox). */
+  tell(strategyId: string, notice: ExitNotice): void;
+  alert?: ((kind: AlertKind, message: string, details: Record<string, unknown>) => void) | undefined;
+}
+
+/** An exit under way: cancelling the strategy's orders, or its closing order sent. */
+interface Under {
+  reason: ExitReason;
+  entry: Decimal;
+  trigger: Decimal;
+  last: Decimal;
+  /** The closing order, once sent. */
+  order?: ClientOrderId;
+  /** Closing orders that ended unfilled so far; the next waits until `retryAt`. */
+  failed: number;
+  retryAt?: number;
+}
+
+/** One strategy and symbol, as kept in the journal. */
+interface Line {
+  best?: Best;
+  exit?: Under;
+  cooldownUntil?: number;
+}
+
+/** A refused or unfilled closing order is sent again after 1 s, 2 s, 4 s ..., at most this far apart. */
+const MAX_RETRY_MS = 60_000;
+
+export class ExitMonitor {
+  /** Exits made, per reason (a backtest's report). */
+  readonly counts: Partial<Record<ExitReason, number>> = {};
+  private readonly lines = new Map<string, Line>();
+  private readonly configured = new Map<string, ExitStrategy & { exits: ExitSettings }>();
+  /** Per line, the quantity last found too small to close (said once). */
+  private readonly dust = new Map<string, Decimal>();
+
+  constructor(private readonly deps: ExitMonitorDeps) {
+    for (const s of deps.strategies) if (hasExits(s.exits)) this.configured.set(s.id, s as ExitStrategy & { exits: ExitSettings });
+  }
+
+  get any(): boolean {
+    return this.configured.size > 0;
+  }
+
+  /** The symbols whose last price exits judge, per market (each gets a ticker feed). */
+  symbols(): { market: Market; symbol: string }[] {
+    return [...this.configured.values()].flatMap((s) => s.symbols.map((symbol) => ({ market: s.market, symbol })));
+  }
+
+  /** Judges every configured strategy's symbols against the last prices, and moves exits under way on. */
+  async check(): Promise<void> {
+    for (const s of this.configured.values()) {
+      if (!this.deps.active(s.id)) continue;
+      for (const symbol of s.symbols) await this.checkLine(s, symbol);
+    }
+  }
+
+  /**
+   * Why the strategy may not place `intent` now, if it may not: an exit of its symbol is under
+   * way (its own closing order aside), or the exit's cooldown has not ended. Cancels always go.
+   */
+  refusal(intent: OrderIntent): string | undefined {
+    if (intent.kind !== 'place') return undefined;
+    const s = this.configured.get(intent.strategyId);
+    if (!s || intent.market !== s.market) return undefined;
+    const line = this.line(keyOf(s.id, s.market, intent.symbol));
+    if (line.exit?.order === intent.clientOrderId) return undefined;
+    if (line.exit) return `exits: a ${line.exit.reason} exit of ${intent.symbol} is under way; new orders in it are refused until it ends`;
+    const until = line.cooldownUntil ?? 0;
+    if (until > this.deps.clock.now()) return `exits: ${intent.symbol} cools down after an exit until ${new Date(until).toISOString()} (exits.cooldownMs ${s.exits.cooldownMs}); new orders in it are refused until then`;
+    return undefined;
+  }
+
+  private async checkLine(s: ExitStrategy & { exits: ExitSettings }, symbol: string): Promise<void> {
+    const { deps } = this;
+    const k = keyOf(s.id, s.market, symbol);
+    const line = this.line(k);
+    const price = deps.lastPrice(s.market, symbol);
+    if (line.exit) return this.advance(s, symbol, line, k);
+    if (price === undefined || !dec.isPositive(price)) return;
+    const pos = deps.position(s.id, s.market, symbol);
+    const closable = this.closable(s, symbol, pos);
+    // A position too small to close is judged as flat: a dust remainder neither exits nor keeps a best.
+    const quantity = typeof closable === 'string' ? ('0' as Decimal) : pos.quantity;
+    const j = judgeExit({ quantity, entry: pos.avgEntryPrice, best: line.best, price, settings: s.exits });
+    if (typeof closable === 'string' && dec.isPositive(dec.abs(pos.quantity))) {
+      const would = judgeExit({ quantity: pos.quantity, entry: pos.avgEntryPrice, best: line.best, price, settings: s.exits });
+      if (would.exit && this.dust.get(k) !== pos.quantity) {
+        this.dust.set(k, pos.quantity);
+        deps.log.warn({ strategy: s.id, symbol, reason: would.exit.reason, quantity: pos.quantity, why: closable }, 'exit skipped: the position is below what one order can close');
+      }
+    }
+    let changed = !sameBest(j.best, line.best);
+    if (j.best) line.best = j.best;
+    else delete line.best;
+    if (j.exit) {
+      line.exit = { reason: j.exit.reason, entry: pos.avgEntryPrice, trigger: j.exit.trigger, last: price, failed: 0 };
+      changed = true;
+      const message = `${s.id}: ${j.exit.reason} of ${symbol}: last ${price} reached ${j.exit.trigger} (entry ${pos.avgEntryPrice}); closing ${pos.quantity}`;
+      const details = { strategy: s.id, market: s.market, symbol, reason: j.exit.reason, entry: pos.avgEntryPrice, trigger: j.exit.trigger, last: price, quantity: pos.quantity };
+      deps.log.warn(amendFields(details, { alert: 'exit' }), 'exit triggered');
+      deps.alert?.('exit', message, details);
+    }
+    if (changed) this.save(k, line);
+    if (line.exit) await this.advance(s, symbol, line, k);
+  }
+
+  /** Moves an exit on: its strategy's open orders cancelled first, then the closing order, then its outcome. */
+  private async advance(s: ExitStrategy & { exits: ExitSettings }, symbol: string, line: Line, k: string): Promise<void> {
+    const { deps } = this;
+    const under = line.exit!;
+    const now = deps.clock.now();
+    if (under.order !== undefined) {
+      const order = deps.journal.order(under.order);
+      if (order && !FINAL_STATUSES.has(order.status)) return;
+      if (order?.status === 'filled') {
+        // Done: its fill may be unbooked yet, and the position counts it all the same.
+        delete line.exit;
+        delete line.best;
+        this.save(k, line);
+        return;
+      }
+      // Refused, cancelled, or partly filled and cancelled: what is left is closed again, a little later.
+      under.failed++;
+      under.retryAt = now + Math.min(MAX_RETRY_MS, 1000 * 2 ** (under.failed - 1));
+      delete under.order;
+      this.save(k, line);
+      deps.log.warn({ strategy: s.id, symbol, reason: under.reason, clientOrderId: order?.clientOrderId, status: order?.status, retryAt: under.retryAt }, 'exit order ended unfilled; the exit tries again');
+      return;
+    }
+    if (under.retryAt !== undefined && under.retryAt > now) return;
+    const open = deps.journal.orders({ openOnly: true, strategyId: s.id }).filter((o) => o.symbol === symbol && o.market === s.market);
+    if (open.length > 0) {
+      const cancels: OrderIntent[] = open
+        .filter((o) => o.status !== 'pending_cancel')
+        // The pipeline finds each order's venue id in the journal (or waits for it).
+        .map((o) => ({ kind: 'cancel', intentId: `${o.clientOrderId}:exit`, strategyId: s.id, market: s.market, symbol, clientOrderId: o.clientOrderId }));
+      if (cancels.length > 0) await deps.submit(s.id, cancels);
+      return;
+    }
+    const pos = deps.position(s.id, s.market, symbol);
+    const closing = this.closable(s, symbol, pos);
+    if (typeof closing === 'string') {
+      // Flat by now (its own order closed it while the cancels went), or too little left to close.
+      if (!dec.isZero(pos.quantity)) deps.log.warn({ strategy: s.id, symbol, reason: under.reason, quantity: pos.quantity, why: closing }, 'exit skipped: the position is below what one order can close');
+      delete line.exit;
+      delete line.best;
+      this.save(k, line);
+      return;
+    }
+    const id = deps.nextId(s.id);
+    const intent: PlaceIntent = { kind: 'place', intentId: id, clientOrderId: id, strategyId: s.id, market: s.market, symbol, side: closing.side, type: 'MARKET', volume: closing.volume };
+    if (s.market === 'futures') {
+      intent.open = 'CLOSE';
+      intent.positionType = 1;
+    }
+    // Kept before it leaves: a restart finds the exit sent and waits for its order, never sends a second.
+    under.order = id;
+    if (under.failed === 0) this.counts[under.reason] = (this.counts[under.reason] ?? 0) + 1;
+    if (s.exits.cooldownMs > 0) line.cooldownUntil = now + s.exits.cooldownMs;
+    this.save(k, line);
+    deps.log.info({ strategy: s.id, symbol, reason: under.reason, entry: under.entry, trigger: under.trigger, last: under.last, side: closing.side, volume: closing.volume, clientOrderId: id }, 'exit order');
+    await deps.submit(s.id, [intent]);
+    const order = deps.journal.order(id);
+    if (order) deps.tell(s.id, { symbol, reason: under.reason, entry: under.entry, trigger: under.trigger, last: under.last, order });
+  }
+
+  /**
+   * The order that closes the position: spot, a SELL of what it holds (netQuantity) rounded down
+   * to the symbol's step; futures, a CLOSE of its contracts on the other side. A string says why
+   * there is none (flat, short on spot, below the minimum).
+   */
+  private closable(s: ExitStrategy, symbol: string, pos: StrategyPosition): { side: 'BUY' | 'SELL'; volume: Decimal } | string {
+    const info = this.deps.instrument(s.market, symbol);
+    if (!info) return `no instrument listing for ${symbol}`;
+    if (s.market === 'spot') {
+      const volume = dec.truncate(pos.netQuantity, info.quantityPrecision);
+      if (!dec.isPositive(volume)) return dec.isZero(pos.quantity) ? 'flat' : `holds ${pos.netQuantity}, below the step of ${info.quantityPrecision} decimals`;
+      const min = info.marketSellMin ?? info.limitVolumeMin;
+      if (min !== undefined && dec.lt(volume, min)) return `${volume} is below ${symbol}'s minimum ${min}`;
+      return { side: 'SELL', volume };
+    }
+    const volume = dec.truncate(dec.abs(pos.quantity), 0);
+    if (!dec.isPositive(volume)) return 'flat';
+    if (info.limitVolumeMin !== undefined && dec.lt(volume, info.limitVolumeMin)) return `${volume} contracts is below ${symbol}'s minimum ${info.limitVolumeMin}`;
+    return { side: dec.isPositive(pos.quantity) ? 'SELL' : 'BUY', volume };
+  }
+
+  private line(k: string): Line {
+    let line = this.lines.get(k);
+    if (!line) {
+      const text = this.deps.journal.cursor(`exits:${k}`);
+      line = text === undefined ? {} : parseLine(text);
+      this.lines.set(k, line);
+    }
+    return line;
+  }
+
+  private save(k: string, line: Line): void {
+    this.deps.journal.setCursor(`exits:${k}`, JSON.stringify(line));
+  }
+}
+
+const keyOf = (strategyId: string, market: Market, symbol: string) => `${strategyId}:${market}:${symbol}`;
+
+const sameBest = (a: Best | undefined, b: Best | undefined) => a === b || (a !== undefined && b !== undefined && a.side === b.side && dec.eq(a.price, b.price));
+
+function amendFields(base: object, more: object): Record<string, unknown> {
+  return Object.assign({}, base, more) as Record<string, unknown>;
+}
+
+/** A line as journaled; one that does not read is started afresh (a best lost costs a later trailing stop, not a wrong one). */
+function parseLine(text: string): Line {
+  try {
+    const v = JSON.parse(text) as Line;
+    return v !== null && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The monitor for the engine's strategies, or undefined when none has exits (nothing changes then). */
+export function exitMonitor(
+  parts: { clock: Clock; log: Log; journal: Journal; strategies: readonly LoadedStrategy[]; sequences: Pick<SequenceAllocator, 'next'>; alert?: ExitMonitorDeps['alert'] },
+  view: Pick<EngineView, 'ownPosition' | 'lastPrice' | 'instrument'>,
+  engine: { hosts: readonly StrategyHost[]; running(): boolean; handle(h: StrategyHost, out: HostOutput): Promise<void>; post(h: StrategyHost, run: () => Promise<void>): void },
+): ExitMonitor | undefined {
+  const strategies = parts.strategies.map((s) => s.entry);
+  if (!strategies.some((s) => hasExits(s.exits))) return undefined;
+  const { clock, log, journal, sequences, alert } = parts;
+  const hostOf = (id: string) => engine.hosts.find((h) => h.id === id)!;
+  return new ExitMonitor({
+    clock,
+    log,
+    journal,
+    strategies,
+    position: (id, market, symbol) => view.ownPosition(id, market, symbol),
+    lastPrice: (market, symbol) => view.lastPrice(market, symbol),
+    instrument: (market, symbol) => view.instrument(market, symbol),
+    nextId: (id) => clientOrderId(id, sequences.next(id)),
+    active: (id) => engine.running() && hostOf(id).enabled,
+    submit: (id, intents) => engine.handle(hostOf(id), { intents, invalid: [] }),
+    // Through its inbox, after what it was handed before: the strategy never waits on the poll, nor the poll on it.
+    tell: (id, n) => {
+      const h = hostOf(id);
+      engine.post(h, async () => engine.handle(h, await h.exited({ kind: 'exit', symbol: n.symbol, reason: n.reason, entry: n.entry, trigger: n.trigger, last: n.last, order: n.order })));
+    },
+    alert,
+  });
+}
