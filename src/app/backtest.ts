@@ -195,6 +195,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     ...(opts.tapeName ? { tape: opts.tapeName } : {}),
     ...(incidents ? { incidents: played(sim) } : {}),
     refusals: app.engine.stats.refusedBy,
+    ...(app.engine.exits ? { exits: app.engine.exits.counts } : {}),
     ...(app.engine.disabledStrategies().length > 0 ? { disabled: [...app.engine.disabledStrategies()] } : {}),
     config: {
       seed: config.sim.seed,

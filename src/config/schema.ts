@@ -347,10 +347,10 @@ export function strategyFields(raw: unknown): Partial<StrategyConfig>[] {
 type Parsed = z.output<typeof configSchema>;
 export const asConfig = (parsed: Parsed): Config => parsed;
 
-/** Strips defaults, nullables and transforms down to the structural schema. */
+/** Strips defaults, optionals, nullables and transforms down to the structural schema. */
 function structural(node: z.ZodType): z.ZodType {
   for (;;) {
-    if (node instanceof z.ZodDefault || node instanceof z.ZodPrefault || node instanceof z.ZodNullable) node = node.unwrap() as z.ZodType;
+    if (node instanceof z.ZodDefault || node instanceof z.ZodPrefault || node instanceof z.ZodNullable || node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
     else if (node instanceof z.ZodPipe) node = node.in as z.ZodType;
     else return node;
   }

@@ -202,7 +202,9 @@ export class ExitMonitor {
     const intent: PlaceIntent = { kind: 'place', intentId: id, clientOrderId: id, strategyId: s.id, market: s.market, symbol, side: closing.side, type: 'MARKET', volume: closing.volume };
     if (s.market === 'futures') {
       intent.open = 'CLOSE';
-      intent.positionType = 1;
+      // As the position was opened: cross (1) or isolated (2), by its latest opening order.
+      const opened = deps.journal.latestOrders(s.id, 100).findLast((o) => o.symbol === symbol && o.open === 'OPEN');
+      intent.positionType = opened?.positionType ?? 1;
     }
     // Kept before it leaves: a restart finds the exit sent and waits for its order, never sends a second.
     under.order = id;

@@ -67,6 +67,8 @@ export function buildReport(input: ReportInput): Report {
   if (incidents) report.recordedIncidents = incidents;
   const refusals = Object.entries(input.refusals ?? {}).map(([rule, r]) => ({ rule, count: r.count, first: r.first }));
   if (refusals.length > 0) report.refusals = refusals.sort((a, b) => b.count - a.count || byCodeUnit(a.rule, b.rule));
+  const exits = Object.keys(input.exits ?? {}).filter((k) => (input.exits![k] ?? 0) > 0).sort(byCodeUnit);
+  if (exits.length > 0) report.exits = Object.fromEntries(exits.map((k) => [k, input.exits![k]!]));
   if (input.disabled && input.disabled.length > 0) {
     report.disabledStrategies = input.disabled.map((x) => ({ strategy: x.strategy, at: x.at, time: new Date(x.at).toISOString(), reason: x.reason, openOrders: x.openOrders === 'cancel' ? 'cancelled' : 'left resting' }));
   }
@@ -94,6 +96,12 @@ function incidentsOf(input: ReportInput): Report['recordedIncidents'] {
 export function refusalsLine(r: Report): string | undefined {
   if (!r.refusals) return undefined;
   return `refused before sending: ${r.refusals.map((x) => `${x.rule} ${x.count} (first: ${x.first})`).join('; ')}`;
+}
+
+/** The protective exits a run made, as one line; undefined when none was. */
+export function exitsLine(r: Report): string | undefined {
+  if (!r.exits) return undefined;
+  return `protective exits: ${Object.entries(r.exits).map(([reason, n]) => `${reason} ${n}`).join(', ')}`;
 }
 
 /** What a run met of the venue's troubles its tape recorded, as one line; undefined when the tape held none. */

@@ -102,6 +102,7 @@ function summaryTable(r: Report): string {
   if (incidents) rows.push(['Venue troubles the tape recorded', incidents.replace(/^recorded venue incidents /, '')]);
   for (const line of disabledLines(r)) rows.push(['Strategy disabled', line.replace(/^strategy /, '')]);
   for (const x of r.refusals ?? []) rows.push([`Refused by ${x.rule}`, `${x.count} (first: ${x.first})`]);
+  for (const [reason, n] of Object.entries(r.exits ?? {})) rows.push([`Exits by ${reason}`, String(n)]);
   return table(['', ''], rows, false);
 }
 

@@ -71,6 +71,8 @@ export interface ReportInput {
   incidents?: { onTape: Readonly<Record<string, number>>; played: Readonly<Record<string, number>> };
   /** Intents refused before they became requests (invalid, or by a risk rule), per rule, with the first reason. */
   refusals?: Readonly<Record<string, { count: number; first: string }>>;
+  /** Protective exits (strategies[].exits) the run made, per reason. */
+  exits?: Readonly<Record<string, number>>;
   /** A summary of the configuration, copied into the report with its keys sorted. */
   config?: { readonly [key: string]: JsonValue };
   /** Strategies disabled during the run (a handler threw or missed its deadline), in the order they were. */
@@ -211,6 +213,8 @@ export interface Report {
    * formed), most first, with the first reason given: what to fix. Absent when none was.
    */
   refusals?: { rule: string; count: number; first: string }[];
+  /** Protective exits (strategies[].exits) the run made, per reason (keys sorted): their orders are among the fills. Absent when none was. */
+  exits?: Record<string, number>;
   /**
    * Strategies disabled during the run, when (epoch ms and ISO time) and why (the handler and
    * what it threw, or the deadline it missed), and what became of their open orders. Absent when

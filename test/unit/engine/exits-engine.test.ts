@@ -180,5 +180,68 @@ describe('protective exits on the engine', () => {
     expect(dec.lte(dec.abs(two.state.own!().quantity), d('0.00001'))).toBe(true);
     expect(keeper2.state.own!().quantity).toBe('0.003');
   });
-});
 
+  it('futures: a long and a short each closed by a CLOSE of their own contracts on the right side, each once', async () => {
+    const opener = (name: string, side: 'BUY' | 'SELL') => {
+      const heard: string[] = [];
+      let opened = false;
+      const definition = defineStrategy({
+        apiVersion: 2,
+        name,
+        params: z.object({}),
+        create: (ctx) => ({
+          onTick() {
+            const last = ctx.lastPrice('E-BTC-USDT');
+            if (!last || opened) return;
+            opened = true;
+            const price = side === 'BUY' ? dec.truncate(dec.mul(last, d('1.002')), 1) : dec.roundUp(dec.mul(last, d('0.998')), 1);
+            ctx.place({ symbol: 'E-BTC-USDT', side, type: 'LIMIT', volume: '10', price, open: 'OPEN', positionType: 2 });
+          },
+          onOrderEvent(e) {
+            if (e.kind === 'exit') heard.push(`${e.reason} ${e.order.side} ${e.order.open} ${e.order.positionType} ${e.order.type} ${e.order.volume}`);
+          },
+        }),
+      });
+      return { definition, heard };
+    };
+    const long = opener('long', 'BUY');
+    const short = opener('short', 'SELL');
+    const settings = exits({ stopLossPct: d('2') });
+    running = await engineApp(
+      `
+mode: paper
+engine: { marketDataEveryMs: 100, reconcileEveryMs: 500, summaryEveryMs: 600000 }
+risk: { duplicateWindowMs: 0, maxOrdersPerSecond: 100, priceBandPct: "50" }
+strategies:
+  - { id: long, use: inline:long, market: futures, symbols: [E-BTC-USDT], everyMs: 250 }
+  - { id: short, use: inline:short, market: futures, symbols: [E-BTC-USDT], everyMs: 250 }
+`,
+      [loaded('long', long.definition, { market: 'futures', symbols: ['E-BTC-USDT'], exits: settings }), loaded('short', short.definition, { market: 'futures', symbols: ['E-BTC-USDT'], exits: settings })],
+    );
+    const { app, clock, sim } = running;
+    const at = (price: string) => {
+      const p = d(price);
+      sim.applyMarketEvent({ type: 'book', symbol: 'E-BTC-USDT', bids: [[dec.sub(p, d('0.5')), '5000']], asks: [[dec.add(p, d('0.5')), '5000']] });
+      sim.applyMarketEvent({ type: 'trade', symbol: 'E-BTC-USDT', price: p, qty: '1', side: 'SELL' });
+    };
+    at('30000');
+    void app.start();
+    await runUntil(clock, SIM_START + 3000);
+    const closes = () => sim.orderLog().filter((o) => o.market === 'futures' && o.open === 'CLOSE').map((o) => [o.clientOrderId?.slice(0, 7), o.side, o.volume]);
+    expect(closes()).toEqual([]);
+    // Down 3%: the long's stop; the short is in profit (no take-profit set).
+    at('29100');
+    await runUntil(clock, clock.now() + 3000);
+    expect(closes()).toEqual([['sllong-', 'SELL', '10']]);
+    // Up 3% over the entries: the short's stop.
+    at('30900');
+    await runUntil(clock, clock.now() + 3000);
+    expect(closes()).toEqual([
+      ['sllong-', 'SELL', '10'],
+      ['slshort', 'BUY', '10'],
+    ]);
+    expect(long.heard).toEqual(['stop_loss SELL CLOSE 2 MARKET 10']);
+    expect(short.heard).toEqual(['stop_loss BUY CLOSE 2 MARKET 10']);
+    expect(app.engine.positions.position('futures', 'E-BTC-USDT').quantity).toBe('0');
+  });
+});
