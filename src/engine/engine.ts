@@ -80,7 +80,7 @@ export class Engine {
     this.hosts = strategyHosts(amend(parts, { deadline }), view, async (h, out) => {
       if (this.pipeline.open || this.stopping) await this.handle(h, out);
     });
-    this.exits = exitMonitor(parts, view, { hosts: this.hosts, running: () => this.running, handle: (h, out) => this.handle(h, out), post: (h, run) => this.lifecycle.post(h, run) });
+    this.exits = exitMonitor(parts, view, { hosts: this.hosts, running: () => this.running, balancesAskedAt: () => this.reconciler.balancesAskedAt, handle: (h, out) => this.handle(h, out), post: (h, run) => this.lifecycle.post(h, run) });
     this.disabled = new DisabledStrategies(amend(parts, { onStrategyFailure: parts.settings.onStrategyFailure, pipeline: () => this.pipeline }));
     this.lifecycle = new StrategyLifecycle(amend(parts, { loops: this.loops, hosts: this.hosts, handle: (h: StrategyHost, out: HostOutput) => this.handle(h, out), reportOnce: (k: string, r: () => void) => this.reportOnce(k, r) }));
     for (const h of this.hosts) this.reportIfDisabled(h);

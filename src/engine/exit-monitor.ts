@@ -48,6 +48,8 @@ export interface ExitMonitorDeps {
   nextId(strategyId: string): ClientOrderId;
   /** Hands the strategy's intents to risk, the journal and the pipeline, as its own. */
   submit(strategyId: string, intents: OrderIntent[]): Promise<void>;
+  /** When the latest spot account read was asked (risk's balances are as of then). */
+  balancesAskedAt(): number;
   /** Tells the strategy (through its inbox). */
   tell(strategyId: string, notice: ExitNotice): void;
   alert?: ((kind: AlertKind, message: string, details: Record<string, unknown>) => void) | undefined;
@@ -61,6 +63,8 @@ interface Under {
   last: Decimal;
   /** The closing order, once sent. */
   order?: ClientOrderId;
+  /** The strategy's orders it cancelled (spot: the close waits for an account read after they ended). */
+  cancelled?: ClientOrderId[];
   /** Closing orders that ended unfilled so far; the next waits until `retryAt`. */
   failed: number;
   retryAt?: number;
@@ -133,7 +137,8 @@ export class ExitMonitor {
     // A position too small to close is judged as flat: a dust remainder neither exits nor keeps a best.
     const quantity = typeof closable === 'string' ? ('0' as Decimal) : pos.quantity;
     const j = judgeExit({ quantity, entry: pos.avgEntryPrice, best: line.best, price, settings: s.exits });
-    if (typeof closable === 'string' && dec.isPositive(dec.abs(pos.quantity))) {
+    // (A spot strategy that sold more than it bought, from the account's own holdings, holds nothing to close.)
+    if (typeof closable === 'string' && (s.market === 'futures' ? !dec.isZero(pos.quantity) : dec.isPositive(pos.quantity))) {
       const would = judgeExit({ quantity: pos.quantity, entry: pos.avgEntryPrice, best: line.best, price, settings: s.exits });
       if (would.exit && this.dust.get(k) !== pos.quantity) {
         this.dust.set(k, pos.quantity);
@@ -185,14 +190,20 @@ export class ExitMonitor {
         .filter((o) => o.status !== 'pending_cancel')
         // The pipeline finds each order's venue id in the journal (or waits for it).
         .map((o) => ({ kind: 'cancel', intentId: `${o.clientOrderId}:exit`, strategyId: s.id, market: s.market, symbol, clientOrderId: o.clientOrderId }));
+      under.cancelled = [...new Set([...(under.cancelled ?? []), ...open.map((o) => o.clientOrderId)])];
+      this.save(k, line);
       if (cancels.length > 0) await deps.submit(s.id, cancels);
       return;
     }
+    // Spot: what the cancelled orders held is free at the venue only in an account read asked after
+    // they ended; risk's balance check would refuse the close before it (one pass, engine.reconcileEveryMs).
+    const endedAt = Math.max(...(under.cancelled ?? []).map((id) => deps.journal.order(id)?.updatedAt ?? 0));
+    if (s.market === 'spot' && under.cancelled && deps.balancesAskedAt() < endedAt) return;
     const pos = deps.position(s.id, s.market, symbol);
     const closing = this.closable(s, symbol, pos);
     if (typeof closing === 'string') {
       // Flat by now (its own order closed it while the cancels went), or too little left to close.
-      if (!dec.isZero(pos.quantity)) deps.log.warn({ strategy: s.id, symbol, reason: under.reason, quantity: pos.quantity, why: closing }, 'exit skipped: the position is below what one order can close');
+      if (s.market === 'futures' ? !dec.isZero(pos.quantity) : dec.isPositive(pos.quantity)) deps.log.warn({ strategy: s.id, symbol, reason: under.reason, quantity: pos.quantity, why: closing }, 'exit skipped: the position is below what one order can close');
       delete line.exit;
       delete line.best;
       this.save(k, line);
@@ -226,8 +237,9 @@ export class ExitMonitor {
     const info = this.deps.instrument(s.market, symbol);
     if (!info) return `no instrument listing for ${symbol}`;
     if (s.market === 'spot') {
+      if (!dec.isPositive(pos.quantity)) return 'nothing held';
       const volume = dec.truncate(pos.netQuantity, info.quantityPrecision);
-      if (!dec.isPositive(volume)) return dec.isZero(pos.quantity) ? 'flat' : `holds ${pos.netQuantity}, below the step of ${info.quantityPrecision} decimals`;
+      if (!dec.isPositive(volume)) return `holds ${pos.netQuantity}, below the step of ${info.quantityPrecision} decimals`;
       const min = info.marketSellMin ?? info.limitVolumeMin;
       if (min !== undefined && dec.lt(volume, min)) return `${volume} is below ${symbol}'s minimum ${min}`;
       return { side: 'SELL', volume };
@@ -275,7 +287,7 @@ function parseLine(text: string): Line {
 export function exitMonitor(
   parts: { clock: Clock; log: Log; journal: Journal; strategies: readonly LoadedStrategy[]; sequences: Pick<SequenceAllocator, 'next'>; alert?: ExitMonitorDeps['alert'] },
   view: Pick<EngineView, 'ownPosition' | 'lastPrice' | 'instrument'>,
-  engine: { hosts: readonly StrategyHost[]; running(): boolean; handle(h: StrategyHost, out: HostOutput): Promise<void>; post(h: StrategyHost, run: () => Promise<void>): void },
+  engine: { hosts: readonly StrategyHost[]; running(): boolean; balancesAskedAt(): number; handle(h: StrategyHost, out: HostOutput): Promise<void>; post(h: StrategyHost, run: () => Promise<void>): void },
 ): ExitMonitor | undefined {
   const strategies = parts.strategies.map((s) => s.entry);
   if (!strategies.some((s) => hasExits(s.exits))) return undefined;
@@ -291,6 +303,7 @@ export function exitMonitor(
     instrument: (market, symbol) => view.instrument(market, symbol),
     nextId: (id) => clientOrderId(id, sequences.next(id)),
     active: (id) => engine.running() && hostOf(id).enabled,
+    balancesAskedAt: engine.balancesAskedAt,
     submit: (id, intents) => engine.handle(hostOf(id), { intents, invalid: [] }),
     // Through its inbox, after what it was handed before: the strategy never waits on the poll, nor the poll on it.
     tell: (id, n) => {

@@ -244,4 +244,38 @@ strategies:
     expect(short.heard).toEqual(['stop_loss BUY CLOSE 2 MARKET 10']);
     expect(app.engine.positions.position('futures', 'E-BTC-USDT').quantity).toBe('0');
   });
+
+  it('spot, holding only what it bought: the exit waits for the account read that shows its cancelled sell released, so risk lets the close through at once', async () => {
+    const holder = buyer('holder', '0.002');
+    running = await engineApp(
+      `
+mode: paper
+sim: { balances: { USDT: "100000" } }
+engine: { marketDataEveryMs: 100, reconcileEveryMs: 5000, summaryEveryMs: 600000 }
+risk: { duplicateWindowMs: 0, maxOrdersPerSecond: 100, priceBandPct: "50" }
+strategies:
+  - { id: holder, use: inline:holder, symbols: [BTCUSDT], everyMs: 250 }
+`,
+      [loaded('holder', holder.definition, { exits: exits({ stopLossPct: d('2') }) })],
+    );
+    const { app, clock, sim, logs } = running;
+    priceAt(sim, '20000');
+    void app.start();
+    await runUntil(clock, SIM_START + 12_000);
+    const entry = holder.state.own!().avgEntryPrice;
+    const sellable = dec.truncate(holder.state.own!().netQuantity, 5);
+    // Its far sell rests once the account read shows what it bought (earlier ones were refused for want of it).
+    expect(holder.state.placed.map((id) => app.journal.order(id)!).filter((o) => o.side === 'SELL' && o.status === 'open')).toHaveLength(1);
+    const since = logs.lines.length;
+    // 1 s after a pass: the cancel is answered long before the next account read.
+    await runUntil(clock, SIM_START + 16_000);
+    priceAt(sim, dec.truncate(dec.mul(entry, d('0.97')), 2));
+    await runUntil(clock, clock.now() + 6000);
+    const markets = sim.orderLog().filter((o) => o.type === 'MARKET');
+    expect(markets.map((o) => [o.side, o.volume])).toEqual([['SELL', sellable]]);
+    expect(app.journal.orders().filter((o) => o.type === 'MARKET').map((o) => o.status)).toEqual(['filled']);
+    const after = logs.lines.slice(since);
+    expect(after.filter((l) => l.msg === 'intent rejected' && l.rule === 'balance')).toEqual([]);
+    expect(after.filter((l) => l.msg === 'exit order ended unfilled; the exit tries again')).toEqual([]);
+  });
 });
