@@ -55,7 +55,8 @@ describe('ExitMonitor', () => {
   it('spot: cancels the open order, waits for it to end and for an account read asked after, then sells netQuantity rounded down once; a restart sends no second', async () => {
     const r = rig();
     // The strategy's resting sell.
-    r.journal.recordIntent(placeOf('t-rest', { side: 'SELL', price: d('30000'), volume: d('0.001') }), withStatus(pendingOrder(placeOf('t-rest', { side: 'SELL', price: d('30000'), volume: d('0.001') }), r.clock.now()), 'open', r.clock.now()));
+    const rest = placeOf('t-rest', { side: 'SELL', price: d('30000'), volume: d('0.001') });
+    r.journal.recordIntent(rest, withStatus(pendingOrder(rest, r.clock.now()), 'open', r.clock.now()));
     r.state.price = '19600';
     await r.monitor.check();
     expect(r.cancels()).toEqual(['t-rest']);
@@ -137,4 +138,3 @@ describe('ExitMonitor', () => {
 });
 
 const cid = (s: string) => s as ClientOrderId;
-

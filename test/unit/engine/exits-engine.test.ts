@@ -47,35 +47,35 @@ function buyer(name: string, volume: string) {
     create: (ctx) => {
       state.own = () => ctx.ownPosition('BTCUSDT');
       return {
-      onLoad(saved) {
-        state.bought = (saved as { bought: boolean }).bought;
-      },
-      onSave: () => ({ bought: state.bought }),
-      onTick() {
-        const last = ctx.lastPrice('BTCUSDT');
-        if (!last) return;
-        if (!state.bought) {
-          state.bought = true;
-          state.placed.push(ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume, price: dec.truncate(dec.mul(last, d('1.002')), 2) }));
-          return;
-        }
-        if (state.wantsMore) {
-          state.wantsMore = false;
-          state.placed.push(ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.001', price: dec.truncate(dec.mul(last, d('0.9')), 2) }));
-          return;
-        }
-        const own = ctx.ownPosition('BTCUSDT');
-        const selling = ctx.openOrders('BTCUSDT').some((o) => o.side === 'SELL');
-        if (dec.isPositive(own.avgEntryPrice) && dec.gte(own.netQuantity, d('0.001')) && !selling) {
-          state.placed.push(ctx.place({ symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', volume: '0.001', price: dec.truncate(dec.mul(last, d('1.4')), 2) }));
-        }
-      },
-      onOrderEvent(e) {
-        events.push(e);
-        if (e.kind === 'exit') heard.push(`exit ${e.reason} ${e.symbol} entry ${e.entry} trigger ${e.trigger} last ${e.last} ${e.order.side} ${e.order.type} ${e.order.volume}`);
-        if (e.kind === 'rejected') heard.push(`rejected ${e.reason}`);
-      },
-    };
+        onLoad(saved) {
+          state.bought = (saved as { bought: boolean }).bought;
+        },
+        onSave: () => ({ bought: state.bought }),
+        onTick() {
+          const last = ctx.lastPrice('BTCUSDT');
+          if (!last) return;
+          if (!state.bought) {
+            state.bought = true;
+            state.placed.push(ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume, price: dec.truncate(dec.mul(last, d('1.002')), 2) }));
+            return;
+          }
+          if (state.wantsMore) {
+            state.wantsMore = false;
+            state.placed.push(ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: '0.001', price: dec.truncate(dec.mul(last, d('0.9')), 2) }));
+            return;
+          }
+          const own = ctx.ownPosition('BTCUSDT');
+          const selling = ctx.openOrders('BTCUSDT').some((o) => o.side === 'SELL');
+          if (dec.isPositive(own.avgEntryPrice) && dec.gte(own.netQuantity, d('0.001')) && !selling) {
+            state.placed.push(ctx.place({ symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', volume: '0.001', price: dec.truncate(dec.mul(last, d('1.4')), 2) }));
+          }
+        },
+        onOrderEvent(e) {
+          events.push(e);
+          if (e.kind === 'exit') heard.push(`exit ${e.reason} ${e.symbol} entry ${e.entry} trigger ${e.trigger} last ${e.last} ${e.order.side} ${e.order.type} ${e.order.volume}`);
+          if (e.kind === 'rejected') heard.push(`rejected ${e.reason}`);
+        },
+      };
     },
   });
   return { definition, heard, events, state };
