@@ -100,6 +100,18 @@ describe('sweep values typed by the plugin schema', () => {
     expect(paramsOf(run!.configText)).toEqual({ count: 'many' });
     expect(parse(run!.configText)).toMatchObject({ engine: { marketDataEveryMs: 500 } });
   });
+
+  it("a strategy's exits: percentages as quoted decimals, whole or not, on a base without exits; cooldownMs as a number", async () => {
+    const axes = [parseSweep('strategies.0.exits.stopLossPct=1,2.5'), parseSweep('strategies.0.exits.cooldownMs=60000')];
+    const kinds = await paramKinds(TYPED, axes, ROOT);
+    expect(Object.fromEntries(kinds)).toEqual({ 'strategies.0.exits.stopLossPct': 'string', 'strategies.0.exits.cooldownMs': 'number' });
+    const runs = sweepRuns(TYPED, axes, kinds);
+    expect(runs.map((r) => (parse(r.configText) as { strategies: Array<{ exits: unknown }> }).strategies[0]!.exits)).toEqual([
+      { stopLossPct: '1', cooldownMs: 60000 },
+      { stopLossPct: '2.5', cooldownMs: 60000 },
+    ]);
+    expect(runs[0]!.configText).toContain('stopLossPct: "1"');
+  });
 });
 
 describe('what a run carries', () => {
