@@ -85,6 +85,8 @@ export interface Order {
   /** Futures only: whether it opens or closes a position, and cross (1) or isolated (2), as sent. */
   open?: 'OPEN' | 'CLOSE';
   positionType?: 1 | 2;
+  /** Futures only: IOC, FOK or POST_ONLY, as sent (replace() keeps it). */
+  timeInForce?: 'IOC' | 'FOK' | 'POST_ONLY';
 }
 
 export interface Fill {

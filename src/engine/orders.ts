@@ -21,6 +21,7 @@ export function pendingOrder(intent: PlaceIntent, now: number): Order {
   if (intent.price !== undefined) order.price = intent.price;
   if (intent.open !== undefined) order.open = intent.open;
   if (intent.positionType !== undefined) order.positionType = intent.positionType;
+  if (intent.timeInForce !== undefined) order.timeInForce = intent.timeInForce;
   return order;
 }
 

@@ -130,6 +130,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE orders ADD COLUMN open TEXT;
   ALTER TABLE orders ADD COLUMN position_type INTEGER;
   `,
+  // 3: orders keep the time in force they were sent with (a replacement keeps it), from their
+  // intents for the orders journaled before.
+  `
+  ALTER TABLE orders ADD COLUMN time_in_force TEXT;
+  UPDATE orders SET time_in_force = (SELECT json_extract(body, '$.timeInForce') FROM intents WHERE intents.id = orders.intent);
+  `,
 ];
 
 /** The schema version this code writes. */

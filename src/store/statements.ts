@@ -25,6 +25,7 @@ export interface OrderRow {
   created_at: number | null;
   open: string | null;
   position_type: number | null;
+  time_in_force: string | null;
 }
 
 export interface EventRow {
@@ -70,15 +71,16 @@ export function prepareStatements(db: Database.Database) {
     ),
     insertOrder: db.prepare(
       `INSERT INTO orders (client_order_id, intent, venue_order_id, strategy, market, symbol, side, type,
-                           volume, price, executed_volume, avg_price, status, updated_at, created_at, open, position_type)
+                           volume, price, executed_volume, avg_price, status, updated_at, created_at, open, position_type, time_in_force)
        VALUES (@clientOrderId, @intent, @venueOrderId, @strategy, @market, @symbol, @side, @type,
-               @volume, @price, @executedVolume, @avgPrice, @status, @updatedAt, @createdAt, @open, @positionType)`,
+               @volume, @price, @executedVolume, @avgPrice, @status, @updatedAt, @createdAt, @open, @positionType, @timeInForce)`,
     ),
     updateOrder: db.prepare(
       `UPDATE orders SET venue_order_id = @venueOrderId, strategy = @strategy, market = @market, symbol = @symbol,
                          side = @side, type = @type, volume = @volume, price = @price,
                          executed_volume = @executedVolume, avg_price = @avgPrice, status = @status,
-                         updated_at = @updatedAt, created_at = @createdAt, open = @open, position_type = @positionType
+                         updated_at = @updatedAt, created_at = @createdAt, open = @open, position_type = @positionType,
+                         time_in_force = @timeInForce
        WHERE client_order_id = @clientOrderId`,
     ),
     insertEvent: db.prepare(
@@ -187,6 +189,7 @@ export function orderParams(o: Order) {
     createdAt: o.createdAt,
     open: o.open ?? null,
     positionType: o.positionType ?? null,
+    timeInForce: o.timeInForce ?? null,
   };
 }
 
@@ -222,6 +225,7 @@ export function asStored(o: Order): Order {
     created_at: p.createdAt,
     open: p.open,
     position_type: p.positionType,
+    time_in_force: p.timeInForce,
   });
 }
 
@@ -242,6 +246,7 @@ export function toOrder(r: OrderRow): Order {
   };
   if (r.open === 'OPEN' || r.open === 'CLOSE') o.open = r.open;
   if (r.position_type === 1 || r.position_type === 2) o.positionType = r.position_type;
+  if (r.time_in_force === 'IOC' || r.time_in_force === 'FOK' || r.time_in_force === 'POST_ONLY') o.timeInForce = r.time_in_force;
   if (r.venue_order_id !== null) o.venueOrderId = r.venue_order_id as VenueOrderId;
   if (r.price !== null) o.price = r.price as Decimal;
   if (r.avg_price !== null) o.avgPrice = r.avg_price as Decimal;

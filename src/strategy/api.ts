@@ -170,7 +170,8 @@ export interface StrategyContext<P> {
   cancelAll(symbol?: string): number;
   /**
    * Cancels an order and places its replacement with the changes applied, keeping everything
-   * else of the original (side, type, futures open/close and position type). A futures CLOSE's
+   * else of the original (side, type, futures open/close, position type and time in force). A
+   * replacement is sent right after the cancel: if the original trades first, both may fill. A futures CLOSE's
    * replacement is sent once the original has ended (the venue holds its volume until then),
    * and dropped if the original filled instead.
    */

@@ -120,6 +120,7 @@ export function buildContext(setup: StrategySetup, params: unknown, deps: HostDe
         price: changes.price ?? order.price,
         ...(order.open !== undefined ? { open: order.open } : {}),
         ...(order.positionType !== undefined ? { positionType: order.positionType } : {}),
+        ...(order.timeInForce !== undefined ? { timeInForce: order.timeInForce } : {}),
       });
       // The venue holds a futures close's volume until its cancel settles, so the new close
       // waits for the old one to end (and is dropped if the old one filled instead).

@@ -175,6 +175,34 @@ describe('SqliteJournal: opening', () => {
     expect(j.integrityCheck()).toEqual(['ok']);
   });
 
+  it('migrates a schema 2 journal: orders get the time in force their intents were sent with, and keep it', () => {
+    const raw = new Database(path);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    raw.exec(MIGRATIONS[0]!);
+    raw.exec(MIGRATIONS[1]!);
+    raw.pragma('user_version = 2');
+    const body = (tif?: string) => JSON.stringify({ kind: 'place', market: 'futures', symbol: 'E-BTC-USDT', ...(tif ? { timeInForce: tif } : {}) });
+    for (const [id, cid, tif] of [[1, 'slf-1', 'POST_ONLY'], [2, 'slf-2', undefined]] as const) {
+      raw.prepare(`INSERT INTO intents (id, intent_id, kind, strategy, client_order_id, body, journaled_at) VALUES (?, ?, 'place', 'f', ?, ?, 1700000000000)`).run(id, `${cid}:place`, cid, body(tif));
+      raw
+        .prepare(
+          `INSERT INTO orders (client_order_id, intent, venue_order_id, strategy, market, symbol, side, type, volume, price, executed_volume, avg_price, status, updated_at, created_at, open, position_type)
+           VALUES (?, ?, NULL, 'f', 'futures', 'E-BTC-USDT', 'BUY', 'LIMIT', '3', '100', '0', NULL, 'open', 1700000000900, 1700000000000, 'OPEN', 1)`,
+        )
+        .run(cid, id);
+    }
+    raw.close();
+    const j = journal();
+    expect(j.migratedFrom).toBe(2);
+    expect(j.order('slf-1')?.timeInForce).toBe('POST_ONLY');
+    expect(j.order('slf-2')).not.toHaveProperty('timeInForce');
+    // Written and read back as the order changes.
+    j.updateOrder({ ...j.order('slf-1')!, status: 'partially_filled', executedVolume: d('1'), updatedAt: 1_700_000_001_000 }, 'venue open orders');
+    j.close();
+    expect(journal().order('slf-1')).toMatchObject({ timeInForce: 'POST_ONLY', status: 'partially_filled', open: 'OPEN', positionType: 1 });
+  });
+
   it('reopens without migrating again', () => {
     const created = journal();
     expect(created.migratedFrom).toBe(0);

@@ -264,4 +264,22 @@ describe('StrategyHost', () => {
       ['cancel', 'sltest-b', undefined],
     ]);
   });
+
+  it('replace keeps how the original was sent: a POST_ONLY quote stays POST_ONLY, a futures close stays a close', async () => {
+    const def = defineStrategy({
+      apiVersion: 1,
+      name: 'c',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick() {
+          ctx.replace('sltest-q' as never, { price: '99.5' });
+        },
+      }),
+    });
+    const { host, view } = harness(def, {}, { market: 'futures', symbols: ['E-BTC-USDT'] });
+    view.orders = [order('sltest-q', { market: 'futures', symbol: 'E-BTC-USDT', venueOrderId: '78' as never, executedVolume: d('0'), open: 'OPEN', positionType: 2, timeInForce: 'POST_ONLY' })];
+    const out = await host.tick();
+    const placed = out.intents.find((i) => i.kind === 'place');
+    expect(placed).toMatchObject({ symbol: 'E-BTC-USDT', side: 'BUY', type: 'LIMIT', price: '99.5', volume: '1', open: 'OPEN', positionType: 2, timeInForce: 'POST_ONLY' });
+  });
 });
