@@ -3,7 +3,9 @@
 import { amend } from '../core/amend.js';
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import { BannedError } from '../core/errors.js';
-import type { Fill } from '../core/types.js';
+import type { Balance, Fill, Market } from '../core/types.js';
+import type { MarginAccount } from '../core/ports.js';
+import type { PositionBook } from '../positions/index.js';
 import type { Config } from '../config/index.js';
 import type { CallRecord } from '../executor/index.js';
 import { OpsRecorder, type OpsAlert, type OpsFill, type OpsHealth, type OpsSource, type OpsStatus } from '../ops/index.js';
@@ -214,7 +216,7 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSo
       recorder.record({
         at: opts.now(),
         prices,
-        equity: equity.value(app, inputs.lastPrices, inputs.instruments),
+        equity: equity.value(app.engine, inputs.lastPrices, inputs.instruments),
         realized: dec.sub(dec.sum(book.map((p) => p.realizedPnl)), dec.sum(book.map((p) => p.fees))),
       });
     },
@@ -257,25 +259,34 @@ const opsFill = (f: Fill): OpsFill => ({
   time: f.time,
 });
 
+/** What EquityBase reads of the running engine. */
+export interface EquityEngine {
+  activeSymbols(): readonly { market: Market; symbol: string }[];
+  readonly positions: PositionBook;
+  readonly reconciler: { readonly balances: ReadonlyMap<string, Balance>; readonly margins: readonly MarginAccount[] };
+}
+
 /**
  * Equity as the backtest report counts it: the account's value when the dashboard first could
- * price it (the venue's balances marked at the last prices), moved since by the PnL of our
- * positions (realised and unrealised, less fees), so the curve shows the strategies, not the
- * coins the account merely holds.
+ * price it (the venue's spot balances and, when futures trade, the futures wallet in the quote
+ * coin, marked at the last prices), moved since by the PnL of our positions (realised and
+ * unrealised, less fees), so the curve shows the strategies, not the coins the account merely
+ * holds. The wallet is its available and frozen margin as the account read gives them: margin
+ * already held by a position open at that first moment is not in it.
  */
-class EquityBase {
+export class EquityBase {
   quote: string | undefined;
   private base: Decimal | undefined;
 
-  value(app: App, lastPrices: ReadonlyMap<string, Decimal>, instruments: ReadonlyMap<string, { quoteAsset: string; multiplier?: Decimal }>): string | undefined {
-    const active = app.engine.activeSymbols();
+  value(engine: EquityEngine, lastPrices: ReadonlyMap<string, Decimal>, instruments: ReadonlyMap<string, { quoteAsset: string; multiplier?: Decimal }>): string | undefined {
+    const active = engine.activeSymbols();
     const first = active.find((a) => a.market === 'spot') ?? active[0];
     this.quote ??= first && instruments.get(`${first.market}:${first.symbol}`)?.quoteAsset;
     if (this.quote === undefined) return undefined;
     const quote = this.quote;
     const spotMid = (symbol: string) => lastPrices.get(`spot:${symbol}`);
     const pnl = equitySample(
-      app.engine.positions,
+      engine.positions,
       ZERO,
       0,
       (market, symbol) => lastPrices.get(`${market}:${symbol}`),
@@ -284,8 +295,11 @@ class EquityBase {
     ).equity;
     if (this.base === undefined) {
       if (active.some((a) => !lastPrices.has(`${a.market}:${a.symbol}`))) return undefined;
-      const balances = [...app.engine.reconciler.balances.values()];
-      this.base = dec.sub(accountValue(balances, quote, spotMid), pnl);
+      const futures = active.some((a) => a.market === 'futures');
+      // The futures wallet is not read yet: the base would miss it for good.
+      if (futures && engine.reconciler.margins.length === 0) return undefined;
+      const wallets = futures ? engine.reconciler.margins.map((m) => ({ asset: m.coin, free: m.available ?? ZERO, locked: m.locked ?? ZERO })) : [];
+      this.base = dec.sub(accountValue([...engine.reconciler.balances.values(), ...wallets], quote, spotMid), pnl);
     }
     return dec.add(this.base, pnl);
   }
