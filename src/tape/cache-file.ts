@@ -1,6 +1,6 @@
 // The bytes of an event cache file (see event-cache.ts), written and read as a stream:
 //
-//   sluice-events 3\n
+//   sluice-events 4\n
 //   a record per answer (cache-records.ts: binary, one answer's events each)
 //   u32 0, then \nend <events> <last at>\n
 //
@@ -13,7 +13,7 @@ import { eventCount } from '../sim/types.js';
 import { RecordDecoder, RecordEncoder } from './cache-records.js';
 import type { TapeMarketEvent } from './market.js';
 
-export const MAGIC = 'sluice-events 3';
+export const MAGIC = 'sluice-events 4';
 /** Bytes gathered before a chunk is written: one write per megabyte, synchronously (a write is a millisecond). */
 const CHUNK_BYTES = 1024 * 1024;
 

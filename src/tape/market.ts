@@ -9,6 +9,7 @@ import type { RecordedMarketEvent } from '../sim/types.js';
 import { fastDepth, fastTickerLast, fastTrades, quickDepth, quickTrades, rawList, tradeId, type Trade } from './fast.js';
 import type { TapeCall } from './format.js';
 import { KlineMemory } from './klines.js';
+import { OWN_ORDER_ENDPOINTS, OwnOrders } from './own-orders.js';
 
 export interface TapeMarketEvent {
   /** Local epoch ms the recorded answer arrived. */
@@ -80,7 +81,7 @@ export async function* streamMarketEvents(calls: AsyncIterable<TapeCall>, reorde
 function isMarketData(c: TapeCall): boolean {
   if (!('response' in c) || c.response.status < 200 || c.response.status > 299) return false;
   const endpoint = c.endpoint ?? endpointFor(c.request.method, c.request.path)?.id;
-  return endpoint !== undefined && MARKET_DATA.has(endpoint);
+  return endpoint !== undefined && (MARKET_DATA.has(endpoint) || OWN_ORDER_ENDPOINTS.has(endpoint));
 }
 
 interface TradeMemory {
@@ -126,16 +127,28 @@ class MarketDecoder {
   private readonly seen = new Map<string, TradeMemory>();
   private readonly klines = new KlineMemory();
   private readonly symbols = new Map<string, string | undefined>();
+  /** The recording account's resting orders, taken out of each depth (own-orders.ts). */
+  private readonly own = new OwnOrders();
 
   decode(call: TapeCall): TapeMarketEvent[] {
     if (!('response' in call) || call.response.status < 200 || call.response.status > 299) return [];
     const endpoint = call.endpoint ?? endpointFor(call.request.method, call.request.path)?.id;
-    if (!endpoint || !MARKET_DATA.has(endpoint)) return [];
+    if (!endpoint) return [];
+    if (!MARKET_DATA.has(endpoint)) {
+      if (OWN_ORDER_ENDPOINTS.has(endpoint)) {
+        try {
+          this.own.observe(call, endpoint);
+        } catch {
+          // An answer the live client could not read either: it tells nothing about the book.
+        }
+      }
+      return [];
+    }
     const symbol = this.symbol(call.market, call.request.query);
     if (!symbol) return [];
     let events: RecordedMarketEvent[];
     try {
-      events = endpoint === 'spot.klines' ? this.klines.events(symbol, call.request.query, call.response.body) : this.toEvents(endpoint, symbol, call.response.body);
+      events = endpoint === 'spot.klines' ? this.klines.events(symbol, call.request.query, call.response.body) : this.toEvents(call.market, endpoint, symbol, call.response.body);
     } catch {
       // The live run got this broken answer too and dropped it (MalformedResponseError);
       // the backtest drops it the same way rather than stopping.
@@ -155,16 +168,16 @@ class MarketDecoder {
     return symbol;
   }
 
-  private toEvents(endpoint: EndpointId, symbol: string, body: string): RecordedMarketEvent[] {
+  private toEvents(market: Market, endpoint: EndpointId, symbol: string, body: string): RecordedMarketEvent[] {
     if (endpoint === 'spot.trades') return this.trades(symbol, body);
     const quick = endpoint === 'spot.depth' || endpoint === 'futures.depth' ? quickDepth(body) : undefined;
-    if (quick) return [{ type: 'book', symbol, bids: quick.bids, asks: quick.asks }];
+    if (quick) return [this.book(market, symbol, quick.bids, quick.asks)];
     const raw = parseBody(body);
     switch (endpoint) {
       case 'spot.depth':
       case 'futures.depth': {
         const d = fastDepth(raw) ?? decodeResponse(endpoint, raw);
-        return [{ type: 'book', symbol, bids: d.bids, asks: d.asks }];
+        return [this.book(market, symbol, d.bids, d.asks)];
       }
       case 'spot.ticker':
       case 'futures.ticker':
@@ -172,6 +185,11 @@ class MarketDecoder {
       default:
         return [];
     }
+  }
+
+  /** A depth as other traders' size: the recording account's own resting orders taken out. */
+  private book(market: Market, symbol: string, bids: ReadonlyArray<readonly [string, string]>, asks: ReadonlyArray<readonly [string, string]>): RecordedMarketEvent {
+    return { type: 'book', symbol, bids: this.own.strip(market, symbol, 'BUY', bids), asks: this.own.strip(market, symbol, 'SELL', asks) };
   }
 
   private trades(symbol: string, body: string): RecordedMarketEvent[] {

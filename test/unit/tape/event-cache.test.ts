@@ -261,6 +261,19 @@ describe('event cache', () => {
     expect(other.batches).toEqual(await decoded(edited));
   });
 
+  it('decodes afresh over a file of the format before (sluice-events 3: books still holding the recording account’s own orders)', async () => {
+    const tape = writeTape(tmp.path('t.jsonl'), CALLS);
+    const cache = tmp.path('cache');
+    const path = await eventCachePath(tape, cache);
+    await read(tape, cache);
+    const whole = readFileSync(path);
+    expect(whole.subarray(0, 16).toString()).toBe('sluice-events 4\n');
+    writeFileSync(path, Buffer.concat([Buffer.from('sluice-events 3\n'), whole.subarray(16)]));
+    const again = await read(tape, cache);
+    expect(again.cached).toBe(false);
+    expect(readFileSync(path)).toEqual(whole);
+  });
+
   it('decodes again over a file without its end line, and names a damaged file and the fix', async () => {
     const tape = writeTape(tmp.path('t.jsonl'), CALLS);
     const cache = tmp.path('cache');
