@@ -41,6 +41,11 @@ export class OrderBook {
     return this.byId.get(id);
   }
 
+  /** Orders in the id index: the accounts' (the other participants' are not indexed). */
+  indexedCount(): number {
+    return this.byId.size;
+  }
+
   /**
    * Matches `taker` against the opposite side at maker prices while it crosses; calls `onFill`
    * for each fill (maker already reduced) and returns the lots filled. Makers that reach zero

@@ -10,6 +10,7 @@ import { contractMid, type ContractSpec, type MarketShape, type SymbolSpec } fro
 import type { IdSource } from './ids.js';
 import { stream, type Rng } from './random.js';
 import { PrintLog, type PublicTrade } from './prints.js';
+import { keepQueue, queueAhead } from './queue.js';
 import { RecordedKlines } from './recorded-klines.js';
 import { fromUnits, scaledUnits, tapeUnits, toUnits } from './units.js';
 
@@ -168,9 +169,12 @@ export class InstrumentMarket {
       // Every level is read before the book changes: a bad one leaves the book as it was.
       const bids = ev.type === 'book' ? this.readLevels(ev.bids, 0) : ev.bids;
       const asks = ev.type === 'book' ? this.readLevels(ev.asks, 2 * bids) : this.readCells(ev.cells) - bids;
+      // The others' size ahead of each account order stays ahead of it (queue.ts).
+      const ahead = queueAhead(this.book);
       this.book.removeOwner(OTHERS);
       this.quoteLevels('SELL', 2 * bids, 2 * (bids + asks), at);
       this.quoteLevels('BUY', 0, 2 * bids, at);
+      if (ahead) keepQueue(this.book, ahead, this.behindQuote);
       this.bookChanged(at);
       // The synthetic market's last price means nothing once the tape has it: until its first trade, the tape's mid.
       if (first) this.lastTicks = this.midTicks;
@@ -185,6 +189,8 @@ export class InstrumentMarket {
       this.lastTicks = this.midTicks;
     }
   }
+
+  private readonly behindQuote = (side: Side, priceTicks: number, lots: number, seq: number): Resting => new OthersOrder(this.othersSeq++, side, priceTicks, lots, seq);
 
   private bookChanged(at: number): void {
     const b = this.book.best('BUY');
