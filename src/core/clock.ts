@@ -66,17 +66,21 @@ export class ManualClock implements Clock {
         if (this.timers[mid]!.at <= at) lo = mid + 1;
         else hi = mid;
       }
-      const timer = { at, seq: this.seq++, resolve };
-      this.timers.splice(lo, 0, timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const i = this.timers.indexOf(timer);
-          if (i >= 0) this.timers.splice(i, 1);
+      const aborted = () => {
+        const i = this.timers.indexOf(timer);
+        if (i >= 0) this.timers.splice(i, 1);
+        resolve();
+      };
+      const timer = {
+        at,
+        seq: this.seq++,
+        resolve: () => {
+          signal?.removeEventListener('abort', aborted);
           resolve();
         },
-        { once: true },
-      );
+      };
+      this.timers.splice(lo, 0, timer);
+      signal?.addEventListener('abort', aborted, { once: true });
     });
   }
 

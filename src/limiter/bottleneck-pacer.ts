@@ -1,5 +1,6 @@
 // The live pacer: slots counted here, each endpoint's Bottleneck the FIFO queue for jobs that
 // find none (see pacer-base.ts for why a slot is held for a whole window after the answer).
+import { setMaxListeners } from 'node:events';
 import Bottleneck from 'bottleneck';
 import { PacerBase, PacerStoppedError, STOPPED_MESSAGE, invoke, type BottleneckPacerOptions } from './pacer-base.js';
 
@@ -34,8 +35,8 @@ interface LiveLane {
  */
 export class BottleneckPacer extends PacerBase<LiveLane> {
   private releaseWaiters: Array<() => void> = [];
-  /** Aborted by stop(): ends the timers of slots coming back and of pauses. */
-  private readonly stopping = new AbortController();
+  /** Aborted by stop(): ends the timers of slots coming back and of pauses (one listener each, as many as the limits allow). */
+  private readonly stopping = unlimited(new AbortController());
 
   constructor(opts: BottleneckPacerOptions) {
     super(opts, (endpoint, limit, maxConcurrent) => ({
@@ -192,4 +193,10 @@ export class BottleneckPacer extends PacerBase<LiveLane> {
       }),
     );
   }
+}
+
+/** A controller whose signal takes any number of listeners (Node warns past 10). */
+function unlimited(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
