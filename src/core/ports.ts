@@ -128,6 +128,8 @@ export interface Journal {
   lastFillId(): number;
   /** The latest `limit` fills journaled, oldest first: a look at recent fills that costs the same however long the journal. */
   latestFills(limit: number): Fill[];
+  /** A strategy's latest `limit` fills (as eachFill attributes them), oldest first: its own history, bounded. */
+  latestFillsOf(strategyId: string, limit: number): Fill[];
   /** The volumes of the fills journaled for one venue order (its executed volume is their sum). */
   fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[];
   /** The position book as last saved, for people and tools (a start restores from the checkpoint cursor, engine/positions-checkpoint.ts). */

@@ -22,6 +22,7 @@ import { settleAtStop, type StopOutcome } from './stop.js';
 import { haltOnRefusal, refusedAtStart } from './credentials.js';
 import { DisabledStrategies, type DisabledStrategy } from './disabled.js';
 import { StrategyLedger } from './ledger.js';
+import { restoreBooks } from './ledger-checkpoint.js';
 import { PositionsCheckpoint } from './positions-checkpoint.js';
 import { engineView, feedsOf, hears, strategyHosts, withHistory } from './strategies.js';
 import { applyLeverage, StrategyLifecycle } from './lifecycle.js';
@@ -69,7 +70,7 @@ export class Engine {
     this.deadlines = new Deadlines(parts.clock);
     this.loops = new Loops(parts.clock, parts.log);
     this.ledger = new StrategyLedger(parts.journal, (market, symbol) => parts.instruments.get(market, symbol));
-    this.checkpoint = new PositionsCheckpoint(parts.journal, parts.positions, parts.log);
+    this.checkpoint = new PositionsCheckpoint(parts.journal, parts.positions, parts.log, this.ledger);
     // A timer that fires while the stop waits for running ticks is heard like those ticks
     // (engine.shutdown.queued decides what is sent), and after its strategy's onStop the host
     // refuses what it asks, with a reason. `sluice plan`, which never opens the pipeline, shows
@@ -123,27 +124,22 @@ export class Engine {
    * Loads the instruments and rebuilds positions (once instruments are known, so fees land in
    * the right asset): the journal's checkpoint of them, then the fills journaled after it
    * (positions-checkpoint.ts). With `strategiesOwn`, the same read of the fills rebuilds each
-   * strategy's own (the ledger), from the first fill: the journal is streamed once.
+   * strategy's own books (the ledger): from their checkpoint, taken with the positions', or from
+   * the first fill when it cannot be used (ledger-checkpoint.ts); the journal is streamed once.
    */
   async load(opts: { strategiesOwn?: boolean } = {}): Promise<void> {
-    const { journal, positions, instruments } = this.parts;
-    await instruments.load(this.markets(), this.activeSymbols());
-    const through = this.checkpoint.restore();
-    const ledger = opts.strategiesOwn ? this.ledger : undefined;
-    for (const { id, fill, strategyId } of journal.eachFill(ledger ? 0 : through)) {
-      if (id > through) positions.apply(fill);
-      ledger?.replay(fill, strategyId);
-    }
-    ledger?.replayed();
+    await this.parts.instruments.load(this.markets(), this.activeSymbols());
+    restoreBooks(this.parts, this.checkpoint, opts.strategiesOwn ? this.ledger : undefined);
   }
 
   /** Loads, settles what the previous run left in flight, and reconciles with the venue; no strategy has run yet. */
   async prepare(opts: { untilComplete: boolean } = { untilComplete: true }): Promise<void> {
-    // A strategy of plugin API 2 can ask for its own history: its fills are replayed now, while
-    // nothing runs, rather than at its first ask, which would hold the event loop for as long as
-    // the journal takes to stream (seconds for a long one); its orders are read at its first ask
-    // (its latest only, however long the journal).
-    await this.load({ strategiesOwn: this.exits !== undefined || this.hosts.some((h) => h.apiVersion === 2) });
+    // Each strategy's own books are restored now, while nothing runs, rather than at a plugin API
+    // 2 strategy's first ask (which would hold the event loop while the journal streams), and
+    // always, so every checkpoint carries them (ledger-checkpoint.ts) and the journal can be
+    // pruned below it; its latest fills and orders are read at its first ask (its latest only,
+    // however long the journal).
+    await this.load({ strategiesOwn: true });
     await applyLeverage(this.parts);
     // Orders a previous run journaled but never heard back about may be on the venue: unknown,
     // for the reconciler to settle from what the venue shows. Nothing of this run is in flight yet.

@@ -1,13 +1,14 @@
 // Each strategy's own fills, orders and position (plugin API 2: ctx.fills(), ctx.orders(),
 // ctx.ownPosition()), beside the account-wide book, then kept up to date from the fills and
-// order updates the engine hears. Fills are replayed from the journal once: at start, from the
-// stream the engine reads for the account's book (replay), or at the first ask. Orders are read
-// per strategy at its first ask, its latest KEPT only, however long the journal.
-// Bounded: the latest KEPT fills and orders per strategy; positions keep every fill's effect.
+// order updates the engine hears. The positions are replayed from the journal once: at start,
+// from the stream the engine reads for the account's book (replay, after the books' checkpoint
+// when it can be used: ledger-checkpoint.ts), or at the first ask. The bounded history is read
+// from the journal per strategy at its first ask, its latest KEPT fills and orders only,
+// however long the journal and whether or not the books came from a checkpoint.
 import type { Journal } from '../core/ports.js';
 import type { SymbolInfo } from '../core/market.js';
 import { fillKey, type Fill, type Market, type Order, type StrategyPosition } from '../core/types.js';
-import { PositionBook, toStrategyPosition } from '../positions/index.js';
+import { malformed, PositionBook, toStrategyPosition, type BookSnapshotInput } from '../positions/index.js';
 
 const KEPT = 1000;
 /**
@@ -26,8 +27,14 @@ const UNTOLD_KEPT = 1000;
  */
 const APPLIED_KEPT = 1000;
 
+/** Each strategy's book as a checkpoint keeps it (its lines; no fill keys), sorted by strategy. */
+export type LedgerBooks = { strategyId: string; book: BookSnapshotInput }[];
+
 interface Own {
-  fills: Fill[];
+  /** Its latest fills (KEPT to 2 x KEPT), read from the journal at the first ask; undefined until then. */
+  fills: Fill[] | undefined;
+  /** Keys of the fills that first read took: a fill journaled before it and told after is not listed twice. */
+  fillsRead: Set<string> | undefined;
   /** Latest version of each order, in the order they were first seen; read from the journal at the first ask. */
   orders: Map<string, Order> | undefined;
   book: PositionBook;
@@ -36,8 +43,6 @@ interface Own {
 export class StrategyLedger {
   private readonly own = new Map<string, Own>();
   private loaded = false;
-  /** The latest fill keys replayed, for `untold` (UNTOLD_KEPT). */
-  private replayedKeys: string[] = [];
   /**
    * Keys of the fills that may still be told after the ledger loaded them (UNTOLD_KEPT); dropped
    * at the first fill told that is not among them, since fills are told in journal order.
@@ -49,8 +54,14 @@ export class StrategyLedger {
     private readonly instrument: (market: Market, symbol: string) => SymbolInfo | undefined,
   ) {}
 
+  /** The strategy's latest KEPT fills, oldest first, as the journal holds them. */
   fills(strategyId: string): readonly Fill[] {
-    return this.of(strategyId).fills;
+    const own = this.of(strategyId);
+    if (!own.fills) {
+      own.fills = latestValidFills(this.journal, strategyId);
+      own.fillsRead = new Set(own.fills.slice(-UNTOLD_KEPT).map(fillKey));
+    }
+    return own.fills.length > KEPT ? own.fills.slice(-KEPT) : own.fills;
   }
 
   orders(strategyId: string): readonly Order[] {
@@ -80,7 +91,37 @@ export class StrategyLedger {
       if (this.untold.has(fillKey(f))) return;
       this.untold = undefined;
     }
-    this.apply(strategyId, f);
+    const own = this.entry(strategyId);
+    if (!this.apply(own, f) || !own.fills) return;
+    if (own.fillsRead) {
+      if (own.fillsRead.has(fillKey(f))) return;
+      own.fillsRead = undefined;
+    }
+    own.fills.push(f);
+    if (own.fills.length > 2 * KEPT) own.fills.splice(0, own.fills.length - KEPT);
+  }
+
+  /**
+   * At start, before any fill is replayed: each strategy's book from the journal's checkpoint of
+   * them (ledger-checkpoint.ts). All or nothing: throws, naming the field, on a line that cannot
+   * be read or one at a contract size the venue no longer gives, and then restores none.
+   */
+  restore(books: LedgerBooks): void {
+    if (this.loaded || this.own.size > 0) throw new Error('StrategyLedger.restore after fills were replayed: a fill would count twice');
+    const restored = new Map<string, PositionBook>();
+    books.forEach(({ strategyId, book: snapshot }, i) => {
+      if (typeof strategyId !== 'string' || restored.has(strategyId)) throw new RangeError(`strategies[${i}].strategyId must be a strategy named once (got ${String(strategyId)})`);
+      if (typeof snapshot !== 'object' || snapshot === null || !Array.isArray(snapshot.positions)) throw new RangeError(`strategies[${i}].book.positions must be a list`);
+      const book = this.newBook();
+      for (const p of snapshot.positions) this.sizeLine(book, p.market, p.symbol);
+      try {
+        book.restore(snapshot);
+      } catch (err) {
+        throw new RangeError(`strategies[${i}] (${strategyId}): ${(err as Error).message}`, { cause: err });
+      }
+      restored.set(strategyId, book);
+    });
+    for (const [strategyId, book] of restored) this.own.set(strategyId, { fills: undefined, fillsRead: undefined, orders: undefined, book });
   }
 
   /**
@@ -90,24 +131,25 @@ export class StrategyLedger {
    */
   replay(f: Fill, strategyId: string | undefined): void {
     if (this.loaded) throw new Error('StrategyLedger.replay after the ledger loaded: a fill would count twice');
-    if (strategyId) this.apply(strategyId, f);
-    this.replayedKeys.push(fillKey(f));
-    if (this.replayedKeys.length > 2 * UNTOLD_KEPT) this.replayedKeys.splice(0, this.replayedKeys.length - UNTOLD_KEPT);
+    if (strategyId) this.apply(this.entry(strategyId), f);
   }
 
   /** Every journaled fill was replayed: from now on the ledger follows the fills it is told. */
   replayed(): void {
     this.loaded = true;
-    this.untold = new Set(this.replayedKeys.slice(-UNTOLD_KEPT));
-    this.replayedKeys = [];
+    this.untold = new Set(this.journal.latestFills(UNTOLD_KEPT).map(fillKey));
   }
 
-  private apply(strategyId: string, f: Fill): void {
-    const own = this.entry(strategyId);
-    this.sizeLine(own.book, f);
-    if (!own.book.apply(f)) return;
-    own.fills.push(f);
-    if (own.fills.length > 2 * KEPT) own.fills.splice(0, own.fills.length - KEPT);
+  /** Each strategy's book, for the journal's checkpoint; undefined until loaded (nothing to save). */
+  checkpoint(): LedgerBooks | undefined {
+    if (!this.loaded) return undefined;
+    const ids = [...this.own.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return ids.map((strategyId) => ({ strategyId, book: this.own.get(strategyId)!.book.checkpoint() }));
+  }
+
+  private apply(own: Own, f: Fill): boolean {
+    this.sizeLine(own.book, f.market, f.symbol);
+    return own.book.apply(f);
   }
 
   private of(strategyId: string): Own {
@@ -122,15 +164,28 @@ export class StrategyLedger {
   private entry(strategyId: string): Own {
     let own = this.own.get(strategyId);
     if (!own) {
-      own = { fills: [], orders: undefined, book: new PositionBook({ quoteAssetOf: (m, s) => this.instrument(m, s)?.quoteAsset, appliedKept: APPLIED_KEPT }) };
+      own = { fills: undefined, fillsRead: undefined, orders: undefined, book: this.newBook() };
       this.own.set(strategyId, own);
     }
     return own;
   }
 
+  private newBook(): PositionBook {
+    return new PositionBook({ quoteAssetOf: (m, s) => this.instrument(m, s)?.quoteAsset, appliedKept: APPLIED_KEPT });
+  }
+
   /** A futures line counts contracts: its book needs the contract size before the first fill. */
-  private sizeLine(book: PositionBook, f: Fill): void {
-    const multiplier = f.market === 'futures' ? this.instrument(f.market, f.symbol)?.multiplier : undefined;
-    if (multiplier) book.setMultiplier(f.market, f.symbol, multiplier);
+  private sizeLine(book: PositionBook, market: Market, symbol: string): void {
+    const multiplier = market === 'futures' ? this.instrument(market, symbol)?.multiplier : undefined;
+    if (multiplier) book.setMultiplier(market, symbol, multiplier);
+  }
+}
+
+/** The strategy's latest KEPT fills the book takes (a malformed one never counted, so it is not listed). */
+function latestValidFills(journal: Journal, strategyId: string): Fill[] {
+  for (let asked = KEPT; ; asked *= 2) {
+    const read = journal.latestFillsOf(strategyId, asked);
+    const valid = read.filter((f) => malformed(f) === undefined);
+    if (valid.length >= KEPT || read.length < asked) return valid.slice(-KEPT);
   }
 }

@@ -10,6 +10,8 @@ import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
 import type { BookSnapshotInput, PositionBook } from '../positions/index.js';
+import { LEDGER_CHECKPOINT, ledgerCheckpointText } from './ledger-checkpoint.js';
+import type { StrategyLedger } from './ledger.js';
 
 /** The journal cursor that holds the checkpoint. */
 export const POSITIONS_CHECKPOINT = 'positions:checkpoint';
@@ -23,11 +25,15 @@ interface Checkpoint {
 export class PositionsCheckpoint {
   /** The fill number the journal's checkpoint covers, as this process last read or wrote it. */
   private through = -1;
+  /** The fill number the journal's checkpoint of the strategies' books covers, as this process last read or wrote it. */
+  private booksThrough = -1;
 
   constructor(
     private readonly journal: Journal,
     private readonly positions: PositionBook,
     private readonly log: Log,
+    /** Each strategy's own books, checkpointed in the same commit with the same fill number (ledger-checkpoint.ts). */
+    private readonly ledger?: Pick<StrategyLedger, 'checkpoint'>,
   ) {}
 
   /** Restores the book (empty) from the journal's checkpoint; returns the number of the last fill it covers, 0 when there is none to use. */
@@ -48,18 +54,27 @@ export class PositionsCheckpoint {
     }
   }
 
+  /** The strategies' books were restored from the journal's checkpoint covering fills up to `through`. */
+  booksRestored(through: number): void {
+    this.booksThrough = through;
+  }
+
   /**
-   * Journals the book (the positions table, for people and tools) and its checkpoint, in one
-   * commit; nothing when no fill was journaled since the last (only fills change the book).
+   * Journals the book (the positions table, for people and tools) and its checkpoint, with the
+   * strategies' own books once the ledger is loaded, in one commit; nothing when no fill was
+   * journaled since the last (only fills change the books).
    */
   save(): void {
     const through = this.journal.lastFillId();
-    if (through === this.through) return;
+    const books = this.ledger?.checkpoint();
+    if (through === this.through && (books === undefined || through === this.booksThrough)) return;
     this.journal.transaction(() => {
       this.journal.savePositions(this.positions.snapshot());
       const checkpoint: Checkpoint = { throughFill: through, book: this.positions.checkpoint() };
       this.journal.setCursor(POSITIONS_CHECKPOINT, JSON.stringify(checkpoint));
+      if (books) this.journal.setCursor(LEDGER_CHECKPOINT, ledgerCheckpointText(through, books));
     });
     this.through = through;
+    if (books) this.booksThrough = through;
   }
 }

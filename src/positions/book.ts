@@ -186,7 +186,8 @@ export class PositionBook {
   }
 }
 
-function malformed(fill: Fill): string | undefined {
+/** Why the book refuses a fill (it is never applied), or undefined for a fill it takes. */
+export function malformed(fill: Fill): string | undefined {
   if (fill.side !== 'BUY' && fill.side !== 'SELL') return `unknown side ${String(fill.side)}`;
   if (!isDecimal(fill.volume) || !dec.isPositive(fill.volume)) return `volume must be a decimal above 0 (got ${String(fill.volume)})`;
   if (!isDecimal(fill.price) || !dec.isPositive(fill.price)) return `price must be a decimal above 0 (got ${String(fill.price)})`;

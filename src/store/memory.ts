@@ -181,6 +181,13 @@ export class MemoryJournal implements Journal {
     return fills.slice(Math.max(0, fills.length - limit));
   }
 
+  latestFillsOf(strategyId: string, limit: number): Fill[] {
+    const fills = [...this.eachFill()];
+    const mine: Fill[] = [];
+    for (let i = fills.length - 1; i >= 0 && mine.length < limit; i--) if (fills[i]!.strategyId === strategyId) mine.push(fills[i]!.fill);
+    return mine.reverse();
+  }
+
   fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[] {
     return [...(this.volumesByOrder.get(`${market}:${symbol}:${venueOrderId}`) ?? [])];
   }

@@ -232,6 +232,10 @@ export class SqliteJournal implements Journal {
     return this.guard('latestFills', () => this.stmt.latestFills.all(Math.max(0, limit))).map(toFill);
   }
 
+  latestFillsOf(strategyId: string, limit: number): Fill[] {
+    return this.guard('latestFillsOf', () => this.stmt.latestFillsOf.all(strategyId, Math.max(0, limit))).map(toFill).reverse();
+  }
+
   fillVolumes(market: Market, symbol: string, venueOrderId: string): Decimal[] {
     return this.guard('fillVolumes', () => this.stmt.fillVolumes.all(venueOrderId, market, symbol)).map((r) => r.volume as Decimal);
   }

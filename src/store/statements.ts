@@ -105,6 +105,12 @@ export function prepareStatements(db: Database.Database) {
       `SELECT f.*, (SELECT o.strategy FROM orders o WHERE o.venue_order_id = f.venue_order_id AND o.market = f.market AND o.symbol = f.symbol ORDER BY o.intent DESC LIMIT 1) AS strategy
        FROM fills f WHERE f.id > ? ORDER BY f.id`,
     ),
+    // A strategy's latest fills, newest first, attributed as `fills` attributes them: the scan walks
+    // back from the latest fill and stops at the limit.
+    latestFillsOf: db.prepare<[string, number], FillRow>(
+      `SELECT * FROM (SELECT f.*, (SELECT o.strategy FROM orders o WHERE o.venue_order_id = f.venue_order_id AND o.market = f.market AND o.symbol = f.symbol ORDER BY o.intent DESC LIMIT 1) AS strategy
+       FROM fills f ORDER BY f.id DESC) WHERE strategy = ? LIMIT ?`,
+    ),
     lastFillId: db.prepare<[], { id: number | null }>(`SELECT max(id) AS id FROM fills`),
     latestFills: db.prepare<[number], FillRow>(`SELECT * FROM (SELECT * FROM fills ORDER BY id DESC LIMIT ?) ORDER BY id`),
     fillVolumes: db.prepare<[string, string, string], { volume: string }>(`SELECT volume FROM fills WHERE venue_order_id = ? AND market = ? AND symbol = ?`),
