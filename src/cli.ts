@@ -113,6 +113,19 @@ program
   });
 
 program
+  .command('journal')
+  .description('journal maintenance')
+  .command('prune')
+  .description('delete final orders older than --keep-days with their events and fills (every open order and each strategy\'s latest 1000 stay), then VACUUM; with the daemon stopped (it takes the journal\'s lock)')
+  .requiredOption('-c, --config <file>', 'YAML config file (journal.path)')
+  .requiredOption('--keep-days <n>', 'keep final orders last updated within this many days', integer('--keep-days'))
+  .option('--no-vacuum', 'delete only; the space freed is reused by later writes but the file does not shrink')
+  .action(async (opts: { config: string; keepDays: number; vacuum: boolean }) => {
+    const { journalPruneCommand } = await import('./commands/journal.js');
+    process.exit(await journalPruneCommand(opts.config, { keepDays: opts.keepDays, vacuum: opts.vacuum }));
+  });
+
+program
   .command('backtest')
   .description('run strategies on a manual clock against the simulator, driven by a recorded tape; writes a JSON and an HTML report')
   .requiredOption('-c, --config <file>', 'YAML config file (strategies, risk, sim latency, fees, faults and scenario)')

@@ -27,3 +27,15 @@ export function venueOrderId(text: string): VenueOrderId {
   if (!/^\d{1,30}$/.test(text)) throw new RangeError(`venue order id must be digits, got "${text}"`);
   return text as VenueOrderId;
 }
+
+/**
+ * The journal cursor that holds the highest trade id of a symbol whose fill was pruned with its
+ * order (store/prune.ts): a trade at or below it that no journaled order claims is one of those,
+ * shown again by the venue, and the reconciler passes it over (reconciler/pruned.ts).
+ */
+export function prunedTradesKey(market: string, symbol: string): string {
+  return `pruned:${market}:${symbol}`;
+}
+
+/** The journal cursor saying what `sluice journal prune` last deleted ({ at, before, throughFill }): fills at or below throughFill may be gone. */
+export const PRUNED_KEY = 'journal:pruned';

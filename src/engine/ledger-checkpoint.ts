@@ -7,12 +7,24 @@
 // with a warning and the books are rebuilt from every fill, as without one. The strategies'
 // bounded history (their latest fills and orders) is not in it: the ledger reads it from the
 // journal (ledger.ts).
+import { amend } from '../core/amend.js';
 import { errorText } from '../core/errors.js';
+import { PRUNED_KEY } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
 import type { PositionBook } from '../positions/index.js';
 import type { LedgerBooks, StrategyLedger } from './ledger.js';
 import type { PositionsCheckpoint } from './positions-checkpoint.js';
+
+/**
+ * What a warning about a checkpoint set aside adds when the journal was pruned: the rebuild then
+ * lacks the pruned fills, so the positions are short of them (`sluice status` shows the drift).
+ */
+export function prunedNote(journal: Journal): { pruned?: string } {
+  const text = journal.cursor(PRUNED_KEY);
+  if (text === undefined) return {};
+  return { pruned: `the journal was pruned (${text}): the fills pruned are not in the rebuild, so these positions lack them; compare with the venue (sluice status) before trading on them` };
+}
 
 /** The journal cursor that holds the checkpoint. */
 export const LEDGER_CHECKPOINT = 'ledger:checkpoint';
@@ -67,7 +79,7 @@ export function restoreLedger(journal: Journal, ledger: StrategyLedger, position
     ledger.restore(read.strategies);
     return read.throughFill;
   } catch (err) {
-    log.warn({ reason: errorText(err) }, "the strategies' own checkpoint cannot be used: their positions are rebuilt from every fill");
+    log.warn(amend({ reason: errorText(err) }, prunedNote(journal)), "the strategies' own checkpoint cannot be used: their positions are rebuilt from every fill");
     return undefined;
   }
 }

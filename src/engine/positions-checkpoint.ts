@@ -6,11 +6,12 @@
 // order. The journal keeps every fill: a checkpoint that cannot be used (unreadable, covering
 // fills the journal does not hold, lines at a contract size the venue no longer gives) is set
 // aside with a warning and the book is rebuilt from every fill, as without one.
+import { amend } from '../core/amend.js';
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
 import type { BookSnapshotInput, PositionBook } from '../positions/index.js';
-import { LEDGER_CHECKPOINT, ledgerCheckpointText } from './ledger-checkpoint.js';
+import { LEDGER_CHECKPOINT, ledgerCheckpointText, prunedNote } from './ledger-checkpoint.js';
 import type { StrategyLedger } from './ledger.js';
 
 /** The journal cursor that holds the checkpoint. */
@@ -49,7 +50,7 @@ export class PositionsCheckpoint {
       this.positions.restore(book);
       return (this.through = throughFill!);
     } catch (err) {
-      this.log.warn({ reason: errorText(err) }, 'the positions checkpoint cannot be used: positions are rebuilt from every fill');
+      this.log.warn(amend({ reason: errorText(err) }, prunedNote(this.journal)), 'the positions checkpoint cannot be used: positions are rebuilt from every fill');
       return 0;
     }
   }

@@ -26,6 +26,7 @@ import { ownOrderId } from './fills.js';
 import { commitPass } from './commit.js';
 import { decideSymbol, type SymbolDecision } from './pass.js';
 import { readTrades } from './trade-reads.js';
+import { withoutPruned } from './pruned.js';
 import { couldBe, coverReads, newCoverage, tradeCandidates, type Coverage, type CoverageLog } from './unknown.js';
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
 import { reportUnclaimed, type UnclaimedTrade } from './unclaimed.js';
@@ -227,7 +228,7 @@ export class Reconciler {
       report: (skipped) => this.reportSkipped(market, symbol, 'trade', skipped),
     });
     coverReads(coverage, { openAt: page.complete ? openSentAt : undefined, caughtUpAt: reads.caughtUpAt }, this.deps.settings.drift.graceMs);
-    const trades = reads.trades;
+    const trades = withoutPruned(this.deps.journal, market, symbol, reads.trades, (id) => this.byVenueId(market, symbol, id));
     // One look at the journal per pass: a busy pass re-reads thousands of trades.
     const ours = this.deps.journal.orders({ openOnly: true }).filter((o) => o.market === market && o.symbol === symbol);
     const known = new Map<string, Order | undefined>();

@@ -316,6 +316,15 @@ export class SqliteJournal implements Journal {
     this.db.close();
   }
 
+  /** Runs maintenance on the connection (store/prune.ts: `sluice journal prune`, with the daemon's lock held). */
+  maintain<T>(op: string, fn: (db: Database.Database) => T): T {
+    try {
+      return this.write(op, () => fn(this.db));
+    } finally {
+      this.copies?.reload(); // the orders beside the tables: read them again
+    }
+  }
+
   /** Full `PRAGMA integrity_check` (slower than the quick_check done at open): ['ok'] when sound. */
   integrityCheck(): string[] {
     return this.guard('integrityCheck', () => (this.db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check));
