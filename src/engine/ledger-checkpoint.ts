@@ -12,9 +12,7 @@ import { errorText } from '../core/errors.js';
 import { PRUNED_KEY } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
-import type { PositionBook } from '../positions/index.js';
 import type { LedgerBooks, StrategyLedger } from './ledger.js';
-import type { PositionsCheckpoint } from './positions-checkpoint.js';
 
 /**
  * What a warning about a checkpoint set aside adds when the journal was pruned: the rebuild then
@@ -84,18 +82,3 @@ export function restoreLedger(journal: Journal, ledger: StrategyLedger, position
   }
 }
 
-/**
- * Positions from their checkpoint and the fills after it; with a ledger, the strategies' own
- * books from theirs when it covers the same fills, else from the first fill: one read of the fills.
- */
-export function restoreBooks(parts: { journal: Journal; positions: PositionBook; log: Log }, checkpoint: PositionsCheckpoint, ledger: StrategyLedger | undefined): void {
-  const { journal, positions, log } = parts;
-  const through = checkpoint.restore();
-  const booksThrough = ledger && restoreLedger(journal, ledger, through, log);
-  if (booksThrough !== undefined) checkpoint.booksRestored(booksThrough);
-  for (const { id, fill, strategyId } of journal.eachFill(ledger ? (booksThrough ?? 0) : through)) {
-    if (id > through) positions.apply(fill);
-    ledger?.replay(fill, strategyId);
-  }
-  ledger?.replayed();
-}

@@ -11,7 +11,7 @@ import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
 import type { BookSnapshotInput, PositionBook } from '../positions/index.js';
-import { LEDGER_CHECKPOINT, ledgerCheckpointText, prunedNote } from './ledger-checkpoint.js';
+import { LEDGER_CHECKPOINT, ledgerCheckpointText, prunedNote, restoreLedger } from './ledger-checkpoint.js';
 import type { StrategyLedger } from './ledger.js';
 
 /** The journal cursor that holds the checkpoint. */
@@ -78,4 +78,20 @@ export class PositionsCheckpoint {
     this.through = through;
     if (books) this.booksThrough = through;
   }
+}
+
+/**
+ * Positions from their checkpoint and the fills after it; with a ledger, the strategies' own
+ * books from theirs when it covers the same fills, else from the first fill: one read of the fills.
+ */
+export function restoreBooks(parts: { journal: Journal; positions: PositionBook; log: Log }, checkpoint: PositionsCheckpoint, ledger: StrategyLedger | undefined): void {
+  const { journal, positions, log } = parts;
+  const through = checkpoint.restore();
+  const booksThrough = ledger && restoreLedger(journal, ledger, through, log);
+  if (booksThrough !== undefined) checkpoint.booksRestored(booksThrough);
+  for (const { id, fill, strategyId } of journal.eachFill(ledger ? (booksThrough ?? 0) : through)) {
+    if (id > through) positions.apply(fill);
+    ledger?.replay(fill, strategyId);
+  }
+  ledger?.replayed();
 }
