@@ -131,10 +131,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE orders ADD COLUMN position_type INTEGER;
   `,
   // 3: orders keep the time in force they were sent with (a replacement keeps it), from their
-  // intents for the orders journaled before.
+  // intents for the orders journaled before; and retention (store/prune.ts): final orders by
+  // when they last changed, so a prune finds the old ones without reading every order. Also the
+  // line an older sluice must not cross: it would rebuild each strategy's own book from every
+  // fill, and a pruned journal no longer holds them all.
   `
   ALTER TABLE orders ADD COLUMN time_in_force TEXT;
   UPDATE orders SET time_in_force = (SELECT json_extract(body, '$.timeInForce') FROM intents WHERE intents.id = orders.intent);
+  CREATE INDEX orders_final_updated ON orders (updated_at) WHERE status IN ${FINAL};
   `,
 ];
 
@@ -143,6 +147,8 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The SQL behind orders(filter), exported so a test can check each one's query plan uses an index. */
 export const ORDER_QUERIES = {
+  /** Final orders last updated before a time (store/prune.ts's candidates). */
+  finalBefore: `SELECT * FROM orders WHERE status IN ${FINAL} AND updated_at < ?`,
   all: `SELECT * FROM orders ORDER BY intent`,
   open: `SELECT * FROM orders WHERE status NOT IN ${FINAL} ORDER BY intent`,
   strategy: `SELECT * FROM orders WHERE strategy = ? ORDER BY intent`,

@@ -203,6 +203,37 @@ describe('SqliteJournal: opening', () => {
     expect(journal().order('slf-1')).toMatchObject({ timeInForce: 'POST_ONLY', status: 'partially_filled', open: 'OPEN', positionType: 1 });
   });
 
+  it('migrates a schema 2 journal to 3: its rows as they were, final orders indexed by when they last changed (retention)', () => {
+    // A schema 2 journal, as the previous version wrote it (its migrations, verbatim).
+    const raw = new Database(path);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    raw.exec(MIGRATIONS[0]!);
+    raw.exec(MIGRATIONS[1]!);
+    raw.pragma('user_version = 2');
+    raw.prepare(`INSERT INTO intents (id, intent_id, kind, strategy, client_order_id, body, journaled_at) VALUES (1, 'i', 'place', 'a', 'sla-1', '{}', 1700000000000)`).run();
+    raw
+      .prepare(
+        `INSERT INTO orders (client_order_id, intent, venue_order_id, strategy, market, symbol, side, type, volume, price, executed_volume, avg_price, status, updated_at, created_at)
+         VALUES ('sla-1', 1, '55', 'a', 'spot', 'BTCUSDT', 'BUY', 'LIMIT', '1', '100', '1', '100', 'filled', 1700000000900, 1700000000000)`,
+      )
+      .run();
+    raw.close();
+    const j = journal();
+    expect(j.migratedFrom).toBe(2);
+    expect(j.settings().schemaVersion).toBe(3);
+    expect(j.order('sla-1')).toMatchObject({ status: 'filled', updatedAt: 1_700_000_000_900, createdAt: 1_700_000_000_000 });
+    expect(j.integrityCheck()).toEqual(['ok']);
+    j.close();
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(check.prepare(`SELECT sql FROM sqlite_master WHERE name = 'orders_final_updated'`).get()).toEqual({ sql: expect.stringContaining('ON orders (updated_at) WHERE status IN') });
+      expect((check.prepare(`EXPLAIN QUERY PLAN ${ORDER_QUERIES.finalBefore}`).all(1) as { detail: string }[]).map((r) => r.detail).join()).toContain('orders_final_updated');
+    } finally {
+      check.close();
+    }
+  });
+
   it('reopens without migrating again', () => {
     const created = journal();
     expect(created.migratedFrom).toBe(0);
