@@ -5,7 +5,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { JournalError } from '../core/errors.js';
-import { PRUNED_KEY } from '../core/ids.js';
 import { LEDGER_CHECKPOINT, readLedgerCheckpoint } from '../engine/ledger-checkpoint.js';
 import { POSITIONS_CHECKPOINT } from '../engine/positions-checkpoint.js';
 import { lockJournal } from '../store/lock.js';
@@ -67,7 +66,6 @@ function prune(journal: SqliteJournal, path: string, opts: PruneOptions, say: (l
   const rowsBefore = journal.maintain('prune', rowCounts);
   say(`${path}: deleting final orders last updated before ${new Date(before).toISOString()} (${opts.keepDays} days), with their events, intents and fills up to fill ${through} (the checkpoints); keeping every order not final and each strategy's latest orders and fills`);
   const deleted = journal.maintain('prune', (db) => pruneRows(db, { before, throughFill: through, now: opts.now, keepLatest: opts.keepLatest }));
-  journal.setCursor(PRUNED_KEY, JSON.stringify({ at: opts.now, before, throughFill: through }));
   say(`deleted ${deleted.orders} orders, ${deleted.events} order events, ${deleted.intents} intents, ${deleted.fills} fills`);
   const rowsAfter = journal.maintain('prune', rowCounts);
   say(`rows: ${describeRows(rowsBefore, rowsAfter)}`);

@@ -11,7 +11,7 @@
 // over a trade at or below it that no order claims, so a pruned order's trade that the venue
 // shows again (its latest page, read every fifth pass) is never booked or reported again.
 import type { Database } from './driver.js';
-import { prunedTradesKey } from '../core/ids.js';
+import { PRUNED_KEY, prunedTradesKey } from '../core/ids.js';
 
 /** Per strategy, the orders and the fills' orders a prune keeps (ctx.orders(), ctx.fills()). */
 export const KEEP_LATEST = 1000;
@@ -29,6 +29,13 @@ export interface PruneOptions {
   keepLatest?: number | undefined;
   /** Clock for the cursors' updated_at. */
   now: number;
+}
+
+/** What PRUNED_KEY holds after a prune (JSON). */
+export interface PrunedNote {
+  at: number;
+  before: number;
+  throughFill: number;
 }
 
 export interface PruneResult {
@@ -101,6 +108,8 @@ export function pruneRows(db: Database.Database, opts: PruneOptions): PruneResul
     const orders = db.prepare(`DELETE FROM orders WHERE client_order_id IN (SELECT client_order_id FROM temp.pruned)`).run().changes;
     const intents = db.prepare(`DELETE FROM intents WHERE client_order_id IN (SELECT client_order_id FROM temp.pruned)`).run().changes;
     db.exec(`DROP TABLE temp.pruned`);
+    const note: PrunedNote = { at: opts.now, before: opts.before, throughFill: opts.throughFill };
+    setCursor.run(PRUNED_KEY, JSON.stringify(note), opts.now);
     return { orders, events, intents, fills };
   });
   return run.immediate();

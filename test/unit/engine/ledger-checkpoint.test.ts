@@ -39,7 +39,7 @@ const FILLS: Fill[] = [
 ];
 
 /** A journal with two strategies' orders and fills t1, t2 checkpointed (by a reconcile pass), then t3 and t4; `cursor` replaces the books' checkpoint. */
-async function started(opts: { cursor?: string }) {
+async function started(opts: { cursor?: string; pruned?: boolean }) {
   running = await engineApp('mode: paper\n', []);
   const { app, clock } = running;
   order(app.journal, 'alpha', 'a-1', '1');
@@ -49,6 +49,7 @@ async function started(opts: { cursor?: string }) {
   await drive(clock, app.engine.reconcile());
   expect(JSON.parse(app.journal.cursor(LEDGER_CHECKPOINT)!)).toMatchObject({ version: 1, throughFill: 2, strategies: [{ strategyId: 'alpha' }, { strategyId: 'beta' }] });
   if (opts.cursor !== undefined) app.journal.setCursor(LEDGER_CHECKPOINT, opts.cursor);
+  if (opts.pruned) app.journal.setCursor('journal:pruned', JSON.stringify({ at: 5, before: 4, throughFill: 2 }));
   for (const f of FILLS.slice(2)) app.journal.recordFill(f);
   // A new start on the same journal.
   await drive(clock, app.stop());
@@ -93,6 +94,14 @@ describe("strategies' own books at start", () => {
     for (const id of ['alpha', 'beta']) expect(own.position(id, 'spot', 'BTCUSDT')).toEqual(everyFill(app.journal, id));
     // The account's positions still come from their own checkpoint.
     expect(app.engine.positions.snapshot()[0]).toMatchObject({ quantity: '0.4' });
+  });
+});
+
+describe('a checkpoint set aside on a pruned journal', () => {
+  it('is warned about with what the rebuild lacks: the fills pruned', async () => {
+    const { logs } = await started({ cursor: '{', pruned: true });
+    const [line] = logs.withMsg(WARNING);
+    expect(line?.pruned).toMatch(/^the journal was pruned \(.*"throughFill":2.*\): the fills pruned are not in the rebuild, so these positions lack them; compare with the venue \(sluice status\)/);
   });
 });
 
