@@ -157,7 +157,7 @@ export function limitsCheck(config: Config, facts: { now: number; banUntil: numb
 
   // Market data: one poll per symbol and feed every marketDataEveryMs (a plugin may not subscribe to every feed).
   const perMarket = symbolsByMarket(config);
-  const feeds: Record<Market, EndpointId[]> = { spot: ['spot.ticker', 'spot.depth', 'spot.trades', 'spot.klines'], futures: ['futures.ticker', 'futures.depth'] };
+  const feeds: Record<Market, EndpointId[]> = { spot: ['spot.ticker', 'spot.depth', 'spot.trades', 'spot.klines'], futures: ['futures.ticker', 'futures.depth', 'futures.klines'] };
   let raise = 0;
   for (const [market, symbols] of Object.entries(perMarket) as [Market, number][]) {
     const limit = Math.min(...feeds[market].map((e) => limits[e]));

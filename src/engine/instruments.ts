@@ -9,13 +9,13 @@ import type { SymbolInfo } from '../core/market.js';
 import type { MarketReader } from '../core/ports.js';
 import { closest } from '../core/spelling.js';
 import type { Market } from '../core/types.js';
-import { notServed, spotFeedProblem } from '../executor/readers.js';
+import { feedProblem, notServed } from '../executor/readers.js';
 import type { EntryFields, LoadedStrategy, MarketSubscription } from '../strategy/index.js';
 
 const key = (market: Market, symbol: string) => `${market}:${symbol}`;
 
 /** Feeds the venue's REST API does not serve, per market (executor/readers.ts refuses them). */
-const UNSERVED: Record<Market, readonly MarketSubscription['kind'][]> = { spot: [], futures: ['trades', 'klines'] };
+const UNSERVED: Record<Market, readonly MarketSubscription['kind'][]> = { spot: [], futures: ['trades'] };
 /** Symbols listed in a refusal, at most: a venue may list hundreds. */
 const LISTED_SHOWN = 30;
 
@@ -47,8 +47,7 @@ export function requirementsOf(entries: readonly unknown[], strategies: readonly
       continue; // its host disables it at start, with the reason
     }
     for (const kind of new Set(subscriptions.map((x) => x.kind))) req.feeds.push({ path: `${at}.market`, market, kind, plugin: s.definition.name });
-    if (market !== 'spot') continue;
-    for (const problem of new Set(subscriptions.map(spotFeedProblem))) if (problem) req.pages.push({ path: `${at}.params`, plugin: s.definition.name, problem });
+    for (const problem of new Set(subscriptions.map((x) => feedProblem(market, x)))) if (problem) req.pages.push({ path: `${at}.params`, plugin: s.definition.name, problem });
   }
   return req;
 }
@@ -57,7 +56,7 @@ export function requirementsOf(entries: readonly unknown[], strategies: readonly
 export function feedProblems(req: Requirements): ConfigProblem[] {
   const problems: ConfigProblem[] = req.feeds
     .filter((f) => UNSERVED[f.market].includes(f.kind))
-    .map((f) => ({ path: f.path, message: `${f.market}: the plugin ${f.plugin} subscribes to ${f.kind}, which this market cannot poll (${notServed(f.kind as 'trades' | 'klines')})` }));
+    .map((f) => ({ path: f.path, message: `${f.market}: the plugin ${f.plugin} subscribes to ${f.kind}, which this market cannot poll (${notServed(f.kind as 'trades')})` }));
   for (const p of req.pages) problems.push({ path: p.path, message: `the plugin ${p.plugin} subscribes to ${p.problem}` });
   return problems;
 }

@@ -76,6 +76,7 @@ export interface ResponseOf {
   'futures.contracts': Listing<ContractInfo>;
   'futures.ticker': Ticker;
   'futures.depth': Depth;
+  'futures.klines': Kline[];
   'futures.order': OrderAck;
   'futures.queryOrder': VenueOrder;
   'futures.cancel': CancelAck;
@@ -269,6 +270,24 @@ function decodeFuturesAccount(r: Reader, v: unknown, p: string, skipped: Skipped
   return account;
 }
 
+/** A klines answer: candles `{idx, open, close, high, low, vol}`. */
+function decodeKlines(r: Reader, b: unknown): Kline[] {
+  return r.list(b, 'body').map((v, i) => {
+    const p = `klines[${i}]`;
+    const o = r.obj(v, p);
+    const idx = r.int(o, 'idx', p);
+    return {
+      // Old venues give seconds; anything before 2001 in ms is taken as seconds.
+      openTime: idx < 1e12 ? idx * 1000 : idx,
+      open: r.dec(o, 'open', p),
+      high: r.dec(o, 'high', p),
+      low: r.dec(o, 'low', p),
+      close: r.dec(o, 'close', p),
+      vol: r.dec(o, 'vol', p),
+    };
+  });
+}
+
 type Decoders = { [E in EndpointId]: (r: Reader, body: unknown) => ResponseOf[E] };
 
 const empty = (r: Reader, body: unknown): Record<string, never> => {
@@ -289,21 +308,7 @@ const decoders: Decoders = {
       const o = r.obj(v, `trades[${i}]`);
       return { price: r.dec(o, 'price', `trades[${i}]`), qty: r.dec(o, 'qty', `trades[${i}]`), time: r.int(o, 'time', `trades[${i}]`), side: r.side(o, 'side', `trades[${i}]`) };
     }),
-  'spot.klines': (r, b) =>
-    r.list(b, 'body').map((v, i) => {
-      const p = `klines[${i}]`;
-      const o = r.obj(v, p);
-      const idx = r.int(o, 'idx', p);
-      return {
-        // Old venues give seconds; anything before 2001 in ms is taken as seconds.
-        openTime: idx < 1e12 ? idx * 1000 : idx,
-        open: r.dec(o, 'open', p),
-        high: r.dec(o, 'high', p),
-        low: r.dec(o, 'low', p),
-        close: r.dec(o, 'close', p),
-        vol: r.dec(o, 'vol', p),
-      };
-    }),
+  'spot.klines': decodeKlines,
   'spot.order': decodeAck,
   'spot.orderTest': empty,
   'spot.batchOrders': (r, b) => {
@@ -350,6 +355,8 @@ const decoders: Decoders = {
   'futures.contracts': (r, b) => r.items(r.list(b, 'body'), at('contracts'), (v, p) => decodeContract(r, v, p), (v) => nameOf(v, 'symbol')),
   'futures.ticker': decodeTicker,
   'futures.depth': decodeDepth,
+  // The notes give no futures klines shape: read as spot's, the same items {idx, open, close, high, low, vol}.
+  'futures.klines': decodeKlines,
   'futures.order': decodeAck,
   'futures.queryOrder': (r, b) => decodeVenueOrder(r, b, 'body', 'contractName'),
   'futures.cancel': (r, b) => ({ orderId: r.orderId(r.obj(b, 'body'), 'body') }),

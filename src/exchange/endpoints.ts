@@ -48,6 +48,8 @@ const table = {
   'futures.contracts': { market: 'futures', method: 'GET', path: '/fapi/v1/contracts', security: 'NONE', limitPer2s: 20, ours: true },
   'futures.ticker': { market: 'futures', method: 'GET', path: '/fapi/v1/ticker', security: 'NONE', limitPer2s: 20, ours: true },
   'futures.depth': { market: 'futures', method: 'GET', path: '/fapi/v1/depth', security: 'NONE', limitPer2s: 20, ours: true },
+  // The notes [2+]: a contract's candles (contractName, interval, limit, startTime, endTime).
+  'futures.klines': { market: 'futures', method: 'GET', path: '/fapi/v1/klines', security: 'NONE', limitPer2s: 20, ours: true },
   // futures, signed (cancel, myTrades, account from the contract; the rest ours)
   'futures.order': { market: 'futures', method: 'POST', path: '/fapi/v1/order', security: 'TRADE', limitPer2s: 20, placesOrders: true, ours: true },
   'futures.queryOrder': { market: 'futures', method: 'GET', path: '/fapi/v1/order', security: 'USER_DATA', limitPer2s: 20, ours: true },

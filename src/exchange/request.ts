@@ -55,6 +55,7 @@ export interface RequestParams {
   'futures.contracts': NoParams;
   'futures.ticker': { contractName: string };
   'futures.depth': { contractName: string; limit?: number };
+  'futures.klines': { contractName: string; interval: KlineInterval; limit?: number; startTime?: number; endTime?: number };
   'futures.order': FuturesOrderParams;
   'futures.queryOrder': { contractName: string; orderId?: VenueOrderId; clientOrderId?: string };
   'futures.cancel': { contractName: string; orderId: VenueOrderId };

@@ -178,26 +178,30 @@ class FuturesMarket implements MarketReader {
   trades(): Promise<never> {
     return Promise.reject(new Error(notServed('trades')));
   }
-  klines(): Promise<never> {
-    return Promise.reject(new Error(notServed('klines')));
+  klines(symbol: string, interval: KlineInterval, limit?: number) {
+    // Futures names the hour 1h (the notes: 1h instead of spot's 60min).
+    return this.x.call('futures.klines', { contractName: symbol, interval: interval === '60min' ? '1h' : interval, limit });
   }
 }
 
-/** Why a futures feed cannot be polled. */
-export function notServed(kind: 'trades' | 'klines'): string {
-  return `futures ${kind} are not served by the venue's REST API; subscribe to ticker or depth`;
+/** Why a futures feed cannot be polled (the notes list no futures public trades). */
+export function notServed(kind: 'trades'): string {
+  return `futures ${kind} are not served by the venue's REST API; subscribe to ticker, depth or klines`;
 }
 
 /** The most a market-data page holds, per kind (the notes: depth 100, trades 1000, klines 300). */
 export const FEED_PAGE_MAX = { depth: 100, trades: 1000, klines: 300 } as const;
-/** Spot's kline intervals (the notes); 1h is asked as 60min. */
-const SPOT_INTERVALS: readonly KlineInterval[] = ['1min', '5min', '15min', '30min', '60min', '1h', '1day', '1week', '1month'];
+/**
+ * The kline intervals both markets serve (the notes): the hour is 60min on spot and 1h on
+ * futures; a strategy may name it either way and each market is asked in its own spelling.
+ */
+export const KLINE_INTERVALS: readonly KlineInterval[] = ['1min', '5min', '15min', '30min', '60min', '1h', '1day', '1week', '1month'];
 
 /**
- * Why a spot subscription cannot be polled as asked, or undefined: a page larger than the venue
- * gives, a warm-up longer than one page holds, an interval spot does not serve.
+ * Why a subscription of `market` cannot be polled as asked, or undefined: a page larger than the
+ * venue gives, a warm-up longer than one page holds, an interval the market does not serve.
  */
-export function spotFeedProblem(s: { kind: string; limit?: number; interval?: KlineInterval; history?: number }): string | undefined {
+export function feedProblem(market: Market, s: { kind: string; limit?: number; interval?: KlineInterval; history?: number }): string | undefined {
   if (s.kind !== 'depth' && s.kind !== 'trades' && s.kind !== 'klines') return undefined;
   const max = FEED_PAGE_MAX[s.kind];
   if (s.limit !== undefined && !(Number.isInteger(s.limit) && s.limit >= 1 && s.limit <= max)) return `${s.kind} limit ${s.limit}: the venue gives 1 to ${max} a request; ask for ${max} or fewer`;
@@ -205,7 +209,7 @@ export function spotFeedProblem(s: { kind: string; limit?: number; interval?: Kl
   if (s.history !== undefined && !(Number.isInteger(s.history) && s.history >= 0 && s.history < max)) {
     return `klines history ${s.history}: one request gives at most ${max} candles, the forming one among them; ask for ${max - 1} or fewer`;
   }
-  if (s.interval !== undefined && !SPOT_INTERVALS.includes(s.interval)) return `klines interval ${s.interval}: spot serves ${SPOT_INTERVALS.join(', ')}`;
+  if (s.interval !== undefined && !KLINE_INTERVALS.includes(s.interval)) return `klines interval ${s.interval}: ${market} serves ${KLINE_INTERVALS.join(', ')}`;
   return undefined;
 }
 

@@ -55,9 +55,12 @@ function trades(m: InstrumentMarket, p: Params) {
   return m.recentTrades(limit).map((t) => ({ price: m.price(t.priceTicks), qty: m.qty(t.lots), time: t.at, side: t.side }));
 }
 
-function klines(m: InstrumentMarket, p: Params, now: number) {
+/** The intervals futures serves (the notes): the hour is 1h, not spot's 60min, and no 4h. */
+const FUTURES_INTERVALS: ReadonlySet<string> = new Set(['1min', '5min', '15min', '30min', '1h', '1day', '1week', '1month']);
+
+function klines(m: InstrumentMarket, p: Params, now: number, served?: ReadonlySet<string>) {
   const name = required(p, 'interval');
-  const span = INTERVALS[name] ?? reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, `Invalid interval '${name}'.`);
+  const span = (served === undefined || served.has(name) ? INTERVALS[name] : undefined) ?? reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, `Invalid interval '${name}'.`);
   const limit = integer(p, 'limit', 100, 1, 300)!;
   const startTime = integer(p, 'startTime', undefined, 0, Number.MAX_SAFE_INTEGER);
   const endTime = integer(p, 'endTime', undefined, 0, Number.MAX_SAFE_INTEGER);
@@ -97,5 +100,5 @@ export const PUBLIC_ROUTES: Readonly<Record<string, Route>> = {
     const t = ticker(contractMarket(ex, c.params), c.now);
     return amend(t, { contractName: text(c.params, 'contractName')!.toUpperCase() });
   },
-  'futures.klines': (ex, c) => klines(contractMarket(ex, c.params), c.params, c.now),
+  'futures.klines': (ex, c) => klines(contractMarket(ex, c.params), c.params, c.now, FUTURES_INTERVALS),
 };

@@ -13,7 +13,6 @@ export const ROUTES: Readonly<Record<string, Route>> = { ...PUBLIC_ROUTES, ...SP
 /** Routes the simulator serves beyond the endpoint table (public, ours). */
 export const EXTRA_ROUTES: readonly Endpoint[] = [
   { id: 'futures.ping', market: 'futures', method: 'GET', path: '/fapi/v1/ping', security: 'NONE', limitPer2s: 20, placesOrders: false, ours: true },
-  { id: 'futures.klines', market: 'futures', method: 'GET', path: '/fapi/v1/klines', security: 'NONE', limitPer2s: 20, placesOrders: false, ours: true },
 ] as unknown as Endpoint[];
 
 /** POSTs that change state: the lost-response, timeout and error-after-act faults apply to them. */

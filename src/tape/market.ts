@@ -18,7 +18,7 @@ export interface TapeMarketEvent {
   event: RecordedMarketEvent;
 }
 
-const MARKET_DATA: ReadonlySet<EndpointId> = new Set(['spot.depth', 'futures.depth', 'spot.ticker', 'futures.ticker', 'spot.trades', 'spot.klines']);
+const MARKET_DATA: ReadonlySet<EndpointId> = new Set(['spot.depth', 'futures.depth', 'spot.ticker', 'futures.ticker', 'spot.trades', 'spot.klines', 'futures.klines']);
 
 /**
  * Turns the successful market-data answers of a tape (depth, ticker, trades, klines; spot and
@@ -148,7 +148,7 @@ class MarketDecoder {
     if (!symbol) return [];
     let events: RecordedMarketEvent[];
     try {
-      events = endpoint === 'spot.klines' ? this.klines.events(symbol, call.request.query, call.response.body) : this.toEvents(call.market, endpoint, symbol, call.response.body);
+      events = endpoint === 'spot.klines' || endpoint === 'futures.klines' ? this.klines.events(call.market, symbol, call.request.query, call.response.body) : this.toEvents(call.market, endpoint, symbol, call.response.body);
     } catch {
       // The live run got this broken answer too and dropped it (MalformedResponseError);
       // the backtest drops it the same way rather than stopping.

@@ -63,6 +63,29 @@ describe('futures', () => {
     expect((await v.client.get('/fapi/v1/ticker', 'contractName=E-DOGE-USDT')).json.code).toBe(-1121);
   });
 
+  it("serves the contract's klines as spot's route serves a symbol's: the futures intervals of the notes (1h, not 60min; no 4h), limit, startTime, endTime", async () => {
+    v = await startVenue({ rateLimits: false, seed: 4 });
+    for (let minute = 0; minute < 130; minute++) await v.clock.advance(60_000);
+    const get = async (q: string) => (await v.client.get('/fapi/v1/klines', `contractName=${C}&${q}`)).json;
+    const minutes = await get('interval=1min');
+    expect(minutes).toHaveLength(100); // the default page
+    const m = v.server.exchange.markets.get(C)!;
+    expect(minutes).toEqual(m.klines((t) => Math.floor(t / 60_000) * 60_000, { limit: 100 }).map((c) => ({ idx: c.idx, open: m.price(c.open), close: m.price(c.close), high: m.price(c.high), low: m.price(c.low), vol: m.qty(c.lots), amount: expect.any(String) })));
+    expect(minutes.at(-1).close).toBe((await v.client.get('/fapi/v1/ticker', `contractName=${C}`)).json.last);
+    // Not the underlying's candles.
+    expect(minutes.map((k: any) => k.close)).not.toEqual((await v.client.get('/sapi/v1/klines', 'symbol=BTCUSDT&interval=1min')).json.map((k: any) => k.close));
+    expect(await get('interval=1min&limit=3')).toEqual(minutes.slice(-3));
+    const from = minutes[10].idx;
+    const to = minutes[12].idx;
+    expect(await get(`interval=1min&startTime=${from}&endTime=${to}`)).toEqual(minutes.slice(10, 13));
+    const hours = await get('interval=1h');
+    expect(hours.length).toBeGreaterThanOrEqual(3);
+    for (const k of hours) expect(k.idx % 3_600_000).toBe(0);
+    for (const interval of ['5min', '15min', '30min', '1day', '1week', '1month']) expect(Array.isArray(await get(`interval=${interval}`))).toBe(true);
+    for (const interval of ['60min', '4h', '2min']) expect((await get(`interval=${interval}`)).code).toBe(-1102);
+    expect((await v.client.get('/fapi/v1/klines', 'contractName=E-DOGE-USDT&interval=1min')).json.code).toBe(-1121);
+  });
+
   it('open a long, see the position with margin and unrealised PnL, close it for a realised PnL', async () => {
     v = await startVenue({ rateLimits: false });
     pin('29999', '30000');

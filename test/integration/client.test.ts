@@ -15,6 +15,7 @@ import { venueOrderId } from '../../src/core/ids.js';
 import { HttpTransport } from '../../src/exchange/transport/http.js';
 import { accountReaders, marketReaders, type CallRecord } from '../../src/executor/index.js';
 import { createExchangeClient, type ExchangeClient, type ExchangeClientOptions } from '../../src/app/client.js';
+import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import { holdingServer } from '../fixtures/holding-server.js';
 import { maxInRollingWindow, startVenueServer, type Arrival, type VenueServer, type VenueServerOptions } from '../fixtures/venue-server.js';
 
@@ -23,11 +24,14 @@ const SECRET = 'test-secret-not-real-0123456789';
 
 let server: VenueServer | undefined;
 let client: ExchangeClient | undefined;
+let sim: SimServer | undefined;
 afterEach(async () => {
   await client?.close();
   await server?.close();
+  await sim?.close();
   client = undefined;
   server = undefined;
+  sim = undefined;
 });
 
 async function setup(venue: Partial<VenueServerOptions> = {}, opts: Partial<ExchangeClientOptions> = {}) {
@@ -118,6 +122,35 @@ describe('every endpoint round-trips, signed as the venue checks it', () => {
       ['', '{"symbol":"BTCUSDT","orderId":"1","recvWindow":3000}', 200],
       ['', '', 200],
     ]);
+  });
+});
+
+describe('futures klines, read from the simulator', () => {
+  it("a contract's candles with contractName, as decimal strings oldest first, the venue's own values; the hour asked as 1h (futures has no 60min)", async () => {
+    sim = await startSimServer({ port: 0, seed: 7, prehistoryMs: 3 * 3_600_000 });
+    client = createExchangeClient({ spotUrl: sim.url, credentials: { apiKey: sim.apiKey, apiSecret: sim.apiSecret }, retry: { retries: 0, baseDelayMs: 5, maxDelayMs: 20 } });
+    const futures = marketReaders(client.executor).futures;
+    const minutes = await futures.klines('E-BTC-USDT', '1min', 5);
+    expect(minutes).toHaveLength(5);
+    const m = sim.exchange.markets.get('E-BTC-USDT')!;
+    const own = new Map(m.klines((t) => Math.floor(t / 60_000) * 60_000, { limit: 300 }).map((c) => [c.idx, { openTime: c.idx, open: m.price(c.open), high: m.price(c.high), low: m.price(c.low), close: m.price(c.close), vol: m.qty(c.lots) }]));
+    for (const [i, k] of minutes.entries()) {
+      if (i > 0) expect(k.openTime).toBe(minutes[i - 1]!.openTime + 60_000);
+      for (const v of [k.open, k.high, k.low, k.close, k.vol]) expect(v).toMatch(/^\d+(\.\d+)?$/);
+      // The forming candle may have moved on since it was read.
+      if (i < minutes.length - 1) expect(k).toEqual(own.get(k.openTime));
+    }
+    // The contract's own candles, not the spot symbol's.
+    const spot = await marketReaders(client.executor).spot.klines('BTCUSDT', '1min', 5);
+    expect(spot.map((k) => k.close)).not.toEqual(minutes.map((k) => k.close));
+    const hours = await futures.klines('E-BTC-USDT', '1h', 3);
+    expect(hours.length).toBeGreaterThanOrEqual(3);
+    for (const k of hours) expect(k.openTime % 3_600_000).toBe(0);
+    expect((await futures.klines('E-BTC-USDT', '60min', 3)).map((k) => k.openTime)).toEqual(hours.map((k) => k.openTime));
+    // The simulator answers futures as the notes do: 60min is no futures interval, so the reader asked 1h.
+    const asked60 = await fetch(`${sim.url}/fapi/v1/klines?contractName=E-BTC-USDT&interval=60min`);
+    expect(((await asked60.json()) as { code: number }).code).toBe(-1102);
+    expect(sim.exchange.arrivals().filter((a) => a.endpoint === 'futures.klines' && a.status === 200)).toHaveLength(3);
   });
 });
 

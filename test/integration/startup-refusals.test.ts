@@ -44,17 +44,25 @@ describe('start-up refuses what the venue cannot do', () => {
     expect(server!.arrivals.map(routeOf).filter((r) => /ticker|order/i.test(r))).toEqual([]);
   });
 
-  it('a futures strategy subscribing to klines or trades, which the futures REST API does not serve', async () => {
+  it('a futures strategy subscribing to trades, which the futures REST API does not serve, or to klines in an interval futures lacks; nothing is polled', async () => {
     const built = await liveApp(await venue(), journal(), [
-      { id: 'fut', market: 'futures', definition: subscriber([{ kind: 'klines', interval: '1min' }, { kind: 'depth' }, { kind: 'trades' }]), symbols: ['E-BTC-USDT'] },
+      { id: 'fut', market: 'futures', definition: subscriber([{ kind: 'klines', interval: '4h' }, { kind: 'klines', interval: '1min', history: 5 }, { kind: 'depth' }, { kind: 'trades' }]), symbols: ['E-BTC-USDT'] },
     ], QUICK_STOP);
     app = built.app;
     const err = (await app.start().catch((e: unknown) => e)) as ConfigError;
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.problems).toEqual([
-      { path: 'strategies[0].market', message: "futures: the plugin listener subscribes to klines, which this market cannot poll (futures klines are not served by the venue's REST API; subscribe to ticker or depth)" },
-      { path: 'strategies[0].market', message: "futures: the plugin listener subscribes to trades, which this market cannot poll (futures trades are not served by the venue's REST API; subscribe to ticker or depth)" },
+      { path: 'strategies[0].market', message: "futures: the plugin listener subscribes to trades, which this market cannot poll (futures trades are not served by the venue's REST API; subscribe to ticker, depth or klines)" },
+      { path: 'strategies[0].params', message: 'the plugin listener subscribes to klines interval 4h: futures serves 1min, 5min, 15min, 30min, 60min, 1h, 1day, 1week, 1month' },
     ]);
+    expect(server!.arrivals.map(routeOf).filter((r) => /depth|klines|trades/.test(r))).toEqual([]);
+  });
+
+  it('a futures strategy whose klines warm-up is longer than one page', async () => {
+    const built = await liveApp(await venue(), journal(), [{ id: 'fut', market: 'futures', definition: subscriber([{ kind: 'klines', interval: '1h', history: 300 }]), symbols: ['E-BTC-USDT'] }], QUICK_STOP);
+    app = built.app;
+    const err = (await app.start().catch((e: unknown) => e)) as ConfigError;
+    expect(err.problems).toEqual([{ path: 'strategies[0].params', message: 'the plugin listener subscribes to klines history 300: one request gives at most 300 candles, the forming one among them; ask for 299 or fewer' }]);
   });
 });
 

@@ -129,7 +129,7 @@ describe('sluice validate', () => {
         '  - { id: g1, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { levels: "3" } }',
         '  - { id: gone, use: strategies/nope.ts, symbols: [ETHUSDT] }',
         '  - { id: Bad-Id, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { levls: 2 } }',
-        '  - { id: sig, use: strategies/signal-mm/index.ts, market: futures, symbols: [E-BTC-USDT] }',
+        '  - { id: sig, use: test/fixtures/plugins/candles.ts, market: futures, symbols: [E-BTC-USDT], params: { interval: 4h } }',
         '  - { id: nouse, use: 5, symbols: [BTCUSDT] }',
         '',
       ].join('\n'),
@@ -146,7 +146,7 @@ describe('sluice validate', () => {
         expect.stringMatching(/^ {2}- strategies\[2\]\.id \(line 8\): must be 1-12 lower-case letters or digits/),
         // Its id is wrong, its plugin and params are still checked.
         '  - strategies[2].params.levls (line 8): unknown key; did you mean levels? (plugin grid)',
-        "  - strategies[3].market (line 9): futures: the plugin signal-mm subscribes to klines, which this market cannot poll (futures klines are not served by the venue's REST API; subscribe to ticker or depth)",
+        '  - strategies[3].params (line 9): the plugin candles subscribes to klines interval 4h: futures serves 1min, 5min, 15min, 30min, 60min, 1h, 1day, 1week, 1month',
         expect.stringMatching(/^ {2}- strategies\[4\]\.use \(line 10\): must be the plugin module path, e\.g\. strategies\/grid\/index\.ts \(got a number\)$/),
       ],
     };

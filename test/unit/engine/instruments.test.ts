@@ -7,7 +7,7 @@ import type { Market } from '../../../src/core/types.js';
 import type { Listing } from '../../../src/core/venue.js';
 import { ConfigError } from '../../../src/core/errors.js';
 import { InstrumentCatalog, type Requirements } from '../../../src/engine/instruments.js';
-import { spotFeedProblem } from '../../../src/executor/readers.js';
+import { feedProblem } from '../../../src/executor/readers.js';
 import { BTCUSDT, EBTC, MemoryLog } from '../../fixtures/engine-parts.js';
 
 const ETHUSDT: SymbolInfo = { ...BTCUSDT, symbol: 'ETHUSDT', baseAsset: 'ETH' };
@@ -158,30 +158,39 @@ describe('InstrumentCatalog', () => {
   });
 
   it('names what spot cannot serve as asked: pages over the venue\'s most, a warm-up longer than a page, an interval it lacks', () => {
-    expect(spotFeedProblem({ kind: 'ticker' })).toBeUndefined();
-    expect(spotFeedProblem({ kind: 'depth', limit: 100 })).toBeUndefined();
-    expect(spotFeedProblem({ kind: 'depth', limit: 101 })).toBe('depth limit 101: the venue gives 1 to 100 a request; ask for 100 or fewer');
-    expect(spotFeedProblem({ kind: 'trades', limit: 1000 })).toBeUndefined();
-    expect(spotFeedProblem({ kind: 'trades', limit: 0 })).toBe('trades limit 0: the venue gives 1 to 1000 a request; ask for 1000 or fewer');
-    expect(spotFeedProblem({ kind: 'klines', interval: '1h', limit: 300, history: 299 })).toBeUndefined();
-    expect(spotFeedProblem({ kind: 'klines', interval: '1min', limit: 2.5 })).toMatch(/^klines limit 2.5: /);
-    expect(spotFeedProblem({ kind: 'klines', interval: '1min', history: 300 })).toBe('klines history 300: one request gives at most 300 candles, the forming one among them; ask for 299 or fewer');
-    expect(spotFeedProblem({ kind: 'klines', interval: '4h' })).toBe('klines interval 4h: spot serves 1min, 5min, 15min, 30min, 60min, 1h, 1day, 1week, 1month');
+    expect(feedProblem('spot', { kind: 'ticker' })).toBeUndefined();
+    expect(feedProblem('spot', { kind: 'depth', limit: 100 })).toBeUndefined();
+    expect(feedProblem('spot', { kind: 'depth', limit: 101 })).toBe('depth limit 101: the venue gives 1 to 100 a request; ask for 100 or fewer');
+    expect(feedProblem('spot', { kind: 'trades', limit: 1000 })).toBeUndefined();
+    expect(feedProblem('spot', { kind: 'trades', limit: 0 })).toBe('trades limit 0: the venue gives 1 to 1000 a request; ask for 1000 or fewer');
+    expect(feedProblem('spot', { kind: 'klines', interval: '1h', limit: 300, history: 299 })).toBeUndefined();
+    expect(feedProblem('spot', { kind: 'klines', interval: '1min', limit: 2.5 })).toMatch(/^klines limit 2.5: /);
+    expect(feedProblem('spot', { kind: 'klines', interval: '1min', history: 300 })).toBe('klines history 300: one request gives at most 300 candles, the forming one among them; ask for 299 or fewer');
+    expect(feedProblem('spot', { kind: 'klines', interval: '4h' })).toBe('klines interval 4h: spot serves 1min, 5min, 15min, 30min, 60min, 1h, 1day, 1week, 1month');
   });
 
-  it('refuses each feed the market cannot poll, and no other', async () => {
+  it('names what futures cannot serve as asked, as for spot: klines in the intervals of the notes (the hour as 1h or 60min), one page of warm-up', () => {
+    for (const interval of ['1min', '5min', '15min', '30min', '1h', '60min', '1day', '1week', '1month'] as const) expect(feedProblem('futures', { kind: 'klines', interval, history: 299 })).toBeUndefined();
+    expect(feedProblem('futures', { kind: 'klines', interval: '4h' })).toBe('klines interval 4h: futures serves 1min, 5min, 15min, 30min, 60min, 1h, 1day, 1week, 1month');
+    expect(feedProblem('futures', { kind: 'klines', interval: '1min', history: 300 })).toBe('klines history 300: one request gives at most 300 candles, the forming one among them; ask for 299 or fewer');
+    expect(feedProblem('futures', { kind: 'depth', limit: 101 })).toBe('depth limit 101: the venue gives 1 to 100 a request; ask for 100 or fewer');
+  });
+
+  it('refuses each feed the market cannot poll (futures trades), and no other (futures klines are served)', async () => {
     const r = rig({ items: [], skipped: [] }, { items: [EBTC], skipped: [] }, undefined, {
       symbols: [],
       feeds: [
         { path: 'strategies[2].market', market: 'futures', kind: 'ticker', plugin: 'mm' },
         { path: 'strategies[2].market', market: 'futures', kind: 'klines', plugin: 'mm' },
+        { path: 'strategies[2].market', market: 'futures', kind: 'trades', plugin: 'mm' },
         { path: 'strategies[3].market', market: 'spot', kind: 'klines', plugin: 'mm' },
+        { path: 'strategies[3].market', market: 'spot', kind: 'trades', plugin: 'mm' },
       ],
       pages: [],
     });
     const err = (await r.catalog.load(new Set<Market>(['futures']), []).catch((e: unknown) => e)) as ConfigError;
     expect(err.problems).toEqual([
-      { path: 'strategies[2].market', message: "futures: the plugin mm subscribes to klines, which this market cannot poll (futures klines are not served by the venue's REST API; subscribe to ticker or depth)" },
+      { path: 'strategies[2].market', message: "futures: the plugin mm subscribes to trades, which this market cannot poll (futures trades are not served by the venue's REST API; subscribe to ticker, depth or klines)" },
     ]);
   });
 });

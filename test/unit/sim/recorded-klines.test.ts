@@ -44,6 +44,21 @@ describe('recorded klines in the simulator', () => {
     expect((await klines(sim, `interval=1min&startTime=${M0 - MINUTE}&endTime=${M0 - MINUTE}`)).map((k) => k.idx)).toEqual([M0 - MINUTE]);
   });
 
+  it("serves a contract's recorded candles (a futures tape's, the hour as 1h) on the futures klines route, before the contract's own, apart from the spot symbol's", async () => {
+    const sim = tapeSim();
+    sim.applyMarketEvent({ type: 'book', symbol: 'E-BTC-USDT', bids: [['30000.0', '100']], asks: [['30002.0', '100']] });
+    sim.applyMarketEvent({ type: 'trade', symbol: 'E-BTC-USDT', price: '30001.5', qty: '3', side: 'BUY' });
+    sim.applyMarketEvent({ type: 'klines', symbol: 'E-BTC-USDT', interval: '1h', klines: [candle(M0 - 120 * MINUTE, '100.75'), candle(M0 - 60 * MINUTE, '100.5')] });
+    const futures = async (query: string) => JSON.parse(((await sim.handle({ method: 'GET', path: '/fapi/v1/klines', query: `contractName=E-BTC-USDT&${query}`, headers: {}, body: '' })) as { body: string }).body) as Array<Record<string, unknown>>;
+    expect((await futures('interval=1h')).map((k) => [k.idx, k.close])).toEqual([
+      [M0 - 120 * MINUTE, '100.75'],
+      [M0 - 60 * MINUTE, '100.5'],
+      [M0, '30001.5'],
+    ]);
+    expect((await futures('interval=1min')).map((k) => [k.idx, k.close])).toEqual([[M0, '30001.5']]);
+    expect((await klines(sim, 'interval=1h')).map((k) => k.idx)).toEqual([M0]);
+  });
+
   it('keeps each interval apart (60min and 1h are one), and recorded candles move nothing of its market', async () => {
     const sim = tapeSim();
     const m = sim.markets.get('BTCUSDT')!;

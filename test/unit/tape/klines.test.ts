@@ -38,6 +38,23 @@ describe('klines answers on a tape', () => {
     ]);
   });
 
+  it('futures answers (contractName, the hour as 1h) decode the same way, as futures events kept apart from a spot symbol of the same name', () => {
+    const futures = (at: number, query: string, body: unknown): TapeCall => call(at, 'futures', 'GET', '/fapi/v1/klines', { query, at: T0 + at, ms: 4, response: JSON.stringify(body) });
+    const tape = [
+      answer(1, 'symbol=E-BTC-USDT&interval=1h', kline(M, '30001')),
+      futures(2, 'contractName=e-btc-usdt&interval=1h&limit=2', [kline(M - 60 * MINUTE, '29000'), kline(M, '30001')]),
+      // The family's futures envelope; the same candles again are nothing new.
+      futures(3, 'contractName=E-BTC-USDT&interval=1h&limit=2', { code: '0', msg: 'success', data: [kline(M, '30001'), kline(M - 60 * MINUTE, '29000')] }),
+      futures(4, 'contractName=E-BTC-USDT&interval=1h&limit=1', { code: '0', msg: 'success', data: [kline(M, '30003')] }),
+    ];
+    const c = (openTime: number, close: string) => ({ openTime, open: '30000.1', high: '30010', low: '29990.5', close, vol: '2.5' });
+    expect(marketEvents(tape)).toEqual([
+      { at: T0 + 5, market: 'spot', event: { type: 'klines', symbol: 'E-BTC-USDT', interval: '1h', klines: [c(M, '30001')] } },
+      { at: T0 + 6, market: 'futures', event: { type: 'klines', symbol: 'E-BTC-USDT', interval: '1h', klines: [c(M - 60 * MINUTE, '29000'), c(M, '30001')] } },
+      { at: T0 + 8, market: 'futures', event: { type: 'klines', symbol: 'E-BTC-USDT', interval: '1h', klines: [c(M, '30003')] } },
+    ]);
+  });
+
   it('come back from an event cache record as written, and a damaged record is refused', () => {
     const d = (text: string) => text as Decimal;
     const event: RecordedMarketEvent = { type: 'klines', symbol: 'BTCUSDT', interval: '60min', klines: [{ openTime: M, open: d('30000.1'), high: d('30010'), low: d('29990.5'), close: d('1e-7'), vol: d('0') }] };
