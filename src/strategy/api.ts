@@ -25,6 +25,7 @@ export const API_VERSIONS: readonly number[] = [1, 2];
 export type MarketSubscription =
   | { kind: 'ticker'; everyMs?: number }
   | { kind: 'depth'; limit?: number; everyMs?: number }
+  /** Spot only: futures lists no public trades (a futures strategy subscribing is refused at start). */
   | { kind: 'trades'; limit?: number; everyMs?: number }
   /** `history` (version 2): closed candles to have before the strategy starts (warm-up); default none. */
   | { kind: 'klines'; interval: KlineInterval; limit?: number; history?: number; everyMs?: number };
