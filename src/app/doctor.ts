@@ -15,7 +15,7 @@ import type { CallRecord } from '../executor/index.js';
 import { reconcileInterval } from '../reconciler/budget.js';
 import { inspectJournal } from '../store/inspect.js';
 import { lockState, type LockState } from '../store/lock.js';
-import { freeBytes, LOW_SPACE_BYTES, writeProblem } from '../store/room.js';
+import { freeBytes, LOW_SPACE_BYTES, pruneAdvice, writeProblem } from '../store/room.js';
 import { SCHEMA_VERSION } from '../store/sqlite.js';
 import { buildApp } from './build.js';
 import { createLogger } from './logger.js';
@@ -235,6 +235,8 @@ function contentCheck(path: string, now: number): { check: Check; banUntil: numb
   if (seen.schema < SCHEMA_VERSION && seen.schema > 0) {
     return { check: { name, verdict: 'WARN', detail, fix: `the next start migrates it to schema ${SCHEMA_VERSION}: back it up first (see docs/deployment.md)` }, banUntil: seen.banUntil };
   }
+  const prune = pruneAdvice(statSync(path).size);
+  if (prune) return { check: { name, verdict: 'WARN', detail, fix: prune }, banUntil: seen.banUntil };
   return { check: { name, verdict: 'OK', detail }, banUntil: seen.banUntil };
 }
 

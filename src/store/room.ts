@@ -5,6 +5,14 @@ import { dirname } from 'node:path';
 
 /** Below this much free space the doctor warns; below a tenth of it, it fails. */
 export const LOW_SPACE_BYTES = 1024 ** 3;
+/** A journal this large is worth trimming: every start reads it whole (its integrity check). */
+export const LARGE_JOURNAL_BYTES = 1024 ** 3;
+
+/** What to do about a journal of `bytes`, when it is large enough to matter. */
+export function pruneAdvice(bytes: number): string | undefined {
+  if (bytes < LARGE_JOURNAL_BYTES) return undefined;
+  return `trim it with \`sluice journal prune --config <file> --keep-days N\` with the daemon stopped (docs/deployment.md, Journal retention): every start reads the whole file, and it grows by about 1 KB a journaled order`;
+}
 
 export interface WriteProblem {
   problem: string;

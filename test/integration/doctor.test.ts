@@ -1,7 +1,7 @@
 // `sluice doctor` as an operator runs it: the CLI as a child process, in live mode against the
 // simulator over HTTP on 127.0.0.1, one line per check and the exit code.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -181,6 +181,16 @@ describe('sluice doctor against the simulator', () => {
     expect(readFileSync(journal).equals(bytes)).toBe(true);
     expect(existsSync(`${journal}-wal`)).toBe(false);
     expect(existsSync(`${journal}-shm`)).toBe(false);
+  });
+
+  it('a journal over 1 GiB: WARN journal, saying to prune it', async () => {
+    sim = await startSimServer({ seed: 5 });
+    const { config, journal } = setup();
+    // Pages past the database's own size are not read (SQLite keeps its size in the header): a sparse tail makes the file large at no cost.
+    truncateSync(journal, 1024 ** 3 + 4096);
+    const r = await doctor(config, sim);
+    expect(r.line.journal).toMatch(/^WARN journal: .*integrity ok, WAL, \d+ orders, \d+ fills, 1024 MB;/);
+    expect(r.line.journal).toContain('Fix: trim it with `sluice journal prune --config <file> --keep-days N` with the daemon stopped');
   });
 
   it("a running daemon's limiter, read from its ops endpoint: queued requests are a WARN", async () => {
