@@ -5,7 +5,7 @@
 // What each line needs to survive a restart (the trailing best, an exit under way, the cooldown)
 // is kept in the journal, as strategy state is. While an exit is under way or cooling down, the
 // strategy's new orders in that symbol are refused (refusal()).
-import { dec, type Decimal } from '../core/decimal.js';
+import { dec, ONE, type Decimal } from '../core/decimal.js';
 import type { Clock } from '../core/clock.js';
 import { clientOrderId, type ClientOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
@@ -50,6 +50,8 @@ export interface ExitMonitorDeps {
   submit(strategyId: string, intents: OrderIntent[]): Promise<void>;
   /** When the latest spot account read was asked (risk's balances are as of then). */
   balancesAskedAt(): number;
+  /** risk.maxNotionalPerOrder: a close worth more goes in parts, each under it. */
+  maxNotionalPerOrder(): Decimal;
   /** Tells the strategy (through its inbox). */
   tell(strategyId: string, notice: ExitNotice): void;
   alert?: ((kind: AlertKind, message: string, details: Record<string, unknown>) => void) | undefined;
@@ -67,6 +69,8 @@ interface Under {
   cancelled?: ClientOrderId[];
   /** Closing orders that ended unfilled so far; the next waits until `retryAt`. */
   failed: number;
+  /** Closing orders sent so far (a close above risk.maxNotionalPerOrder goes in parts). */
+  sent?: number;
   retryAt?: number;
 }
 
@@ -79,6 +83,8 @@ interface Line {
 
 /** A refused or unfilled closing order is sent again after 1 s, 2 s, 4 s ..., at most this far apart. */
 const MAX_RETRY_MS = 60_000;
+/** After this many closing orders ended unfilled, an alert says the exit is not closing the position. */
+const ALERT_AFTER_FAILURES = 3;
 
 export class ExitMonitor {
   /** Exits made, per reason (a backtest's report). */
@@ -133,7 +139,11 @@ export class ExitMonitor {
     if (line.exit) return this.advance(s, symbol, line, k);
     if (price === undefined || !dec.isPositive(price)) return;
     const pos = deps.position(s.id, s.market, symbol);
-    const closable = this.closable(s, symbol, pos);
+    // An execution not booked yet: the position's entry price does not count it, so judging now
+    // would measure the move from an older entry (a re-buy on top of a remainder, an add). It is
+    // judged once its fills are booked (the next reconcile pass).
+    if (!dec.isZero(pos.unbookedQuantity)) return;
+    const closable = this.closable(s, symbol, pos, price);
     // A position too small to close is judged as flat: a dust remainder neither exits nor keeps a best.
     const quantity = typeof closable === 'string' ? ('0' as Decimal) : pos.quantity;
     const j = judgeExit({ quantity, entry: pos.avgEntryPrice, best: line.best, price, settings: s.exits });
@@ -168,6 +178,13 @@ export class ExitMonitor {
     if (under.order !== undefined) {
       const order = deps.journal.order(under.order);
       if (order && !FINAL_STATUSES.has(order.status)) return;
+      const left = deps.position(s.id, s.market, symbol);
+      if (order?.status === 'filled' && typeof this.closable(s, symbol, left) !== 'string') {
+        // One part of a close above risk.maxNotionalPerOrder: the next part once its fills are booked.
+        delete under.order;
+        this.save(k, line);
+        return;
+      }
       if (order?.status === 'filled') {
         // Done: its fill may be unbooked yet, and the position counts it all the same.
         delete line.exit;
@@ -181,6 +198,11 @@ export class ExitMonitor {
       delete under.order;
       this.save(k, line);
       deps.log.warn({ strategy: s.id, symbol, reason: under.reason, clientOrderId: order?.clientOrderId, status: order?.status, retryAt: under.retryAt }, 'exit order ended unfilled; the exit tries again');
+      if (under.failed === ALERT_AFTER_FAILURES) {
+        const why = order ? deps.journal.history(order.clientOrderId).at(-1)?.reason : undefined;
+        const message = `${s.id}: the ${under.reason} exit of ${symbol} has not closed the position: ${under.failed} closing orders ended unfilled (the last: ${order?.status ?? 'not journaled'}${why ? `, ${why}` : ''}); it keeps trying, at most a minute apart, and the strategy's new orders there stay refused. Check the risk limits, the kill switch and the venue`;
+        deps.alert?.('exit', message, { strategy: s.id, market: s.market, symbol, reason: under.reason, failed: under.failed, lastStatus: order?.status ?? null, lastReason: why ?? null });
+      }
       return;
     }
     if (under.retryAt !== undefined && under.retryAt > now) return;
@@ -200,7 +222,9 @@ export class ExitMonitor {
     const endedAt = Math.max(...(under.cancelled ?? []).map((id) => deps.journal.order(id)?.updatedAt ?? 0));
     if (s.market === 'spot' && under.cancelled && deps.balancesAskedAt() < endedAt) return;
     const pos = deps.position(s.id, s.market, symbol);
-    const closing = this.closable(s, symbol, pos);
+    // What the cancelled orders (or an earlier part) executed is sized in once booked: the close is of booked holdings.
+    if (!dec.isZero(pos.unbookedQuantity)) return;
+    const closing = this.closable(s, symbol, pos, deps.lastPrice(s.market, symbol));
     if (typeof closing === 'string') {
       // Flat by now (its own order closed it while the cancels went), or too little left to close.
       if (s.market === 'futures' ? !dec.isZero(pos.quantity) : dec.isPositive(pos.quantity)) deps.log.warn({ strategy: s.id, symbol, reason: under.reason, quantity: pos.quantity, why: closing }, 'exit skipped: the position is below what one order can close');
@@ -219,7 +243,8 @@ export class ExitMonitor {
     }
     // Kept before it leaves: a restart finds the exit sent and waits for its order, never sends a second.
     under.order = id;
-    if (under.failed === 0) this.counts[under.reason] = (this.counts[under.reason] ?? 0) + 1;
+    if (!under.sent) this.counts[under.reason] = (this.counts[under.reason] ?? 0) + 1;
+    under.sent = (under.sent ?? 0) + 1;
     if (s.exits.cooldownMs > 0) line.cooldownUntil = now + s.exits.cooldownMs;
     this.save(k, line);
     deps.log.info({ strategy: s.id, symbol, reason: under.reason, entry: under.entry, trigger: under.trigger, last: under.last, side: closing.side, volume: closing.volume, clientOrderId: id }, 'exit order');
@@ -233,18 +258,20 @@ export class ExitMonitor {
    * to the symbol's step; futures, a CLOSE of its contracts on the other side. A string says why
    * there is none (flat, short on spot, below the minimum).
    */
-  private closable(s: ExitStrategy, symbol: string, pos: StrategyPosition): { side: 'BUY' | 'SELL'; volume: Decimal } | string {
+  private closable(s: ExitStrategy, symbol: string, pos: StrategyPosition, price?: Decimal): { side: 'BUY' | 'SELL'; volume: Decimal } | string {
     const info = this.deps.instrument(s.market, symbol);
     if (!info) return `no instrument listing for ${symbol}`;
+    // At most what one order may be worth (risk.maxNotionalPerOrder): a bigger close goes in parts.
+    const cap = (unit: Decimal, places: number, volume: Decimal) => (price && dec.isPositive(price) ? dec.min(volume, dec.truncate(dec.div(this.deps.maxNotionalPerOrder(), dec.mul(price, unit)), places)) : volume);
     if (s.market === 'spot') {
       if (!dec.isPositive(pos.quantity)) return 'nothing held';
-      const volume = dec.truncate(pos.netQuantity, info.quantityPrecision);
+      const volume = cap(ONE, info.quantityPrecision, dec.truncate(pos.netQuantity, info.quantityPrecision));
       if (!dec.isPositive(volume)) return `holds ${pos.netQuantity}, below the step of ${info.quantityPrecision} decimals`;
       const min = info.marketSellMin ?? info.limitVolumeMin;
       if (min !== undefined && dec.lt(volume, min)) return `${volume} is below ${symbol}'s minimum ${min}`;
       return { side: 'SELL', volume };
     }
-    const volume = dec.truncate(dec.abs(pos.quantity), 0);
+    const volume = cap(info.multiplier ?? ONE, 0, dec.truncate(dec.abs(pos.quantity), 0));
     if (!dec.isPositive(volume)) return 'flat';
     if (info.limitVolumeMin !== undefined && dec.lt(volume, info.limitVolumeMin)) return `${volume} contracts is below ${symbol}'s minimum ${info.limitVolumeMin}`;
     return { side: dec.isPositive(pos.quantity) ? 'SELL' : 'BUY', volume };
@@ -285,7 +312,7 @@ function parseLine(text: string): Line {
 
 /** The monitor for the engine's strategies, or undefined when none has exits (nothing changes then). */
 export function exitMonitor(
-  parts: { clock: Clock; log: Log; journal: Journal; strategies: readonly LoadedStrategy[]; sequences: Pick<SequenceAllocator, 'next'>; alert?: ExitMonitorDeps['alert'] },
+  parts: { clock: Clock; log: Log; journal: Journal; strategies: readonly LoadedStrategy[]; sequences: Pick<SequenceAllocator, 'next'>; risk: { readonly maxNotionalPerOrder: Decimal }; alert?: ExitMonitorDeps['alert'] },
   view: Pick<EngineView, 'ownPosition' | 'lastPrice' | 'instrument'>,
   engine: { hosts: readonly StrategyHost[]; running(): boolean; balancesAskedAt(): number; handle(h: StrategyHost, out: HostOutput): Promise<void>; post(h: StrategyHost, run: () => Promise<void>): void },
 ): ExitMonitor | undefined {
@@ -304,6 +331,7 @@ export function exitMonitor(
     nextId: (id) => clientOrderId(id, sequences.next(id)),
     active: (id) => engine.running() && hostOf(id).enabled,
     balancesAskedAt: engine.balancesAskedAt,
+    maxNotionalPerOrder: () => parts.risk.maxNotionalPerOrder,
     submit: (id, intents) => engine.handle(hostOf(id), { intents, invalid: [] }),
     // Through its inbox, after what it was handed before: the strategy never waits on the poll, nor the poll on it.
     tell: (id, n) => {

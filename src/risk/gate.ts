@@ -67,6 +67,11 @@ export class RiskGate {
     this.operator = limits.killSwitch.mode;
   }
 
+  /** The largest notional one order may have (in the quote currency): a close bigger than it goes in parts. */
+  get maxNotionalPerOrder(): Decimal {
+    return this.limits.maxNotionalPerOrder;
+  }
+
   /** The mode in force. */
   killSwitch(): KillSwitchMode {
     return stricter(this.operator, this.drift);

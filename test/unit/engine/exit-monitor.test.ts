@@ -14,7 +14,8 @@ import { BTCUSDT, MemoryLog, placeOf } from '../../fixtures/engine-parts.js';
 
 function rig(journal = new MemoryJournal(), clock = new ManualClock(1_000_000)) {
   const log = new MemoryLog();
-  const state = { quantity: '0.002', net: '0.001996', entry: '20000', price: '20000', balancesAskedAt: 0, seq: 100 };
+  const state = { quantity: '0.002', net: '0.001996', entry: '20000', price: '20000', unbooked: '0', maxNotional: '100000', balancesAskedAt: 0, seq: 100 };
+  const alerts: string[] = [];
   const submitted: OrderIntent[][] = [];
   const told: ExitNotice[] = [];
   const position = (): StrategyPosition => ({
@@ -26,7 +27,7 @@ function rig(journal = new MemoryJournal(), clock = new ManualClock(1_000_000)) 
     realizedPnl: ZERO,
     fees: ZERO,
     otherFees: {},
-    unbookedQuantity: ZERO,
+    unbookedQuantity: d(state.unbooked),
   });
   const monitor = new ExitMonitor({
     clock,
@@ -39,6 +40,8 @@ function rig(journal = new MemoryJournal(), clock = new ManualClock(1_000_000)) 
     active: () => true,
     nextId: (id) => clientOrderId(id, state.seq++),
     balancesAskedAt: () => state.balancesAskedAt,
+    maxNotionalPerOrder: () => d(state.maxNotional),
+    alert: (_kind, message) => void alerts.push(message),
     submit: async (_id, intents) => {
       submitted.push(intents);
       for (const i of intents) if (i.kind === 'place') journal.recordIntent(i, pendingOrder(i, clock.now()));
@@ -48,7 +51,7 @@ function rig(journal = new MemoryJournal(), clock = new ManualClock(1_000_000)) 
   const places = () => submitted.flat().filter((i): i is PlaceIntent => i.kind === 'place');
   const cancels = () => submitted.flat().filter((i) => i.kind === 'cancel').map((i) => i.clientOrderId);
   const end = (id: ClientOrderId, status: 'filled' | 'canceled' | 'rejected') => journal.updateOrder(withStatus(journal.order(id)!, status, clock.now()), status);
-  return { journal, clock, log, state, monitor, submitted, told, places, cancels, end };
+  return { journal, clock, log, state, monitor, submitted, told, places, cancels, end, alerts };
 }
 
 describe('ExitMonitor', () => {
@@ -113,6 +116,68 @@ describe('ExitMonitor', () => {
     await r.monitor.check();
     expect(r.places()).toHaveLength(3);
     expect(r.monitor.counts).toEqual({ stop_loss: 1 });
+  });
+
+  it('is not judged while an execution is unbooked: a re-buy on a remainder is measured from its own entry once booked', async () => {
+    const r = rig();
+    // A remainder bought at 20000, then a buy at 19700 the venue reported and the trades read has not booked.
+    r.state.quantity = '0.002';
+    r.state.unbooked = '0.001';
+    r.state.entry = '20000';
+    r.state.price = '19600';
+    await r.monitor.check();
+    expect(r.submitted).toEqual([]);
+    expect(r.log.withMsg('exit triggered')).toEqual([]);
+    // Booked: the entry is 19850, and 19600 is 1.26% below it, inside the 2% stop.
+    r.state.unbooked = '0';
+    r.state.entry = '19850';
+    await r.monitor.check();
+    expect(r.submitted).toEqual([]);
+    r.state.price = '19450';
+    await r.monitor.check();
+    expect(r.places().map((p) => [p.side, p.volume])).toEqual([['SELL', '0.00199']]);
+  });
+
+  it('a close worth more than risk.maxNotionalPerOrder goes in parts, each under it, the next once the last is booked', async () => {
+    const r = rig();
+    r.state.maxNotional = '20';
+    r.state.price = '19000';
+    await r.monitor.check();
+    // 20 / 19000 = 0.00105..., down to the step.
+    expect(r.places().map((p) => p.volume)).toEqual(['0.00105']);
+    r.end(r.places()[0]!.clientOrderId, 'filled');
+    r.state.quantity = '0.00095';
+    r.state.net = '0.000946';
+    r.state.unbooked = '-0.00105';
+    await r.monitor.check();
+    expect(r.places()).toHaveLength(1);
+    r.state.unbooked = '0';
+    await r.monitor.check();
+    expect(r.places().map((p) => p.volume)).toEqual(['0.00105', '0.00094']);
+    r.end(r.places()[1]!.clientOrderId, 'filled');
+    r.state.quantity = '0.00001';
+    r.state.net = '0.000006';
+    await r.monitor.check();
+    expect(r.monitor.refusal(placeOf('t-new'))).toBeUndefined();
+    expect(r.monitor.counts).toEqual({ stop_loss: 1 });
+    // The exit's own alert, no other.
+    expect(r.alerts).toHaveLength(1);
+  });
+
+  it('an exit whose closing orders keep ending unfilled is alerted after the third, once', async () => {
+    const r = rig();
+    r.state.price = '19000';
+    for (let i = 0; i < 5; i++) {
+      await r.monitor.check();
+      r.end(r.places()[i]!.clientOrderId, 'rejected');
+      await r.monitor.check();
+      r.clock.moveTo(r.clock.now() + 60_000);
+    }
+    expect(r.places()).toHaveLength(5);
+    // After the exit's own alert.
+    expect(r.alerts.slice(1)).toEqual([
+      't: the stop_loss exit of BTCUSDT has not closed the position: 3 closing orders ended unfilled (the last: rejected, rejected); it keeps trying, at most a minute apart, and the strategy\'s new orders there stay refused. Check the risk limits, the kill switch and the venue',
+    ]);
   });
 
   it('a remainder below the step is not closed: one warning per quantity, and it is judged as flat', async () => {
