@@ -7,8 +7,15 @@ const TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?)?(Z|[+-]\d{2}
 /** One end of a window, or the problem with it (named by its option). */
 function parseTime(option: string, text: string): number | string {
   const zoned = /(Z|[+-]\d{2}:\d{2})$/.test(text) ? text : `${text.includes('T') ? text : `${text}T00:00`}Z`;
-  const at = TIME.test(text) ? Date.parse(zoned) : NaN;
+  const at = TIME.test(text) && realDate(text) ? Date.parse(zoned) : NaN;
   return Number.isFinite(at) ? at : `${option} ${JSON.stringify(text)}: give a time as 2026-11-20 or 2026-11-20T14:30 (UTC unless it ends in a zone, e.g. +01:00)`;
+}
+
+/** Whether the date and time written exist (Date.parse rolls 2026-02-30 over to March 2). */
+function realDate(text: string): boolean {
+  const [y, m, d, h = 0, min = 0, s = 0] = text.split(/[-T:.Z+]/).map(Number);
+  const day = new Date(Date.UTC(y!, m! - 1, d!));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === m! - 1 && day.getUTCDate() === d && h < 24 && min < 60 && s < 60;
 }
 
 /** The window --from and --to ask for (undefined when neither is given), or the problem with them. */

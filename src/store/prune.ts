@@ -10,6 +10,7 @@
 // For each symbol, the highest trade id pruned is kept (prunedTradesKey): the reconciler passes
 // over a trade at or below it that no order claims, so a pruned order's trade that the venue
 // shows again (its latest page, read every fifth pass) is never booked or reported again.
+import { dec, type Decimal } from '../core/decimal.js';
 import type { Database } from './driver.js';
 import { PRUNED_KEY, prunedTradesKey } from '../core/ids.js';
 
@@ -85,6 +86,22 @@ export function pruneRows(db: Database.Database, opts: PruneOptions): PruneResul
          SELECT 1 FROM orders o WHERE o.venue_order_id = temp.pruned.venue_order_id AND o.market = temp.pruned.market AND o.symbol = temp.pruned.symbol
            AND o.client_order_id NOT IN (SELECT client_order_id FROM temp.pruned))`,
     );
+    // An order whose fills do not add up to what it executed has trades not read yet: kept, for a
+    // trade at or below the pruned mark would be passed over when it shows. (Not a spot market buy
+    // sized in quote: its fills are in base.)
+    const short: string[] = [];
+    const executed = db
+      .prepare(
+        `SELECT p.client_order_id AS id, o.executed_volume AS executed, group_concat(f.volume, ' ') AS volumes FROM temp.pruned p
+         JOIN orders o ON o.client_order_id = p.client_order_id
+         LEFT JOIN fills f ON f.venue_order_id = p.venue_order_id AND f.market = p.market AND f.symbol = p.symbol
+         WHERE o.executed_volume <> '0' AND NOT (o.market = 'spot' AND o.type = 'MARKET' AND o.side = 'BUY')
+         GROUP BY p.client_order_id`,
+      )
+      .iterate() as Iterable<{ id: string; executed: string; volumes: string | null }>;
+    for (const r of executed) if (dec.lt(dec.sum((r.volumes ?? '').split(' ').filter((v) => v !== '') as Decimal[]), r.executed as Decimal)) short.push(r.id);
+    const keepShort = db.prepare(`DELETE FROM temp.pruned WHERE client_order_id = ?`);
+    for (const id of short) keepShort.run(id);
     // The highest trade id pruned per symbol, for the reconciler.
     const highest = db
       .prepare(
@@ -108,8 +125,9 @@ export function pruneRows(db: Database.Database, opts: PruneOptions): PruneResul
     const orders = db.prepare(`DELETE FROM orders WHERE client_order_id IN (SELECT client_order_id FROM temp.pruned)`).run().changes;
     const intents = db.prepare(`DELETE FROM intents WHERE client_order_id IN (SELECT client_order_id FROM temp.pruned)`).run().changes;
     db.exec(`DROP TABLE temp.pruned`);
+    // Only a prune that deleted something: a checkpoint set aside later says the rebuild lacks pruned fills.
     const note: PrunedNote = { at: opts.now, before: opts.before, throughFill: opts.throughFill };
-    setCursor.run(PRUNED_KEY, JSON.stringify(note), opts.now);
+    if (orders > 0) setCursor.run(PRUNED_KEY, JSON.stringify(note), opts.now);
     return { orders, events, intents, fills };
   });
   return run.immediate();

@@ -17,6 +17,10 @@ describe('parseWindow', () => {
     expect(parseWindow({ tape: 't', from: 'yesterday' })).toEqual({ problem: `--from "yesterday": ${form}` });
     expect(parseWindow({ tape: 't', to: '1767225600000' })).toEqual({ problem: `--to "1767225600000": ${form}` });
     expect(parseWindow({ tape: 't', from: '2026-13-01' })).toEqual({ problem: `--from "2026-13-01": ${form}` });
+    // Not rolled over to March 2, nor to the next day.
+    expect(parseWindow({ tape: 't', to: '2026-02-30' })).toEqual({ problem: `--to "2026-02-30": ${form}` });
+    expect(parseWindow({ tape: 't', to: '2026-01-01T24:30' })).toEqual({ problem: `--to "2026-01-01T24:30": ${form}` });
+    expect(parseWindow({ tape: 't', to: '2028-02-29T23:59:59.999-05:00' })).toEqual({ window: { to: Date.UTC(2028, 2, 1, 4, 59, 59, 999) } });
     expect(parseWindow({ tape: 't', from: '2026-01-01T00:20', to: '2026-01-01T00:10' })).toEqual({ problem: '--to 2026-01-01T00:10 is not after --from 2026-01-01T00:20: the window must end after it starts' });
     expect(parseWindow({ from: '2026-01-01' })).toEqual({ problem: '--from and --to choose a part of a tape: give --tape T as well (without a tape, --duration sets the length)' });
   });

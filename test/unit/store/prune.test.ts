@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
-import type { VenueOrderId } from '../../../src/core/ids.js';
+import { PRUNED_KEY, type VenueOrderId } from '../../../src/core/ids.js';
 import type { Order, OrderStatus } from '../../../src/core/types.js';
 import { pruneRows, rowCounts, usedBytes, vacuum } from '../../../src/store/prune.js';
 import { SqliteJournal } from '../../../src/store/sqlite.js';
@@ -108,6 +108,32 @@ describe('journal prune (store)', () => {
     expect(left.has(withLatestFills.clientOrderId)).toBe(true); // owns c's latest fills (with the uncovered one)
     expect(left.has(uncovered.clientOrderId)).toBe(true); // its fill is above the checkpoints
     expect(left.has(shared.clientOrderId)).toBe(true); // its venue id is the open order's
+    j.close();
+  });
+
+  it('keeps an order whose fills do not yet add up to what it executed: its trades are still to be read', () => {
+    const j = SqliteJournal.open(path);
+    const executed = (o: Order, volume: string) => j.updateOrder({ ...o, executedVolume: d(volume) }, 'venue order query');
+    const whole = order(j, 'e', 'filled', OLD, 2);
+    executed(whole, '0.002');
+    const short = order(j, 'e', 'filled', OLD, 1);
+    executed(short, '0.003');
+    const partly = order(j, 'e', 'canceled', OLD, 0);
+    executed(partly, '0.5');
+    const through = j.lastFillId();
+    j.maintain('t', (db) => pruneRows(db, { before: CUTOFF, throughFill: through, now: NEW, keepLatest: 0 }));
+    const left = new Set(ids(j, 'e'));
+    expect([left.has(whole.clientOrderId), left.has(short.clientOrderId), left.has(partly.clientOrderId)]).toEqual([false, true, true]);
+    expect(j.cursor(PRUNED_KEY)).toBeDefined();
+    j.close();
+  });
+
+  it('a prune that deletes nothing leaves no note (a checkpoint set aside later would warn of pruned fills)', () => {
+    const j = SqliteJournal.open(path);
+    order(j, 'f', 'filled', NEW, 1);
+    const result = j.maintain('t', (db) => pruneRows(db, { before: CUTOFF, throughFill: j.lastFillId(), now: NEW }));
+    expect(result.orders).toBe(0);
+    expect(j.cursor(PRUNED_KEY)).toBeUndefined();
     j.close();
   });
 
