@@ -62,7 +62,8 @@ describe('sluice run when the venue stops answering', () => {
     sim!.exchange.setFaults({ resetRate: 1 });
     const down = await receiver!.next('venue_unreachable');
     expect(down.message).toMatch(/^the venue is unreachable: no answer to the last \d+ requests, over 3 reconcile passes in a row \(its last answer: \d{4}-.+Z\); orders can be neither placed, cancelled nor read until it answers, and sluice keeps trying$/);
-    expect(daemon.lines.some((l) => l.alert === 'venue_unreachable')).toBe(true);
+    // Its log line too (it may reach us after the webhook's POST: two pipes, no order between them).
+    await daemon.waitFor((l) => l.alert === 'venue_unreachable', 'the log line of the venue_unreachable alert');
     sim!.exchange.setFaults({ resetRate: 0 });
     const up = await receiver!.next('venue_reachable');
     expect(up.details.unreachableSince).toBe(down.details.lastOkAt);
