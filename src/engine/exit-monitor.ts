@@ -329,7 +329,8 @@ export function exitMonitor(
     lastPrice: (market, symbol) => view.lastPrice(market, symbol),
     instrument: (market, symbol) => view.instrument(market, symbol),
     nextId: (id) => clientOrderId(id, sequences.next(id)),
-    active: (id) => engine.running() && hostOf(id).enabled,
+    // A strategy disabled by its plugin still holds its position: its exits go on guarding it.
+    active: () => engine.running(),
     balancesAskedAt: engine.balancesAskedAt,
     maxNotionalPerOrder: () => parts.risk.maxNotionalPerOrder,
     submit: (id, intents) => engine.handle(hostOf(id), { intents, invalid: [] }),

@@ -147,6 +147,39 @@ describe('protective exits on the engine', () => {
     expect(app.journal.order(last)?.status).toBe('open');
   });
 
+  it('a strategy disabled after it bought is still guarded: its stop-loss closes its position', async () => {
+    const holder = buyer('holder', '0.002');
+    let ticks = 0;
+    const crashing = defineStrategy({
+      apiVersion: 2,
+      name: 'holder',
+      params: z.object({}),
+      create: (ctx) => {
+        const inner = holder.definition.create(ctx) as { onTick(): void };
+        return {
+          onTick() {
+            // Buys on its first tick, then throws: disabled, holding 0.002.
+            if (++ticks > 1) throw new Error('plugin bug');
+            inner.onTick();
+          },
+        };
+      },
+    });
+    running = await engineApp(yaml.replace(/ {2}- \{ id: keeper.*\n/, ''), [loaded('holder', crashing, { exits: exits({ stopLossPct: d('2') }) })]);
+    const { app, clock, sim } = running;
+    priceAt(sim, '20000');
+    void app.start();
+    await runUntil(clock, SIM_START + 3000);
+    expect(app.engine.disabledStrategies().map((x) => x.strategy)).toEqual(['holder']);
+    const own = app.engine.positions.position('spot', 'BTCUSDT');
+    expect(own.quantity).toBe('0.002');
+    priceAt(sim, dec.truncate(dec.mul(own.avgEntryPrice, d('0.97')), 2));
+    await runUntil(clock, clock.now() + 3000);
+    const closes = sim.orderLog().filter((o) => o.clientOrderId?.startsWith('slholder') && o.type === 'MARKET');
+    expect(closes.map((o) => [o.side, o.volume])).toHaveLength(1);
+    expect(app.engine.exits?.counts).toEqual({ stop_loss: 1 });
+  });
+
   it('a restart in the middle keeps the trailing best: the trailing stop fires from the high seen before it', async () => {
     const one = buyer('holder', '0.002');
     const settings = exits({ trailingStopPct: d('5') });
