@@ -39,3 +39,8 @@ export function prunedTradesKey(market: string, symbol: string): string {
 
 /** The journal cursor saying what `sluice journal prune` last deleted ({ at, before, throughFill }): fills at or below throughFill may be gone. */
 export const PRUNED_KEY = 'journal:pruned';
+
+/** Numeric order of digit-string ids (trade and order ids exceed 2^53). */
+export function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}

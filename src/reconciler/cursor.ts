@@ -3,12 +3,9 @@
 // that no late trade can still appear beneath it, and is either ours (journaled) or provably
 // nobody's we are waiting for. The next read starts there (fromId is inclusive), so a cursor
 // never moves past a trade it has not read, whatever page size the venue enforces.
+import { compareIds } from '../core/ids.js';
 import type { VenueTrade } from '../core/venue.js';
 
-/** Numeric comparison of digit-string ids (they exceed 2^53). */
-export function compareIds(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-}
 
 export interface CursorInput {
   /** Trades read this pass from `current` on (inclusive), or the latest page when there is no cursor. */

@@ -10,7 +10,7 @@ import type { Journal } from '../core/ports.js';
 import { prunedTradesKey } from '../core/ids.js';
 import type { Market, Order } from '../core/types.js';
 import type { VenueTrade } from '../core/venue.js';
-import { compareIds } from './cursor.js';
+import { compareIds } from '../core/ids.js';
 import { ownOrderId } from './fills.js';
 
 /** The trades read, without those of pruned orders. */

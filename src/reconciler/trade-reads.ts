@@ -3,7 +3,7 @@
 // (fromId is inclusive; repeats are harmless, fills apply once).
 import type { AccountReader } from '../core/ports.js';
 import type { Listing, SkippedItem, VenueTrade } from '../core/venue.js';
-import { compareIds } from './cursor.js';
+import { compareIds } from '../core/ids.js';
 
 export interface TradeReads {
   /** Every trade read, each side of a trade once. */

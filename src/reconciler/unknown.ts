@@ -13,7 +13,7 @@ import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Order, OrderType, Side } from '../core/types.js';
 import type { VenueOrder, VenueTrade } from '../core/venue.js';
-import { compareIds } from './cursor.js';
+import { compareIds } from '../core/ids.js';
 import { ownOrderId, quoteSized } from './fills.js';
 
 /** A venue order no journal order claims. */

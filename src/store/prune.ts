@@ -12,7 +12,7 @@
 // shows again (its latest page, read every fifth pass) is never booked or reported again.
 import { dec, type Decimal } from '../core/decimal.js';
 import type { Database } from './driver.js';
-import { PRUNED_KEY, prunedTradesKey } from '../core/ids.js';
+import { compareIds, PRUNED_KEY, prunedTradesKey } from '../core/ids.js';
 
 /** Per strategy, the orders and the fills' orders a prune keeps (ctx.orders(), ctx.fills()). */
 export const KEEP_LATEST = 1000;
@@ -52,10 +52,6 @@ export function rowCounts(db: Database.Database): RowCounts {
   return counts;
 }
 
-/** Numeric order of digit-string trade ids (they exceed 2^53), as reconciler/cursor.ts compares them. */
-function compareIds(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-}
 
 /** Deletes what retention may (above); all or nothing. */
 export function pruneRows(db: Database.Database, opts: PruneOptions): PruneResult {

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import type { VenueOrderId } from '../../../src/core/ids.js';
 import type { VenueTrade } from '../../../src/core/venue.js';
-import { compareIds, nextCursor } from '../../../src/reconciler/cursor.js';
+import { compareIds } from '../../../src/core/ids.js';
+import { nextCursor } from '../../../src/reconciler/cursor.js';
 
 const item = (tradeId: string, isBuyer: boolean, time = 1000): VenueTrade => ({
   tradeId,
