@@ -173,10 +173,14 @@ describe('protective exits on the engine', () => {
     expect(app.engine.disabledStrategies().map((x) => x.strategy)).toEqual(['holder']);
     const own = app.engine.positions.position('spot', 'BTCUSDT');
     expect(own.quantity).toBe('0.002');
+    const sellable = dec.truncate(holder.state.own!().netQuantity, 5);
     priceAt(sim, dec.truncate(dec.mul(own.avgEntryPrice, d('0.97')), 2));
     await runUntil(clock, clock.now() + 3000);
     const closes = sim.orderLog().filter((o) => o.clientOrderId?.startsWith('slholder') && o.type === 'MARKET');
-    expect(closes.map((o) => [o.side, o.volume])).toHaveLength(1);
+    expect(closes.map((o) => [o.side, o.volume])).toEqual([['SELL', sellable]]);
+    expect(app.journal.order(closes[0]!.clientOrderId as ClientOrderId)?.status).toBe('filled');
+    // Flat but for what one order cannot sell (below the step).
+    expect(dec.lte(app.engine.positions.position('spot', 'BTCUSDT').quantity, d('0.00001'))).toBe(true);
     expect(app.engine.exits?.counts).toEqual({ stop_loss: 1 });
   });
 

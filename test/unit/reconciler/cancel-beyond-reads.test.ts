@@ -7,15 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { d } from '../../../src/core/decimal.js';
 import type { VenueOrderId } from '../../../src/core/ids.js';
-import type { AccountReader } from '../../../src/core/ports.js';
 import type { Order, PlaceIntent } from '../../../src/core/types.js';
 import type { VenueTrade } from '../../../src/core/venue.js';
-import { parseConfig } from '../../../src/config/index.js';
-import { PositionBook } from '../../../src/positions/book.js';
-import { MatchingClock } from '../../../src/reconciler/matching-clock.js';
-import { Reconciler } from '../../../src/reconciler/poller.js';
 import { MemoryJournal } from '../../../src/store/memory.js';
-import { MemoryLog } from '../../fixtures/engine-parts.js';
+import { scriptedReader, scriptedReconciler } from '../../fixtures/scripted-reconciler.js';
 
 const T0 = 1_700_000_000_000;
 const OURS = '900000000000000001' as VenueOrderId;
@@ -36,42 +31,15 @@ async function rig(tradesBefore: number, filled = true) {
     const ours = filled && i === tradesBefore + 1;
     trades.push({ tradeId: String(i), symbol: 'BTCUSDT', bidId: (ours ? OURS : '800000000000000001') as VenueOrderId, askId: '700000000000000001' as VenueOrderId, price: d('100'), qty: ours ? d('1') : d('0.001'), time: T0 - 90_000 + i, isBuyer: true, isMaker: true, fee: d('0'), feeCoin: 'USDT' });
   }
-  const reader = {
-    market: 'spot',
-    openOrders: async () => ({ items: [], skipped: [], complete: true }),
+  const reader = scriptedReader({
     trades: async (_symbol: string, fromId?: string) => {
       const from = fromId === undefined ? trades.length - PAGE : trades.findIndex((t) => t.tradeId === fromId);
       const items = trades.slice(from, from + PAGE);
       return { items, skipped: [], full: items.length >= PAGE };
     },
-    order: async () => {
-      throw new Error('not asked in this case');
-    },
-    orderByClientId: async () => {
-      throw new Error('not asked in this case');
-    },
-    holdings: async () => ({ market: 'spot', amounts: new Map(), unreadable: new Set(), balances: [] }),
-  } as unknown as AccountReader;
-  const { config } = await parseConfig('mode: paper\nreconcile: { foreignOrders: adopt }\n');
-  const told: string[] = [];
-  const reconciler = new Reconciler({
-    readers: { spot: reader, futures: reader },
-    journal,
-    positions: new PositionBook(),
-    clock,
-    log: new MemoryLog(),
-    venueClock: () => ({ offsetMs: 0, errorMs: 0 }),
-    matchingClock: new MatchingClock(),
-    recvWindowMs: 5000,
-    carrierOf: () => undefined,
-    instruments: new Map(),
-    settings: config.reconcile,
-    strategyIds: ['t'],
-    onOrder: async (o) => void told.push(`${o.status} ${o.executedVolume}`),
-    onFill: async () => undefined,
-    cancelForeign: () => undefined,
-    onDrift: () => undefined,
   });
+  const told: string[] = [];
+  const reconciler = await scriptedReconciler({ reader, journal, clock, config: 'mode: paper\nreconcile: { foreignOrders: adopt }\n', onOrder: async (o) => void told.push(`${o.status} ${o.executedVolume}`) });
   const pass = async () => {
     await reconciler.pass([{ market: 'spot', symbol: 'BTCUSDT' }]);
     clock.moveTo(clock.now() + 2000);

@@ -5,15 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { d } from '../../../src/core/decimal.js';
 import type { VenueOrderId } from '../../../src/core/ids.js';
-import type { AccountReader, OpenOrdersPage } from '../../../src/core/ports.js';
+import type { OpenOrdersPage } from '../../../src/core/ports.js';
 import type { Order, PlaceIntent } from '../../../src/core/types.js';
 import type { VenueTrade } from '../../../src/core/venue.js';
-import { parseConfig } from '../../../src/config/index.js';
 import { PositionBook } from '../../../src/positions/book.js';
-import { MatchingClock } from '../../../src/reconciler/matching-clock.js';
-import { Reconciler } from '../../../src/reconciler/poller.js';
 import { MemoryJournal } from '../../../src/store/memory.js';
 import { MemoryLog } from '../../fixtures/engine-parts.js';
+import { scriptedReader, scriptedReconciler } from '../../fixtures/scripted-reconciler.js';
 
 const T0 = 1_700_000_000_000;
 const venueId = (n: number) => `90000000000000000${n}` as VenueOrderId;
@@ -36,8 +34,7 @@ describe('a pass whose open-orders read fails', () => {
     journal.setCursor('trades:spot:BTCUSDT', '0');
     let openOrdersFail = true;
     const asked: string[] = [];
-    const reader = {
-      market: 'spot',
+    const reader = scriptedReader({
       openOrders: async (): Promise<OpenOrdersPage> => {
         if (openOrdersFail) throw new Error('HTTP 502 from GET /sapi/v1/openOrders');
         return { items: [{ orderId: venueId(2), symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: d('100'), origQty: d('0.5'), executedQty: d('0'), status: 'open', venueStatus: 'NEW', clientOrderId: 'slt-2', time: T0 - 115_000 }], skipped: [], complete: true };
@@ -48,33 +45,11 @@ describe('a pass whose open-orders read fails', () => {
         asked.push(id);
         return { orderId: id, symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: d('100'), origQty: d('0.5'), executedQty: d('0.2'), status: 'canceled', venueStatus: 'CANCELED', clientOrderId: 'slt-1', time: T0 - 115_000 };
       },
-      orderByClientId: async () => {
-        throw new Error('not asked in this case');
-      },
-      holdings: async () => ({ market: 'spot', amounts: new Map(), unreadable: new Set(), balances: [] }),
-    } as unknown as AccountReader;
-    const { config } = await parseConfig('mode: paper\n');
+    });
     const positions = new PositionBook();
     const log = new MemoryLog();
     const fills: string[] = [];
-    const reconciler = new Reconciler({
-      readers: { spot: reader, futures: reader },
-      journal,
-      positions,
-      clock,
-      log,
-      venueClock: () => ({ offsetMs: 0, errorMs: 0 }),
-      matchingClock: new MatchingClock(),
-      recvWindowMs: 5000,
-      carrierOf: () => undefined,
-      instruments: new Map(),
-      settings: config.reconcile,
-      strategyIds: ['t'],
-      onOrder: async () => undefined,
-      onFill: async (f, o) => void fills.push(`${f.tradeId} ${o?.clientOrderId} ${f.volume} fee ${f.fee}`),
-      cancelForeign: () => undefined,
-      onDrift: () => undefined,
-    });
+    const reconciler = await scriptedReconciler({ reader, journal, clock, positions, log, onFill: async (f, o) => void fills.push(`${f.tradeId} ${o?.clientOrderId} ${f.volume} fee ${f.fee}`) });
 
     const first = await reconciler.pass([{ market: 'spot', symbol: 'BTCUSDT' }]);
     expect(first.complete).toBe(false);

@@ -6,15 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { d } from '../../../src/core/decimal.js';
 import type { VenueOrderId } from '../../../src/core/ids.js';
-import type { AccountReader } from '../../../src/core/ports.js';
 import type { Order, PlaceIntent } from '../../../src/core/types.js';
 import type { VenueTrade } from '../../../src/core/venue.js';
-import { parseConfig } from '../../../src/config/index.js';
 import { PositionBook } from '../../../src/positions/book.js';
-import { MatchingClock } from '../../../src/reconciler/matching-clock.js';
-import { Reconciler } from '../../../src/reconciler/poller.js';
 import { MemoryJournal } from '../../../src/store/memory.js';
-import { MemoryLog } from '../../fixtures/engine-parts.js';
+import { scriptedReader, scriptedReconciler } from '../../fixtures/scripted-reconciler.js';
 
 const T0 = 1_700_000_000_000;
 const venueId = (n: number) => `90000000000000000${n}` as VenueOrderId;
@@ -32,39 +28,17 @@ describe('a pass that finds three resting buys gone and their trades', () => {
       trades.push({ tradeId: String(n), symbol: 'BTCUSDT', bidId: venueId(n), askId: '700000000000000001' as VenueOrderId, price: d('100'), qty: d('0.5'), time: T0 - 90_000 + n, isBuyer: true, isMaker: true, fee: d('0'), feeCoin: 'USDT' });
     }
     journal.setCursor('trades:spot:BTCUSDT', '0');
-    const reader = {
-      market: 'spot',
-      openOrders: async () => ({ items: [], skipped: [], complete: true }),
-      trades: async () => ({ items: trades, skipped: [], full: false }),
-      order: async () => {
-        throw new Error('not asked in this case');
-      },
-      orderByClientId: async () => {
-        throw new Error('not asked in this case');
-      },
-      holdings: async () => ({ market: 'spot', amounts: new Map(), unreadable: new Set(), balances: [] }),
-    } as unknown as AccountReader;
-    const { config } = await parseConfig('mode: paper\n');
+    const reader = scriptedReader({ trades: async () => ({ items: trades, skipped: [], full: false }) });
     const positions = new PositionBook();
     const told: string[] = [];
-    const reconciler = new Reconciler({
-      readers: { spot: reader, futures: reader },
+    const reconciler = await scriptedReconciler({
+      reader,
       journal,
-      positions,
       clock,
-      log: new MemoryLog(),
-      venueClock: () => ({ offsetMs: 0, errorMs: 0 }),
-      matchingClock: new MatchingClock(),
-      recvWindowMs: 5000,
-      carrierOf: () => undefined,
-      instruments: new Map(),
-      settings: config.reconcile,
-      strategyIds: ['t'],
+      positions,
       onOrder: async (o) => void told.push(`order ${o.clientOrderId} ${o.status}`),
       onBooked: (f) => void told.push(`booked ${f.tradeId} position ${positions.position('spot', 'BTCUSDT').quantity}`),
       onFill: async (f, o) => void told.push(`fill ${f.tradeId} ${o?.clientOrderId} ${o?.status} ${o?.executedVolume}`),
-      cancelForeign: () => undefined,
-      onDrift: () => undefined,
     });
     await reconciler.pass([{ market: 'spot', symbol: 'BTCUSDT' }]);
     expect(told).toEqual([
