@@ -30,6 +30,19 @@ async function tapeWindow(opts: { from?: string; to?: string; tape?: string }) {
   process.exit(1);
 }
 
+// The sweep-holdout module's default, without loading it to print the help.
+const HOLDOUT_TOP_DEFAULT = 3;
+
+/** --holdout-from/--holdout-to/--holdout-top as a sweep's holdout; a problem with them ends the command (exit 1). */
+async function holdoutWindow(opts: { holdoutFrom?: string; holdoutTo?: string; holdoutTop?: number; tape?: string }) {
+  const { parseWindow } = await import('./commands/tape-window.js');
+  const { window, problem } = parseWindow({ from: opts.holdoutFrom, to: opts.holdoutTo, tape: opts.tape }, { from: '--holdout-from', to: '--holdout-to' });
+  const wrong = problem ?? (!window && opts.holdoutTop !== undefined ? '--holdout-top needs --holdout-from or --holdout-to (the part of the tape to run the best runs on again)' : undefined);
+  if (wrong === undefined) return window && { window, top: opts.holdoutTop ?? HOLDOUT_TOP_DEFAULT };
+  process.stderr.write(`${wrong}\n`);
+  process.exit(1);
+}
+
 program
   .command('init')
   .description('make a strategy project of your own that depends on sluice: package.json, tsconfig, sluice.yaml, an example strategy with its test, .gitignore')
@@ -169,9 +182,12 @@ program
   .option('--detach', 'with --queue: submit and return without watching (re-attach later)')
   .option('--concurrency <n>', 'without --queue: backtests at once on this machine (default one per core)', integer('--concurrency'))
   .addOption(new Option('--rank <figure>', 'the figure the printed table ranks runs by (best first)').choices(['pnl', 'drawdown', 'sharpe', 'fills']).default('pnl'))
+  .option('--holdout-from <time>', 'with --tape: run the best runs again from this UTC time (same form as --from), out of sample: --from/--to must leave it out')
+  .option('--holdout-to <time>', 'with --tape: the holdout ends at this UTC time (default the tape\'s end)')
+  .option('--holdout-top <n>', `how many of the best runs (by --rank) go again over the holdout (default ${HOLDOUT_TOP_DEFAULT})`, integer('--holdout-top'))
   .option('--cache-dir <dir>', "where the tape's decoded market events are kept (default $XDG_CACHE_HOME/sluice/events or ~/.cache/sluice/events)")
   .option('--no-cache', 'decode the tape on every run and write no cache')
-  .action(async (opts: { config?: string; tape?: string; duration?: number; from?: string; to?: string; sweep?: string[]; out?: string; queue?: string; attach?: string; cancel?: string; detach?: boolean; concurrency?: number; rank: 'pnl' | 'drawdown' | 'sharpe' | 'fills'; cache: boolean; cacheDir?: string }) => {
+  .action(async (opts: { config?: string; tape?: string; duration?: number; from?: string; to?: string; sweep?: string[]; out?: string; queue?: string; attach?: string; cancel?: string; detach?: boolean; concurrency?: number; rank: 'pnl' | 'drawdown' | 'sharpe' | 'fills'; holdoutFrom?: string; holdoutTo?: string; holdoutTop?: number; cache: boolean; cacheDir?: string }) => {
     const { sweepCommand } = await import('./commands/sweep-command.js');
     const { defaultEventCacheDir } = await import('./tape/index.js');
     process.exit(
@@ -188,6 +204,7 @@ program
         detach: opts.detach,
         concurrency: opts.concurrency,
         rank: opts.rank,
+        holdout: await holdoutWindow(opts),
         eventCacheDir: opts.cache ? (opts.cacheDir ?? defaultEventCacheDir()) : undefined,
       }),
     );

@@ -2,9 +2,13 @@
 // threads, or with `--queue redis://...` through BullMQ to `sluice worker`s on any machine that
 // reaches Redis (sweep-queue.ts). Either way the same sweep report goes to --out.
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { amend } from '../core/amend.js';
 import { systemClock } from '../core/clock.js';
-import { buildSweepReport, SweepProgress, type RunOutcome } from '../report/index.js';
+import type { TapeWindow } from '../core/types.js';
+import { buildSweepReport, SweepProgress, windowText, type RunOutcome } from '../report/index.js';
 import { prepareEventCache, TapeFormatError } from '../tape/index.js';
+import { holdoutPicks, holdoutProblem, holdoutSection } from './sweep-holdout.js';
 import { ThreadPool } from './sweep-pool.js';
 import { newSweepId, prepareSweep, RANKS, sweepOutDir, writeRunReport, writeSweepReport, type SweepCommandOptions } from './sweep-setup.js';
 
@@ -21,7 +25,7 @@ export function sweepArgumentProblem(opts: SweepCommandOptions): string | undefi
   if (opts.concurrency !== undefined && opts.concurrency < 1) return '--concurrency must be at least 1 (backtests at once on this machine)';
   if (opts.rank !== undefined && !RANKS.includes(opts.rank)) return `--rank ${String(opts.rank)}: rank by one of ${RANKS.join(', ')}`;
   if (opts.concurrency !== undefined && opts.queue !== undefined) return '--concurrency is for a local sweep; with --queue, give it to each `sluice worker`';
-  return undefined;
+  return holdoutProblem(opts);
 }
 
 export async function sweepCommand(opts: SweepCommandOptions): Promise<number> {
@@ -64,21 +68,37 @@ async function localSweep(opts: SweepCommandOptions): Promise<number> {
       broken = err.message;
     }
   }
-  if (broken !== undefined) runs.forEach((_, i) => finished(i, { status: 'failed', reason: broken }));
-  else {
-    const pool = new ThreadPool(Math.max(1, Math.min(opts.concurrency ?? availableParallelism(), runs.length)));
-    try {
-      await Promise.all(
-        runs.map(async (run, index) => {
-          const { outcome, report } = await pool.run({ configText: run.configText, label: run.label, tapePath: opts.tape, durationMs: opts.durationMs, window: opts.window, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() });
-          if (report) writeRunReport(out, index, report);
-          finished(index, outcome);
-        }),
-      );
-    } finally {
-      await pool.close();
-    }
+  if (broken !== undefined) {
+    runs.forEach((_, i) => finished(i, { status: 'failed', reason: broken }));
+    progress.finish();
+    return writeSweepReport(buildSweepReport(spec, outcomes), out, opts.rank);
   }
-  progress.finish();
-  return writeSweepReport(buildSweepReport(spec, outcomes), out, opts.rank);
+  const rank = opts.rank ?? 'pnl';
+  const pool = new ThreadPool(Math.max(1, Math.min(opts.concurrency ?? availableParallelism(), runs.length)));
+  try {
+    const job = (index: number, window: TapeWindow | undefined) => ({ configText: runs[index]!.configText, label: runs[index]!.label, tapePath: opts.tape, durationMs: opts.durationMs, window, eventCacheDir: opts.eventCacheDir, cwd: process.cwd() });
+    await Promise.all(
+      runs.map(async (_, index) => {
+        const { outcome, report } = await pool.run(job(index, opts.window));
+        if (report) writeRunReport(out, index, report);
+        finished(index, outcome);
+      }),
+    );
+    progress.finish();
+    const report = buildSweepReport(spec, outcomes);
+    if (!opts.holdout) return writeSweepReport(report, out, rank);
+    const picks = holdoutPicks(report, rank, opts.holdout.top);
+    process.stderr.write(`holdout: the best ${picks.length} by ${rank} again over ${windowText(opts.holdout.window)}\n`);
+    const held = new Map<number, RunOutcome>();
+    await Promise.all(
+      picks.map(async ({ index }) => {
+        const { outcome, report: run } = await pool.run(job(index, opts.holdout!.window));
+        if (run) writeRunReport(join(out, 'holdout'), index, run);
+        held.set(index, outcome);
+      }),
+    );
+    return writeSweepReport(amend(report, { holdout: holdoutSection(opts.holdout, rank, picks, held) }), out, rank);
+  } finally {
+    await pool.close();
+  }
 }

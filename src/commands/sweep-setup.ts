@@ -7,7 +7,7 @@ import { parseDocument, visit } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import type { TapeWindow } from '../core/types.js';
 import { parseConfig } from '../config/index.js';
-import { renderSweepHtml, sortEntries, type Report, type SortKey, type SweepReport, type SweepSpec } from '../report/index.js';
+import { renderSweepHtml, sortEntries, windowText, type Report, type SortKey, type SweepReport, type SweepSpec } from '../report/index.js';
 import { openTape, TapeFormatError } from '../tape/index.js';
 import { paramKinds, parseSweep, resolveAxes, rowOf, sweepRuns, sweepTable, type SweepRun } from './sweep.js';
 
@@ -30,6 +30,15 @@ export interface SweepCommandOptions {
   /** The figure the printed table ranks runs by (default pnl). */
   rank?: SortKey;
   eventCacheDir?: string;
+  /** The best runs again over a part of the tape the sweep does not rank on (sweep-holdout.ts). */
+  holdout?: HoldoutOptions;
+}
+
+/** What --holdout-from/--holdout-to/--holdout-top ask for. */
+export interface HoldoutOptions {
+  window: TapeWindow;
+  /** How many of the best runs go again over the holdout. */
+  top: number;
 }
 
 /** A sweep ready to run: its spec (for the report) and each run's config text. */
@@ -143,9 +152,19 @@ export function writeSweepReport(report: SweepReport, outDir: string | undefined
   const s = report.sweep;
   const kept = s.ok > 0 ? `\neach run's own report: ${join(out, 'runs', '<#>', 'report.json')}` : '';
   const why = s.failed + s.cancelled > 0 ? ' (the whole reason of each failed run is in report.json)' : '';
+  const holdout = report.holdout;
+  const heldOut = holdout ? `\n\n${holdoutTable(report, holdout)}\nholdout reports: ${join(out, 'holdout', 'runs', '<#>', 'report.json')}` : '';
   process.stdout.write(
-    `${rankedTable(report, rank)}\n${s.runs} runs: ${s.ok} ok, ${s.failed} failed, ${s.cancelled} cancelled${why}\nreport: ${join(out, 'report.json')}, ${join(out, 'report.html')}${kept}\n`,
+    `${rankedTable(report, rank)}\n${s.runs} runs: ${s.ok} ok, ${s.failed} failed, ${s.cancelled} cancelled${why}${heldOut}\nreport: ${join(out, 'report.json')}, ${join(out, 'report.html')}${kept}\n`,
   );
-  return s.cancelled > 0 ? 1 : s.failed > 0 ? 2 : 0;
+  const holdoutFailed = holdout?.runs.some((e) => e.status !== 'ok') ?? false;
+  return s.cancelled > 0 ? 1 : s.failed > 0 || holdoutFailed ? 2 : 0;
+}
+
+/** The holdout's runs in their in-sample rank order: the in-sample PnL beside the figures over the holdout. */
+export function holdoutTable(report: SweepReport, holdout: NonNullable<SweepReport['holdout']>): string {
+  const inSample = new Map(report.runs.map((e) => [e.index, e.status === 'ok' ? (e.figures.pnl ?? '-') : '-']));
+  const rows = holdout.runs.map((e) => rowOf(`#${e.index} ${e.label} (in sample: pnl ${inSample.get(e.index) ?? '-'})`, e));
+  return `out of sample: the best ${holdout.runs.length} by ${RANK_WORDS[holdout.rank]}, again over ${windowText(holdout.window)}\n${sweepTable(rows)}`;
 }
 

@@ -18,17 +18,31 @@ function realDate(text: string): boolean {
   return day.getUTCFullYear() === y && day.getUTCMonth() === m! - 1 && day.getUTCDate() === d && h < 24 && min < 60 && s < 60;
 }
 
-/** The window --from and --to ask for (undefined when neither is given), or the problem with them. */
-export function parseWindow(opts: { from?: string; to?: string; tape?: string }): { window?: TapeWindow; problem?: string } {
+/** The option names a window is written with: --from/--to, or a sweep's --holdout-from/--holdout-to. */
+export interface WindowOptions {
+  from: string;
+  to: string;
+}
+
+const FROM_TO: WindowOptions = { from: '--from', to: '--to' };
+
+/** The window --from and --to (or `names`) ask for (undefined when neither is given), or the problem with it. */
+export function parseWindow(opts: { from?: string; to?: string; tape?: string }, names: WindowOptions = FROM_TO): { window?: TapeWindow; problem?: string } {
   if (opts.from === undefined && opts.to === undefined) return {};
-  if (!opts.tape) return { problem: '--from and --to choose a part of a tape: give --tape T as well (without a tape, --duration sets the length)' };
+  if (!opts.tape) return { problem: `${names.from} and ${names.to} choose a part of a tape: give --tape T as well (without a tape, --duration sets the length)` };
   const window: TapeWindow = {};
-  for (const [option, text] of [['--from', opts.from], ['--to', opts.to]] as const) {
+  for (const [end, text] of [['from', opts.from], ['to', opts.to]] as const) {
     if (text === undefined) continue;
-    const at = parseTime(option, text);
+    const at = parseTime(names[end], text);
     if (typeof at === 'string') return { problem: at };
-    window[option === '--from' ? 'from' : 'to'] = at;
+    window[end] = at;
   }
-  if (window.from !== undefined && window.to !== undefined && window.to <= window.from) return { problem: `--to ${opts.to} is not after --from ${opts.from}: the window must end after it starts` };
+  if (window.from !== undefined && window.to !== undefined && window.to <= window.from) return { problem: `${names.to} ${opts.to} is not after ${names.from} ${opts.from}: the window must end after it starts` };
   return { window };
+}
+
+/** Whether two windows share any time (an end not given runs to that end of the tape). */
+export function windowsOverlap(a: TapeWindow, b: TapeWindow): boolean {
+  const before = (end: number | undefined, start: number | undefined) => end !== undefined && start !== undefined && end <= start;
+  return !before(a.to, b.from) && !before(b.to, a.from);
 }

@@ -6,7 +6,7 @@
 import { THEME } from '../charts/client.js';
 import { dec, ZERO } from '../core/decimal.js';
 import { escapeHtml } from './html.js';
-import { heatMap, sortEntries, type HeatMap, type SortKey, type SweepEntry, type SweepReport } from './sweep.js';
+import { heatMap, sortEntries, windowText, type HeatMap, type SortKey, type SweepEntry, type SweepReport } from './sweep.js';
 
 const ORDERS: readonly { key: SortKey; label: string }[] = [
   { key: 'run', label: 'run order' },
@@ -49,6 +49,7 @@ export function renderSweepHtml(report: SweepReport): string {
     '<div class="tables">',
     ...ORDERS.map((o) => runsTable(report, o.key)),
     '</div>',
+    ...(report.holdout ? holdoutHtml(report, report.holdout) : []),
     '</body></html>',
     '',
   ].join('\n');
@@ -71,6 +72,25 @@ function runsTable(report: SweepReport, key: SortKey): string {
     return `<tr>${lead}${cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('')}<td>ok</td></tr>`;
   });
   return `<table class="sorted sorted-${key}">\n<tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
+}
+
+/** The best runs again over the holdout, in their in-sample rank order, with their in-sample PnL beside. */
+function holdoutHtml(report: SweepReport, holdout: NonNullable<SweepReport['holdout']>): string[] {
+  const axes = report.sweep.axes;
+  const inSample = new Map(report.runs.map((e) => [e.index, e.status === 'ok' ? (e.figures.pnl ?? '-') : '-']));
+  const head = ['#', ...axes.map((a) => a.key), 'in-sample PnL', 'PnL', 'PnL %', 'max drawdown', 'Sharpe', 'fills', 'win rate', 'fees', 'status'];
+  const rows = holdout.runs.map((e) => {
+    const lead = `<td class="num">${e.index}</td>${axes.map((a) => `<td>${escapeHtml(e.params[a.key] ?? '')}</td>`).join('')}<td class="num">${escapeHtml(inSample.get(e.index) ?? '-')}</td>`;
+    if (e.status !== 'ok') return `<tr>${lead}<td colspan="7"></td><td class="${e.status}">${e.status}: ${escapeHtml(e.reason)}</td></tr>`;
+    const f = e.figures;
+    const cells = [f.pnl ?? '-', num(f.pnlPct, 4, '%'), f.maxDrawdown ?? '-', sharpeText(f), String(f.fills), f.winRate === null ? '-' : `${(f.winRate * 100).toFixed(1)}%`, f.fees];
+    return `<tr>${lead}${cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('')}<td>ok</td></tr>`;
+  });
+  return [
+    '<h2>Out of sample</h2>',
+    `<p>${escapeHtml(`The best ${holdout.runs.length} runs by ${holdout.rank} (of the ${holdout.top} asked for), run again over ${windowText(holdout.window)}, a part of the tape the sweep did not rank them on.`)}</p>`,
+    `<table>\n<tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`,
+  ];
 }
 
 /** The Sharpe basis every run with a Sharpe shares ("annualised", "per 10 s sample"), for the column's head; undefined when they differ or none has one. */

@@ -75,7 +75,17 @@ export interface SweepReport {
     cancelled: number;
   };
   runs: SweepEntry[];
+  /**
+   * The best runs by `rank`, run again over a part of the tape the sweep did not rank them on
+   * (--holdout-from/--holdout-to), in that rank order: their figures out of sample.
+   */
+  holdout?: { window: TapeWindow; rank: SortKey; top: number; runs: SweepEntry[] };
 }
+
+const at = (ms: number | undefined, open: string) => (ms === undefined ? open : new Date(ms).toISOString());
+
+/** A window as text: "2026-11-20T00:00:00.000Z to 2026-11-21T00:00:00.000Z", an end not given named as the tape's. */
+export const windowText = (w: TapeWindow): string => `${at(w.from, "the tape's start")} to ${at(w.to, "the tape's end")}`;
 
 export function runFigures(r: Report): RunFigures {
   return {

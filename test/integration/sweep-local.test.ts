@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import type { SweepReport } from '../../src/report/index.js';
+import { sortEntries, type SweepReport } from '../../src/report/index.js';
 import { CliProcess } from '../fixtures/cli-process.js';
 import { childEnv } from '../fixtures/daemon-process.js';
 
@@ -56,4 +56,37 @@ describe('sluice sweep on local threads', () => {
     expect(await bad.exited).toBe(1);
     expect(bad.stderr).toContain('--from "yesterday": give a time as 2026-11-20 or 2026-11-20T14:30');
   }, 120_000);
+
+  it('--holdout-from: the best runs by --rank go again over a part of the tape the sweep did not rank on, with the figures a run over that window alone gives', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-sweep-holdout-'));
+    const out = join(dir, 'out');
+    const tape = ['-c', 'config/backtest.yaml', '-t', 'backtest/tapes/sample.jsonl.gz', '--concurrency', '2', '--no-cache'];
+    const args = ['sweep', ...tape, '--to', '2026-01-01T00:20', '--holdout-from', '2026-01-01T00:20', '--holdout-top', '2', '--sweep', 'strategies.0.params.spacingPct=0.02,0.03,0.05,0.08', '-o', out];
+    const sweep = new CliProcess(args, { env: childEnv() });
+    expect(await sweep.exited, sweep.stdout + sweep.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as SweepReport;
+    const holdout = report.holdout!;
+    expect(holdout).toMatchObject({ window: { from: Date.UTC(2026, 0, 1, 0, 20) }, rank: 'pnl', top: 2 });
+    // The two best in sample by PnL, best first.
+    const best = sortEntries(report.runs, 'pnl').slice(0, 2);
+    expect(holdout.runs.map((r) => r.index)).toEqual(best.map((r) => r.index));
+    expect(sweep.stdout).toContain("out of sample: the best 2 by PnL, highest first, again over 2026-01-01T00:20:00.000Z to the tape's end");
+    for (const run of holdout.runs) {
+      expect(run.status).toBe('ok');
+      const own = JSON.parse(readFileSync(join(out, 'holdout', 'runs', String(run.index), 'report.json'), 'utf8')) as { period: { start: string }; pnl: { total: string } };
+      expect(own.period.start).toBe('2026-01-01T00:20:00.000Z');
+      expect(run.status === 'ok' && run.figures.pnl).toBe(own.pnl.total);
+    }
+    // The best run's holdout figures are what a sweep of its value alone over that window gives.
+    const top = holdout.runs[0]!;
+    const alone = join(dir, 'alone');
+    const check = new CliProcess(['sweep', ...tape, '--from', '2026-01-01T00:20', '--sweep', `strategies.0.params.spacingPct=${top.params['strategies.0.params.spacingPct']}`, '-o', alone], { env: childEnv() });
+    expect(await check.exited, check.stdout + check.stderr).toBe(0);
+    const [same] = (JSON.parse(readFileSync(join(alone, 'report.json'), 'utf8')) as SweepReport).runs;
+    expect(same!.status === 'ok' && same!.figures).toEqual(top.status === 'ok' && top.figures);
+    // A holdout inside the part the sweep ranks on is not out of sample: refused at the door.
+    const overlap = new CliProcess(['sweep', ...tape, '--to', '2026-01-01T00:20', '--holdout-from', '2026-01-01T00:15', '--sweep', 'strategies.0.params.levels=3,5', '-o', join(dir, 'no')], { env: childEnv() });
+    expect(await overlap.exited).toBe(1);
+    expect(overlap.stderr).toContain("overlaps the part of the tape the sweep ranks its runs on (the tape's start to 2026-01-01T00:20:00.000Z)");
+  }, 180_000);
 });

@@ -7,7 +7,8 @@ import { parse } from 'yaml';
 import { d } from '../../../src/core/decimal.js';
 import { ConfigError } from '../../../src/core/errors.js';
 import { oneLine, paramKinds, parseSweep, resolveAxes, rowOf, sweepRuns, sweepTable } from '../../../src/commands/sweep.js';
-import { checkSweepId, newSweepId, rankedTable, withoutUnusedSections } from '../../../src/commands/sweep-setup.js';
+import { holdoutPicks, holdoutSection } from '../../../src/commands/sweep-holdout.js';
+import { checkSweepId, holdoutTable, newSweepId, rankedTable, withoutUnusedSections } from '../../../src/commands/sweep-setup.js';
 import { buildSweepReport } from '../../../src/report/index.js';
 import { loadStrategies, type StrategyEntry } from '../../../src/strategy/index.js';
 import { sweepArgumentProblem } from '../../../src/commands/sweep-command.js';
@@ -238,6 +239,20 @@ describe('the printed table', () => {
     expect(report.runs[1]).toMatchObject({ status: 'failed', reason: expect.stringContaining('\n  - strategies[0].params.y') });
   });
 
+  it('the holdout: the best runs in sample by the rank asked for, and their figures out of sample beside their in-sample PnL', () => {
+    const picks = holdoutPicks(report, 'pnl', 2);
+    expect(picks.map((e) => e.index)).toEqual([2, 0]);
+    // Fewer finished runs than asked for: only those; a failed run is never picked.
+    expect(holdoutPicks(report, 'drawdown', 5).map((e) => e.index)).toEqual([3, 0, 2]);
+    const window = { from: Date.UTC(2026, 0, 2) };
+    const section = holdoutSection({ window, top: 2 }, 'pnl', picks, new Map([[2, figures('-0.5', '1', 0.2, 4)]]));
+    expect(section.runs.map((e) => [e.index, e.status])).toEqual([[2, 'ok'], [0, 'cancelled']]);
+    const lines = holdoutTable(report, section).split('\n');
+    expect(lines[0]).toBe("out of sample: the best 2 by PnL, highest first, again over 2026-01-02T00:00:00.000Z to the tape's end");
+    expect(lines[3]).toMatch(/^#2 x=2 \(in sample: pnl 3\) +-0\.5 +0 +4 /);
+    expect(lines[4]).toMatch(/^#0 x=0 \(in sample: pnl 1\) +failed: cancelled \(not run over the holdout\)$/);
+  });
+
   it('cuts a long reason to one readable line', () => {
     const long = oneLine(`first line\n${'x'.repeat(400)}`);
     expect(long).not.toContain('\n');
@@ -265,6 +280,16 @@ describe('sluice sweep arguments', () => {
     [{ config: 'c.yaml', concurrency: 0 }, '--concurrency must be at least 1 (backtests at once on this machine)'],
     [{ config: 'c.yaml', concurrency: 2, queue: 'redis://h' }, '--concurrency is for a local sweep; with --queue, give it to each `sluice worker`'],
     [{ config: 'c.yaml', rank: 'profit' as never }, '--rank profit: rank by one of pnl, drawdown, sharpe, fills'],
+    [{ config: 'c.yaml', queue: 'redis://h', window: { to: 10 }, holdout: { window: { from: 10 }, top: 3 } }, "--holdout-from/--holdout-to run on a local sweep (without --queue); for a queued sweep, sweep the best runs' values again with --from/--to set to the holdout"],
+    [{ config: 'c.yaml', window: { to: 10 }, holdout: { window: { from: 10 }, top: 0 } }, '--holdout-top must be at least 1 (how many of the best runs go again over the holdout)'],
+    [
+      { config: 'c.yaml', holdout: { window: { from: Date.UTC(2026, 0, 2) }, top: 3 } },
+      "the holdout (2026-01-02T00:00:00.000Z to the tape's end) overlaps the part of the tape the sweep ranks its runs on (the tape's start to the tape's end), so it would not be out of sample: give --from/--to for the part to rank on, ending before --holdout-from or starting after --holdout-to",
+    ],
+    [
+      { config: 'c.yaml', window: { from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 3) }, holdout: { window: { from: Date.UTC(2026, 0, 2) }, top: 3 } },
+      "the holdout (2026-01-02T00:00:00.000Z to the tape's end) overlaps the part of the tape the sweep ranks its runs on (2026-01-01T00:00:00.000Z to 2026-01-03T00:00:00.000Z), so it would not be out of sample: give --from/--to for the part to rank on, ending before --holdout-from or starting after --holdout-to",
+    ],
   ])('%j: %s', (opts, problem) => {
     expect(sweepArgumentProblem(opts)).toBe(problem);
   });
@@ -273,6 +298,9 @@ describe('sluice sweep arguments', () => {
     expect(sweepArgumentProblem({ config: 'c.yaml', sweep: ['a=1,2'], concurrency: 2 })).toBeUndefined();
     expect(sweepArgumentProblem({ config: 'c.yaml', sweep: ['a=1,2'], queue: 'redis://h', detach: true })).toBeUndefined();
     expect(sweepArgumentProblem({ queue: 'redis://h', attach: 'a1', out: 'dir' })).toBeUndefined();
+    // A holdout before or after the ranked part, touching it or not.
+    expect(sweepArgumentProblem({ config: 'c.yaml', window: { to: 10 }, holdout: { window: { from: 10 }, top: 3 } })).toBeUndefined();
+    expect(sweepArgumentProblem({ config: 'c.yaml', window: { from: 20 }, holdout: { window: { from: 5, to: 20 }, top: 1 } })).toBeUndefined();
   });
 });
 

@@ -24,4 +24,12 @@ describe('parseWindow', () => {
     expect(parseWindow({ tape: 't', from: '2026-01-01T00:20', to: '2026-01-01T00:10' })).toEqual({ problem: '--to 2026-01-01T00:10 is not after --from 2026-01-01T00:20: the window must end after it starts' });
     expect(parseWindow({ from: '2026-01-01' })).toEqual({ problem: '--from and --to choose a part of a tape: give --tape T as well (without a tape, --duration sets the length)' });
   });
+
+  it("a sweep's holdout is read the same way, its problems named by its own options", () => {
+    const names = { from: '--holdout-from', to: '--holdout-to' };
+    expect(parseWindow({ tape: 't', from: '2026-01-01T00:20' }, names)).toEqual({ window: { from: Date.UTC(2026, 0, 1, 0, 20) } });
+    expect(parseWindow({ tape: 't', from: 'soon' }, names).problem).toMatch(/^--holdout-from "soon": give a time as/);
+    expect(parseWindow({ tape: 't', from: '2026-01-02', to: '2026-01-01' }, names)).toEqual({ problem: '--holdout-to 2026-01-01 is not after --holdout-from 2026-01-02: the window must end after it starts' });
+    expect(parseWindow({ to: '2026-01-01' }, names).problem).toMatch(/^--holdout-from and --holdout-to choose a part of a tape: give --tape T/);
+  });
 });

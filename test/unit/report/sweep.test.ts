@@ -192,6 +192,32 @@ describe('renderSweepHtml', () => {
     expect(page).toContain('<td colspan="10"></td><td class="failed">');
   });
 
+  it('shows the holdout, when the sweep ran one, as its own table: in-sample PnL beside the figures out of sample, in rank order', () => {
+    expect(html).not.toContain('Out of sample');
+    const report = buildSweepReport(spec(), outcomes());
+    const best = report.runs.find((e) => e.index === 1)!;
+    const second = report.runs.find((e) => e.index === 2)!;
+    const holdout = {
+      window: { from: Date.UTC(2026, 0, 2), to: Date.UTC(2026, 0, 3) },
+      rank: 'pnl' as const,
+      top: 3,
+      runs: [
+        { ...best, status: 'ok' as const, figures: figures('-1.75', '2', -0.3, 14) },
+        { ...second, status: 'failed' as const, reason: '--from leaves nothing of the tape' },
+      ],
+    };
+    const page = renderSweepHtml({ ...report, holdout });
+    const section = page.slice(page.indexOf('<h2>Out of sample</h2>'));
+    expect(section).toContain('The best 2 runs by pnl (of the 3 asked for), run again over 2026-01-02T00:00:00.000Z to 2026-01-03T00:00:00.000Z');
+    const rows = [...section.matchAll(/<tr><td class="num">(\d+)<\/td>(?:<td>[^<]*<\/td>)*<td class="num">([^<]*)<\/td><td[^>]*>([^<]*)</g)].map((m) => [Number(m[1]), m[2], m[3]]);
+    const inSample = (e: typeof best) => (e.status === 'ok' ? e.figures.pnl : null);
+    expect(rows).toEqual([
+      [1, inSample(best), '-1.75'],
+      [2, inSample(second), ''],
+    ]);
+    expect(section).toContain('<td class="failed">failed: --from leaves nothing of the tape</td>');
+  });
+
   it('runFigures carries the played and recorded counts of a report that has them', () => {
     const report = buildReport(emptyInput({ incidents: { onTape: { ban: 1, error: 2 }, played: { error: 1 } } }));
     expect(runFigures(report).recordedIncidents).toEqual({ played: 1, onTape: 3 });
