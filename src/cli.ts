@@ -43,6 +43,14 @@ async function holdoutWindow(opts: { holdoutFrom?: string; holdoutTo?: string; h
   process.exit(1);
 }
 
+/** --sample and --seed as a random search; --seed alone ends the command (exit 1). */
+function sampleOf(opts: { sample?: number; seed?: number }) {
+  if (opts.sample !== undefined) return { count: opts.sample, seed: opts.seed ?? 1 };
+  if (opts.seed === undefined) return undefined;
+  process.stderr.write('--seed chooses the runs --sample draws: give --sample N as well (without it every combination runs)\n');
+  process.exit(1);
+}
+
 program
   .command('init')
   .description('make a strategy project of your own that depends on sluice: package.json, tsconfig, sluice.yaml, an example strategy with its test, .gitignore')
@@ -182,12 +190,14 @@ program
   .option('--detach', 'with --queue: submit and return without watching (re-attach later)')
   .option('--concurrency <n>', 'without --queue: backtests at once on this machine (default one per core)', integer('--concurrency'))
   .addOption(new Option('--rank <figure>', 'the figure the printed table ranks runs by (best first)').choices(['pnl', 'drawdown', 'sharpe', 'fills']).default('pnl'))
+  .option('--sample <n>', 'random search: run only this many of the grid\'s combinations, drawn at random (the same ones for the same --seed)', integer('--sample'))
+  .option('--seed <n>', 'the seed --sample draws with (default 1)', integer('--seed'))
   .option('--holdout-from <time>', 'with --tape: run the best runs again from this UTC time (same form as --from), out of sample: --from/--to must leave it out')
   .option('--holdout-to <time>', 'with --tape: the holdout ends at this UTC time (default the tape\'s end)')
   .option('--holdout-top <n>', `how many of the best runs (by --rank) go again over the holdout (default ${HOLDOUT_TOP_DEFAULT})`, integer('--holdout-top'))
   .option('--cache-dir <dir>', "where the tape's decoded market events are kept (default $XDG_CACHE_HOME/sluice/events or ~/.cache/sluice/events)")
   .option('--no-cache', 'decode the tape on every run and write no cache')
-  .action(async (opts: { config?: string; tape?: string; duration?: number; from?: string; to?: string; sweep?: string[]; out?: string; queue?: string; attach?: string; cancel?: string; detach?: boolean; concurrency?: number; rank: 'pnl' | 'drawdown' | 'sharpe' | 'fills'; holdoutFrom?: string; holdoutTo?: string; holdoutTop?: number; cache: boolean; cacheDir?: string }) => {
+  .action(async (opts: { config?: string; tape?: string; duration?: number; from?: string; to?: string; sweep?: string[]; out?: string; queue?: string; attach?: string; cancel?: string; detach?: boolean; concurrency?: number; rank: 'pnl' | 'drawdown' | 'sharpe' | 'fills'; holdoutFrom?: string; holdoutTo?: string; holdoutTop?: number; sample?: number; seed?: number; cache: boolean; cacheDir?: string }) => {
     const { sweepCommand } = await import('./commands/sweep-command.js');
     const { defaultEventCacheDir } = await import('./tape/index.js');
     process.exit(
@@ -205,6 +215,7 @@ program
         concurrency: opts.concurrency,
         rank: opts.rank,
         holdout: await holdoutWindow(opts),
+        sample: sampleOf(opts),
         eventCacheDir: opts.cache ? (opts.cacheDir ?? defaultEventCacheDir()) : undefined,
       }),
     );

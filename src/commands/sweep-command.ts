@@ -18,9 +18,10 @@ export type { SweepCommandOptions } from './sweep-setup.js';
 export function sweepArgumentProblem(opts: SweepCommandOptions): string | undefined {
   if (opts.attach !== undefined && opts.cancel !== undefined) return 'give --attach ID or --cancel ID, not both';
   const existing = opts.attach !== undefined ? '--attach' : opts.cancel !== undefined ? '--cancel' : undefined;
-  if (existing && (opts.config !== undefined || opts.tape !== undefined || (opts.sweep?.length ?? 0) > 0 || opts.durationMs !== undefined || opts.window !== undefined)) {
-    return `${existing} takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration, --from, --to and --sweep`;
+  if (existing && (opts.config !== undefined || opts.tape !== undefined || (opts.sweep?.length ?? 0) > 0 || opts.durationMs !== undefined || opts.window !== undefined || opts.sample !== undefined)) {
+    return `${existing} takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration, --from, --to, --sweep and --sample`;
   }
+  if (opts.sample !== undefined && opts.sample.count < 1) return '--sample must be at least 1 (how many of the grid\'s combinations run)';
   if (opts.detach && opts.queue === undefined) return '--detach needs --queue redis://HOST:PORT (a local sweep runs here and now)';
   if (opts.concurrency !== undefined && opts.concurrency < 1) return '--concurrency must be at least 1 (backtests at once on this machine)';
   if (opts.rank !== undefined && !RANKS.includes(opts.rank)) return `--rank ${String(opts.rank)}: rank by one of ${RANKS.join(', ')}`;

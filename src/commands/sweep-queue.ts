@@ -57,8 +57,9 @@ export function outcomesOf(gathered: GatheredSweep<QueuedOutcome>): Map<number, 
   return outcomes;
 }
 
-function specOf(data: SweepJobData): SweepSpec {
-  return { id: data.sweepId, config: data.config, tape: data.tape?.name ?? null, durationMs: data.durationMs, window: data.window, axes: data.axes, runs: data.runs };
+/** The sweep as its parent job in Redis describes it. */
+export function specOf(data: SweepJobData): SweepSpec {
+  return { id: data.sweepId, config: data.config, tape: data.tape?.name ?? null, durationMs: data.durationMs, window: data.window, sample: data.sample, axes: data.axes, runs: data.runs };
 }
 
 export async function queueSweepCommand(opts: SweepCommandOptions): Promise<number> {
@@ -100,7 +101,7 @@ export async function queueSweepCommand(opts: SweepCommandOptions): Promise<numb
 /** The parent's data and one child per run: what goes into Redis for a prepared sweep. */
 export function sweepJobs(prepared: PreparedSweep, tape: TapeRef | null, cwd: string, now: number): { data: SweepJobData; jobs: RunJobData[] } {
   const { spec, runs } = prepared;
-  const data: SweepJobData = { sweepId: spec.id, config: spec.config, tape, durationMs: spec.durationMs, window: spec.window, axes: spec.axes, runs: spec.runs, submittedAt: now };
+  const data: SweepJobData = { sweepId: spec.id, config: spec.config, tape, durationMs: spec.durationMs, window: spec.window, sample: spec.sample, axes: spec.axes, runs: spec.runs, submittedAt: now };
   const jobs = runs.map((run, index) => ({ sweepId: spec.id, index, label: run.label, configText: run.configText, tape, durationMs: spec.durationMs, window: spec.window, plugins: pluginRefs(run.configText, cwd) }));
   return { data, jobs };
 }

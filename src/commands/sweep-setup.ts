@@ -9,7 +9,7 @@ import type { TapeWindow } from '../core/types.js';
 import { parseConfig } from '../config/index.js';
 import { renderSweepHtml, sortEntries, windowText, type Report, type SortKey, type SweepReport, type SweepSpec } from '../report/index.js';
 import { openTape, TapeFormatError } from '../tape/index.js';
-import { paramKinds, parseSweep, resolveAxes, rowOf, sweepRuns, sweepTable, type SweepRun } from './sweep.js';
+import { paramKinds, parseSweep, resolveAxes, rowOf, sweepRuns, sweepTable, type SweepRun, type SweepSample } from './sweep.js';
 
 export interface SweepCommandOptions {
   config?: string;
@@ -30,6 +30,8 @@ export interface SweepCommandOptions {
   /** The figure the printed table ranks runs by (default pnl). */
   rank?: SortKey;
   eventCacheDir?: string;
+  /** Random search: this many of the grid's combinations, drawn with this seed (sweep.ts sweepRuns). */
+  sample?: SweepSample;
   /** The best runs again over a part of the tape the sweep does not rank on (sweep-holdout.ts). */
   holdout?: HoldoutOptions;
 }
@@ -96,13 +98,15 @@ export async function prepareSweep(opts: SweepCommandOptions, id: string): Promi
     await parseConfig(configText, { source: opts.config, env: { ...process.env, SLUICE_API_KEY: undefined, SLUICE_API_SECRET: undefined } });
     const axes = await resolveAxes(configText, opts.sweep.map(parseSweep), process.cwd());
     // Values are typed by each plugin's params schema (a number for z.number(), text for a decimal).
-    const runs = sweepRuns(configText, axes, await paramKinds(configText, axes, process.cwd()));
+    const runs = sweepRuns(configText, axes, await paramKinds(configText, axes, process.cwd()), opts.sample);
+    const grid = axes.reduce((n, a) => n * a.values.length, 1);
     const spec: SweepSpec = {
       id,
       config: basename(opts.config),
       tape: opts.tape ? basename(opts.tape) : null,
       durationMs: opts.tape ? null : (opts.durationMs ?? null),
       window: opts.window,
+      ...(opts.sample && opts.sample.count < grid ? { sample: { count: runs.length, seed: opts.sample.seed, of: grid } } : {}),
       axes: axes.map((a) => ({ key: a.key, values: a.values })),
       runs: runs.map((r, index) => ({ index, label: r.label, params: r.params })),
     };
@@ -152,10 +156,11 @@ export function writeSweepReport(report: SweepReport, outDir: string | undefined
   const s = report.sweep;
   const kept = s.ok > 0 ? `\neach run's own report: ${join(out, 'runs', '<#>', 'report.json')}` : '';
   const why = s.failed + s.cancelled > 0 ? ' (the whole reason of each failed run is in report.json)' : '';
+  const drawn = s.sample ? ` (a random search: ${s.sample.count} of the grid's ${s.sample.of} combinations, --seed ${s.sample.seed})` : '';
   const holdout = report.holdout;
   const heldOut = holdout ? `\n\n${holdoutTable(report, holdout)}\nholdout reports: ${join(out, 'holdout', 'runs', '<#>', 'report.json')}` : '';
   process.stdout.write(
-    `${rankedTable(report, rank)}\n${s.runs} runs: ${s.ok} ok, ${s.failed} failed, ${s.cancelled} cancelled${why}${heldOut}\nreport: ${join(out, 'report.json')}, ${join(out, 'report.html')}${kept}\n`,
+    `${rankedTable(report, rank)}\n${s.runs} runs${drawn}: ${s.ok} ok, ${s.failed} failed, ${s.cancelled} cancelled${why}${heldOut}\nreport: ${join(out, 'report.json')}, ${join(out, 'report.html')}${kept}\n`,
   );
   const holdoutFailed = holdout?.runs.some((e) => e.status !== 'ok') ?? false;
   return s.cancelled > 0 ? 1 : s.failed > 0 || holdoutFailed ? 2 : 0;

@@ -3,6 +3,7 @@
 // prints one table.
 import { availableParallelism } from 'node:os';
 import { parse, parseDocument, stringify } from 'yaml';
+import { seededRandom } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 import type { RunOutcome } from '../report/index.js';
 import { closest } from '../core/spelling.js';
@@ -128,11 +129,12 @@ function typedAs(kind: ParamKind, raw: string): unknown {
  * `kinds` knows the field (see paramKinds), else by the value it replaces (a quoted decimal
  * stays quoted, a number stays a number), so `spacingPct=0.05` sweeps money without quotes.
  */
-export function sweepRuns(baseText: string, axes: readonly SweepAxis[], kinds: ReadonlyMap<string, ParamKind> = new Map()): SweepRun[] {
+export function sweepRuns(baseText: string, axes: readonly SweepAxis[], kinds: ReadonlyMap<string, ParamKind> = new Map(), sample?: SweepSample): SweepRun[] {
   const twice = axes.find((a, i) => axes.findIndex((b) => b.key === a.key) !== i);
   if (twice) throw new ConfigError([{ path: '--sweep', message: `${twice.key} is swept twice; give all its values in one --sweep ${twice.key}=a,b,c` }], '--sweep');
   let combos: { label: string[]; set: [SweepAxis, string][] }[] = [{ label: [], set: [] }];
   for (const axis of axes) combos = combos.flatMap((c) => axis.values.map((v) => ({ label: [...c.label, `${axis.key}=${v}`], set: [...c.set, [axis, v] as [SweepAxis, string]] })));
+  if (sample) combos = sampled(combos, sample);
   return combos.map((c) => {
     const doc = parseDocument(baseText);
     for (const [axis, raw] of c.set) {
@@ -143,6 +145,28 @@ export function sweepRuns(baseText: string, axes: readonly SweepAxis[], kinds: R
     }
     return { label: c.label.join(' '), params: Object.fromEntries(c.set.map(([axis, v]) => [axis.key, v])), configText: stringify(doc) };
   });
+}
+
+/** Random search over the grid: `count` of its combinations, drawn without replacement by a generator seeded with `seed`. */
+export interface SweepSample {
+  count: number;
+  seed: number;
+}
+
+/** `count` of `all`, the same ones for the same seed, kept in grid order (all of them when count covers the grid). */
+function sampled<T>(all: readonly T[], { count, seed }: SweepSample): T[] {
+  if (count >= all.length) return [...all];
+  const random = seededRandom(seed);
+  const order = all.map((_, i) => i);
+  // The first `count` places of a Fisher-Yates shuffle.
+  for (let i = 0; i < count; i++) {
+    const j = i + Math.floor(random() * (order.length - i));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order
+    .slice(0, count)
+    .sort((a, b) => a - b)
+    .map((i) => all[i]!);
 }
 
 function parseScalar(raw: string): unknown {

@@ -49,6 +49,8 @@ export interface SweepJobData {
   tape: TapeRef | null;
   durationMs: number | null;
   window?: TapeWindow;
+  /** A random search: `count` of the grid's `of` combinations, drawn with `seed`. */
+  sample?: { count: number; seed: number; of: number };
   axes: { key: string; values: string[] }[];
   runs: { index: number; label: string; params: Record<string, string> }[];
   /** Milliseconds since the epoch, on the submitter's clock. */

@@ -40,7 +40,7 @@ export function renderSweepHtml(report: SweepReport): string {
     `<style>${STYLE}</style>`,
     '</head><body>',
     `<h1>${escapeHtml(title)}</h1>`,
-    `<p>${escapeHtml(`${s.config} over ${source}: ${s.runs} runs, ${s.ok} ok, ${s.failed} failed, ${s.cancelled} cancelled`)}</p>`,
+    `<p>${escapeHtml(`${s.config} over ${source}: ${s.runs} runs${s.sample ? ` (a random search: ${s.sample.count} of the grid's ${s.sample.of} combinations, seed ${s.sample.seed})` : ''}, ${s.ok} ok, ${s.failed} failed, ${s.cancelled} cancelled`)}</p>`,
     `<p>${s.axes.map((a) => `<code>${escapeHtml(a.key)}</code> = ${a.values.map(escapeHtml).join(', ')}`).join('<br>')}</p>`,
     ...(map ? ['<h2>PnL heat map</h2>', heatTable(map)] : []),
     '<h2>Runs</h2>',

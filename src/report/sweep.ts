@@ -53,8 +53,16 @@ export interface SweepSpec {
   durationMs: number | null;
   /** Only this part of the tape (--from, --to). */
   window?: TapeWindow;
+  /** A random search (--sample): `count` of the grid's `of` combinations, drawn with `seed`; absent when the whole grid ran. */
+  sample?: SampledGrid;
   axes: SweepAxisSpec[];
   runs: SweepRunSpec[];
+}
+
+export interface SampledGrid {
+  count: number;
+  seed: number;
+  of: number;
 }
 
 export type SweepEntry = SweepRunSpec & RunOutcome;
@@ -68,6 +76,7 @@ export interface SweepReport {
     durationMs: number | null;
     /** Only this part of the tape (--from, --to). */
     window?: TapeWindow;
+    sample?: SampledGrid;
     axes: SweepAxisSpec[];
     runs: number;
     ok: number;
@@ -135,6 +144,7 @@ export function buildSweepReport(spec: SweepSpec, outcomes: ReadonlyMap<number, 
       tape: spec.tape,
       durationMs: spec.durationMs,
       window: spec.window,
+      ...(spec.sample ? { sample: { ...spec.sample } } : {}),
       axes: spec.axes.map((a) => ({ key: a.key, values: [...a.values] })),
       runs: runs.length,
       ok: count('ok'),

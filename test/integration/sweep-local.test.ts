@@ -38,6 +38,25 @@ describe('sluice sweep on local threads', () => {
     }
   });
 
+  it('--sample and --seed: a random search runs that many of the grid, says so, and the same seed draws the same runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-sweep-sample-'));
+    const args = (out: string, seed: string) => ['sweep', '-c', 'config/backtest.yaml', '-d', '1', '--sweep', 'strategies.0.params.levels=2,3', '--sweep', 'strategies.0.params.spacingPct=1,2,3', '--sample', '2', '--seed', seed, '-o', join(dir, out)];
+    const labels: string[][] = [];
+    for (const [out, seed] of [['a', '7'], ['b', '7']]) {
+      const sweep = new CliProcess(args(out!, seed!), { env: childEnv() });
+      expect(await sweep.exited, sweep.stdout + sweep.stderr).toBe(0);
+      const report = JSON.parse(readFileSync(join(dir, out!, 'report.json'), 'utf8')) as SweepReport;
+      expect(report.sweep.sample).toEqual({ count: 2, seed: 7, of: 6 });
+      expect(report.runs.map((r) => r.status)).toEqual(['ok', 'ok']);
+      expect(sweep.stdout).toContain("2 runs (a random search: 2 of the grid's 6 combinations, --seed 7): 2 ok");
+      labels.push(report.runs.map((r) => r.label));
+    }
+    expect(labels[1]).toEqual(labels[0]);
+    const lone = new CliProcess(['sweep', '-c', 'config/backtest.yaml', '-d', '1', '--sweep', 'strategies.0.params.levels=2,3', '--seed', '3'], { env: childEnv() });
+    expect(await lone.exited).toBe(1);
+    expect(lone.stderr).toContain('--seed chooses the runs --sample draws: give --sample N as well');
+  }, 120_000);
+
   it('--from and --to: every run covers that part of the tape, and the sweep report says so', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-sweep-window-'));
     const out = join(dir, 'out');

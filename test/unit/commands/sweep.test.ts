@@ -12,7 +12,7 @@ import { checkSweepId, holdoutTable, newSweepId, rankedTable, withoutUnusedSecti
 import { buildSweepReport } from '../../../src/report/index.js';
 import { loadStrategies, type StrategyEntry } from '../../../src/strategy/index.js';
 import { sweepArgumentProblem } from '../../../src/commands/sweep-command.js';
-import { lostReason, outcomesOf, pluginRefs, sweepJobs } from '../../../src/commands/sweep-queue.js';
+import { lostReason, outcomesOf, pluginRefs, specOf, sweepJobs } from '../../../src/commands/sweep-queue.js';
 import { pluginProblem } from '../../../src/commands/worker.js';
 import type { RunOutcome } from '../../../src/report/index.js';
 
@@ -50,6 +50,28 @@ describe('sweep axes', () => {
       { 'strategies.0.params.levels': '5', 'strategies.0.params.spacingPct': '0.05' },
     ]);
     expect((parse(runs[3]!.configText) as { strategies: { params: unknown }[] }).strategies[0]!.params).toEqual({ spacingPct: '0.05', levels: 5 });
+  });
+
+  it('--sample: that many distinct combinations, in grid order, the same ones for the same seed; the whole grid when it asks for as many', () => {
+    const axes = [parseSweep('strategies.0.params.levels=2,3,4,5'), parseSweep('strategies.0.params.spacingPct=0.01,0.02,0.03,0.04,0.05')];
+    const grid = sweepRuns(BASE, axes).map((r) => r.label);
+    const drawn = (seed: number, count = 6) => sweepRuns(BASE, axes, new Map(), { count, seed }).map((r) => r.label);
+    const first = drawn(1);
+    expect(first).toHaveLength(6);
+    expect(new Set(first).size).toBe(6);
+    // Grid order: each drawn run's place in the grid rises.
+    const places = first.map((l) => grid.indexOf(l));
+    expect(places.every((p) => p >= 0)).toBe(true);
+    expect(places).toEqual([...places].sort((a, b) => a - b));
+    expect(drawn(1)).toEqual(first);
+    expect(drawn(2)).not.toEqual(first);
+    // Every combination can be drawn: one at a time over 200 seeds reaches all 20.
+    expect(new Set(Array.from({ length: 200 }, (_, seed) => drawn(seed, 1)[0])).size).toBe(20);
+    expect(drawn(1, 20)).toEqual(grid);
+    expect(drawn(1, 50)).toEqual(grid);
+    // The config of a drawn run is that combination's.
+    const run = sweepRuns(BASE, axes, new Map(), { count: 6, seed: 1 })[0]!;
+    expect(run.configText).toBe(sweepRuns(BASE, axes)[grid.indexOf(run.label)]!.configText);
   });
 });
 
@@ -164,6 +186,15 @@ journal:
     expect(jobs.map((j) => j.window)).toEqual([window, window]);
   });
 
+  it("a queued random search carries what was drawn, so an attached watcher's report says so", () => {
+    const sample = { count: 2, seed: 9, of: 6 };
+    const spec = { id: 'sw2', config: 'base.yaml', tape: null, durationMs: 60_000, sample, axes: [{ key: 'strategies.0.params.levels', values: ['2', '3', '4', '5', '6', '7'] }], runs: [] };
+    const runs = sweepRuns(withoutUnusedSections(BASE), [parseSweep('strategies.0.params.levels=2,3,4,5,6,7')], new Map(), { count: 2, seed: 9 });
+    const { data } = sweepJobs({ spec, runs }, null, ROOT, 0);
+    expect(data.sample).toEqual(sample);
+    expect(buildSweepReport(specOf(data), new Map()).sweep.sample).toEqual(sample);
+  });
+
   it('names each plugin once, with the hash of the file the submitter has', () => {
     expect(pluginRefs(BASE, ROOT)).toEqual([
       { use: 'strategies/grid/index.ts', sha256: gridSha },
@@ -274,12 +305,14 @@ describe('sweep ids', () => {
 describe('sluice sweep arguments', () => {
   it.each([
     [{ attach: 'a1', cancel: 'a1', queue: 'redis://h' }, 'give --attach ID or --cancel ID, not both'],
-    [{ attach: 'a1', queue: 'redis://h', config: 'c.yaml' }, '--attach takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration, --from, --to and --sweep'],
-    [{ cancel: 'a1', queue: 'redis://h', sweep: ['a=1'] }, '--cancel takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration, --from, --to and --sweep'],
+    [{ attach: 'a1', queue: 'redis://h', config: 'c.yaml' }, '--attach takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration, --from, --to, --sweep and --sample'],
+    [{ cancel: 'a1', queue: 'redis://h', sweep: ['a=1'] }, '--cancel takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration, --from, --to, --sweep and --sample'],
     [{ config: 'c.yaml', detach: true }, '--detach needs --queue redis://HOST:PORT (a local sweep runs here and now)'],
     [{ config: 'c.yaml', concurrency: 0 }, '--concurrency must be at least 1 (backtests at once on this machine)'],
     [{ config: 'c.yaml', concurrency: 2, queue: 'redis://h' }, '--concurrency is for a local sweep; with --queue, give it to each `sluice worker`'],
     [{ config: 'c.yaml', rank: 'profit' as never }, '--rank profit: rank by one of pnl, drawdown, sharpe, fills'],
+    [{ config: 'c.yaml', sample: { count: 0, seed: 1 } }, "--sample must be at least 1 (how many of the grid's combinations run)"],
+    [{ attach: 'a1', queue: 'redis://h', sample: { count: 2, seed: 1 } }, '--attach takes the sweep as it was submitted, from Redis: drop --config, --tape, --duration, --from, --to, --sweep and --sample'],
     [{ config: 'c.yaml', queue: 'redis://h', window: { to: 10 }, holdout: { window: { from: 10 }, top: 3 } }, "--holdout-from/--holdout-to run on a local sweep (without --queue); for a queued sweep, sweep the best runs' values again with --from/--to set to the holdout"],
     [{ config: 'c.yaml', window: { to: 10 }, holdout: { window: { from: 10 }, top: 0 } }, '--holdout-top must be at least 1 (how many of the best runs go again over the holdout)'],
     [

@@ -192,6 +192,12 @@ describe('renderSweepHtml', () => {
     expect(page).toContain('<td colspan="10"></td><td class="failed">');
   });
 
+  it('says when the runs are a random sample of the grid', () => {
+    expect(html).not.toContain('random search');
+    const page = renderSweepHtml(buildSweepReport({ ...spec(), sample: { count: 6, seed: 4, of: 40 } }, outcomes()));
+    expect(page).toContain('6 runs (a random search: 6 of the grid&#39;s 40 combinations, seed 4), 4 ok');
+  });
+
   it('shows the holdout, when the sweep ran one, as its own table: in-sample PnL beside the figures out of sample, in rank order', () => {
     expect(html).not.toContain('Out of sample');
     const report = buildSweepReport(spec(), outcomes());
