@@ -32,7 +32,7 @@ const printRefusal = (message: string) => void process.stderr.write(`${message}\
 async function loadText(configText: string, source: string, refused: (message: string) => void): Promise<LoadedConfig | undefined> {
   try {
     // Backtests trade the simulator only: credentials are never read.
-    return await parseConfig(configText, { source, env: { ...process.env, SLUICE_API_KEY: undefined, SLUICE_API_SECRET: undefined } });
+    return await parseConfig(configText, { source, backtest: true });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     refused(err.message);

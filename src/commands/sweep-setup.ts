@@ -95,7 +95,7 @@ export async function prepareSweep(opts: SweepCommandOptions, id: string): Promi
   try {
     // The base config is checked at the door: were it wrong, every run would fail the same way.
     // A value a --sweep sets is checked by its run, which fails alone.
-    await parseConfig(configText, { source: opts.config, env: { ...process.env, SLUICE_API_KEY: undefined, SLUICE_API_SECRET: undefined } });
+    await parseConfig(configText, { source: opts.config, backtest: true });
     const axes = await resolveAxes(configText, opts.sweep.map(parseSweep), process.cwd());
     // Values are typed by each plugin's params schema (a number for z.number(), text for a decimal).
     const runs = sweepRuns(configText, axes, await paramKinds(configText, axes, process.cwd()), opts.sample);

@@ -3,8 +3,9 @@
 // path, line and fix. Only a YAML syntax error stops early: past it the structure is a guess.
 import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
+import { isMap } from 'yaml';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
-import { resolveCredentials, resolveHttpToken } from './credentials.js';
+import { KEY_VAR, resolveCredentials, resolveHttpToken, SECRET_VAR } from './credentials.js';
 import { httpProblems, crossFieldProblems, dropEmptySections, removeSecretKeys, unknownKeyMessage, type RawProblem } from './rules.js';
 import { shownChoice } from '../core/spelling.js';
 import { asConfig, configSchema, deepFreeze, kindOf, knownKeys, strategyFields } from './schema.js';
@@ -17,7 +18,16 @@ export interface ParseOptions {
   env?: NodeJS.ProcessEnv;
   /** Relative credentials.file paths resolve here; process.cwd() by default, like plugin paths. */
   baseDir?: string;
+  /**
+   * The config drives a backtest, which trades the simulator: what only a daemon uses (the
+   * venue's addresses, credentials, the ops token) is neither required nor read, and the mode is
+   * paper, so the config a daemon runs live (and records its tape with) backtests as it stands.
+   */
+  backtest?: boolean;
 }
+
+/** What a backtest never uses, taken out before the checks: its ${VAR}s need not be set, nor live's requirements met. */
+const DAEMON_ONLY: readonly (readonly string[])[] = [['venue', 'spotUrl'], ['venue', 'futuresUrl'], ['credentials'], ['http'], ['alerts']];
 
 /** What checking a config found: the config when it has no problem, else every problem. */
 export interface ConfigCheck {
@@ -67,9 +77,15 @@ export async function checkConfigFile(filePath: string, env: NodeJS.ProcessEnv =
 /** Checks config text; every problem is returned, none thrown. */
 export async function checkConfig(yamlText: string, opts: ParseOptions = {}): Promise<ConfigCheck> {
   const source = opts.source ?? 'config';
-  const env = opts.env ?? process.env;
+  // A backtest reads no credentials, not even from the environment.
+  const env = opts.backtest ? { ...(opts.env ?? process.env), [KEY_VAR]: undefined, [SECRET_VAR]: undefined } : (opts.env ?? process.env);
   const { parsed, problems: syntax } = parseYamlText(yamlText);
   if (syntax.length > 0) return { problems: syntax, fromEnvironment: new Set(), source };
+  if (opts.backtest) {
+    // Only where the parent is a map: a malformed section is for the schema to name.
+    for (const path of DAEMON_ONLY) if (path.length === 1 || isMap(parsed.doc.getIn(path.slice(0, -1)))) parsed.doc.deleteIn(path);
+    if (parsed.doc.has('mode')) parsed.doc.set('mode', 'paper');
+  }
 
   const problems: ConfigProblem[] = [];
   const interpolation = interpolate(parsed, env);

@@ -11,7 +11,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { d, dec, ZERO } from '../../src/core/decimal.js';
 import { TapeMismatchError } from '../../src/core/errors.js';
 import { parseConfig } from '../../src/config/index.js';
-import { renderHtml } from '../../src/report/index.js';
+import { renderHtml, type Report } from '../../src/report/index.js';
 import { runBacktest, runReplay } from '../../src/app/backtest.js';
 import { createLogger } from '../../src/app/logger.js';
 import { runSweep, sweepRuns, parseSweep } from '../../src/commands/sweep.js';
@@ -196,6 +196,29 @@ strategies:
     expect(sweep.stdout).toContain(`${broken}:51: not JSON`);
     expect(sweep.stdout + sweep.stderr).not.toMatch(/\n\s+at /);
     expect(readdirSync(join(d, 'cache'))).toEqual([]);
+  }, 60_000);
+
+  it('the config a daemon runs live backtests as it stands: its venue, credentials, ops and alerts are not read, and the run is the paper one', async () => {
+    const d = tmp();
+    const paper = readFileSync(join(ROOT, 'config/backtest.yaml'), 'utf8');
+    const live = join(d, 'live.yaml');
+    // Values from variables this machine does not set, and files it does not have.
+    const daemon = 'venue: { spotUrl: "${SLUICE_SPOT_URL}" }\ncredentials: { file: /nowhere/sluice.key }\nhttp: { enabled: true, tokenFile: /nowhere/token }\nalerts: { webhookUrl: "${HOOK_URL}" }\n';
+    writeFileSync(live, `${paper.replace('mode: paper', 'mode: live')}\n${daemon}`);
+    const env = { ...process.env, SLUICE_SPOT_URL: undefined, HOOK_URL: undefined, SLUICE_API_KEY: 'not-read-key-4c1d', SLUICE_API_SECRET: 'not-read-secret-8e2b' };
+    const cli = (config: string, out: string) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
+        execFile(process.execPath, [join(ROOT, 'bin/sluice.js'), 'backtest', '--config', config, '--tape', SAMPLE, '--out', out, '--no-cache'], { cwd: ROOT, env }, (err, stdout, stderr) => done({ code: err ? Number(err.code) : 0, stdout, stderr })),
+      );
+    const [fromLive, fromPaper] = [await cli(live, join(d, 'live')), await cli(join(ROOT, 'config/backtest.yaml'), join(d, 'paper'))];
+    expect(fromLive.code, fromLive.stderr).toBe(0);
+    expect(fromPaper.code, fromPaper.stderr).toBe(0);
+    const figures = (dir: string) => {
+      const { pnl, trades, sharpe } = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
+      return { pnl, trades, sharpe };
+    };
+    expect(figures(join(d, 'live'))).toEqual(figures(join(d, 'paper')));
+    expect(fromLive.stdout + fromLive.stderr).not.toMatch(/not-read-(key|secret)/);
   }, 60_000);
 
   it('the CLI refuses a symbol the venue does not list with its YAML line and no stack', async () => {

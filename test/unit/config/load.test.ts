@@ -299,6 +299,45 @@ strategies:
   });
 });
 
+describe('a config for a backtest', () => {
+  // The config a daemon runs live (and records its tape with): every daemon-only value from the
+  // environment or from files that are not there, as on a laptop that backtests it.
+  const DAEMON = `mode: live
+venue: { spotUrl: "\${SPOT_URL}", futuresUrl: "\${FUTURES_URL}", recvWindowMs: 4000 }
+credentials: { file: /nowhere/sluice.key }
+http: { enabled: true, host: 0.0.0.0, tokenFile: /nowhere/token }
+alerts: { webhookUrl: "\${HOOK_URL}" }
+strategies:
+  - { id: g, use: strategies/grid/index.ts, symbols: [BTCUSDT] }
+`;
+
+  it('backtests the live config as it stands: paper, nothing of the daemon read, the rest kept', async () => {
+    const loaded = await parseConfig(DAEMON, { env: CREDS, backtest: true });
+    expect(loaded.config.mode).toBe('paper');
+    expect(loaded.credentials).toBeUndefined();
+    expect(loaded.httpToken).toBeUndefined();
+    expect(loaded.config.venue.spotUrl).toBeNull();
+    expect(loaded.config.venue.recvWindowMs).toBe(4000);
+    expect(loaded.config.alerts.webhookUrl).toBeNull();
+    expect(loaded.config.strategies.map((s) => s.id)).toEqual(['g']);
+    // The same text for a daemon: refused, each missing piece named.
+    const err = await problemsOf(DAEMON, {});
+    expect(err.problems.map((p) => p.path).sort()).toEqual(['alerts.webhookUrl', 'credentials.file', 'http.tokenFile', 'venue.futuresUrl', 'venue.spotUrl']);
+  });
+
+  it('a config without those sections, or with one that is not a map, is checked as before', async () => {
+    expect((await parseConfig('strategies: []\n', { env: {}, backtest: true })).config.mode).toBe('paper');
+    const err = await parseConfig('venue: 5\nstrategies: []\n', { env: {}, backtest: true }).catch((e: unknown) => e as ConfigError);
+    expect((err as ConfigError).problems.map((p) => p.path)).toEqual(['venue']);
+  });
+
+  it('still refuses what a backtest uses, with the line', async () => {
+    const err = await parseConfig(`${DAEMON}risk: { maxOpenOrders: 0 }\n`, { env: {}, backtest: true }).catch((e: unknown) => e as ConfigError);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems.map((p) => [p.path, p.line])).toEqual([['risk.maxOpenOrders', 8]]);
+  });
+});
+
 describe('credentials', () => {
   let dir: string;
   beforeAll(async () => {
