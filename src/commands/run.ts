@@ -97,7 +97,7 @@ export async function runCommand(configPath: string): Promise<number> {
     clearInterval(sampling);
     await ops?.close().catch((err: unknown) => log.warn({ err: errorText(err) }, 'ops endpoint did not close cleanly'));
     // Held-back alerts go out now, and the process waits for the webhook (bounded) before it exits.
-    const line = closedLine(await alerts.close());
+    const line = closedLine(await alerts.close(), ops !== undefined);
     if (line.level === 'warn') log.warn(line.fields, line.msg);
     else if (say === 'always') log.info(line.fields, line.msg);
   };

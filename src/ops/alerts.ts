@@ -37,23 +37,27 @@ export type AlertPost = (url: string, body: string) => Promise<void>;
 
 /** What close() saw. */
 export interface AlertsClosed {
-  /** Alerts whose POST failed while close() waited (each logged as 'alert not delivered'). */
+  /** Whether a webhook was set: without one no alert is sent (the dashboard still lists them). */
+  webhook: boolean;
+  /** Alerts whose POST failed during the whole run, close() included (each logged as 'alert not delivered'). */
   failed: number;
   /** Alerts still on their way when the bound passed: the process exits without them. */
   undelivered: number;
   boundMs: number;
 }
 
-/** The shutdown's last word on the ops endpoint and the alerts, true to what close() saw. */
-export function closedLine(closed: AlertsClosed): { level: 'info' | 'warn'; fields: Record<string, unknown>; msg: string } {
+/** The shutdown's last word on the ops endpoint (when one was served) and the alerts, true to the whole run. */
+export function closedLine(closed: AlertsClosed, ops: boolean): { level: 'info' | 'warn'; fields: Record<string, unknown>; msg: string } {
   const { failed, undelivered, boundMs } = closed;
-  if (failed === 0 && undelivered === 0) return { level: 'info', fields: {}, msg: 'ops endpoint closed and alerts delivered' };
+  const head = ops ? 'ops endpoint closed' : 'stopped';
+  if (!closed.webhook) return { level: 'info', fields: {}, msg: `${head}; no alert webhook set (alerts.webhookUrl), so no alert was sent` };
+  if (failed === 0 && undelivered === 0) return { level: 'info', fields: {}, msg: `${head} and every alert delivered` };
   const alerts = (n: number) => `${n} alert${n === 1 ? '' : 's'}`;
   const parts = [
     ...(undelivered > 0 ? [`${alerts(undelivered)} not delivered within the ${boundMs} ms bound: exiting without ${undelivered === 1 ? 'it' : 'them'}`] : []),
-    ...(failed > 0 ? [`${alerts(failed)} failed to deliver (each logged as 'alert not delivered')`] : []),
+    ...(failed > 0 ? [`${alerts(failed)} failed to deliver during the run (each logged as 'alert not delivered')`] : []),
   ];
-  return { level: 'warn', fields: { undelivered, failed, boundMs }, msg: `ops endpoint closed; ${parts.join('; ')}` };
+  return { level: 'warn', fields: { undelivered, failed, boundMs }, msg: `${head}; ${parts.join('; ')}` };
 }
 
 export interface AlertsOptions {
@@ -114,7 +118,7 @@ interface Limited {
 export class Alerts {
   private readonly limited = new Map<string, Limited>();
   private readonly inFlight = new Set<Promise<void>>();
-  /** POSTs that failed so far: close() counts those that fail while it waits. */
+  /** POSTs that failed so far in the run. */
   private failures = 0;
   private readonly kept: { kind: AlertKind; message: string; at: number }[] = [];
   private readonly post: AlertPost;
@@ -165,8 +169,8 @@ export class Alerts {
 
   /**
    * At shutdown: sends every summary still held back, interval or not, then waits for delivery,
-   * at most `boundMs` when a sleep was given. Says how many failed meanwhile and how many were
-   * still on their way at the bound (closedLine words it).
+   * at most `boundMs` when a sleep was given. Says how many failed in the whole run and how many
+   * were still on their way at the bound (closedLine words it).
    */
   async close(boundMs = CLOSE_BOUND_MS): Promise<AlertsClosed> {
     try {
@@ -174,10 +178,9 @@ export class Alerts {
     } catch (err) {
       this.warn('held-back summaries', err);
     }
-    const failedBefore = this.failures;
     const done = this.idle();
     await (this.opts.sleep ? Promise.race([done, this.opts.sleep(boundMs)]) : done);
-    return { failed: this.failures - failedBefore, undelivered: this.inFlight.size, boundMs };
+    return { webhook: Boolean(this.opts.webhookUrl), failed: this.failures, undelivered: this.inFlight.size, boundMs };
   }
 
   private hold(limit: Limited, alert: Held): void {

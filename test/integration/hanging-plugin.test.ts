@@ -69,7 +69,7 @@ describe('sluice run with a plugin whose onStop never finishes', () => {
     expect(stopped).toMatchObject({ orders: { sent: 2 }, disabled: ['stuck'] });
     expect((stopped.limiter as Record<string, string>)['spot.cancel']).toMatch(/^2\//);
     expect(daemon.lines.find(is('the stop was hurried: no more settling passes; the next start settles what is left'))).toBeDefined();
-    expect(daemon.lines.some(is('ops endpoint closed and alerts delivered'))).toBe(true);
+    expect(daemon.lines.some(is('stopped; no alert webhook set (alerts.webhookUrl), so no alert was sent'))).toBe(true);
   });
 
   it('without a second signal, onStop is abandoned at its deadline and the stop finishes, exit 0', async () => {

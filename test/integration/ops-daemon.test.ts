@@ -141,7 +141,7 @@ strategies:
 
     daemon.child.kill('SIGTERM');
     expect(await daemon.exited).toBe(0);
-    expect(daemon.lines.map((l) => l.msg)).toContain('ops endpoint closed and alerts delivered');
+    expect(daemon.lines.map((l) => l.msg)).toContain('ops endpoint closed and every alert delivered');
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
     // Exactly the one alert: nothing else went wrong in this run.
     expect(receiver.alerts.map((a) => a.kind)).toEqual(['halt']);

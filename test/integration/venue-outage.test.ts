@@ -90,7 +90,7 @@ describe('sluice run when the venue stops answering', () => {
     expect(alert!.details.clientOrderIds).toEqual(expect.arrayContaining(resting));
     expect(alert!.message).toMatch(/^sluice stopped with \d+ orders? of ours that may still be resting at the venue \(.+\) on BTCUSDT: the venue did not settle them within the stop's bound \(is it unreachable\?\)\. Check them with `sluice status`, cancel them on the venue by hand, or start sluice again to reconcile them$/);
     const after = daemon.lines.slice(from).map((l) => l.msg);
-    expect(after).toContain('ops endpoint closed and alerts delivered');
+    expect(after).toContain('stopped and every alert delivered');
     expect(daemon.lines.slice(from).find((l) => l.exitCode === 3)).toMatchObject({ unsettled: alert!.details.orders });
   }, 60_000);
 });

@@ -109,7 +109,7 @@ describe('Alerts', () => {
     ]);
     now = 61_000;
     alerts.send('recording', 'tape failed again', { tape: '/t' });
-    expect(await alerts.close()).toEqual({ failed: 0, undelivered: 0, boundMs: CLOSE_BOUND_MS });
+    expect(await alerts.close()).toEqual({ webhook: true, failed: 0, undelivered: 0, boundMs: CLOSE_BOUND_MS });
     expect(posts.slice(5).map((p) => [p.body.message, p.body.details, p.body.at])).toEqual([
       ['1 more recording alert held back: tape failed again', { tape: '/t', heldBack: [{ message: 'tape failed again', at: 61_000, details: { tape: '/t' } }] }, 61_000],
     ]);
@@ -138,7 +138,7 @@ describe('Alerts', () => {
     await clock.advance(4_999);
     expect([posted, closed]).toEqual([1, undefined]);
     await clock.advance(1);
-    expect(closed).toEqual({ failed: 0, undelivered: 1, boundMs: 5_000 });
+    expect(closed).toEqual({ webhook: true, failed: 0, undelivered: 1, boundMs: 5_000 });
   });
 
   it('a webhook receiver that never answers: close() ends at its bound on the injected clock and the stop\'s line says at warn how many alerts were not delivered, not that they were', async () => {
@@ -162,8 +162,8 @@ describe('Alerts', () => {
       await clock.advance(1);
       await closing;
       // The alert and the summary close() sent of the one held back: both still unanswered.
-      expect(closed).toEqual({ failed: 0, undelivered: 2, boundMs: CLOSE_BOUND_MS });
-      expect(closedLine(closed!)).toEqual({
+      expect(closed).toEqual({ webhook: true, failed: 0, undelivered: 2, boundMs: CLOSE_BOUND_MS });
+      expect(closedLine(closed!, true)).toEqual({
         level: 'warn',
         fields: { undelivered: 2, failed: 0, boundMs: CLOSE_BOUND_MS },
         msg: `ops endpoint closed; 2 alerts not delivered within the ${CLOSE_BOUND_MS} ms bound: exiting without them`,
@@ -179,11 +179,33 @@ describe('Alerts', () => {
     const alerts = new Alerts({ webhookUrl: 'http://hooks.test/a', minIntervalMs: 0, now: () => 0, log, post: async () => Promise.reject(new Error('webhook answered HTTP 500')) });
     alerts.send('halt', 'halted', {});
     const closed = await alerts.close();
-    expect(closed).toEqual({ failed: 1, undelivered: 0, boundMs: CLOSE_BOUND_MS });
+    expect(closed).toEqual({ webhook: true, failed: 1, undelivered: 0, boundMs: CLOSE_BOUND_MS });
     expect(warnings.map((w) => w.msg)).toEqual(['alert not delivered']);
-    expect(closedLine(closed)).toMatchObject({ level: 'warn', msg: "ops endpoint closed; 1 alert failed to deliver (each logged as 'alert not delivered')" });
-    expect(closedLine({ failed: 1, undelivered: 1, boundMs: 10_000 }).msg).toBe("ops endpoint closed; 1 alert not delivered within the 10000 ms bound: exiting without it; 1 alert failed to deliver (each logged as 'alert not delivered')");
-    expect(closedLine({ failed: 0, undelivered: 0, boundMs: 10_000 })).toEqual({ level: 'info', fields: {}, msg: 'ops endpoint closed and alerts delivered' });
+    expect(closedLine(closed, true)).toMatchObject({ level: 'warn', msg: "ops endpoint closed; 1 alert failed to deliver during the run (each logged as 'alert not delivered')" });
+    expect(closedLine({ webhook: true, failed: 1, undelivered: 1, boundMs: 10_000 }, true).msg).toBe("ops endpoint closed; 1 alert not delivered within the 10000 ms bound: exiting without it; 1 alert failed to deliver during the run (each logged as 'alert not delivered')");
+    expect(closedLine({ webhook: true, failed: 0, undelivered: 0, boundMs: 10_000 }, true)).toEqual({ level: 'info', fields: {}, msg: 'ops endpoint closed and every alert delivered' });
+  });
+
+  it('counts an alert that failed long before the stop, and says so without an ops endpoint too', async () => {
+    const { log } = captureLog();
+    let fail = true;
+    const alerts = new Alerts({ webhookUrl: 'http://hooks.test/a', minIntervalMs: 0, now: () => 0, log, post: async () => (fail ? Promise.reject(new Error('connect ECONNREFUSED')) : undefined) });
+    alerts.send('exit', 'stop loss', { strategy: 'a' });
+    await alerts.idle();
+    fail = false;
+    alerts.send('halt', 'halted', {});
+    const closed = await alerts.close();
+    expect(closed).toEqual({ webhook: true, failed: 1, undelivered: 0, boundMs: CLOSE_BOUND_MS });
+    expect(closedLine(closed, false)).toEqual({ level: 'warn', fields: { undelivered: 0, failed: 1, boundMs: CLOSE_BOUND_MS }, msg: "stopped; 1 alert failed to deliver during the run (each logged as 'alert not delivered')" });
+  });
+
+  it('without a webhook, the stop says none was sent rather than that they were delivered', async () => {
+    const alerts = new Alerts({ webhookUrl: null, minIntervalMs: 0, now: () => 0 });
+    alerts.send('halt', 'halted', {});
+    const closed = await alerts.close();
+    expect(closed).toEqual({ webhook: false, failed: 0, undelivered: 0, boundMs: CLOSE_BOUND_MS });
+    expect(closedLine(closed, true).msg).toBe('ops endpoint closed; no alert webhook set (alerts.webhookUrl), so no alert was sent');
+    expect(closedLine(closed, false).msg).toBe('stopped; no alert webhook set (alerts.webhookUrl), so no alert was sent');
   });
 
   it('does nothing without a webhook URL', async () => {
