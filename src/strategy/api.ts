@@ -216,6 +216,11 @@ export interface StrategyDefinition<S extends z.ZodType = z.ZodType> {
   params: S;
   /** Market data to poll for each of the strategy's symbols (default: the ticker). */
   subscribe?(params: z.infer<S>): MarketSubscription[];
+  /**
+   * Builds the strategy's handlers. It runs once more at the door (validate, run, backtest) over
+   * an empty view, so that a handler sluice never calls (`onTik`) is refused before anything
+   * trades: build the handlers and state here, and leave effects to onStart.
+   */
   create(ctx: StrategyContext<z.infer<S>>): StrategyHandlers;
 }
 

@@ -50,9 +50,12 @@ export class StrategyHost {
     this.guardSync('create', () => {
       this.handlers = definition.create(buildContext(setup, params, deps, this.internals));
     });
-    const stray = unknownHandler(this.handlers);
-    if (stray) this.fail(stray);
+    this.strayHandler = unknownHandler(this.handlers);
+    if (this.strayHandler) this.fail(this.strayHandler);
   }
+
+  /** A handler name create() returned that sluice never calls (`onTik`), said with the likely one; the strategy is disabled for it. */
+  readonly strayHandler: string | undefined;
 
   get id(): string {
     return this.setup.id;

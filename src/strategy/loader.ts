@@ -6,7 +6,9 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import type { ExitSettings, Market } from '../core/types.js';
 import { API_VERSION, API_VERSIONS, type StrategyDefinition } from './api.js';
+import { StrategyHost } from './host.js';
 import { paramProblems } from './param-problems.js';
+import { FakeView } from './testing.js';
 import { importPlugin } from './plugin-import.js';
 
 export interface StrategyEntry {
@@ -83,9 +85,27 @@ export async function checkStrategies<E extends EntryFields>(entries: readonly E
       problems.push(...paramProblems(parsed.error.issues, def.params, entry.params, at, def.name, fromEnvironment));
       continue;
     }
+    const stray = strayHandler(def, parsed.data, entry);
+    if (stray) {
+      problems.push({ path: `${at}.use`, message: `${entry.use}: ${stray}` });
+      continue;
+    }
     loaded.push({ entry, definition: def, params: parsed.data });
   }
   return { loaded, problems };
+}
+
+/**
+ * A handler name create() returns that sluice never calls (`onTik`, another framework's
+ * `onBar`): the strategy would be disabled the moment it starts, so it is refused at the door.
+ * create() runs once here over an empty view, as at a start before any market data; a create()
+ * that throws here is left for the start to judge with the venue's instruments.
+ */
+function strayHandler(definition: StrategyDefinition, params: unknown, entry: EntryFields): string | undefined {
+  const setup = { id: entry.id ?? 'check', market: entry.market ?? 'spot', symbols: entry.symbols ?? [], everyMs: entry.everyMs ?? 1000 };
+  const quiet = () => undefined;
+  const host = new StrategyHost(setup, definition, params, { view: new FakeView(), now: () => 0, nextSequence: () => 0, setTimer: () => quiet, log: { debug: quiet, info: quiet, warn: quiet, error: quiet } });
+  return host.strayHandler;
 }
 
 function checkDefinition(v: unknown): string | undefined {

@@ -92,6 +92,13 @@ describe('sluice validate', () => {
     expect(output).not.toContain('not-a-side-secret');
   });
 
+  it('refuses a plugin whose create() returns a handler sluice never calls (run would disable it at once), with its line', async () => {
+    const path = await configFile(['mode: paper', 'strategies:', '  - id: mine', '    use: test/fixtures/plugins/stray-handler.ts', '    symbols: [BTCUSDT]', ''].join('\n'));
+    const { ok, output } = await validateCommand(path, {}, ROOT, { offline: true });
+    expect(ok).toBe(false);
+    expect(output.split('\n')[1]).toBe('  - strategies[0].use (line 4): test/fixtures/plugins/stray-handler.ts: create returned onTik, a handler sluice never calls (did you mean onTick?); the handlers are onStart, onTick, onMarketData, onFill, onOrderUpdate, onOrderEvent, onStop, onSave, onLoad');
+  });
+
   it('says the plugins were loaded and their params checked when all is well', async () => {
     const path = await configFile('strategies:\n  - { id: g1, use: strategies/grid/index.ts, symbols: [BTCUSDT], params: { levels: 2 } }\n');
     const { ok, output } = await validateCommand(path, {}, ROOT);

@@ -21,6 +21,20 @@ describe('loadStrategies', () => {
     ]);
   });
 
+  it('refuses at the door a plugin whose create() returns a handler sluice never calls, naming the likely one', async () => {
+    const err = (await loadStrategies([entry({ use: 'test/fixtures/plugins/stray-handler.ts' }), entry({ id: 'y', params: { levels: 2 } })], ROOT).catch((e: unknown) => e)) as ConfigError;
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.problems).toEqual([
+      {
+        path: 'strategies[0].use',
+        message: 'test/fixtures/plugins/stray-handler.ts: create returned onTik, a handler sluice never calls (did you mean onTick?); the handlers are onStart, onTick, onMarketData, onFill, onOrderUpdate, onOrderEvent, onStop, onSave, onLoad',
+      },
+    ]);
+    // A create() that throws over the check's empty view is left for the start to judge.
+    const [loaded] = await loadStrategies([entry({ use: 'test/fixtures/plugins/stray-handler.ts', params: { throwInCreate: true } })], ROOT);
+    expect(loaded!.definition.name).toBe('stray-handler');
+  });
+
   it('skips disabled entries', async () => {
     expect(await loadStrategies([entry({ enabled: false, use: 'nope.ts' })], ROOT)).toEqual([]);
   });
