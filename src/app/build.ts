@@ -66,8 +66,13 @@ export interface App {
   hurry(): void;
 }
 
-/** A tape never overwrites an earlier one: an existing path gets the start time before its extension. */
-export function freeTapePath(path: string, now: number): string {
+/**
+ * Where a recording goes: `path`, with .gz added to a gzip tape's name that lacks it (zcat and
+ * any reader by name expect it), and never over an earlier tape: an existing path gets the start
+ * time before its extension.
+ */
+export function tapeFile(configured: string, gzip: boolean, now: number): string {
+  const path = gzip && !configured.endsWith('.gz') ? `${configured}.gz` : configured;
   if (!existsSync(path)) return path;
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
   const m = /^(.*?)(\.jsonl(?:\.gz)?|\.[^./]*)?$/.exec(path)!;
@@ -252,7 +257,7 @@ export function buildApp(inputs: AppInputs): App {
 function openTape(path: string, inputs: AppInputs, secrets: string[]): TapeWriter {
   const { config, profile, log } = inputs;
   const now = profile.clock.now();
-  const file = freeTapePath(path, now);
+  const file = tapeFile(path, config.record.gzip, now);
   const recorded = amend(config, { alerts: amend(config.alerts, { webhookUrl: null }) });
   const onError = (err: Error) => {
     const message = `recording stopped: the tape ${file} could not be written (${err.message}); trading goes on, unrecorded`;

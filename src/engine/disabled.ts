@@ -53,7 +53,7 @@ export class DisabledStrategies {
     const open = this.openOrders(h.id).length;
     const reason = h.disabledReason ?? 'disabled';
     const orders = `${open} open order${open === 1 ? '' : 's'}`;
-    const fate = onStrategyFailure === 'cancel' ? `its ${orders} are cancelled` : `its ${orders} are left resting`;
+    const fate = open === 0 ? 'it had no open order' : onStrategyFailure === 'cancel' ? `its ${orders} are cancelled` : `its ${orders} are left resting`;
     log.error({ strategy: h.id, reason: h.disabledBy?.message, stack: (h.disabledBy?.cause as Error | undefined)?.stack, openOrders: open, onStrategyFailure }, 'strategy disabled');
     alert?.('plugin_disabled', `strategy ${h.id} was disabled: ${reason}; ${fate} (engine.onStrategyFailure: ${onStrategyFailure})`, { strategy: h.id, reason, openOrders: open, onStrategyFailure });
     this.list.push({ strategy: h.id, at: clock.now(), reason, openOrders: onStrategyFailure });

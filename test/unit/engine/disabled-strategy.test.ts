@@ -177,4 +177,32 @@ describe('a strategy disabled while the engine runs', () => {
     expect(alerts[0]).toMatch(/; its 2 open orders are left resting \(engine\.onStrategyFailure: leave\)$/);
     expect(e.app.engine.disabledStrategies()[0]).toMatchObject({ strategy: 'thrower', openOrders: 'leave' });
   });
+
+  it('with no open order, the alert says it had none rather than that 0 are cancelled', async () => {
+    const definition = defineStrategy({
+      apiVersion: 2,
+      name: 'early',
+      params: z.object({}),
+      create: () => ({
+        onTick() {
+          throw new Error('bug before any order');
+        },
+      }),
+    });
+    const alerts: string[] = [];
+    running = await engineApp(yaml(), [loaded('early', definition)], { alert: (_kind, message) => alerts.push(message) });
+    const e = running;
+    void e.app.start();
+    const disabled = new Promise<void>((resolve) => {
+      const on = () => {
+        if (e.app.engine.disabledStrategies().length === 0) return;
+        e.app.engine.events.off('reconciled', on);
+        resolve();
+      };
+      e.app.engine.events.on('reconciled', on);
+    });
+    await drive(e.clock, disabled, 20_000);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatch(/^strategy early was disabled: onTick threw: bug before any order .*; it had no open order \(engine\.onStrategyFailure: cancel\)$/);
+  });
 });
