@@ -6,9 +6,12 @@ const TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?)?(Z|[+-]\d{2}
 
 /** One end of a window, or the problem with it (named by its option). */
 function parseTime(option: string, text: string): number | string {
+  const form = 'give a time as 2026-11-20 or 2026-11-20T14:30 (UTC unless it ends in a zone, e.g. +01:00)';
+  if (!TIME.test(text)) return `${option} ${JSON.stringify(text)}: ${form}`;
+  if (!realDate(text)) return `${option} ${JSON.stringify(text)}: no such date or time (a month has up to 31 days, February 28 or 29; hours 0-23, minutes and seconds 0-59)`;
   const zoned = /(Z|[+-]\d{2}:\d{2})$/.test(text) ? text : `${text.includes('T') ? text : `${text}T00:00`}Z`;
-  const at = TIME.test(text) && realDate(text) ? Date.parse(zoned) : NaN;
-  return Number.isFinite(at) ? at : `${option} ${JSON.stringify(text)}: give a time as 2026-11-20 or 2026-11-20T14:30 (UTC unless it ends in a zone, e.g. +01:00)`;
+  const at = Date.parse(zoned);
+  return Number.isFinite(at) ? at : `${option} ${JSON.stringify(text)}: ${form}`;
 }
 
 /** Whether the date and time written exist (Date.parse rolls 2026-02-30 over to March 2). */
