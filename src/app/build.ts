@@ -150,7 +150,7 @@ export function buildApp(inputs: AppInputs): App {
     positions,
     instruments,
     // Whether a candle has closed is read against the venue's clock, never ours alone.
-    marketData: new MarketDataPoller(markets, quiet, (market) => client.venueClocks[market].earliestNow()),
+    marketData: new MarketDataPoller(markets, quiet, (market) => client.venueClocks[market].earliestNow(), () => clock.now()),
     sequences: new SequenceAllocator(journal),
     pipeline: ({ notify, riskInputs, cancelFailed }) =>
       new OrderPipeline({

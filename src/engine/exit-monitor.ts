@@ -1,5 +1,6 @@
 // Protective exits in action: after each market-data poll, each strategy with `exits` has each of
-// its symbols judged (exits.ts) from its own position and the last price. An exit cancels the
+// its symbols judged (exits.ts) from its own position and the last price, when that price is fresh
+// (exit-blind.ts: read within a few poll intervals; a stale one judges nothing). An exit cancels the
 // strategy's open orders in the symbol, then, once none is open, sends one MARKET order that
 // closes the position, as the strategy's own order through risk, the journal and the pipeline.
 // What each line needs to survive a restart (the trailing best, an exit under way, the cooldown)
@@ -14,6 +15,7 @@ import type { Journal } from '../core/ports.js';
 import { FINAL_STATUSES, type AlertKind, type ExitReason, type ExitSettings, type Market, type Order, type OrderIntent, type PlaceIntent, type StrategyPosition } from '../core/types.js';
 import type { SequenceAllocator } from '../store/sequences.js';
 import type { EngineView, HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
+import { BlindPrices } from './exit-blind.js';
 import { hasExits, judgeExit, type Best } from './exits.js';
 
 export interface ExitStrategy {
@@ -41,6 +43,10 @@ export interface ExitMonitorDeps {
   /** The strategy's own position, unbooked executions included (ctx.ownPosition()). */
   position(strategyId: string, market: Market, symbol: string): StrategyPosition;
   lastPrice(market: Market, symbol: string): Decimal | undefined;
+  /** When that price was read (engine clock); undefined when none was. */
+  lastPriceAt(market: Market, symbol: string): number | undefined;
+  /** engine.marketDataEveryMs: how old a price may be to be judged (exit-blind.ts). */
+  pollEveryMs: number;
   instrument(market: Market, symbol: string): SymbolInfo | undefined;
   /** The strategy judged now: enabled, and the engine trading. */
   active(strategyId: string): boolean;
@@ -93,8 +99,10 @@ export class ExitMonitor {
   private readonly configured = new Map<string, ExitStrategy & { exits: ExitSettings }>();
   /** Per line, the quantity last found too small to close (said once). */
   private readonly dust = new Map<string, Decimal>();
+  private readonly blind: BlindPrices;
 
   constructor(private readonly deps: ExitMonitorDeps) {
+    this.blind = new BlindPrices({ clock: deps.clock, log: deps.log, pollEveryMs: deps.pollEveryMs, alert: deps.alert });
     for (const s of deps.strategies) if (hasExits(s.exits)) this.configured.set(s.id, s as ExitStrategy & { exits: ExitSettings });
   }
 
@@ -109,10 +117,12 @@ export class ExitMonitor {
 
   /** Judges every configured strategy's symbols against the last prices, and moves exits under way on. */
   async check(): Promise<void> {
+    this.blind.begin();
     for (const s of this.configured.values()) {
       if (!this.deps.active(s.id)) continue;
       for (const symbol of s.symbols) await this.checkLine(s, symbol);
     }
+    this.blind.end((market, symbol) => this.blind.fresh(this.deps.lastPriceAt(market, symbol)));
   }
 
   /**
@@ -136,9 +146,18 @@ export class ExitMonitor {
     const k = keyOf(s.id, s.market, symbol);
     const line = this.line(k);
     const price = deps.lastPrice(s.market, symbol);
-    if (line.exit) return this.advance(s, symbol, line, k);
-    if (price === undefined || !dec.isPositive(price)) return;
     const pos = deps.position(s.id, s.market, symbol);
+    const at = deps.lastPriceAt(s.market, symbol);
+    const fresh = price !== undefined && dec.isPositive(price) && this.blind.fresh(at);
+    if (line.exit) {
+      if (fresh && dec.isZero(pos.unbookedQuantity)) this.relabel(s, symbol, line, k, pos, price);
+      return this.advance(s, symbol, line, k);
+    }
+    if (!fresh) {
+      // No price read lately (the venue failing ticker reads): neither an exit nor a best moves on an old one.
+      if (s.market === 'futures' ? !dec.isZero(pos.quantity) : dec.isPositive(pos.quantity)) this.blind.note(s.market, symbol, s.id, price, at);
+      return;
+    }
     // An execution not booked yet: the position's entry price does not count it, so judging now
     // would measure the move from an older entry (a re-buy on top of a remainder, an add). It is
     // judged once its fills are booked (the next reconcile pass).
@@ -168,6 +187,29 @@ export class ExitMonitor {
     }
     if (changed) this.save(k, line);
     if (line.exit) await this.advance(s, symbol, line, k);
+  }
+
+  /**
+   * A trigger of another kind while an exit is under way (a take-profit's close not done when the
+   * price falls through the stop-loss) names the exit from now on: the log and an alert say so,
+   * its count moves, and the close under way goes on; no second one is sent.
+   */
+  private relabel(s: ExitStrategy & { exits: ExitSettings }, symbol: string, line: Line, k: string, pos: StrategyPosition, price: Decimal): void {
+    const under = line.exit!;
+    const j = judgeExit({ quantity: pos.quantity, entry: pos.avgEntryPrice, best: line.best, price, settings: s.exits });
+    if (!j.exit || j.exit.reason === under.reason) return;
+    const was = under.reason;
+    if (under.sent) {
+      this.counts[was] = (this.counts[was] ?? 1) - 1;
+      if (this.counts[was] === 0) delete this.counts[was];
+      this.counts[j.exit.reason] = (this.counts[j.exit.reason] ?? 0) + 1;
+    }
+    line.exit = Object.assign(under, { reason: j.exit.reason, trigger: j.exit.trigger, last: price });
+    this.save(k, line);
+    const message = `${s.id}: the ${was} exit of ${symbol} under way is now a ${j.exit.reason}: last ${price} reached ${j.exit.trigger} (entry ${pos.avgEntryPrice}); the close under way goes on, no second one is sent`;
+    const details = { strategy: s.id, market: s.market, symbol, reason: j.exit.reason, was, entry: pos.avgEntryPrice, trigger: j.exit.trigger, last: price, quantity: pos.quantity };
+    this.deps.log.warn(amendFields(details, { alert: 'exit' }), 'exit relabelled');
+    this.deps.alert?.('exit', message, details);
   }
 
   /** Moves an exit on: its strategy's open orders cancelled first, then the closing order, then its outcome. */
@@ -312,7 +354,17 @@ function parseLine(text: string): Line {
 
 /** The monitor for the engine's strategies, or undefined when none has exits (nothing changes then). */
 export function exitMonitor(
-  parts: { clock: Clock; log: Log; journal: Journal; strategies: readonly LoadedStrategy[]; sequences: Pick<SequenceAllocator, 'next'>; risk: { readonly maxNotionalPerOrder: Decimal }; alert?: ExitMonitorDeps['alert'] },
+  parts: {
+    clock: Clock;
+    log: Log;
+    journal: Journal;
+    strategies: readonly LoadedStrategy[];
+    sequences: Pick<SequenceAllocator, 'next'>;
+    risk: { readonly maxNotionalPerOrder: Decimal };
+    marketData: { lastPriceAt(market: Market, symbol: string): number | undefined };
+    settings: { marketDataEveryMs: number };
+    alert?: ExitMonitorDeps['alert'];
+  },
   view: Pick<EngineView, 'ownPosition' | 'lastPrice' | 'instrument'>,
   engine: { hosts: readonly StrategyHost[]; running(): boolean; balancesAskedAt(): number; handle(h: StrategyHost, out: HostOutput): Promise<void>; post(h: StrategyHost, run: () => Promise<void>): void },
 ): ExitMonitor | undefined {
@@ -327,6 +379,8 @@ export function exitMonitor(
     strategies,
     position: (id, market, symbol) => view.ownPosition(id, market, symbol),
     lastPrice: (market, symbol) => view.lastPrice(market, symbol),
+    lastPriceAt: (market, symbol) => parts.marketData.lastPriceAt(market, symbol),
+    pollEveryMs: parts.settings.marketDataEveryMs,
     instrument: (market, symbol) => view.instrument(market, symbol),
     nextId: (id) => clientOrderId(id, sequences.next(id)),
     // A strategy disabled by its plugin still holds its position: its exits go on guarding it.

@@ -80,6 +80,8 @@ export function recordingFeeds(symbols: readonly { market: Market; symbol: strin
 export class MarketDataPoller {
   /** The last price seen per `market:symbol`. */
   readonly lastPrices = new Map<string, Decimal>();
+  /** When each last price was read (engine clock, `now`): a price not read again for a while is no longer the market. */
+  private readonly lastPricesAt = new Map<string, number>();
   /** The latest event of each feed (by feedKey): strategies read them, and a strategy that starts hears them first. */
   private readonly latestByFeed = new Map<string, MarketEvent>();
   /** Each klines feed's candles as handed on (by feedKey). */
@@ -92,10 +94,22 @@ export class MarketDataPoller {
     private readonly log: Log,
     /** The venue's clock, for whether the newest kline has closed with no newer one beside it. */
     private readonly venueTime: VenueTimeFloor,
+    /** The engine clock: when a price was read. */
+    private readonly now: () => number,
   ) {}
 
   lastPrice(market: Market, symbol: string): Decimal | undefined {
     return this.lastPrices.get(key(market, symbol));
+  }
+
+  /** When the symbol's last price was read (engine clock), undefined when none was. */
+  lastPriceAt(market: Market, symbol: string): number | undefined {
+    return this.lastPricesAt.get(key(market, symbol));
+  }
+
+  private setPrice(k: string, price: Decimal): void {
+    this.lastPrices.set(k, price);
+    this.lastPricesAt.set(k, this.now());
   }
 
   ticker(market: Market, symbol: string): Ticker | undefined {
@@ -174,16 +188,16 @@ export class MarketDataPoller {
   private observe(market: Market, e: MarketEvent, prev: MarketEvent | undefined): boolean {
     const k = key(market, e.symbol);
     if (e.kind === 'klines') {
-      if (e.klines.length > 0) this.lastPrices.set(k, e.klines.at(-1)!.close);
+      if (e.klines.length > 0) this.setPrice(k, e.klines.at(-1)!.close);
       return candlesChanged(prev?.kind === 'klines' ? prev.klines : undefined, e.klines);
     }
-    if (e.kind === 'ticker') this.lastPrices.set(k, e.ticker.last);
+    if (e.kind === 'ticker') this.setPrice(k, e.ticker.last);
     else if (e.kind === 'trades') {
       if (e.trades.length === 0) return false;
       // Oldest first: the last is the latest.
-      this.lastPrices.set(k, e.trades.at(-1)!.price);
+      this.setPrice(k, e.trades.at(-1)!.price);
     } else if (e.kind === 'depth' && e.depth.bids[0] && e.depth.asks[0] && !this.lastPrices.has(k)) {
-      this.lastPrices.set(k, dec.div(dec.add(e.depth.bids[0][0], e.depth.asks[0][0]), '2' as Decimal));
+      this.setPrice(k, dec.div(dec.add(e.depth.bids[0][0], e.depth.asks[0][0]), '2' as Decimal));
     }
     return true;
   }

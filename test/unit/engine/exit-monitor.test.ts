@@ -6,15 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { d, ZERO } from '../../../src/core/decimal.js';
 import { clientOrderId, type ClientOrderId } from '../../../src/core/ids.js';
-import type { OrderIntent, PlaceIntent, StrategyPosition } from '../../../src/core/types.js';
+import type { ExitSettings, OrderIntent, PlaceIntent, StrategyPosition } from '../../../src/core/types.js';
 import { ExitMonitor, type ExitNotice } from '../../../src/engine/exit-monitor.js';
 import { pendingOrder, withStatus } from '../../../src/engine/orders.js';
 import { MemoryJournal } from '../../../src/store/memory.js';
 import { BTCUSDT, MemoryLog, placeOf } from '../../fixtures/engine-parts.js';
 
-function rig(journal = new MemoryJournal(), clock = new ManualClock(1_000_000)) {
+function rig(journal = new MemoryJournal(), clock = new ManualClock(1_000_000), exits: ExitSettings = { stopLossPct: d('2'), cooldownMs: 0 }) {
   const log = new MemoryLog();
-  const state = { quantity: '0.002', net: '0.001996', entry: '20000', price: '20000', unbooked: '0', maxNotional: '100000', balancesAskedAt: 0, seq: 100 };
+  const state = { quantity: '0.002', net: '0.001996', entry: '20000', price: '20000', unbooked: '0', maxNotional: '100000', balancesAskedAt: 0, seq: 100, priceAt: undefined as number | undefined };
+  // When the price was read: now (fresh) unless a test says otherwise.
   const alerts: string[] = [];
   const submitted: OrderIntent[][] = [];
   const told: ExitNotice[] = [];
@@ -33,9 +34,11 @@ function rig(journal = new MemoryJournal(), clock = new ManualClock(1_000_000)) 
     clock,
     log,
     journal,
-    strategies: [{ id: 't', market: 'spot', symbols: ['BTCUSDT'], exits: { stopLossPct: d('2'), cooldownMs: 0 } }],
+    strategies: [{ id: 't', market: 'spot', symbols: ['BTCUSDT'], exits }],
     position,
     lastPrice: () => d(state.price),
+    lastPriceAt: () => state.priceAt ?? clock.now(),
+    pollEveryMs: 1000,
     instrument: () => BTCUSDT,
     active: () => true,
     nextId: (id) => clientOrderId(id, state.seq++),
@@ -189,6 +192,75 @@ describe('ExitMonitor', () => {
     await r.monitor.check();
     expect(r.submitted).toEqual([]);
     expect(r.log.withMsg('exit skipped: the position is below what one order can close').map((l) => l.fields.why)).toEqual(['holds 0.000006, below the step of 5 decimals']);
+  });
+
+  it('a stale price fires no exit: judged only once a price is read again (within 3 poll intervals), said once blind and once back', async () => {
+    const r = rig();
+    // The last price read, then ticker reads fail: the price stays as it was, no longer the market.
+    r.state.priceAt = r.clock.now();
+    r.state.price = '19600';
+    r.clock.moveTo(r.clock.now() + 3001);
+    await r.monitor.check();
+    await r.monitor.check();
+    expect(r.submitted).toEqual([]);
+    expect(r.log.withMsg('exit triggered')).toEqual([]);
+    expect(r.log.withMsg('exits: no fresh price; exits of this symbol are not judged until one is read').map((l) => [l.fields.symbol, l.fields.last, l.fields.freshMs])).toEqual([['BTCUSDT', '19600', 3000]]);
+    expect(r.alerts).toEqual([]);
+    // A read answers: the same price, now fresh, fires the stop.
+    r.state.priceAt = r.clock.now();
+    await r.monitor.check();
+    expect(r.log.withMsg('exits: a fresh price again; exits of this symbol are judged again').map((l) => l.fields.blindMs)).toEqual([0]);
+    expect(r.log.withMsg('exit triggered')).toHaveLength(1);
+    expect(r.places().map((p) => [p.side, p.volume])).toEqual([['SELL', '0.00199']]);
+  });
+
+  it('a price 3 poll intervals old is still judged; blind for a minute raises one exit alert', async () => {
+    const r = rig();
+    const readAt = r.clock.now();
+    r.state.priceAt = readAt;
+    r.clock.moveTo(readAt + 3000);
+    await r.monitor.check();
+    expect(r.log.withMsg('exits: no fresh price; exits of this symbol are not judged until one is read')).toEqual([]);
+    r.clock.moveTo(readAt + 3001);
+    await r.monitor.check();
+    r.clock.moveTo(readAt + 3001 + 59_999);
+    await r.monitor.check();
+    expect(r.alerts).toEqual([]);
+    r.clock.moveTo(readAt + 3001 + 60_000);
+    await r.monitor.check();
+    r.clock.moveTo(readAt + 3001 + 120_000);
+    await r.monitor.check();
+    expect(r.alerts).toEqual([
+      'exits of spot BTCUSDT have had no fresh price for 60 s (the last 20000, read 1970-01-01T00:16:40.000Z): stop-loss, take-profit and trailing stop are not judged there until the venue answers ticker reads again. Check the venue and the position',
+    ]);
+    expect(r.log.withMsg('exits: no fresh price; exits of this symbol are not judged until one is read')).toHaveLength(1);
+  });
+
+  it('a take-profit whose close is under way when the price falls through the stop-loss is relabelled stop_loss, with no second close', async () => {
+    const r = rig(undefined, undefined, { stopLossPct: d('2'), takeProfitPct: d('5'), cooldownMs: 0 });
+    r.state.price = '21000';
+    await r.monitor.check();
+    expect(r.places()).toHaveLength(1);
+    expect(r.monitor.counts).toEqual({ take_profit: 1 });
+    r.state.price = '19500';
+    await r.monitor.check();
+    await r.monitor.check();
+    expect(r.places()).toHaveLength(1);
+    expect(r.log.withMsg('exit relabelled').map((l) => [l.fields.was, l.fields.reason, l.fields.trigger, l.fields.last])).toEqual([['take_profit', 'stop_loss', '19600', '19500']]);
+    expect(r.alerts.slice(1)).toEqual(['t: the take_profit exit of BTCUSDT under way is now a stop_loss: last 19500 reached 19600 (entry 20000); the close under way goes on, no second one is sent']);
+    expect(r.monitor.counts).toEqual({ stop_loss: 1 });
+    expect(r.monitor.refusal(placeOf('t-new'))).toMatch(/^exits: a stop_loss exit of BTCUSDT is under way/);
+  });
+
+  it('flat: a stale price says nothing', async () => {
+    const r = rig();
+    r.state.quantity = '0';
+    r.state.net = '0';
+    r.state.priceAt = r.clock.now();
+    r.clock.moveTo(r.clock.now() + 120_000);
+    await r.monitor.check();
+    expect(r.log.lines).toEqual([]);
+    expect(r.alerts).toEqual([]);
   });
 
   it('spot below zero (sold from the account\'s own holdings): nothing to close, no word', async () => {

@@ -53,11 +53,11 @@ class TableReader implements MarketReader {
 }
 
 /** `venueTime`: the venue clock's floor the poller reads (undefined: not measured). */
-function rig(venueTime: () => number | undefined = () => 0) {
+function rig(venueTime: () => number | undefined = () => 0, now = { ms: 0 }) {
   const spot = new TableReader('spot');
   const futures = new TableReader('futures');
   const log = new MemoryLog();
-  const poller = new MarketDataPoller({ spot, futures }, log, venueTime);
+  const poller = new MarketDataPoller({ spot, futures }, log, venueTime, () => now.ms);
   const delivered: Array<[string, MarketEvent]> = [];
   const poll = (feeds: Feed[]) => poller.poll(feeds, async (feed, event) => void delivered.push([feedKey(feed), event]));
   return { spot, futures, log, poller, delivered, poll };
@@ -72,6 +72,22 @@ describe('MarketDataPoller: last prices', () => {
     await r.poll([feed('BTCUSDT', { kind: 'ticker' })]);
     expect(r.poller.lastPrice('spot', 'BTCUSDT')).toBe('20000.5');
     expect(r.delivered).toEqual([['spot:BTCUSDT:ticker:', { kind: 'ticker', symbol: 'BTCUSDT', ticker: ticker('20000.5') }]]);
+  });
+
+  it('a price is dated when read; a failing read leaves the price and its date as they were (exits judge only fresh ones)', async () => {
+    const now = { ms: 5000 };
+    const r = rig(() => 0, now);
+    expect(r.poller.lastPriceAt('spot', 'BTCUSDT')).toBeUndefined();
+    r.spot.tickers.set('BTCUSDT', ticker('20000.5'));
+    await r.poll([feed('BTCUSDT', { kind: 'ticker' })]);
+    expect(r.poller.lastPriceAt('spot', 'BTCUSDT')).toBe(5000);
+    now.ms = 9000;
+    r.spot.tickers.set('BTCUSDT', new Error('spot.ticker: 503 service unavailable'));
+    await r.poll([feed('BTCUSDT', { kind: 'ticker' })]);
+    expect([r.poller.lastPrice('spot', 'BTCUSDT'), r.poller.lastPriceAt('spot', 'BTCUSDT')]).toEqual(['20000.5', 5000]);
+    r.spot.tickers.set('BTCUSDT', ticker('20000.5'));
+    await r.poll([feed('BTCUSDT', { kind: 'ticker' })]);
+    expect(r.poller.lastPriceAt('spot', 'BTCUSDT')).toBe(9000);
   });
 
   it('trades give the price of the latest by time, whatever order they come in', async () => {
