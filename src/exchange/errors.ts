@@ -73,6 +73,11 @@ export interface VenueAnswer {
    * ban's end is given on our clock (the pacer and journal use it) and never taken as earlier.
    */
   localNow: number;
+  /**
+   * Takes our secrets out of the venue's text before it is cut to length: cut first, a key the
+   * venue echoed across the cut would keep its first characters, which no later redaction finds.
+   */
+  scrub?: (text: string) => string;
 }
 
 /**
@@ -80,7 +85,7 @@ export interface VenueAnswer {
  * body has no non-zero `code` (the futures envelope {code:"0", data} is a success).
  */
 export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
-  const { code, msg } = readCode(a.body);
+  const { code, msg } = readCode(a.body, a.scrub);
   const ctx: VenueContext = { endpoint: a.endpoint, httpStatus: a.status, venueCode: code, venueMsg: msg };
   const isError = a.status < 200 || a.status >= 300 || (code !== undefined && code !== 0);
   if (!isError) return undefined;
@@ -102,7 +107,8 @@ export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
     let cls = CODE_CLASS[code] ?? 'rejected';
     // A 504 outranks the body: the gateway gave up waiting, whatever the backend did.
     if (a.status === 504 || (placesOrders && (unsure || AMBIGUOUS_ON_PLACE.has(code) || !KNOWN_CODES.has(code)))) cls = 'outcomeUnknown';
-    return build(cls, ctx, msg ?? `venue code ${code}`);
+    // The venue's code always leads its text: the same text comes with different codes, and the code is what its documentation lists.
+    return build(cls, ctx, msg === undefined ? `venue code ${code}` : `venue code ${code}: ${msg}`);
   }
   if (a.status >= 500) return build(unsure ? 'outcomeUnknown' : 'temporary', ctx, `HTTP ${a.status}`);
   if (a.status === 401 || a.status === 403) return build('auth', ctx, `HTTP ${a.status}`);
@@ -130,12 +136,12 @@ function build(cls: ErrorClass, ctx: VenueContext, message: string): VenueError 
 }
 
 /** Reads {code, msg} where code may be a number or a numeric string. */
-function readCode(body: unknown): { code?: number; msg?: string } {
+function readCode(body: unknown, scrub: (text: string) => string = (t) => t): { code?: number; msg?: string } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
   const o = body as Record<string, unknown>;
   const raw = o.code;
   const code = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : undefined;
-  const msg = typeof o.msg === 'string' ? o.msg.slice(0, 200) : typeof o.message === 'string' ? o.message.slice(0, 200) : undefined;
+  const msg = typeof o.msg === 'string' ? scrub(o.msg).slice(0, 200) : typeof o.message === 'string' ? scrub(o.message).slice(0, 200) : undefined;
   return { code, msg };
 }
 

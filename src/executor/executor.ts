@@ -162,7 +162,7 @@ export class Executor {
         }
       }
       const venueClock = this.opts.venueClocks[ep.market];
-      const error = classifyAnswer({ endpoint: ep.id, status: res.status, headers: res.headers, body, now: venueClock.now(), localNow: this.opts.clock.now() + venueClock.errorMs() });
+      const error = classifyAnswer({ endpoint: ep.id, status: res.status, headers: res.headers, body, now: venueClock.now(), localNow: this.opts.clock.now() + venueClock.errorMs(), scrub: this.scrub });
       if (error) throw error;
       const ctx = { endpoint: ep.id, httpStatus: res.status };
       if (body === undefined) {
@@ -220,11 +220,15 @@ export class Executor {
    * Messages never carry secrets: a venue or proxy may echo our key or signature back in an
    * error text or a field value, and messages end up in logs and alerts.
    */
-  private redact(err: unknown): unknown {
+  private readonly scrub = (text: string): string => {
     const creds = this.opts.credentials;
-    if (!creds || !(err instanceof SluiceError)) return err;
-    const secrets = [creds.apiSecret, creds.apiKey].filter((s) => s.length >= 4);
-    const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
+    const secrets = creds ? [creds.apiSecret, creds.apiKey].filter((s) => s.length >= 4) : [];
+    return secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
+  };
+
+  private redact(err: unknown): unknown {
+    if (!this.opts.credentials || !(err instanceof SluiceError)) return err;
+    const scrub = this.scrub;
     err.message = scrub(err.message);
     // The stack was written with the original message when the error was built.
     if (err.stack !== undefined) err.stack = scrub(err.stack);

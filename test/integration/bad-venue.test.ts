@@ -520,6 +520,14 @@ describe('no secret in any message, even when the venue echoes it', () => {
     expect((err as AuthError).venue.venueMsg).not.toContain(KEY);
   });
 
+  it('an error text that echoes the API key where the text is cut (200 characters): no part of it is kept', async () => {
+    const { x } = await setup(on('GET /sapi/v1/account', json({ code: -2015, msg: `${'x'.repeat(190)}${KEY} and more` }, 401)));
+    const err = await failure(x.call('spot.account', {}));
+    expect(err).toBeInstanceOf(AuthError);
+    expect((err as Error).message).toBe(`spot.account: venue code -2015: ${'x'.repeat(190)}[redacted]`);
+    expect((err as AuthError).venue.venueMsg).toBe(`${'x'.repeat(190)}[redacted]`);
+  });
+
   it('a field value that echoes the API key, in a placement answer', async () => {
     const { gateway } = await setup(on('POST /sapi/v1/order', json({ orderId: KEY.slice(0, 20), status: '0' })));
     const [r] = await gateway.place(batchOf([intent(1)]));
@@ -600,8 +608,8 @@ describe('a venue that refuses client order ids in batch items (the notes\' item
     const { server, gateway } = await setup(on('POST /sapi/v1/batchOrders', json({ code: -1103, msg: 'unknown parameter batchType' }, 400)));
     const results = await gateway.place(batchOf([intent(1), intent(2)]));
     expect(results.map((r) => [r.outcome.kind, r.outcome.kind === 'rejected' && r.outcome.error.message])).toEqual([
-      ['rejected', 'spot.batchOrders: unknown parameter batchType'],
-      ['rejected', 'spot.batchOrders: unknown parameter batchType'],
+      ['rejected', 'spot.batchOrders: venue code -1103: unknown parameter batchType'],
+      ['rejected', 'spot.batchOrders: venue code -1103: unknown parameter batchType'],
     ]);
     expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders')).toHaveLength(1);
   });
@@ -657,9 +665,9 @@ describe('a venue that refuses the client order id on a single order (the contra
       const o = (await gateway.place(batchOf([i])))[0]!.outcome;
       return [o.kind, o.kind === 'accepted' ? o.venueOrderId : o.error.message, gateway.carrierOf(i.clientOrderId)];
     };
-    expect(await outcome(intent(1))).toEqual(['rejected', "spot.order: Parameter 'type' sent when not required.", undefined]);
-    expect(await outcome({ ...intent(2), price: d('1') })).toEqual(['rejected', 'spot.order: Insufficient balance.', undefined]);
-    expect(await outcome({ ...intent(3), price: d('2') })).toEqual(['unknown', 'spot.order: unknown parameter newClientOrderId (outcome unknown)', 'order']);
+    expect(await outcome(intent(1))).toEqual(['rejected', "spot.order: venue code -1106: Parameter 'type' sent when not required.", undefined]);
+    expect(await outcome({ ...intent(2), price: d('1') })).toEqual(['rejected', 'spot.order: venue code -2017: Insufficient balance.', undefined]);
+    expect(await outcome({ ...intent(3), price: d('2') })).toEqual(['unknown', 'spot.order: venue code -1103: unknown parameter newClientOrderId (outcome unknown)', 'order']);
     refused = ['newClientOrderId'];
     expect(await outcome(intent(4))).toEqual(['accepted', SPOT_IDS[0], undefined]);
     expect(carried(server.arrivals, 'POST /sapi/v1/order', 'newClientOrderId')).toEqual([
@@ -697,7 +705,7 @@ describe('a venue that refuses the client order id on a single order (the contra
     );
     const futures = (n: number): PlaceIntent => ({ ...intent(n, 'futures'), timeInForce: 'IOC' });
     const first = (await gateway.place(batchOf([futures(1)])))[0]!.outcome;
-    expect([first.kind, first.kind === 'rejected' && first.error.message]).toEqual(['rejected', 'futures.order: unknown parameter timeInForce']);
+    expect([first.kind, first.kind === 'rejected' && first.error.message]).toEqual(['rejected', 'futures.order: venue code -1103: unknown parameter timeInForce']);
     refused = ['clientOrderId'];
     for (const [n, id] of [[2, FUTURES_IDS[0]], [3, FUTURES_IDS[1]]] as const) {
       const [r] = await gateway.place(batchOf([futures(n)]));

@@ -12,6 +12,7 @@ import {
   UnknownOrderError,
 } from '../../src/core/errors.js';
 import { venueOrderId } from '../../src/core/ids.js';
+import { VenueCode } from '../../src/exchange/codes.js';
 import { HttpTransport } from '../../src/exchange/transport/http.js';
 import { accountReaders, marketReaders, type CallRecord } from '../../src/executor/index.js';
 import { createExchangeClient, type ExchangeClient, type ExchangeClientOptions } from '../../src/app/client.js';
@@ -122,6 +123,19 @@ describe('every endpoint round-trips, signed as the venue checks it', () => {
       ['', '{"symbol":"BTCUSDT","orderId":"1","recvWindow":3000}', 200],
       ['', '', 200],
     ]);
+  });
+});
+
+describe("a venue refusal's message, from the simulator", () => {
+  it("leads with the venue's code before its text, and keeps both as fields", async () => {
+    sim = await startSimServer({ port: 0, seed: 7 });
+    client = createExchangeClient({ spotUrl: sim.url, credentials: { apiKey: sim.apiKey, apiSecret: sim.apiSecret }, retry: { retries: 0, baseDelayMs: 5, maxDelayMs: 20 } });
+    // Closing contracts the account does not hold.
+    const refused = await client.executor.call('futures.order', { contractName: 'E-BTC-USDT', side: 'SELL', type: 'MARKET', volume: d('1'), open: 'CLOSE', positionType: 1 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OrderRejectedError);
+    const err = refused as OrderRejectedError;
+    expect(err.message).toBe(`futures.order: venue code ${VenueCode.CLOSE_EXCEEDS_POSITION}: Exceeded the close available: 0 contracts.`);
+    expect([err.venue.venueCode, err.venue.venueMsg, err.code]).toEqual([VenueCode.CLOSE_EXCEEDS_POSITION, 'Exceeded the close available: 0 contracts.', 'ORDER_REJECTED']);
   });
 });
 

@@ -61,7 +61,7 @@ describe('refused credentials', () => {
     expect(app.riskGate.killSwitch()).toBe('halted');
     await built.tap.waitFor(/the venue still refuses the credentials; trading stays halted/);
     expect(alerts).toEqual([
-      "halt: trading halted: the venue refused the credentials (spot.account: Invalid API key, IP, or permissions for action.); check SLUICE_API_KEY and SLUICE_API_SECRET, and the key's IP whitelist and trading permissions on the venue, then lift the halt (SIGUSR2 or the kill-switch file)",
+      "halt: trading halted: the venue refused the credentials (spot.account: venue code -2015: Invalid API key, IP, or permissions for action.); check SLUICE_API_KEY and SLUICE_API_SECRET, and the key's IP whitelist and trading permissions on the venue, then lift the halt (SIGUSR2 or the kill-switch file)",
     ]);
   });
 });

@@ -132,7 +132,7 @@ strategies:
     await daemon.waitFor((l) => l.msg === 'running; Ctrl-C stops', 'running');
     // Errors of both kinds: the venue rejected an order, and a fault left an outcome unknown.
     const rejected = await daemon.waitFor((l) => l.msg === 'order not placed' && l.outcome === 'rejected', 'a rejected order');
-    expect(rejected.reason).toMatch(/^spot\.order: Market buy amount 1 is below the minimum 5\.$/);
+    expect(rejected.reason).toMatch(/^spot\.order: venue code -1136: Market buy amount 1 is below the minimum 5\.$/);
     await daemon.waitFor((l) => /outcome unknown/.test(l.msg), 'an order whose answer a fault lost');
     daemon.child.kill('SIGUSR2');
     await receiver.next('halt');

@@ -55,7 +55,7 @@ describe('sluice validate against the venue', () => {
     expect(output.split('\n')).toEqual([
       `${path} has 2 problems:`,
       "  - strategies[0].symbols[1] (line 5): DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT, ETHUSDT)",
-      "  - credentials: spot.account: the venue refused the credentials (Invalid API key, IP, or permissions for action.): check SLUICE_API_KEY and SLUICE_API_SECRET, and the key's IP whitelist and trading permissions on the venue",
+      "  - credentials: spot.account: the venue refused the credentials (venue code -2015: Invalid API key, IP, or permissions for action.): check SLUICE_API_KEY and SLUICE_API_SECRET, and the key's IP whitelist and trading permissions on the venue",
       `${LOCAL}; asked the venue at ${url}: the symbols and feeds the strategies need; the key, by the signed account read the start makes first`,
     ]);
     expect(output).not.toContain(wrong.SLUICE_API_KEY);
@@ -105,7 +105,7 @@ describe('sluice run at its start', () => {
     expect(String(fatal!.err).split('\n')).toEqual([
       `${path} has 2 problems:`,
       "  - strategies[0].symbols[1] (line 5): DOGEUSDT is not listed by the venue's spot market: fix or remove it (the venue's spot market lists BTCUSDT, ETHUSDT)",
-      "  - credentials: spot.account: the venue refused the credentials (Invalid API key, IP, or permissions for action.): check SLUICE_API_KEY and SLUICE_API_SECRET, and the key's IP whitelist and trading permissions on the venue",
+      "  - credentials: spot.account: the venue refused the credentials (venue code -2015: Invalid API key, IP, or permissions for action.): check SLUICE_API_KEY and SLUICE_API_SECRET, and the key's IP whitelist and trading permissions on the venue",
     ]);
     expect(daemon.stdout + daemon.stderr).not.toContain(wrong.apiKey);
     expect(daemon.stdout + daemon.stderr).not.toContain(wrong.apiSecret);
