@@ -2,7 +2,10 @@
 // journal (no adoption, no baselines, no order updates), so it is safe while the daemon runs.
 import { dec } from '../core/decimal.js';
 import { shownAveragePrice, shownMoney, shownQuantity } from '../core/display.js';
+import { PRUNED_KEY } from '../core/ids.js';
+import type { Journal } from '../core/ports.js';
 import type { Market, Order, OrderStatus } from '../core/types.js';
+import type { PrunedNote } from '../store/prune.js';
 import { describeDrift } from '../reconciler/drift.js';
 import type { HoldingsRead } from '../reconciler/drift-judge.js';
 import type { App } from './build.js';
@@ -51,7 +54,7 @@ export async function statusReport(app: App, first?: StatusReport): Promise<Stat
   };
 
   const lines: string[] = [];
-  lines.push("positions (from the journal's fills)");
+  lines.push(`positions (${positionsSource(journal, engine.checkpoint.covers)})`);
   // Shown rounded (core/display.ts): the book's average entry and realised PnL divide to 30 places.
   const { instruments } = engine.riskInputs();
   for (const { market, symbol } of symbols) {
@@ -106,7 +109,35 @@ export async function statusReport(app: App, first?: StatusReport): Promise<Stat
   let fills = 0;
   for (const _ of journal.eachFill()) fills++;
   lines.push(`journal: ${fills} fills, ban until ${journal.banUntil() > 0 ? new Date(journal.banUntil()).toISOString() : 'none'}`);
+  lines.push(`journal: ${lastPrune(journal)}`);
   return { text: lines.join('\n'), drift: drifting, ordersDisagree, differences, reads: { holdings: engine.reconciler.holdingsReads(), afterFillId } };
+}
+
+/** Where the positions shown come from: the checkpoint restored and the fills after it, or every fill. */
+function positionsSource(journal: Journal, through: number | undefined): string {
+  if (through === undefined) {
+    const pruned = journal.cursor(PRUNED_KEY) === undefined ? '' : '; the journal was pruned, so the fills it deleted are not in them: compare with the venue below';
+    return `from every fill the journal holds${pruned}`;
+  }
+  let after = 0;
+  for (const { id } of journal.eachFill(through)) if (id > through) after++;
+  return `the positions checkpoint through fill ${through}, and the ${after} fill${after === 1 ? '' : 's'} journaled after it`;
+}
+
+/** The last prune that deleted something (store/prune.ts notes only those), as its note says it. */
+function lastPrune(journal: Journal): string {
+  const text = journal.cursor(PRUNED_KEY);
+  if (text === undefined) return 'never pruned';
+  let note: Partial<PrunedNote>;
+  try {
+    note = JSON.parse(text) as Partial<PrunedNote>;
+  } catch {
+    return `pruned (its note does not read: ${text.slice(0, 200)})`;
+  }
+  const iso = (ms: unknown) => (typeof ms === 'number' && Number.isFinite(ms) ? new Date(ms).toISOString() : '?');
+  const d = note.deleted;
+  const what = d ? `deleted ${d.orders} orders, ${d.events} order events, ${d.intents} intents, ${d.fills} fills` : 'what it deleted is not recorded';
+  return `last pruned ${iso(note.at)}: final orders last updated before ${iso(note.before)}, fills up to ${note.throughFill ?? '?'}; ${what}`;
 }
 
 function describeOrder(o: Order): string {

@@ -58,7 +58,7 @@ export class Engine {
   private readonly ledger: StrategyLedger;
   private readonly unbooked = new UnbookedExecutions((market, symbol, id) => this.reconciler.filledVolume(market, symbol, id));
   /** The account's positions, checkpointed after each reconcile pass and restored at load. */
-  private readonly checkpoint: PositionsCheckpoint;
+  readonly checkpoint: PositionsCheckpoint;
   private readonly lifecycle: StrategyLifecycle;
   /** Built once: an object spread per strategy output was a slow path on Node 20 and garbage the young generation could not collect. */
   private readonly intake: IntakeParts;

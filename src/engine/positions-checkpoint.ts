@@ -37,6 +37,11 @@ export class PositionsCheckpoint {
     private readonly ledger?: Pick<StrategyLedger, 'checkpoint'>,
   ) {}
 
+  /** The fill number the checkpoint restored (or last written) covers; undefined when none was: the book is every fill's. */
+  get covers(): number | undefined {
+    return this.through < 0 ? undefined : this.through;
+  }
+
   /** Restores the book (empty) from the journal's checkpoint; returns the number of the last fill it covers, 0 when there is none to use. */
   restore(): number {
     const text = this.journal.cursor(POSITIONS_CHECKPOINT);

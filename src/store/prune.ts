@@ -37,6 +37,8 @@ export interface PrunedNote {
   at: number;
   before: number;
   throughFill: number;
+  /** The rows it deleted (absent in notes of sluice before this field). */
+  deleted?: PruneResult;
 }
 
 export interface PruneResult {
@@ -122,7 +124,7 @@ export function pruneRows(db: Database.Database, opts: PruneOptions): PruneResul
     const intents = db.prepare(`DELETE FROM intents WHERE client_order_id IN (SELECT client_order_id FROM temp.pruned)`).run().changes;
     db.exec(`DROP TABLE temp.pruned`);
     // Only a prune that deleted something: a checkpoint set aside later says the rebuild lacks pruned fills.
-    const note: PrunedNote = { at: opts.now, before: opts.before, throughFill: opts.throughFill };
+    const note: PrunedNote = { at: opts.now, before: opts.before, throughFill: opts.throughFill, deleted: { orders, events, intents, fills } };
     if (orders > 0) setCursor.run(PRUNED_KEY, JSON.stringify(note), opts.now);
     return { orders, events, intents, fills };
   });

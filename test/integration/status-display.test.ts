@@ -4,8 +4,12 @@
 import { afterEach, expect, it } from 'vitest';
 import { d } from '../../src/core/decimal.js';
 import { statusReport } from '../../src/app/status.js';
+import { PRUNED_KEY } from '../../src/core/ids.js';
+import { PositionsCheckpoint } from '../../src/engine/positions-checkpoint.js';
+import { PositionBook } from '../../src/positions/index.js';
 import { defineStrategy, z } from '../../src/strategy/api.js';
 import { fill } from '../fixtures/builders.js';
+import { MemoryLog } from '../fixtures/engine-parts.js';
 import { rigApp, strictRig, type StrictRig } from '../fixtures/strict-venue.js';
 
 let rig: StrictRig | undefined;
@@ -28,4 +32,39 @@ it('rounds the average entry to BTCUSDT price precision + 2, realised PnL and fe
   // BTCUSDT on the simulator: prices to 2 places, quantities to 5.
   expect(text).toContain('spot BTCUSDT: 0.002 at 30000.0167, realised 0.00003333, fees 0.09000005');
   expect(app.engine.positions.position('spot', 'BTCUSDT').avgEntryPrice).toMatch(/^30000\.01666666666666666666\d+$/);
+});
+
+it('without a checkpoint or a prune: positions from every fill, and the journal never pruned', async () => {
+  rig = await strictRig();
+  const { app } = await rigApp(rig, [{ id: 'idle', definition: idle, symbols: ['BTCUSDT'] }]);
+  app.journal.recordFill(fill('BUY', '0.001', '30000', { tradeId: 'p1' }));
+  await app.client.start();
+  const first = (await statusReport(app)).text.split('\n');
+  expect(first[0]).toBe('positions (from every fill the journal holds)');
+  expect(first).toContain('journal: never pruned');
+});
+
+it('after a prune: positions from the checkpoint and the fills after it, and the prune with what it deleted', async () => {
+  rig = await strictRig();
+  const { app } = await rigApp(rig, [{ id: 'idle', definition: idle, symbols: ['BTCUSDT'] }]);
+  // The checkpoint covers the first two fills (what a prune keeps the books by); two more come after it.
+  const book = new PositionBook();
+  for (const f of [fill('BUY', '0.001', '30000', { tradeId: 'c1' }), fill('BUY', '0.001', '30000', { tradeId: 'c2' })]) {
+    app.journal.recordFill(f);
+    book.apply(f);
+  }
+  new PositionsCheckpoint(app.journal, book, new MemoryLog()).save();
+  const through = app.journal.lastFillId();
+  app.journal.recordFill(fill('BUY', '0.001', '30000', { tradeId: 'c3' }));
+  app.journal.recordFill(fill('SELL', '0.001', '30000', { tradeId: 'c4' }));
+  const at = Date.UTC(2026, 10, 28, 12, 0, 0);
+  app.journal.setCursor(PRUNED_KEY, JSON.stringify({ at, before: at - 86_400_000, throughFill: through, deleted: { orders: 12, events: 40, intents: 12, fills: 15 } }));
+  await app.client.start();
+  const lines = (await statusReport(app)).text.split('\n');
+  expect(lines[0]).toBe(`positions (the positions checkpoint through fill ${through}, and the 2 fills journaled after it)`);
+  expect(lines[1]).toMatch(/^ {2}spot BTCUSDT: 0\.002 at /);
+  expect(lines).toContain(`journal: last pruned 2026-11-28T12:00:00.000Z: final orders last updated before 2026-11-27T12:00:00.000Z, fills up to ${through}; deleted 12 orders, 40 order events, 12 intents, 15 fills`);
+  // A note written before prunes recorded what they deleted.
+  app.journal.setCursor(PRUNED_KEY, JSON.stringify({ at, before: at - 86_400_000, throughFill: through }));
+  expect((await statusReport(app)).text).toContain(`journal: last pruned 2026-11-28T12:00:00.000Z: final orders last updated before 2026-11-27T12:00:00.000Z, fills up to ${through}; what it deleted is not recorded`);
 });

@@ -81,7 +81,8 @@ describe('journal prune (store)', () => {
     expect(j.cursor('trades:spot:BTCUSDT')).toBe('99');
     expect(j.cursor('state:a')).toBe('{"x":1}');
     const lastPrunedFilled = old.slice(0, 125).filter((o) => o.status === 'filled').at(-1)!;
-    expect(JSON.parse(j.cursor('journal:pruned')!)).toEqual({ at: NEW, before: CUTOFF, throughFill: through });
+    // The note says what it deleted (`sluice status` shows it).
+    expect(JSON.parse(j.cursor('journal:pruned')!)).toEqual({ at: NEW, before: CUTOFF, throughFill: through, deleted: { orders: 125, events: 250, intents: 125, fills: 126 } });
     expect(j.cursor('pruned:spot:BTCUSDT')).toBe(`${Number(lastPrunedFilled.venueOrderId) * 10 + 2}`);
     j.close();
   });
