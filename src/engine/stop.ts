@@ -90,13 +90,17 @@ export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
     if (unsettled().length > 0) settledAt = undefined;
     else settledAt ??= now;
     if (settledAt !== undefined && (!cancel || now >= settledAt + graceMs)) return { unsettled: [] };
-    if (s.hurried?.()) {
-      log.warn({ unsettled: unsettled().length }, 'the stop was hurried: no more settling passes; the next start settles what is left');
-      return left(s, mayRest, 'hurried');
-    }
-    if (now >= deadline()) {
-      log.warn({ unsettled: unsettled().length }, 'stopping with orders still unsettled; the next start settles them');
-      return left(s, mayRest, 'deadline');
+    const hurried = s.hurried?.() === true;
+    if (hurried || now >= deadline()) {
+      // Everything settled, the passes only waiting out the grace for late fills: nothing is left to say unsettled.
+      const n = unsettled().length;
+      if (n === 0) {
+        log.info({ graceMs, settledAt }, 'the stop ends before the grace for late fills did: a fill the venue shows later is journaled at the next start');
+        return { unsettled: [] };
+      }
+      if (hurried) log.warn({ unsettled: n }, 'the stop was hurried: no more settling passes; the next start settles what is left');
+      else log.warn({ unsettled: n }, 'stopping with orders still unsettled; the next start settles them');
+      return left(s, mayRest, hurried ? 'hurried' : 'deadline');
     }
     if (cancel && ourOpen().length > 0) await cancelOurs();
   }

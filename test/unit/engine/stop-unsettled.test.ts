@@ -5,7 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { d, dec } from '../../../src/core/decimal.js';
 import type { ClientOrderId } from '../../../src/core/ids.js';
 import { defineStrategy, z } from '../../../src/strategy/api.js';
-import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import type { Order } from '../../../src/core/types.js';
+import { pendingOrder, withStatus } from '../../../src/engine/orders.js';
+import type { OrderPipeline } from '../../../src/engine/pipeline.js';
+import { settleAtStop } from '../../../src/engine/stop.js';
+import { MemoryJournal } from '../../../src/store/memory.js';
+import { drive, engineApp, loaded, MemoryLog, placeOf, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
 
 const yaml = (cancel: boolean) => `
 mode: paper
@@ -108,5 +114,38 @@ describe('a stop the venue does not answer', () => {
     const outcome = await drive(clock, app.stop());
     running = undefined;
     expect([outcome.unsettled, alerts]).toEqual([[], []]);
+  });
+});
+
+describe("the stop's unsettled line", () => {
+  /** One order of ours, its cancel taken (pending_cancel), that the venue settles at `settlesAt` ms into the stop (never when undefined). */
+  async function stopWith(settlesAt: number | undefined) {
+    const clock = new ManualClock(1_000_000);
+    const start = clock.now();
+    const journal = new MemoryJournal();
+    const log = new MemoryLog();
+    const intent = placeOf('t-1', { strategyId: 't' });
+    journal.recordIntent(intent, withStatus(pendingOrder(intent, start), 'pending_cancel', start));
+    const pipeline = { submit: () => undefined, drain: async () => undefined } as unknown as OrderPipeline;
+    const reconcile = async () => {
+      const o = journal.order(intent.clientOrderId)!;
+      if (settlesAt !== undefined && clock.now() - start >= settlesAt && o.status === 'pending_cancel') journal.updateOrder(withStatus(o, 'canceled', clock.now()) as Order, 'canceled');
+    };
+    // The bound: graceMs + 8 passes of 300 ms = 3400 ms.
+    const outcome = await drive(clock, settleAtStop({ journal, clock, log, pipeline, ours: new Set(['t']), cancel: true, unknownTimeoutMs: 10_000, graceMs: 1000, reconcile }));
+    return { outcome, log };
+  }
+
+  it('is not said when everything settled and only the grace for late fills was left when the bound came', async () => {
+    // Settled 2700 ms in: the grace would end at 3700, the bound at 3400.
+    const { outcome, log } = await stopWith(2700);
+    expect(outcome.unsettled).toEqual([]);
+    expect(log.withMsg('stopping with orders still unsettled; the next start settles them')).toEqual([]);
+    expect(log.withMsg('the stop ends before the grace for late fills did: a fill the venue shows later is journaled at the next start')).toHaveLength(1);
+  });
+
+  it('is said with the count when an order is still unsettled at the bound', async () => {
+    const { log } = await stopWith(undefined);
+    expect(log.withMsg('stopping with orders still unsettled; the next start settles them').map((l) => l.fields.unsettled)).toEqual([1]);
   });
 });
