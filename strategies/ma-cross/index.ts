@@ -1,5 +1,6 @@
 // Moving-average crossover on closed klines: buys `buyQuote` worth when the fast average
-// crosses above the slow one, sells the whole position when it crosses below.
+// crosses above the slow one, sells the whole position (what the fills left held, less a
+// base-coin fee) when it crosses below.
 import { d, dec, decimalParam, defineStrategy, z, type Decimal, type Kline } from 'sluice/strategy';
 
 export default defineStrategy({
@@ -32,6 +33,10 @@ export default defineStrategy({
         const slow = average(closes.slice(-p.slow));
         const now = dec.gt(fast, slow) ? 'above' : 'below';
         const before = lastSignal.get(event.symbol);
+        const position = ctx.position(event.symbol);
+        // A buy the venue says executed but whose fills are not booked yet: its base-coin fee is
+        // not yet off netQuantity, so the sell waits for the next candle (the cross is kept).
+        if (now === 'below' && before === 'above' && !dec.isZero(position.unbookedQuantity)) return;
         lastSignal.set(event.symbol, now);
         if (before === undefined || before === now || ctx.openOrders(event.symbol).length > 0) return;
         const info = ctx.instrument(event.symbol);
@@ -39,7 +44,9 @@ export default defineStrategy({
         if (now === 'above') {
           ctx.place({ symbol: event.symbol, side: 'BUY', type: 'MARKET', volume: p.buyQuote });
         } else {
-          const held = dec.truncate(ctx.position(event.symbol).quantity, info.quantityPrecision);
+          // netQuantity, not quantity: on spot a buy's fee is taken in the base coin, so the
+          // account holds less than the buys' volume and a sell of `quantity` is refused.
+          const held = dec.truncate(position.netQuantity, info.quantityPrecision);
           if (dec.isPositive(held)) ctx.place({ symbol: event.symbol, side: 'SELL', type: 'MARKET', volume: held });
         }
       },
