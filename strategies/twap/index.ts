@@ -1,10 +1,29 @@
 // TWAP executor: works `total` (base quantity) into the market in `slices` equal child
 // orders, one per tick, each a marketable LIMIT at the last price plus `slippagePct` so a
 // thin book can never fill it at any price. With `repeat: true` it is a DCA: it starts over.
-import { d, dec, decimalParam, defineStrategy, z } from 'sluice/strategy';
+//
+// Restart-safe: what is already done is counted from the strategy's own orders as the journal
+// keeps them (ctx.orders(), plugin API 2), never from memory, so a daemon restarted mid-way
+// (systemd Restart=on-failure) goes on with the rest instead of buying `total` again. An order
+// that has ended counts what it executed; one that has not (open, partly filled, sent with no
+// answer yet, its answer lost) counts its whole volume, since it may still fill. A slice that
+// ended without filling (refused, cancelled) is sent again, so what executes comes to `total`.
+// The count is checkpointed with onSave (the journal keeps the latest 1000 orders only). It
+// counts every BUY (or SELL) LIMIT this strategy id ever placed in the symbol: to work a new
+// total after one has finished, give the config entry a new id.
+import { d, dec, decimalParam, defineStrategy, z, type Decimal, type Order } from 'sluice/strategy';
+
+/** Statuses after which an order changes no more. */
+const FINAL: ReadonlySet<Order['status']> = new Set(['filled', 'canceled', 'rejected']);
+
+/** Per symbol: `done` is what the orders up to and including `through` (all ended) committed. */
+interface Checkpoint {
+  through: string;
+  done: Decimal;
+}
 
 export default defineStrategy({
-  apiVersion: 1,
+  apiVersion: 2,
   name: 'twap',
   params: z
     .object({
@@ -18,32 +37,73 @@ export default defineStrategy({
   subscribe: () => [{ kind: 'ticker' }],
   create(ctx) {
     const p = ctx.params;
-    const sent = new Map<string, number>();
+    const checkpoints = new Map<string, Checkpoint>();
+
+    /** The volume this strategy's slices in `symbol` have executed or may still execute. */
+    function committed(symbol: string): Decimal {
+      const mine = ctx.orders(symbol).filter((o) => o.side === p.side && o.type === 'LIMIT');
+      const cp = checkpoints.get(symbol);
+      let start = 0;
+      let base = d('0');
+      if (cp) {
+        // The checkpoint's last order has left the journal's latest 1000: count every order
+        // listed on top of it (never less than was done, so never more is sent).
+        const at = mine.findIndex((o) => o.clientOrderId === cp.through);
+        start = at + 1;
+        base = cp.done;
+      }
+      let total = base;
+      let settled = true;
+      for (const o of mine.slice(start)) {
+        const ended = FINAL.has(o.status);
+        total = dec.add(total, ended ? o.executedVolume : o.volume);
+        settled = settled && ended;
+        // Orders that have ended, oldest first, move the checkpoint on.
+        if (settled) checkpoints.set(symbol, { through: o.clientOrderId, done: total });
+      }
+      return total;
+    }
 
     return {
+      onLoad(state) {
+        const saved = (state as { checkpoints?: Record<string, { through?: unknown; done?: unknown }> } | null)?.checkpoints;
+        for (const [symbol, cp] of Object.entries(saved ?? {})) {
+          if (typeof cp.through !== 'string' || typeof cp.done !== 'string' || !/^\d+(\.\d+)?$/.test(cp.done)) {
+            ctx.log.warn('saved state unreadable: counting from the journal alone', { symbol });
+            continue;
+          }
+          checkpoints.set(symbol, { through: cp.through, done: d(cp.done) });
+        }
+      },
       onTick() {
         for (const symbol of ctx.symbols) {
           const info = ctx.instrument(symbol);
           const last = ctx.lastPrice(symbol);
           if (!info || !last) continue;
-          let done = sent.get(symbol) ?? 0;
-          if (done >= p.slices) {
-            if (!p.repeat) continue;
-            done = 0;
-          }
           const slice = dec.truncate(dec.div(p.total, d(String(p.slices))), info.quantityPrecision);
           if (dec.isZero(slice)) {
             ctx.log.warn('slice rounds to zero: raise total or lower slices', { symbol });
             continue;
           }
+          const done = committed(symbol);
+          // A DCA starts over each time `total` is reached: what counts is the part past the last whole total.
+          const left = dec.sub(p.total, p.repeat ? dec.sub(done, dec.mul(dec.truncate(dec.div(done, p.total), 0), p.total)) : done);
+          if (!dec.isPositive(left)) continue;
+          // The last slice is what is left (less when a slice ended part-filled).
+          const volume = dec.truncate(dec.min(slice, left), info.quantityPrecision);
+          if (!dec.isPositive(volume) || (info.limitVolumeMin !== undefined && dec.lt(volume, info.limitVolumeMin))) continue;
           const factor = dec.div(p.slippagePct, d('100'));
           const price = dec.truncate(
             dec.mul(last, p.side === 'BUY' ? dec.add(d('1'), factor) : dec.sub(d('1'), factor)),
             info.pricePrecision,
           );
-          ctx.place({ symbol, side: p.side, type: 'LIMIT', price, volume: slice });
-          sent.set(symbol, done + 1);
+          ctx.place({ symbol, side: p.side, type: 'LIMIT', price, volume });
         }
+      },
+      onSave() {
+        const out: Record<string, { through: string; done: string }> = {};
+        for (const [symbol, cp] of checkpoints) out[symbol] = { through: cp.through, done: cp.done };
+        return { checkpoints: out };
       },
     };
   },
