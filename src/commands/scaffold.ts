@@ -157,11 +157,14 @@ export default defineStrategy({
           if (!last || ctx.openOrders(symbol).length > 0) continue;
           const top = dec.max(high.get(symbol) ?? last, last);
           high.set(symbol, top);
-          // This strategy's own position (ctx.position is the whole account's).
+          // This strategy's own position (ctx.position is the whole account's). Flat: nothing
+          // held, or only dust below what one order can sell.
           const held = ctx.ownPosition(symbol);
-          if (dec.isPositive(held.quantity)) {
+          if (!ctx.isFlat(symbol)) {
             const target = dec.add(held.avgEntryPrice, pct(held.avgEntryPrice, ctx.params.takeProfitPct));
-            if (dec.gte(last, target)) ctx.place({ symbol, side: 'SELL', type: 'LIMIT', price: last, volume: held.quantity });
+            // netQuantity: a spot buy's fee is taken in the base coin, so less than quantity is held.
+            const volume = dec.truncate(held.netQuantity, ctx.instrument(symbol)!.quantityPrecision);
+            if (dec.gte(last, target)) ctx.place({ symbol, side: 'SELL', type: 'LIMIT', price: last, volume });
           } else if (dec.lte(last, dec.sub(top, pct(top, ctx.params.dropPct)))) {
             ctx.place({ symbol, side: 'BUY', type: 'LIMIT', price: last, volume: ctx.params.volume });
             high.set(symbol, last);
@@ -200,8 +203,18 @@ describe('${name}', () => {
   it('sells its position once the price is takeProfitPct above the entry', async () => {
     const { host, view } = harness(strategy, { takeProfitPct: '2' });
     view.prices.set('BTCUSDT', d('102'));
-    view.ownPositions.set('BTCUSDT', { market: 'spot', symbol: 'BTCUSDT', quantity: d('0.001'), avgEntryPrice: d('100'), realizedPnl: d('0'), fees: d('0') });
-    expect((await host.tick()).intents).toMatchObject([{ kind: 'place', side: 'SELL', price: '102', volume: '0.001' }]);
+    // Bought 0.001 BTC, of which the venue took 0.000001 as the fee: 0.000999 is held.
+    view.ownPositions.set('BTCUSDT', { market: 'spot', symbol: 'BTCUSDT', quantity: d('0.001'), netQuantity: d('0.000999'), avgEntryPrice: d('100'), realizedPnl: d('0'), fees: d('0'), otherFees: { BTC: d('0.000001') }, unbookedQuantity: d('0') });
+    expect((await host.tick()).intents).toMatchObject([{ kind: 'place', side: 'SELL', price: '102', volume: '0.00099' }]);
+  });
+
+  it('counts dust below what one order can sell as flat, and buys again', async () => {
+    const { host, view } = harness(strategy, { dropPct: '1', volume: '0.002' });
+    view.ownPositions.set('BTCUSDT', { market: 'spot', symbol: 'BTCUSDT', quantity: d('0.000004'), netQuantity: d('0.000004'), avgEntryPrice: d('100'), realizedPnl: d('0'), fees: d('0'), otherFees: {}, unbookedQuantity: d('0') });
+    view.prices.set('BTCUSDT', d('100'));
+    await host.tick();
+    view.prices.set('BTCUSDT', d('98.9'));
+    expect((await host.tick()).intents).toMatchObject([{ kind: 'place', side: 'BUY', volume: '0.002' }]);
   });
 });
 `;

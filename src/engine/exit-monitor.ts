@@ -6,7 +6,8 @@
 // What each line needs to survive a restart (the trailing best, an exit under way, the cooldown)
 // is kept in the journal, as strategy state is. While an exit is under way or cooling down, the
 // strategy's new orders in that symbol are refused (refusal()).
-import { dec, ONE, type Decimal } from '../core/decimal.js';
+import { closingOrder } from '../core/closing.js';
+import { dec, type Decimal } from '../core/decimal.js';
 import type { Clock } from '../core/clock.js';
 import { clientOrderId, type ClientOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
@@ -296,27 +297,17 @@ export class ExitMonitor {
   }
 
   /**
-   * The order that closes the position: spot, a SELL of what it holds (netQuantity) rounded down
-   * to the symbol's step; futures, a CLOSE of its contracts on the other side. A string says why
-   * there is none (flat, short on spot, below the minimum).
+   * The order that closes the position (core/closing.ts, the rule ctx.isFlat() shares): spot, a
+   * SELL of what it holds (netQuantity) rounded down to the symbol's step; futures, a CLOSE of its
+   * contracts on the other side; at most risk.maxNotionalPerOrder's worth. A string says why there
+   * is none (flat, short on spot, below the minimum).
    */
   private closable(s: ExitStrategy, symbol: string, pos: StrategyPosition, price?: Decimal): { side: 'BUY' | 'SELL'; volume: Decimal } | string {
     const info = this.deps.instrument(s.market, symbol);
     if (!info) return `no instrument listing for ${symbol}`;
     // At most what one order may be worth (risk.maxNotionalPerOrder): a bigger close goes in parts.
     const cap = (unit: Decimal, places: number, volume: Decimal) => (price && dec.isPositive(price) ? dec.min(volume, dec.truncate(dec.div(this.deps.maxNotionalPerOrder(), dec.mul(price, unit)), places)) : volume);
-    if (s.market === 'spot') {
-      if (!dec.isPositive(pos.quantity)) return 'nothing held';
-      const volume = cap(ONE, info.quantityPrecision, dec.truncate(pos.netQuantity, info.quantityPrecision));
-      if (!dec.isPositive(volume)) return `holds ${pos.netQuantity}, below the step of ${info.quantityPrecision} decimals`;
-      const min = info.marketSellMin ?? info.limitVolumeMin;
-      if (min !== undefined && dec.lt(volume, min)) return `${volume} is below ${symbol}'s minimum ${min}`;
-      return { side: 'SELL', volume };
-    }
-    const volume = cap(info.multiplier ?? ONE, 0, dec.truncate(dec.abs(pos.quantity), 0));
-    if (!dec.isPositive(volume)) return 'flat';
-    if (info.limitVolumeMin !== undefined && dec.lt(volume, info.limitVolumeMin)) return `${volume} contracts is below ${symbol}'s minimum ${info.limitVolumeMin}`;
-    return { side: dec.isPositive(pos.quantity) ? 'SELL' : 'BUY', volume };
+    return closingOrder(s.market, info, pos, cap);
   }
 
   private line(k: string): Line {

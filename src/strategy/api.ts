@@ -150,6 +150,16 @@ export interface StrategyContext<P> {
   orders(symbol?: string): readonly Order[];
   /** The position built from this strategy's fills alone (`position()` is the whole account's), with its unbooked executions as `position()` counts them. */
   ownPosition(symbol: string): StrategyPosition;
+  /**
+   * Whether this strategy's own position in `symbol` (ownPosition) is below what one order can
+   * close: flat, or only dust left. Spot: `netQuantity` (less a buy's base-coin fee) rounded down
+   * to the symbol's quantity precision is zero or below its minimum (marketSellMin, else
+   * limitVolumeMin), or nothing is held; futures: fewer whole contracts than limitVolumeMin (at
+   * least one). The rule protective exits use to skip a position as flat. Use it for "am I
+   * flat?" instead of `dec.isZero(position(symbol).quantity)`, which a buy's fee or a remainder
+   * below the lot keeps false for good. Throws a RangeError for a symbol it does not trade.
+   */
+  isFlat(symbol: string): boolean;
   /** Futures: the account's margin as last read (undefined for spot, or before the first read). */
   margin(): Margin | undefined;
   // ---- version 2: timers and indicators ----

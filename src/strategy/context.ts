@@ -1,5 +1,6 @@
 // The context a plugin gets: reads are snapshots of the engine's view, writes only queue intents
 // in its host's outbox.
+import { isFlatPosition } from '../core/closing.js';
 import { dec, toDecimal, type Decimal } from '../core/decimal.js';
 import { JournalError } from '../core/errors.js';
 import { clientOrderId, type ClientOrderId } from '../core/ids.js';
@@ -49,6 +50,11 @@ export function buildContext(setup: StrategySetup, params: unknown, deps: HostDe
     fills: (symbol) => bySymbol(view.ownFills(setup.id), symbol),
     orders: (symbol) => bySymbol(view.ownOrders(setup.id), symbol),
     ownPosition: (symbol) => view.ownPosition(setup.id, setup.market, up(symbol)),
+    isFlat(symbol) {
+      const info = view.instrument(setup.market, up(symbol));
+      if (!info) throw new RangeError(`isFlat: ${symbol} is not an instrument this strategy trades`);
+      return isFlatPosition(setup.market, info, view.ownPosition(setup.id, setup.market, up(symbol)));
+    },
     margin: () => (setup.market === 'futures' ? view.margin() : undefined),
     setTimer: (delayMs, fn) => host.setTimer(delayMs, fn),
     clearTimer: (id) => host.clearTimer(id),

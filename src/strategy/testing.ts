@@ -31,7 +31,8 @@ export class FakeView implements EngineView {
   history: Order[] = [];
   /** The strategy's own fills (ctx.fills) and own position per symbol (ctx.ownPosition). */
   fills: Fill[] = [];
-  ownPositions = new Map<string, Position>();
+  /** A Position, or a whole StrategyPosition to set netQuantity (a buy's base-coin fee) and unbookedQuantity too. */
+  ownPositions = new Map<string, Position | StrategyPosition>();
   balances = new Map<string, Decimal>([
     ['BTC', d('1')],
     ['USDT', d('100000')],
@@ -79,6 +80,7 @@ export class FakeView implements EngineView {
   }
   ownPosition(_strategyId: string, market: Market, symbol: string): StrategyPosition {
     const p = this.ownPositions.get(symbol);
+    if (p && 'netQuantity' in p) return p;
     return p ? flat(market, symbol, p.quantity, p.avgEntryPrice, p.realizedPnl, p.fees) : flat(market, symbol);
   }
 }

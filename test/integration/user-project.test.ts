@@ -67,7 +67,7 @@ describe('sluice init and new-strategy', () => {
 
     const tests = await run(['run'], project, join(project, 'node_modules', 'vitest', 'vitest.mjs'));
     expect(tests.code, tests.stdout + tests.stderr).toBe(0);
-    expect(tests.stdout).toMatch(/Tests\s+.*2 passed/);
+    expect(tests.stdout).toMatch(/Tests\s+.*3 passed/);
 
     const typecheck = await run([], project, join(project, 'node_modules', 'typescript', 'bin', 'tsc'));
     expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
