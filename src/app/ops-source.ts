@@ -143,7 +143,7 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSo
           now,
           positions: [],
           openOrders: [],
-          pnl: { realized: '0', fees: '0' },
+          pnl: { realized: '0', fees: '0', feesOther: {} },
           limiter: {},
           strategies: configDisabled,
           drift: [],
@@ -157,7 +157,7 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSo
       const book = engine.positions.snapshot();
       const positions = book
         .filter((p) => !dec.isZero(p.quantity) || !dec.isZero(p.realizedPnl) || !dec.isZero(p.fees))
-        .map((p) => ({ market: p.market, symbol: p.symbol, quantity: p.quantity, avgEntryPrice: p.avgEntryPrice, realizedPnl: p.realizedPnl, fees: p.fees }));
+        .map((p) => ({ market: p.market, symbol: p.symbol, quantity: p.quantity, avgEntryPrice: p.avgEntryPrice, realizedPnl: p.realizedPnl, fees: p.fees, feesOther: { ...engine.positions.entry(p.market, p.symbol).otherFees } }));
       const openOrders = app.journal.orders({ openOnly: true }).map((o) => ({
         clientOrderId: o.clientOrderId,
         strategyId: o.strategyId,
@@ -188,7 +188,7 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSo
         now,
         positions,
         openOrders,
-        pnl: { realized: dec.sum(book.map((p) => p.realizedPnl)), fees: dec.sum(book.map((p) => p.fees)) },
+        pnl: { realized: dec.sum(book.map((p) => p.realizedPnl)), fees: dec.sum(book.map((p) => p.fees)), feesOther: engine.positions.otherFees() },
         limiter: Object.fromEntries(Object.entries(app.client.pacer.usage()).map(([e, u]) => [e, amend(u, { requests: watch.sent.get(e) ?? 0 })])),
         strategies,
         drift,

@@ -1,7 +1,7 @@
 // What `sluice status` shows: the journal and the venue side by side. Read-only: it changes nothing in the
 // journal (no adoption, no baselines, no order updates), so it is safe while the daemon runs.
 import { dec } from '../core/decimal.js';
-import { shownAveragePrice, shownMoney, shownQuantity } from '../core/display.js';
+import { shownAveragePrice, shownFees, shownMoney, shownQuantity } from '../core/display.js';
 import { PRUNED_KEY } from '../core/ids.js';
 import type { Journal } from '../core/ports.js';
 import type { Market, Order, OrderStatus } from '../core/types.js';
@@ -60,7 +60,7 @@ export async function statusReport(app: App, first?: StatusReport): Promise<Stat
   for (const { market, symbol } of symbols) {
     const p = positions.position(market, symbol);
     const info = instruments.get(`${market}:${symbol}`);
-    lines.push(`  ${market} ${symbol}: ${shownQuantity(p.quantity, info)} at ${shownAveragePrice(p.avgEntryPrice, info)}, realised ${shownMoney(p.realizedPnl)}, fees ${shownMoney(p.fees)}`);
+    lines.push(`  ${market} ${symbol}: ${shownQuantity(p.quantity, info)} at ${shownAveragePrice(p.avgEntryPrice, info)}, realised ${shownMoney(p.realizedPnl)}, fees ${shownFees(p.fees, positions.entry(market, symbol).otherFees, info?.quoteAsset)}`);
   }
   lines.push('venue vs journal');
   let drifting = false;

@@ -6,7 +6,7 @@ import { systemClock } from '../core/clock.js';
 import type { TapeWindow } from '../core/types.js';
 import { ConfigError, SluiceError, TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig, locatedError } from '../config/index.js';
-import { durationText } from '../core/display.js';
+import { durationText, shownFees } from '../core/display.js';
 import { disabledLines, exitsLine, fillsCsv, incidentsLine, Progress, refusalsLine, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
 import { openTape, readTape, TapeFormatError } from '../tape/index.js';
@@ -168,7 +168,7 @@ export function summaryLine(r: Report): string {
   const disabled = r.disabledStrategies ?? [];
   // A result a strategy did not live to the end of says so first (the lines after it say when and why).
   const died = disabled.length > 0 ? `${disabled.length === 1 ? 'strategy' : 'strategies'} ${disabled.map((x) => x.strategy).join(', ')} disabled during the run; ` : '';
-  return `${died}pnl ${r.pnl.total ?? '-'} ${r.quoteAsset} (${r.pnl.totalPct ?? '-'}%), fees ${r.pnl.fees}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount ?? '-'}, sharpe ${sharpe}, orders sent ${r.orders.sent} (and ${r.orders.cancelsSent} cancels)`;
+  return `${died}pnl ${r.pnl.total ?? '-'} ${r.quoteAsset} (${r.pnl.totalPct ?? '-'}%), fees ${shownFees(r.pnl.fees, r.fees.otherAssets, r.quoteAsset)}, fills ${r.trades.fills}, win rate ${win}, max drawdown ${r.maxDrawdown.amount ?? '-'}, sharpe ${sharpe}, orders sent ${r.orders.sent} (and ${r.orders.cancelsSent} cancels)`;
 }
 
 /** A tape that cannot be opened or read: says which and how to go on. */

@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { parse, parseDocument, stringify } from 'yaml';
 import { seededRandom } from '../core/clock.js';
+import { shownFees } from '../core/display.js';
 import { ConfigError } from '../core/errors.js';
 import type { RunOutcome } from '../report/index.js';
 import { closest } from '../core/spelling.js';
@@ -192,7 +193,7 @@ export async function runSweep(jobs: readonly SweepJob[], threads = availablePar
 export function rowOf(label: string, outcome: RunOutcome): SweepRow {
   if (outcome.status !== 'ok') return failedRow(label, outcome.status === 'cancelled' ? `cancelled (${outcome.reason})` : outcome.reason);
   const f = outcome.figures;
-  return { label, pnl: f.pnl ?? '-', fees: f.fees, fills: f.fills, winRate: f.winRate, maxDrawdown: f.maxDrawdown ?? '-', sharpe: f.sharpe, sharpeBasis: f.sharpeBasis, ordersSent: f.ordersSent };
+  return { label, pnl: f.pnl ?? '-', fees: shownFees(f.fees, f.feesOther ?? {}), fills: f.fills, winRate: f.winRate, maxDrawdown: f.maxDrawdown ?? '-', sharpe: f.sharpe, sharpeBasis: f.sharpeBasis, ordersSent: f.ordersSent };
 }
 
 export function failedRow(label: string, error: string): SweepRow {

@@ -26,6 +26,19 @@ export function shownMoney(amount: Decimal): Decimal {
 }
 
 /**
+ * Fees as one text: the quote's, then each other asset's beside it (a spot buy's fee the venue
+ * took in the base coin), never converted: `0.6 + 0.00013 BTC`. Every "fees" a person reads
+ * says the whole cost this way; `quote` names the quote's asset when another asset follows it.
+ */
+export function shownFees(fees: Decimal, other: Readonly<Record<string, Decimal>>, quote?: string): string {
+  const others = Object.keys(other)
+    .sort()
+    .filter((asset) => !dec.isZero(other[asset]!))
+    .map((asset) => ` + ${shownMoney(other[asset]!)} ${asset}`);
+  return `${shownMoney(fees)}${quote !== undefined && others.length > 0 ? ` ${quote}` : ''}${others.join('')}`;
+}
+
+/**
  * A quantity, half-even to the instrument's quantity precision. A position built from fills
  * already has at most that many places (each fill's volume has); without the instrument it is
  * left as it is.

@@ -3,7 +3,7 @@
 // money is rounded to MONEY_PLACES (the book's realised PnL divides to 30 places); positions are
 // sums of fill volumes, so they already have their instrument's quantity precision.
 import { dec } from '../core/decimal.js';
-import { shownMoney } from '../core/display.js';
+import { shownFees, shownMoney } from '../core/display.js';
 import type { Journal, Pacer } from '../core/ports.js';
 import type { PositionBook } from '../positions/index.js';
 import type { PipelineStats } from './pipeline.js';
@@ -30,7 +30,8 @@ export function summarize({ journal, positions: book, pacer, pipeline: p, engine
     // Keyed by market too: a spot and a futures symbol may share a name.
     positions: Object.fromEntries(positions.map((x) => [`${x.market}:${x.symbol}`, x.quantity])),
     realizedPnl: shownMoney(dec.sum(positions.map((x) => x.realizedPnl))),
-    fees: shownMoney(dec.sum(positions.map((x) => x.fees))),
+    // The quote's, and each other asset's beside it (a spot buy's fee in the base coin).
+    fees: shownFees(dec.sum(positions.map((x) => x.fees)), book.otherFees()),
     limiter: usage,
     disabled,
   };

@@ -109,6 +109,11 @@ function charts(s, h) {
   $("equity-chart").dataset.points = String(e.equity.data().length);
 }
 
+// Fees in the quote, then each other asset's beside them (a spot buy's fee in the base coin), as the CLI shows them.
+function feesText(fees, other) {
+  return fees + Object.keys(other || {}).sort().map((a) => " + " + other[a] + " " + a).join("");
+}
+
 function render(m) {
   const s = m.status;
   $("mode").textContent = s.mode;
@@ -116,7 +121,7 @@ function render(m) {
   kill.textContent = m.health.killSwitch;
   kill.className = "badge " + m.health.killSwitch;
   $("realized").textContent = s.pnl.realized;
-  $("fees").textContent = s.pnl.fees;
+  $("fees").textContent = feesText(s.pnl.fees, s.pnl.feesOther);
   $("quote").textContent = s.quoteAsset || "";
   $("offset").textContent = String(s.clockOffsetMs);
   $("health").textContent = m.health.journalFailure ? "journal takes no writes: nothing is placed" : m.health.bannedUntil > s.now ? "banned until " + new Date(m.health.bannedUntil).toISOString() : m.health.venueReachable ? "venue reachable" : "venue unreachable";
@@ -126,7 +131,7 @@ function render(m) {
   table("fills", ["time", "symbol", "side", "price", "volume", "fee", "role"],
     s.fills.slice(0, 20).map((f) => [clock(f.time), f.symbol, f.side, f.price, f.volume, f.fee + " " + f.feeAsset, f.isMaker ? "maker" : "taker"]));
   table("positions", ["market", "symbol", "quantity", "avg entry", "realised PnL", "fees"],
-    s.positions.map((p) => [p.market, p.symbol, p.quantity, p.avgEntryPrice, p.realizedPnl, p.fees]));
+    s.positions.map((p) => [p.market, p.symbol, p.quantity, p.avgEntryPrice, p.realizedPnl, feesText(p.fees, p.feesOther)]));
   table("strategies", ["strategy", "state", "why"], s.strategies.map((x) => [x.id, x.enabled ? "running" : "disabled", x.disabledReason || ""]));
   table("alerts", ["time", "kind", "message"], s.alerts.map((a) => [clock(a.at), a.kind, a.message]));
   table("drift", ["market", "symbol", "ours", "venue", "difference"], s.drift.map((d) => [d.market, d.symbol, d.ours, d.venue, d.difference]));

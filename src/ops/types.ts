@@ -18,7 +18,10 @@ export interface OpsPosition {
   quantity: string;
   avgEntryPrice: string;
   realizedPnl: string;
+  /** Fees paid in the quote asset. */
   fees: string;
+  /** Fees paid in other assets, per asset (a spot buy's fee in the base coin); empty when none. */
+  feesOther: Record<string, string>;
 }
 
 export interface OpsOpenOrder {
@@ -81,7 +84,8 @@ export interface OpsStatus {
   now: number;
   positions: OpsPosition[];
   openOrders: OpsOpenOrder[];
-  pnl: { realized: string; fees: string };
+  /** `fees` in the quote asset; `feesOther` per other asset, over all positions. */
+  pnl: { realized: string; fees: string; feesOther: Record<string, string> };
   /** Every endpoint; `requests` counts what left since start (the page shows only endpoints in use). */
   limiter: Record<string, { inWindow: number; limit: number; queued: number; requests: number }>;
   strategies: { id: string; enabled: boolean; disabledReason?: string }[];

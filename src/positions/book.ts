@@ -112,6 +112,15 @@ export class PositionBook {
     return [...this.lines.values()].map(toPosition).sort(byMarketSymbol);
   }
 
+  /** The fees paid in assets other than each line's quote, summed per asset over every line, assets in code-unit order. */
+  otherFees(): Record<string, Decimal> {
+    const totals = new Map<string, Decimal>();
+    for (const e of this.lines.values()) for (const [asset, fee] of Object.entries(e.otherFees)) totals.set(asset, dec.add(totals.get(asset) ?? ZERO, fee));
+    const sorted: Record<string, Decimal> = {};
+    for (const asset of [...totals.keys()].sort()) sorted[asset] = totals.get(asset)!;
+    return sorted;
+  }
+
   /** Everything needed to restore this book exactly, including the applied trade keys. */
   toJSON(): BookJSON {
     return {

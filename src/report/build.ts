@@ -142,13 +142,9 @@ function pnlOf(input: ReportInput, realized: Decimal, quoteFees: Decimal): Repor
 }
 
 function otherFeesOf(replay: Replay): Record<string, Decimal> {
-  const totals = new Map<string, Decimal>();
-  for (const p of replay.book.toJSON().positions) {
-    for (const [asset, fee] of Object.entries(p.otherFees)) totals.set(asset, dec.add(totals.get(asset) ?? ZERO, fee));
-  }
-  const sorted: Record<string, Decimal> = {};
-  for (const asset of [...totals.keys()].sort(byCodeUnit)) sorted[asset] = money(totals.get(asset)!);
-  return sorted;
+  const rounded: Record<string, Decimal> = {};
+  for (const [asset, fee] of Object.entries(replay.book.otherFees())) rounded[asset] = money(fee);
+  return rounded;
 }
 
 function tradesOf(replay: Replay): Report['trades'] {

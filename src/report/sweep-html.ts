@@ -5,6 +5,7 @@
 // them through CSS. Every text passes through escapeHtml (parameter values come from users).
 import { THEME } from '../charts/client.js';
 import { dec, ZERO } from '../core/decimal.js';
+import { shownFees } from '../core/display.js';
 import { escapeHtml } from './html.js';
 import { heatMap, sortEntries, windowText, type HeatMap, type SortKey, type SweepEntry, type SweepReport } from './sweep.js';
 
@@ -68,7 +69,7 @@ function runsTable(report: SweepReport, key: SortKey): string {
     const lead = `<td class="num">${e.index}</td>${params}`;
     if (e.status !== 'ok') return `<tr>${lead}<td colspan="${incidents ? 10 : 9}"></td><td class="${e.status}">${e.status}: ${escapeHtml(e.reason)}</td></tr>`;
     const f = e.figures;
-    const cells = [f.pnl ?? '-', num(f.pnlPct, 4, '%'), f.maxDrawdown ?? '-', num(f.maxDrawdownPct, 4, '%'), basis ? num(f.sharpe, 2) : sharpeText(f), String(f.fills), f.winRate === null ? '-' : `${(f.winRate * 100).toFixed(1)}%`, f.fees, String(f.ordersSent), ...(incidents ? [f.recordedIncidents ? `${f.recordedIncidents.played} of ${f.recordedIncidents.onTape}` : '-'] : [])];
+    const cells = [f.pnl ?? '-', num(f.pnlPct, 4, '%'), f.maxDrawdown ?? '-', num(f.maxDrawdownPct, 4, '%'), basis ? num(f.sharpe, 2) : sharpeText(f), String(f.fills), f.winRate === null ? '-' : `${(f.winRate * 100).toFixed(1)}%`, shownFees(f.fees, f.feesOther ?? {}), String(f.ordersSent), ...(incidents ? [f.recordedIncidents ? `${f.recordedIncidents.played} of ${f.recordedIncidents.onTape}` : '-'] : [])];
     return `<tr>${lead}${cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('')}<td>ok</td></tr>`;
   });
   return `<table class="sorted sorted-${key}">\n<tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
@@ -83,7 +84,7 @@ function holdoutHtml(report: SweepReport, holdout: NonNullable<SweepReport['hold
     const lead = `<td class="num">${e.index}</td>${axes.map((a) => `<td>${escapeHtml(e.params[a.key] ?? '')}</td>`).join('')}<td class="num">${escapeHtml(inSample.get(e.index) ?? '-')}</td>`;
     if (e.status !== 'ok') return `<tr>${lead}<td colspan="7"></td><td class="${e.status}">${e.status}: ${escapeHtml(e.reason)}</td></tr>`;
     const f = e.figures;
-    const cells = [f.pnl ?? '-', num(f.pnlPct, 4, '%'), f.maxDrawdown ?? '-', sharpeText(f), String(f.fills), f.winRate === null ? '-' : `${(f.winRate * 100).toFixed(1)}%`, f.fees];
+    const cells = [f.pnl ?? '-', num(f.pnlPct, 4, '%'), f.maxDrawdown ?? '-', sharpeText(f), String(f.fills), f.winRate === null ? '-' : `${(f.winRate * 100).toFixed(1)}%`, shownFees(f.fees, f.feesOther ?? {})];
     return `<tr>${lead}${cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('')}<td>ok</td></tr>`;
   });
   return [

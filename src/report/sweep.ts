@@ -11,7 +11,10 @@ import type { Report } from './types.js';
 export interface RunFigures {
   pnl: Decimal | null;
   pnlPct: number | null;
+  /** Fees paid in the quote asset. */
   fees: Decimal;
+  /** Fees paid in other assets, per asset (a spot buy's fee in the base coin); absent when none (or from an older worker). */
+  feesOther?: Record<string, Decimal>;
   fills: number;
   winRate: number | null;
   maxDrawdown: Decimal | null;
@@ -101,6 +104,7 @@ export function runFigures(r: Report): RunFigures {
     pnl: r.pnl.total,
     pnlPct: r.pnl.totalPct,
     fees: r.pnl.fees,
+    ...(Object.keys(r.fees.otherAssets).length > 0 ? { feesOther: { ...r.fees.otherAssets } } : {}),
     fills: r.trades.fills,
     winRate: r.winRate.value,
     maxDrawdown: r.maxDrawdown.amount,

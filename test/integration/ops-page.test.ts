@@ -96,6 +96,9 @@ describe('ops dashboard in Chromium', () => {
     expect(await page.locator('#limiter .bar[data-endpoint="spot.order"] .fill').getAttribute('style')).toBe('width: 7%;');
     expect(await page.locator('#limiter .bar[data-endpoint="spot.order"] .figure').textContent()).toBe('7 / 100 per 2 s, 3 queued');
     expect(await rows(page, 'drift')).toEqual([['spot', 'BTCUSDT', '0.5', '0.4', '0.1']]);
+    // Fees say the whole cost: the quote's and, beside them, a spot buy's fee taken in BTC.
+    expect(await page.locator('#fees').textContent()).toBe('0.85 + 0.0005 BTC');
+    expect((await rows(page, 'positions')).map((r) => r[5])).toEqual(['0.75 + 0.0005 BTC', '0.1']);
     // The CSP allows our scripts and style, and the library runs under it without complaint.
     expect(problems).toEqual([]);
   });
@@ -109,7 +112,7 @@ describe('ops dashboard in Chromium', () => {
 
   it('updates live: a new sample moves the charts and brings the new state (a fill, a halt)', async () => {
     const fill = { tradeId: '9002', market: 'spot', symbol: 'BTCUSDT', side: 'SELL', price: '30002', volume: '0.01', fee: '0.06', feeAsset: 'USDT', isMaker: true, time: NOW + 500 };
-    source.statusValue = { ...source.statusValue, now: NOW + 1000, fills: [fill, ...source.statusValue.fills], pnl: { realized: '12.05', fees: '0.91' } };
+    source.statusValue = { ...source.statusValue, now: NOW + 1000, fills: [fill, ...source.statusValue.fills], pnl: { realized: '12.05', fees: '0.91', feesOther: { BTC: '0.0005' } } };
     source.healthValue = { ...source.healthValue, killSwitch: 'halted' };
     source.recorder.record({ at: NOW + 1000, prices: { 'spot:BTCUSDT': '30002.5' }, equity: '10121', realized: '11.14' });
     await page.waitForSelector('body[data-updates="2"]');

@@ -34,6 +34,16 @@ it('rounds the average entry to BTCUSDT price precision + 2, realised PnL and fe
   expect(app.engine.positions.position('spot', 'BTCUSDT').avgEntryPrice).toMatch(/^30000\.01666666666666666666\d+$/);
 });
 
+it("fees say the whole cost: a buy's fee taken in BTC shows beside the USDT ones", async () => {
+  rig = await strictRig();
+  const { app } = await rigApp(rig, [{ id: 'idle', definition: idle, symbols: ['BTCUSDT'] }]);
+  app.journal.recordFill(fill('BUY', '0.002', '30000', { tradeId: 'f1', fee: d('0.000002'), feeAsset: 'BTC' }));
+  app.journal.recordFill(fill('SELL', '0.001', '30010', { tradeId: 'f2', fee: d('0.06002') }));
+  await app.client.start();
+  const { text } = await statusReport(app);
+  expect(text).toContain('spot BTCUSDT: 0.001 at 30000, realised 0.01, fees 0.06002 USDT + 0.000002 BTC');
+});
+
 it('without a checkpoint or a prune: positions from every fill, and the journal never pruned', async () => {
   rig = await strictRig();
   const { app } = await rigApp(rig, [{ id: 'idle', definition: idle, symbols: ['BTCUSDT'] }]);

@@ -19,6 +19,11 @@ describe('summaryLine', () => {
     expect(line).not.toMatch(/\d\.\d{9,}/);
   });
 
+  it('fees say the whole cost: the quote\'s, then a spot buy\'s fee taken in the base coin beside them', () => {
+    const fills = [fill('BUY', '1', '100', { fee: d('0.001'), feeAsset: 'BTC' }), fill('SELL', '0.999', '101', { fee: d('0.202') })];
+    expect(summaryLine(buildReport(emptyInput({ fills })))).toMatch(/, fees 0\.202 USDT \+ 0\.001 BTC, fills 2, /);
+  });
+
   it('a 10-day run: Sharpe annualised', () => {
     const r = buildReport(emptyInput({ equity: wobbling(3_600_000, 10 * DAY) }));
     expect(summaryLine(r)).toMatch(/, sharpe -?\d+\.\d{3} annualised, orders sent 0 \(and 0 cancels\)$/);

@@ -237,6 +237,8 @@ describe('gathered results', () => {
 
   it('print as table rows', () => {
     expect(rowOf('levels=3', ok)).toEqual({ label: 'levels=3', pnl: '1.5', fees: '0.2', fills: 4, winRate: 0.5, maxDrawdown: '0.3', sharpe: 1.2, ordersSent: 9 });
+    // A spot buy's fee taken in the base coin shows beside the quote's.
+    expect(rowOf('levels=4', { status: 'ok', figures: { ...ok.figures, fees: d('0'), feesOther: { BTC: d('0.00001328') } } } as RunOutcome).fees).toBe('0 + 0.00001328 BTC');
     expect(rowOf('levels=0', { status: 'failed', reason: 'levels: too small' }).error).toBe('levels: too small');
     expect(rowOf('levels=5', { status: 'cancelled', reason: 'cancelled while running' }).error).toBe('cancelled (cancelled while running)');
   });

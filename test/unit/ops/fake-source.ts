@@ -10,8 +10,8 @@ export class FakeSource implements OpsSource {
     mode: 'paper',
     now: NOW,
     positions: [
-      { market: 'spot', symbol: 'BTCUSDT', quantity: '0.5', avgEntryPrice: '30000.1', realizedPnl: '12.5', fees: '0.75' },
-      { market: 'futures', symbol: 'E-ETH-USDT', quantity: '-2', avgEntryPrice: '2000', realizedPnl: '-1.25', fees: '0.1' },
+      { market: 'spot', symbol: 'BTCUSDT', quantity: '0.5', avgEntryPrice: '30000.1', realizedPnl: '12.5', fees: '0.75', feesOther: { BTC: '0.0005' } },
+      { market: 'futures', symbol: 'E-ETH-USDT', quantity: '-2', avgEntryPrice: '2000', realizedPnl: '-1.25', fees: '0.1', feesOther: {} },
     ],
     openOrders: [
       {
@@ -28,7 +28,7 @@ export class FakeSource implements OpsSource {
         createdAt: NOW - 125_000,
       },
     ],
-    pnl: { realized: '11.25', fees: '0.85' },
+    pnl: { realized: '11.25', fees: '0.85', feesOther: { BTC: '0.0005' } },
     limiter: {
       'spot.order': { inWindow: 7, limit: 100, queued: 3, requests: 40 },
       'spot.openOrders': { inWindow: 2, limit: 20, queued: 0, requests: 12 },
