@@ -94,7 +94,7 @@ export async function resolveAxes(baseText: string, axes: readonly SweepAxis[], 
 /**
  * The kind of value each axis into a plugin's params takes (strategies.N.params.x), read from
  * the plugin's schema: a z.number() field gets a number, a decimalParam() or string a string.
- * A strategy's exits (strategies.N.exits.x) are typed by the config schema's fields.
+ * A strategy's exits (strategies.N.exits.x) and loss limit (strategies.N.lossLimit.daily) are typed by the config schema's fields.
  * Axes the schema says nothing of (core config keys, a plugin that does not load) are left out.
  */
 export async function paramKinds(baseText: string, axes: readonly SweepAxis[], cwd: string): Promise<Map<string, ParamKind>> {
@@ -104,6 +104,8 @@ export async function paramKinds(baseText: string, axes: readonly SweepAxis[], c
     const [section, index, params, ...rest] = axis.path;
     // A strategy's exits: percentages are quoted decimals (a base without exits has none to copy), cooldownMs a number.
     if (section === 'strategies' && params === 'exits' && rest.length === 1) kinds.set(axis.key, rest[0] === 'cooldownMs' ? 'number' : 'string');
+    // Its loss limit: lossLimit.daily is a quoted decimal.
+    if (section === 'strategies' && params === 'lossLimit' && rest.length === 1 && rest[0] === 'daily') kinds.set(axis.key, 'string');
     if (section !== 'strategies' || typeof index !== 'number' || params !== 'params' || rest.length === 0 || !Array.isArray(strategies)) continue;
     const use = (strategies[index] as { use?: unknown } | undefined)?.use;
     if (typeof use !== 'string') continue;

@@ -197,6 +197,8 @@ const strategy = z.strictObject(
         { error: expected('a mapping such as { stopLossPct: "2", takeProfitPct: "5", trailingStopPct: "1.5", cooldownMs: 60000 }') },
       )
       .optional(),
+    /** Most the strategy may lose in a UTC day, in its symbols' quote currency (README: loss limit). */
+    lossLimit: z.strictObject({ daily: decimal('250', 'positive') }, { error: expected('a mapping such as { daily: "250" } (quote currency lost in one UTC day)') }).optional(),
     params: z.record(z.string(), z.unknown(), { error: expected('a mapping (the plugin validates its contents)') }).default({}),
   },
   { error: expected('a mapping with id, use and symbols') },

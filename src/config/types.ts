@@ -2,7 +2,7 @@
 // (defaults filled in), readonly in the type and frozen at run time. Comments here are the
 // reference; config/default.yaml repeats them next to each default.
 import type { Decimal } from '../core/decimal.js';
-import type { ExitSettings, Market } from '../core/types.js';
+import type { ExitSettings, LossLimitSettings, Market } from '../core/types.js';
 import type { EndpointId } from '../exchange/endpoints.js';
 
 export type Mode = 'paper' | 'live';
@@ -98,6 +98,8 @@ export interface StrategyConfig {
   readonly leverage?: number;
   /** Protective exits sluice enforces on this strategy's own position (absent: none). */
   readonly exits?: ExitSettings;
+  /** Daily loss limit in the quote currency of its symbols (absent: none). */
+  readonly lossLimit?: LossLimitSettings;
   /** Free-form; the plugin's own schema validates it when the plugin loads. */
   readonly params: Readonly<Record<string, unknown>>;
 }

@@ -161,6 +161,11 @@ export interface ExitSettings {
   readonly cooldownMs: number;
 }
 
+/** A strategy's loss limit: the most it may lose in one UTC day (quote currency; futures: margin coin), above 0. */
+export interface LossLimitSettings {
+  readonly daily: Decimal;
+}
+
 /** Why an exit closed a strategy's position. */
 export type ExitReason = 'stop_loss' | 'take_profit' | 'trailing_stop';
 

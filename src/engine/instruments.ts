@@ -25,6 +25,8 @@ export interface Requirements {
   feeds: { path: string; market: Market; kind: MarketSubscription['kind']; plugin: string }[];
   /** Subscriptions the venue cannot serve as asked (a page too large, an interval it lacks). */
   pages: { path: string; plugin: string; problem: string }[];
+  /** Strategies with a loss limit: their symbols must share one quote currency (one amount bounds one currency). */
+  lossLimits?: { path: string; market: Market; symbols: readonly string[] }[];
 }
 
 /**
@@ -39,6 +41,7 @@ export function requirementsOf(entries: readonly unknown[], strategies: readonly
     const at = i >= 0 ? `strategies[${i}]` : `strategies (id ${s.entry.id ?? '?'})`;
     const market = s.entry.market;
     if (market === undefined) continue;
+    if (s.entry.lossLimit && s.entry.symbols) (req.lossLimits ??= []).push({ path: `${at}.lossLimit`, market, symbols: s.entry.symbols });
     s.entry.symbols?.forEach((symbol, j) => req.symbols.push({ path: `${at}.symbols[${j}]`, market, symbol }));
     let subscriptions: MarketSubscription[];
     try {
@@ -107,6 +110,12 @@ export class InstrumentCatalog {
       if (this.byKey.has(key(r.market, r.symbol))) continue;
       const why = leftOut.get(key(r.market, r.symbol));
       problems.push({ path: r.path, message: why ? `${r.symbol} is listed by the venue's ${r.market} market, but sluice cannot use it: ${why}` : this.unlisted(r.market, r.symbol) });
+    }
+    for (const l of this.required.lossLimits ?? []) {
+      const quotes = [...new Set(l.symbols.map((sym) => this.byKey.get(key(l.market, sym))?.quoteAsset).filter((q) => q !== undefined))];
+      if (quotes.length > 1) {
+        problems.push({ path: l.path, message: `one amount cannot bound losses in ${quotes.join(' and ')} (${l.symbols.join(', ')}): give the limit to a strategy whose symbols share one quote currency, or split it into one strategy per quote currency` });
+      }
     }
     if (problems.length > 0) throw new ConfigError(problems, 'strategies');
     for (const { market, symbol } of traded) {

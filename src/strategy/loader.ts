@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
-import type { ExitSettings, Market } from '../core/types.js';
+import type { ExitSettings, LossLimitSettings, Market } from '../core/types.js';
 import { API_VERSION, API_VERSIONS, type StrategyDefinition } from './api.js';
 import { StrategyHost } from './host.js';
 import { paramProblems } from './param-problems.js';
@@ -22,6 +22,8 @@ export interface StrategyEntry {
   leverage?: number;
   /** Protective exits sluice enforces on the strategy's own position (engine/exit-monitor.ts). */
   exits?: ExitSettings;
+  /** Daily loss limit (engine/loss-limit.ts). */
+  lossLimit?: LossLimitSettings;
   params: unknown;
 }
 

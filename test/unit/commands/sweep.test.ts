@@ -135,6 +135,15 @@ describe('sweep values typed by the plugin schema', () => {
     ]);
     expect(runs[0]!.configText).toContain('stopLossPct: "1"');
   });
+
+  it("a strategy's loss limit: lossLimit.daily as a quoted decimal, whole or not", async () => {
+    const axes = [parseSweep('strategies.0.lossLimit.daily=100,250.5')];
+    const kinds = await paramKinds(TYPED, axes, ROOT);
+    expect(Object.fromEntries(kinds)).toEqual({ 'strategies.0.lossLimit.daily': 'string' });
+    const runs = sweepRuns(TYPED, axes, kinds);
+    expect(runs.map((r) => (parse(r.configText) as { strategies: Array<{ lossLimit: unknown }> }).strategies[0]!.lossLimit)).toEqual([{ daily: '100' }, { daily: '250.5' }]);
+    expect(runs[0]!.configText).toContain('daily: "100"');
+  });
 });
 
 describe('what a run carries', () => {

@@ -128,6 +128,22 @@ describe('InstrumentCatalog', () => {
     expect(long.problems[0]!.message).toMatch(/lists C00USDT, C01USDT, .*, C29USDT and 10 more\)$/);
   });
 
+  it('refuses a loss limit over symbols of different quote currencies, naming the field and the fix; one quote passes', async () => {
+    const ETHBTC: SymbolInfo = { ...BTCUSDT, symbol: 'ETHBTC', baseAsset: 'ETH', quoteAsset: 'BTC' };
+    const required = (symbols: string[]): Requirements => ({ symbols: [], feeds: [], pages: [], lossLimits: [{ path: 'strategies[2].lossLimit', market: 'spot', symbols }] });
+    const mixed = rig({ items: [BTCUSDT, ETHUSDT, ETHBTC], skipped: [] }, { items: [], skipped: [] }, undefined, required(['BTCUSDT', 'ETHBTC']));
+    const err = (await mixed.catalog.load(new Set<Market>(['spot']), []).catch((e: unknown) => e)) as ConfigError;
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.problems).toEqual([
+      {
+        path: 'strategies[2].lossLimit',
+        message: 'one amount cannot bound losses in USDT and BTC (BTCUSDT, ETHBTC): give the limit to a strategy whose symbols share one quote currency, or split it into one strategy per quote currency',
+      },
+    ]);
+    const same = rig({ items: [BTCUSDT, ETHUSDT, ETHBTC], skipped: [] }, { items: [], skipped: [] }, undefined, required(['BTCUSDT', 'ETHUSDT']));
+    await expect(same.catalog.load(new Set<Market>(['spot']), [])).resolves.toBeUndefined();
+  });
+
   it('refuses, with the symbols and feeds, every subscription the venue cannot serve as asked', async () => {
     const r = rig({ items: [BTCUSDT], skipped: [] }, { items: [], skipped: [] }, undefined, {
       symbols: [{ path: 'strategies[0].symbols[0]', market: 'spot', symbol: 'DOGEUSDT' }],
