@@ -147,7 +147,7 @@ export function fillKey(fill: Pick<Fill, 'market' | 'symbol' | 'tradeId' | 'side
 }
 
 /** What an operator alert is about (ops/alerts.ts sends them; docs/deployment.md lists each). */
-export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable' | 'drift_resolved' | 'exit';
+export type AlertKind = 'ban' | 'halt' | 'drift' | 'plugin_disabled' | 'recording' | 'journal' | 'stop_unsettled' | 'venue_unreachable' | 'venue_reachable' | 'drift_resolved' | 'exit' | 'loss_limit';
 
 /**
  * A strategy's protective exits (its config entry's `exits`): percentages of the price, each
