@@ -28,6 +28,7 @@ import { applyLeverage, StrategyLifecycle } from './lifecycle.js';
 import { summarize } from './summary.js';
 import { UnbookedExecutions } from './unbooked.js';
 import { exitMonitor, type ExitMonitor } from './exit-monitor.js';
+import { lossLimits, type LossLimits } from './loss-limit.js';
 import type { EngineEvents, EngineParts } from './parts.js';
 
 export type { AlertKind, EngineEvents, EngineParts, EngineSettings } from './parts.js';
@@ -64,6 +65,8 @@ export class Engine {
   private readonly intake: IntakeParts;
   /** Protective exits of the strategies that configure them (undefined: none does). */
   readonly exits: ExitMonitor | undefined;
+  /** Daily loss limits of the strategies that configure them (undefined: none does). */
+  readonly lossLimits: LossLimits | undefined;
 
   constructor(private readonly parts: EngineParts) {
     this.deadlines = new Deadlines(parts.clock);
@@ -81,6 +84,7 @@ export class Engine {
       if (this.pipeline.open || this.stopping) await this.handle(h, out);
     });
     this.exits = exitMonitor(parts, view, { hosts: this.hosts, running: () => this.running, balancesAskedAt: () => this.reconciler.balancesAskedAt, handle: (h, out) => this.handle(h, out), post: (h, run) => this.lifecycle.post(h, run) });
+    this.lossLimits = lossLimits(parts, view, { hosts: this.hosts, handle: (h, out) => this.handle(h, out) });
     this.disabled = new DisabledStrategies(amend(parts, { onStrategyFailure: parts.settings.onStrategyFailure, pipeline: () => this.pipeline }));
     this.lifecycle = new StrategyLifecycle(amend(parts, { loops: this.loops, hosts: this.hosts, handle: (h: StrategyHost, out: HostOutput) => this.handle(h, out), reportOnce: (k: string, r: () => void) => this.reportOnce(k, r) }));
     for (const h of this.hosts) this.reportIfDisabled(h);
@@ -91,7 +95,7 @@ export class Engine {
     });
     const { clock, log, journal, risk, holds } = parts;
     this.intake = { clock, repeats: refusals(log, clock), journal, risk, holds, pipeline: this.pipeline, riskInputs: () => this.riskInputs(), onRejected: (r) => this.events.emit('rejected', r), stats: this.stats };
-    if (this.exits) this.intake.refusal = (intent) => this.exits!.refusal(intent);
+    if (this.exits || this.lossLimits) this.intake.refusal = (intent) => this.exits?.refusal(intent) ?? this.lossLimits?.refusal(intent);
     this.reconciler = parts.reconciler({
       strategyIds: this.hosts.map((h) => h.id),
       onOrder: (order) => this.notify(order),
@@ -295,7 +299,7 @@ export class Engine {
     const wanted: Feed[] = this.hosts.filter((h) => h.enabled).flatMap((h) => feedsOf(h).map((f) => ({ ...f, subscription: withHistory(f.subscription) })));
     if (this.parts.settings.recordMarketData) wanted.push(...recordingFeeds(this.activeSymbols()));
     // Exits judge their symbols on the last price: the ticker's, or a newer kline close or trade a strategy polls.
-    for (const { market, symbol } of this.exits?.symbols() ?? []) wanted.push({ market, symbol, subscription: { kind: 'ticker' } });
+    for (const { market, symbol } of [...(this.exits?.symbols() ?? []), ...(this.lossLimits?.symbols() ?? [])]) wanted.push({ market, symbol, subscription: { kind: 'ticker' } });
     return mergeFeeds(wanted, this.parts.settings.marketDataEveryMs);
   }
 
@@ -305,7 +309,7 @@ export class Engine {
     await this.parts.marketData.poll(feeds, async (feed, event) => {
       for (const h of this.hosts) if (this.lifecycle.started.has(h) && hears(h, feed.market, event)) this.lifecycle.postFeed(h, { key: feedKey(feed), event, deliver: async (e) => this.handle(h, await h.marketData(e)) });
     });
-    if (this.exits && this.running) await this.exits.check();
+    if (this.running) for (const judge of [this.exits, this.lossLimits]) await judge?.check();
   }
 
   /** What risk judges against; `leaving` are orders about to be sent, not counted as resting. */

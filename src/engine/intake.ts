@@ -23,7 +23,7 @@ export interface IntakeParts {
   pipeline: OrderPipeline;
   riskInputs(): RiskInputs;
   onRejected(r: RiskRejection): void;
-  /** Why a strategy may not place this now, outside risk's rules (an exit under way or cooling down: exit-monitor.ts). */
+  /** Why a strategy may not place this now, outside risk's rules (an exit under way or cooling down: exit-monitor.ts; a loss limit hit: loss-limit.ts). */
   refusal?(intent: OrderIntent): string | undefined;
   /** refusedBy: intents refused (invalid, or by a risk rule), per rule, with the first reason (a backtest's report). */
   stats: { intents: number; riskRejections: number; refusedBy: Record<string, RuleTally> };
@@ -79,7 +79,9 @@ function screened(parts: IntakeParts, all: OrderIntent[]): { intents: OrderInten
     if (reason === undefined || intent.kind !== 'place') intents.push(intent);
     else {
       exits.push({ intent, reason });
-      tellRefusal(parts, intent.strategyId, 'exits', reason, { strategy: intent.strategyId, clientOrderId: intent.clientOrderId, rule: 'exits', reason });
+      // The rule is the reason's first word: exits, or lossLimit (engine/loss-limit.ts).
+      const rule = reason.startsWith('lossLimit:') ? 'lossLimit' : 'exits';
+      tellRefusal(parts, intent.strategyId, rule, reason, { strategy: intent.strategyId, clientOrderId: intent.clientOrderId, rule, reason });
     }
   }
   return { intents, exits };
