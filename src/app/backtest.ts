@@ -196,6 +196,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
     ...(incidents ? { incidents: played(sim) } : {}),
     refusals: app.engine.stats.refusedBy,
     ...(app.engine.exits ? { exits: app.engine.exits.counts } : {}),
+    ...(app.engine.lossLimits?.hits.length ? { lossLimitHits: [...app.engine.lossLimits.hits] } : {}),
     ...(app.engine.disabledStrategies().length > 0 ? { disabled: [...app.engine.disabledStrategies()] } : {}),
     config: {
       seed: config.sim.seed,

@@ -7,7 +7,7 @@ import type { TapeWindow } from '../core/types.js';
 import { ConfigError, SluiceError, TapeEventError, TapeMismatchError } from '../core/errors.js';
 import { parseConfig, type Config, type LoadedConfig, locatedError } from '../config/index.js';
 import { durationText, shownFees } from '../core/display.js';
-import { disabledLines, exitsLine, fillsCsv, incidentsLine, Progress, refusalsLine, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
+import { disabledLines, exitsLine, lossLimitLines, fillsCsv, incidentsLine, Progress, refusalsLine, renderHtml, SHARPE_ANNUALISE_MIN_MS, type Report, type ReportInput } from '../report/index.js';
 import { loadStrategies } from '../strategy/index.js';
 import { openTape, readTape, TapeFormatError } from '../tape/index.js';
 import { runBacktest, runReplay } from '../app/backtest.js';
@@ -154,7 +154,7 @@ export async function backtestCommand(opts: BacktestCommandOptions): Promise<num
   writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(out, 'report.html'), renderHtml(report, input));
   writeFileSync(join(out, 'fills.csv'), result.fills);
-  const notes = [...disabledLines(report), incidentsLine(report), refusalsLine(report), exitsLine(report)].filter((l) => l !== undefined).map((l) => `${l}\n`).join('');
+  const notes = [...disabledLines(report), incidentsLine(report), refusalsLine(report), exitsLine(report), ...lossLimitLines(report)].filter((l) => l !== undefined).map((l) => `${l}\n`).join('');
   process.stdout.write(`${summaryLine(report)}\n${notes}report: ${join(out, 'report.json')}, ${join(out, 'report.html')}, ${join(out, 'fills.csv')}\n`);
   return 0;
 }

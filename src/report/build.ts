@@ -69,6 +69,7 @@ export function buildReport(input: ReportInput): Report {
   if (refusals.length > 0) report.refusals = refusals.sort((a, b) => b.count - a.count || byCodeUnit(a.rule, b.rule));
   const exits = Object.keys(input.exits ?? {}).filter((k) => (input.exits![k] ?? 0) > 0).sort(byCodeUnit);
   if (exits.length > 0) report.exits = Object.fromEntries(exits.map((k) => [k, input.exits![k]!]));
+  if (input.lossLimitHits && input.lossLimitHits.length > 0) report.lossLimitHits = input.lossLimitHits.map((h) => ({ strategy: h.strategy, day: h.day, pnl: h.pnl }));
   if (input.disabled && input.disabled.length > 0) {
     report.disabledStrategies = input.disabled.map((x) => ({ strategy: x.strategy, at: x.at, time: new Date(x.at).toISOString(), reason: x.reason, openOrders: x.openOrders === 'cancel' ? 'cancelled' : 'left resting' }));
   }
@@ -102,6 +103,11 @@ export function refusalsLine(r: Report): string | undefined {
 export function exitsLine(r: Report): string | undefined {
   if (!r.exits) return undefined;
   return `protective exits: ${Object.entries(r.exits).map(([reason, n]) => `${reason} ${n}`).join(', ')}`;
+}
+
+/** One line per strategy and UTC day its daily loss limit stopped it; none when no limit was hit. */
+export function lossLimitLines(r: Report): string[] {
+  return (r.lossLimitHits ?? []).map((h) => `strategy ${h.strategy} hit its daily loss limit on ${h.day} (UTC; the day's PnL ${h.pnl}): it opened nothing more that day (strategies[].lossLimit)`);
 }
 
 /** What a run met of the venue's troubles its tape recorded, as one line; undefined when the tape held none. */

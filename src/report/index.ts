@@ -1,6 +1,6 @@
 // The backtest and sweep reports: figures as stable JSON, the same as a self-contained HTML page, and
 // progress bars for long runs.
-export { buildReport, disabledLines, exitsLine, incidentsLine, refusalsLine, SHARPE_ANNUALISE_MIN_MS } from './build.js';
+export { buildReport, disabledLines, exitsLine, lossLimitLines, incidentsLine, refusalsLine, SHARPE_ANNUALISE_MIN_MS } from './build.js';
 export { escapeHtml, MAX_CHART_POINTS, MAX_TRADE_ROWS, renderHtml } from './html.js';
 export { Progress, type ProgressOptions, type ProgressStream } from './progress.js';
 export type { DisabledStrategyInput, EndpointUsage, EquitySample, JsonValue, LimiterUsage, OrderCounts, PriceSeries, Report, ReportInput, SymbolSummary } from './types.js';

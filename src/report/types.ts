@@ -73,6 +73,8 @@ export interface ReportInput {
   refusals?: Readonly<Record<string, { count: number; first: string }>>;
   /** Protective exits (strategies[].exits) the run made, per reason. */
   exits?: Readonly<Record<string, number>>;
+  /** Strategies that hit their daily loss limit (strategies[].lossLimit), each UTC day once. */
+  lossLimitHits?: readonly { strategy: string; day: string; pnl: string }[];
   /** A summary of the configuration, copied into the report with its keys sorted. */
   config?: { readonly [key: string]: JsonValue };
   /** Strategies disabled during the run (a handler threw or missed its deadline), in the order they were. */
@@ -215,6 +217,8 @@ export interface Report {
   refusals?: { rule: string; count: number; first: string }[];
   /** Protective exits (strategies[].exits) the run made, per reason (keys sorted): their orders are among the fills. Absent when none was. */
   exits?: Record<string, number>;
+  /** Strategies that hit their daily loss limit: which, the UTC day, and the day's PnL then (quote). Absent when none did. */
+  lossLimitHits?: { strategy: string; day: string; pnl: string }[];
   /**
    * Strategies disabled during the run, when (epoch ms and ISO time) and why (the handler and
    * what it threw, or the deadline it missed), and what became of their open orders. Absent when

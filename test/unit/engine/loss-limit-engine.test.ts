@@ -87,6 +87,8 @@ describe('the daily loss limit on the engine', () => {
     expect(alerts.map(([k]) => k)).toEqual(['loss_limit']);
     expect(alerts[0]![1]).toMatch(/^loser: lost -\d+(\.\d+)? today \(UTC 2026-01-01\), past its daily loss limit of 5: its open orders are cancelled and orders that add to its position are refused until 2026-01-02T00:00:00.000Z$/);
     expect(logs.withMsg('loss limit hit: the strategy opens nothing more today')).toHaveLength(1);
+    // What a backtest's report lists.
+    expect(app.engine.lossLimits?.hits.map((h) => [h.strategy, h.day])).toEqual([['loser', '2026-01-01']]);
 
     // A new buy: refused, and the strategy hears why.
     s.state.want = farBuy;

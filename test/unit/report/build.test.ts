@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { d } from '../../../src/core/decimal.js';
 import { SHARPE_ANNUALISE_MIN_MS } from '../../../src/report/build.js';
-import { buildReport, disabledLines, type EquitySample } from '../../../src/report/index.js';
+import { buildReport, disabledLines, lossLimitLines, type EquitySample } from '../../../src/report/index.js';
 import { DAY, emptyInput, fill, finiteNumbers, sample, T0, tradedInput } from './fixtures.js';
 
 describe('buildReport figures (hand-computed)', () => {
@@ -313,5 +313,16 @@ describe('strategies disabled during the run', () => {
     expect(JSON.stringify(buildReport({ ...tradedInput(), disabled: [] }))).toBe(JSON.stringify(healthy));
     expect('disabledStrategies' in healthy).toBe(false);
     expect(disabledLines(healthy)).toEqual([]);
+  });
+});
+
+describe('strategies that hit their daily loss limit', () => {
+  it('are listed in the report, one line each; a run where none did has no trace of it', () => {
+    const r = buildReport({ ...tradedInput(), lossLimitHits: [{ strategy: 'grid', day: '2026-01-01', pnl: '-10.42' }] });
+    expect(r.lossLimitHits).toEqual([{ strategy: 'grid', day: '2026-01-01', pnl: '-10.42' }]);
+    expect(lossLimitLines(r)).toEqual(["strategy grid hit its daily loss limit on 2026-01-01 (UTC; the day's PnL -10.42): it opened nothing more that day (strategies[].lossLimit)"]);
+    const none = buildReport({ ...tradedInput(), lossLimitHits: [] });
+    expect(JSON.stringify(none)).toBe(JSON.stringify(buildReport(tradedInput())));
+    expect(lossLimitLines(none)).toEqual([]);
   });
 });
