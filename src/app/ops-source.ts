@@ -172,7 +172,12 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSo
         createdAt: o.createdAt,
       }));
       const strategies = [
-        ...engine.hosts.map((h) => (h.enabled ? { id: h.id, enabled: true } : { id: h.id, enabled: false, disabledReason: h.disabledBy?.message ?? 'disabled' })),
+        ...engine.hosts.map((h) => {
+          const until = engine.lossLimits?.blockedUntil(h.id);
+          const s: OpsStatus['strategies'][number] = h.enabled ? { id: h.id, enabled: true } : { id: h.id, enabled: false, disabledReason: h.disabledBy?.message ?? 'disabled' };
+          if (until !== undefined) s.lossLimitUntil = new Date(until).toISOString();
+          return s;
+        }),
         ...configDisabled,
       ];
       const drift = engine.reconciler.lastDrift.map((l) => ({

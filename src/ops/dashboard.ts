@@ -132,7 +132,7 @@ function render(m) {
     s.fills.slice(0, 20).map((f) => [clock(f.time), f.symbol, f.side, f.price, f.volume, f.fee + " " + f.feeAsset, f.isMaker ? "maker" : "taker"]));
   table("positions", ["market", "symbol", "quantity", "avg entry", "realised PnL", "fees"],
     s.positions.map((p) => [p.market, p.symbol, p.quantity, p.avgEntryPrice, p.realizedPnl, feesText(p.fees, p.feesOther)]));
-  table("strategies", ["strategy", "state", "why"], s.strategies.map((x) => [x.id, x.enabled ? "running" : "disabled", x.disabledReason || ""]));
+  table("strategies", ["strategy", "state", "why"], s.strategies.map((x) => [x.id, (x.enabled ? "running" : "disabled") + (x.lossLimitUntil ? ", loss limit hit until " + x.lossLimitUntil : ""), x.disabledReason || ""]));
   table("alerts", ["time", "kind", "message"], s.alerts.map((a) => [clock(a.at), a.kind, a.message]));
   table("drift", ["market", "symbol", "ours", "venue", "difference"], s.drift.map((d) => [d.market, d.symbol, d.ours, d.venue, d.difference]));
   limiter(s.limiter);

@@ -88,7 +88,8 @@ export interface OpsStatus {
   pnl: { realized: string; fees: string; feesOther: Record<string, string> };
   /** Every endpoint; `requests` counts what left since start (the page shows only endpoints in use). */
   limiter: Record<string, { inWindow: number; limit: number; queued: number; requests: number }>;
-  strategies: { id: string; enabled: boolean; disabledReason?: string }[];
+  /** lossLimitUntil: its daily loss limit was hit; it opens nothing until then (ISO time, the next UTC midnight). */
+  strategies: { id: string; enabled: boolean; disabledReason?: string; lossLimitUntil?: string }[];
   /** The latest fills, newest first. */
   fills: OpsFill[];
   /** The latest alerts (sent to the webhook or not), newest first. */

@@ -7,6 +7,7 @@ import { d, dec } from '../../../src/core/decimal.js';
 import type { ClientOrderId } from '../../../src/core/ids.js';
 import type { AlertKind } from '../../../src/core/types.js';
 import type { SimExchange } from '../../../src/sim/index.js';
+import { createDaemonOpsSource, VenueWatch } from '../../../src/app/ops-source.js';
 import { defineStrategy, z, type OrderRequest } from '../../../src/strategy/api.js';
 import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
 
@@ -87,6 +88,9 @@ describe('the daily loss limit on the engine', () => {
     expect(alerts.map(([k]) => k)).toEqual(['loss_limit']);
     expect(alerts[0]![1]).toMatch(/^loser: lost -\d+(\.\d+)? today \(UTC 2026-01-01\), past its daily loss limit of 5: its open orders are cancelled and orders that add to its position are refused until 2026-01-02T00:00:00.000Z$/);
     expect(logs.withMsg('loss limit hit: the strategy opens nothing more today')).toHaveLength(1);
+    // The daemon's status (dashboard, ops JSON) says so.
+    const ops = createDaemonOpsSource({ config: running.config, app: () => app, now: () => clock.now(), watch: new VenueWatch() });
+    expect(ops.status().strategies).toEqual([{ id: 'loser', enabled: true, lossLimitUntil: '2026-01-02T00:00:00.000Z' }]);
     // What a backtest's report lists.
     expect(app.engine.lossLimits?.hits.map((h) => [h.strategy, h.day])).toEqual([['loser', '2026-01-01']]);
 
@@ -121,6 +125,8 @@ describe('the daily loss limit on the engine', () => {
     void running.app.start();
     await runUntil(clock, clock.now() + 2000);
     expect(running.app.engine.lossLimits?.blockedUntil('loser')).toBeUndefined();
+    const app2 = running.app;
+    expect(createDaemonOpsSource({ config: running.config, app: () => app2, now: () => clock.now(), watch: new VenueWatch() }).status().strategies).toEqual([{ id: 'loser', enabled: true }]);
     expect(running.logs.withMsg('loss limit lifted: a new UTC day; the strategy may open positions again')).toHaveLength(1);
     s.state.want = farBuy;
     await runUntil(clock, clock.now() + 1000);
