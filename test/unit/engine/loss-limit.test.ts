@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { d, type Decimal } from '../../../src/core/decimal.js';
 import type { AlertKind, Order, OrderIntent, StrategyPosition } from '../../../src/core/types.js';
-import { LossLimits, strategyPnl, type LossLimitDeps } from '../../../src/engine/loss-limit.js';
+import { increases, LossLimits, strategyPnl, type LossLimitDeps } from '../../../src/engine/loss-limit.js';
 
 const pos = (symbol: string, quantity: string, avg: string, realized: string, fees: string, unbooked = '0'): StrategyPosition => ({
   market: 'spot',
@@ -118,5 +118,24 @@ describe('LossLimits', () => {
     expect(again.limits.refusal(buy('1'))).toBeUndefined();
     expect(JSON.parse(store.get('losslimit:trend')!)).toEqual({ day: '2026-11-29', reference: '-80' });
     expect(clock.now() - T0).toBe(DAY - 9 * 3_600_000);
+  });
+});
+
+describe('increases: what a blocked strategy may still place', () => {
+  const place = (over: object): Extract<OrderIntent, { kind: 'place' }> => Object.assign({ kind: 'place', intentId: 'i', clientOrderId: 'c', strategyId: 's', market: 'spot', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('1') }, over) as never;
+  it('spot: a SELL of at most what it holds, a LIMIT BUY of at most its short reduce; a MARKET BUY (a quote amount) and anything past the position add', () => {
+    expect(increases(place({ side: 'SELL', volume: d('1') }), d('1'))).toBe(false);
+    expect(increases(place({ side: 'SELL', volume: d('1.1') }), d('1'))).toBe(true);
+    expect(increases(place({ side: 'SELL', volume: d('1') }), d('0'))).toBe(true);
+    expect(increases(place({ side: 'BUY', volume: d('0.5') }), d('1'))).toBe(true);
+    expect(increases(place({ side: 'BUY', volume: d('0.5') }), d('-0.5'))).toBe(false);
+    expect(increases(place({ side: 'BUY', volume: d('0.6') }), d('-0.5'))).toBe(true);
+    expect(increases(place({ side: 'BUY', type: 'MARKET', volume: d('0.1') }), d('-0.5'))).toBe(true);
+  });
+  it('futures: a CLOSE reduces, an OPEN (or none said) adds, whatever the side', () => {
+    expect(increases(place({ market: 'futures', side: 'SELL', open: 'CLOSE' }), d('3'))).toBe(false);
+    expect(increases(place({ market: 'futures', side: 'BUY', open: 'CLOSE' }), d('-3'))).toBe(false);
+    expect(increases(place({ market: 'futures', side: 'SELL', open: 'OPEN' }), d('3'))).toBe(true);
+    expect(increases(place({ market: 'futures', side: 'BUY' }), d('0'))).toBe(true);
   });
 });
