@@ -16,7 +16,7 @@ import type { Clock } from '../core/clock.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { Journal } from '../core/ports.js';
-import type { AlertKind, LossLimitSettings, Market, OrderIntent, StrategyPosition } from '../core/types.js';
+import type { AlertKind, LossLimitSettings, Market, Order, OrderIntent, StrategyPosition } from '../core/types.js';
 import type { EngineView, HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
 
 export interface LossLimitStrategy {
@@ -72,13 +72,23 @@ export function strategyPnl(positions: readonly StrategyPosition[], lastPrice: (
   return pnl;
 }
 
-/** Would this place add to the strategy's position (`held`: its quantity, signed)? Reducing orders only go while blocked. */
-export function increases(intent: Extract<OrderIntent, { kind: 'place' }>, held: Decimal): boolean {
+/**
+ * Would this place add to the strategy's position (`held`: its quantity, signed)? Reducing orders
+ * only go while blocked. `working`: what its open orders on the same side in the symbol have
+ * still to trade, so that several sells that each fit cannot together sell past the holding.
+ */
+export function increases(intent: Extract<OrderIntent, { kind: 'place' }>, held: Decimal, working: Decimal = ZERO): boolean {
   // Futures: a CLOSE only reduces; anything else opens.
   if (intent.market === 'futures') return intent.open !== 'CLOSE';
+  const total = dec.add(intent.volume, working);
   // Spot: a SELL of at most what it holds, or a LIMIT BUY of at most its short, reduces (a MARKET BUY's volume is a quote amount: refused).
-  if (intent.side === 'SELL') return !(dec.isPositive(held) && dec.lte(intent.volume, held));
-  return intent.type === 'MARKET' || !(dec.isNegative(held) && dec.lte(intent.volume, dec.neg(held)));
+  if (intent.side === 'SELL') return !(dec.isPositive(held) && dec.lte(total, held));
+  return intent.type === 'MARKET' || !(dec.isNegative(held) && dec.lte(total, dec.neg(held)));
+}
+
+/** What the strategy's open orders on `side` in the symbol have still to trade. */
+function workingVolume(orders: readonly Order[], intent: Extract<OrderIntent, { kind: 'place' }>): Decimal {
+  return dec.sum(orders.filter((o) => o.market === intent.market && o.symbol === intent.symbol && o.side === intent.side).map((o) => dec.sub(o.volume, o.executedVolume)));
 }
 
 export class LossLimits {
@@ -112,7 +122,10 @@ export class LossLimits {
     const s = this.configured.find((c) => c.id === intent.strategyId);
     const until = s && this.blockedUntil(s.id);
     if (!s || until === undefined) return undefined;
-    if (!increases(intent, this.deps.position(s.id, intent.market, intent.symbol).quantity)) return undefined;
+    const held = this.deps.position(s.id, intent.market, intent.symbol);
+    // Spot sells what the fills left held (a buy's fee in the base coin is not there to sell).
+    const quantity = intent.market === 'spot' ? held.netQuantity : held.quantity;
+    if (!increases(intent, quantity, workingVolume(this.deps.journal.orders({ openOnly: true, strategyId: s.id }), intent))) return undefined;
     return `lossLimit: ${s.id} lost ${this.day(s.id)?.breachPnl ?? '?'} today, past its daily loss limit of ${s.lossLimit.daily}; orders that add to its position are refused until ${new Date(until).toISOString()} (only reducing ones go)`;
   }
 

@@ -105,6 +105,11 @@ describe('the daily loss limit on the engine', () => {
     await runUntil(clock, clock.now() + 1000);
     expect(app.journal.order(s.state.placed.at(-1)!)?.status).toBe('open');
     expect(s.state.heard).toHaveLength(1);
+    // A second such sell, with the first still working, would sell past what it holds: refused.
+    s.state.want = farSell;
+    await runUntil(clock, clock.now() + 1000);
+    expect(s.state.heard).toHaveLength(2);
+    expect(s.state.heard[1]).toMatch(/^rejected lossLimit: loser lost /);
 
     // A restart the same day: still blocked.
     await drive(clock, app.stop());
@@ -114,7 +119,7 @@ describe('the daily loss limit on the engine', () => {
     expect(running.app.engine.lossLimits?.blockedUntil('loser')).toBe(midnight);
     s.state.want = farBuy;
     await runUntil(clock, clock.now() + 1000);
-    expect(s.state.heard).toHaveLength(2);
+    expect(s.state.heard).toHaveLength(3);
     expect(running.app.journal.order(s.state.placed.at(-1)!)?.status).toBe('rejected');
     expect(alerts).toHaveLength(1);
 
@@ -131,6 +136,6 @@ describe('the daily loss limit on the engine', () => {
     s.state.want = farBuy;
     await runUntil(clock, clock.now() + 1000);
     expect(running.app.journal.order(s.state.placed.at(-1)!)?.status).toBe('open');
-    expect(s.state.heard).toHaveLength(2);
+    expect(s.state.heard).toHaveLength(3);
   });
 });

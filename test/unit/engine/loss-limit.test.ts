@@ -131,6 +131,10 @@ describe('increases: what a blocked strategy may still place', () => {
     expect(increases(place({ side: 'BUY', volume: d('0.5') }), d('-0.5'))).toBe(false);
     expect(increases(place({ side: 'BUY', volume: d('0.6') }), d('-0.5'))).toBe(true);
     expect(increases(place({ side: 'BUY', type: 'MARKET', volume: d('0.1') }), d('-0.5'))).toBe(true);
+    // With orders of the same side still working: together they may not pass the position.
+    expect(increases(place({ side: 'SELL', volume: d('0.5') }), d('1'), d('0.5'))).toBe(false);
+    expect(increases(place({ side: 'SELL', volume: d('0.5') }), d('1'), d('0.6'))).toBe(true);
+    expect(increases(place({ side: 'BUY', volume: d('0.2') }), d('-0.5'), d('0.4'))).toBe(true);
   });
   it('futures: a CLOSE reduces, an OPEN (or none said) adds, whatever the side', () => {
     expect(increases(place({ market: 'futures', side: 'SELL', open: 'CLOSE' }), d('3'))).toBe(false);
