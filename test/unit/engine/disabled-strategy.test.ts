@@ -100,6 +100,18 @@ function passes(e: EngineApp, n: number): Promise<void> {
   });
 }
 
+/** Resolves at the first reconcile pass after a strategy was disabled. */
+function untilDisabled(e: EngineApp): Promise<void> {
+  return new Promise((resolve) => {
+    const on = () => {
+      if (e.app.engine.disabledStrategies().length === 0) return;
+      e.app.engine.events.off('reconciled', on);
+      resolve();
+    };
+    e.app.engine.events.on('reconciled', on);
+  });
+}
+
 /** A resting bid placed by hand on the venue before the start (adopted by the start-up reconcile). */
 function handOrder(e: EngineApp): string {
   const bid = e.sim.top('BTCUSDT').bid!;
@@ -161,15 +173,7 @@ describe('a strategy disabled while the engine runs', () => {
     running = await engineApp(yaml('  onStrategyFailure: leave'), [loaded('thrower', t.definition)], { alert: (_kind, message) => alerts.push(message) });
     const e = running;
     void e.app.start();
-    const disabled = new Promise<void>((resolve) => {
-      const on = () => {
-        if (e.app.engine.disabledStrategies().length === 0) return;
-        e.app.engine.events.off('reconciled', on);
-        resolve();
-      };
-      e.app.engine.events.on('reconciled', on);
-    });
-    await drive(e.clock, disabled, 20_000);
+    await drive(e.clock, untilDisabled(e), 20_000);
     await drive(e.clock, passes(e, 3), 20_000);
     expect(t.ids.map((id) => e.app.journal.order(id)!.status)).toEqual(['open', 'open']);
     expect(e.app.engine.pipeline.stats.cancelsSent).toBe(0);
@@ -193,15 +197,7 @@ describe('a strategy disabled while the engine runs', () => {
     running = await engineApp(yaml(), [loaded('early', definition)], { alert: (_kind, message) => alerts.push(message) });
     const e = running;
     void e.app.start();
-    const disabled = new Promise<void>((resolve) => {
-      const on = () => {
-        if (e.app.engine.disabledStrategies().length === 0) return;
-        e.app.engine.events.off('reconciled', on);
-        resolve();
-      };
-      e.app.engine.events.on('reconciled', on);
-    });
-    await drive(e.clock, disabled, 20_000);
+    await drive(e.clock, untilDisabled(e), 20_000);
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatch(/^strategy early was disabled: onTick threw: bug before any order .*; it had no open order \(engine\.onStrategyFailure: cancel\)$/);
   });
