@@ -33,6 +33,11 @@ interface Blind {
   seen: boolean;
 }
 
+/** Whether a price read at `at` may be judged at `now`: read within STALE_AFTER_POLLS poll intervals (the exits' and the loss limits' rule). */
+export function priceFresh(at: number | undefined, now: number, pollEveryMs: number): boolean {
+  return at !== undefined && now - at <= STALE_AFTER_POLLS * pollEveryMs;
+}
+
 export class BlindPrices {
   private readonly blind = new Map<string, Blind>();
   readonly freshMs: number;
@@ -45,7 +50,7 @@ export class BlindPrices {
 
   /** Whether a price read at `at` (engine clock) may be judged now. */
   fresh(at: number | undefined): boolean {
-    return at !== undefined && this.deps.clock.now() - at <= this.freshMs;
+    return priceFresh(at, this.deps.clock.now(), this.deps.pollEveryMs);
   }
 
   /** A pass starts: what is not noted again by its end is no longer blind. */

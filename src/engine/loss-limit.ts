@@ -18,6 +18,7 @@ import type { SymbolInfo } from '../core/market.js';
 import type { Journal } from '../core/ports.js';
 import type { AlertKind, LossLimitSettings, Market, Order, OrderIntent, StrategyPosition } from '../core/types.js';
 import type { EngineView, HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
+import { priceFresh } from './exit-blind.js';
 
 export interface LossLimitStrategy {
   id: string;
@@ -196,7 +197,15 @@ function parseDay(text: string | undefined): LossLimitDay | undefined {
 
 /** The loss limits of the engine's strategies, or undefined when none has one (nothing changes then). */
 export function lossLimits(
-  parts: { clock: Clock; log: Log; journal: Journal; strategies: readonly LoadedStrategy[]; alert?: LossLimitDeps['alert'] },
+  parts: {
+    clock: Clock;
+    log: Log;
+    journal: Journal;
+    strategies: readonly LoadedStrategy[];
+    marketData: { lastPriceAt(market: Market, symbol: string): number | undefined };
+    settings: { marketDataEveryMs: number };
+    alert?: LossLimitDeps['alert'];
+  },
   view: Pick<EngineView, 'ownPosition' | 'lastPrice' | 'instrument'>,
   engine: { hosts: readonly StrategyHost[]; handle(h: StrategyHost, out: HostOutput): Promise<void> },
 ): LossLimits | undefined {
@@ -208,7 +217,8 @@ export function lossLimits(
     journal: parts.journal,
     strategies,
     position: (id, market, symbol) => view.ownPosition(id, market, symbol),
-    lastPrice: (market, symbol) => view.lastPrice(market, symbol),
+    // Judged on a fresh price only, as the exits are: a price the venue stopped giving is not the market.
+    lastPrice: (market, symbol) => (priceFresh(parts.marketData.lastPriceAt(market, symbol), parts.clock.now(), parts.settings.marketDataEveryMs) ? view.lastPrice(market, symbol) : undefined),
     instrument: (market, symbol) => view.instrument(market, symbol),
     submit: (id, intents) => engine.handle(engine.hosts.find((h) => h.id === id)!, { intents, invalid: [] }),
     alert: parts.alert,

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { d, type Decimal } from '../../../src/core/decimal.js';
 import type { AlertKind, Order, OrderIntent, StrategyPosition } from '../../../src/core/types.js';
-import { increases, LossLimits, strategyPnl, type LossLimitDeps } from '../../../src/engine/loss-limit.js';
+import type { Journal } from '../../../src/core/ports.js';
+import { increases, LossLimits, lossLimits, strategyPnl, type LossLimitDeps } from '../../../src/engine/loss-limit.js';
+import type { LoadedStrategy } from '../../../src/strategy/index.js';
 
 const pos = (symbol: string, quantity: string, avg: string, realized: string, fees: string, unbooked = '0'): StrategyPosition => ({
   market: 'spot',
@@ -118,6 +120,36 @@ describe('LossLimits', () => {
     expect(again.limits.refusal(buy('1'))).toBeUndefined();
     expect(JSON.parse(store.get('losslimit:trend')!)).toEqual({ day: '2026-11-29', reference: '-80' });
     expect(clock.now() - T0).toBe(DAY - 9 * 3_600_000);
+  });
+});
+
+describe('lossLimits, as the engine builds it', () => {
+  it('judges on a fresh price only: a price the venue stopped giving (older than 3 polls) neither sets the reference nor breaches', async () => {
+    const store = new Map<string, string>();
+    const clock = new ManualClock(T0);
+    const price = { value: d('100'), at: T0 };
+    const log = { debug() {}, info() {}, warn() {}, error() {} };
+    const journal = { cursor: (k: string) => store.get(k), setCursor: (k: string, v: string) => void store.set(k, v), orders: () => [] } as unknown as Journal;
+    const limits = lossLimits(
+      { clock, log, journal, strategies: [{ entry: { id: 'trend', market: 'spot', symbols: ['BTCUSDT'], lossLimit: { daily: d('50') } } } as unknown as LoadedStrategy], marketData: { lastPriceAt: () => price.at }, settings: { marketDataEveryMs: 1000 } },
+      { ownPosition: () => pos('BTCUSDT', '1', '100', '0', '0'), lastPrice: () => price.value, instrument: () => undefined },
+      { hosts: [], handle: async () => undefined },
+    )!;
+    await clock.advance(3001);
+    await limits.check();
+    expect(store.get('losslimit:trend')).toBeUndefined();
+    price.at = clock.now();
+    await limits.check();
+    expect(JSON.parse(store.get('losslimit:trend')!)).toEqual({ day: '2026-11-28', reference: '0' });
+    // The last read price falls far, but it is 4 s old: not judged.
+    price.value = d('10');
+    await clock.advance(3001);
+    await limits.check();
+    expect(limits.blockedUntil('trend')).toBeUndefined();
+    // Read again: the breach stands.
+    price.at = clock.now();
+    await limits.check();
+    expect(limits.blockedUntil('trend')).toBe(Date.UTC(2026, 10, 29));
   });
 });
 
