@@ -2,6 +2,7 @@
 // time, plus the call tap that feeds metrics, venue reachability and ban alerts.
 import { amend } from '../core/amend.js';
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
+import { shownAveragePrice, shownMoney, shownQuantity } from '../core/display.js';
 import { BannedError } from '../core/errors.js';
 import type { Balance, Fill, Market } from '../core/types.js';
 import type { MarginAccount } from '../core/ports.js';
@@ -155,9 +156,15 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSo
       }
       const { engine } = app;
       const book = engine.positions.snapshot();
+      // Rounded as `sluice status` shows them (core/display.ts): the book's averages divide to 30 places.
+      const { instruments } = engine.riskInputs();
       const positions = book
         .filter((p) => !dec.isZero(p.quantity) || !dec.isZero(p.realizedPnl) || !dec.isZero(p.fees))
-        .map((p) => ({ market: p.market, symbol: p.symbol, quantity: p.quantity, avgEntryPrice: p.avgEntryPrice, realizedPnl: p.realizedPnl, fees: p.fees, feesOther: { ...engine.positions.entry(p.market, p.symbol).otherFees } }));
+        .map((p) => {
+          const info = instruments.get(`${p.market}:${p.symbol}`);
+          const feesOther = moneyByAsset(engine.positions.entry(p.market, p.symbol).otherFees);
+          return { market: p.market, symbol: p.symbol, quantity: shownQuantity(p.quantity, info), avgEntryPrice: shownAveragePrice(p.avgEntryPrice, info), realizedPnl: shownMoney(p.realizedPnl), fees: shownMoney(p.fees), feesOther };
+        });
       const openOrders = app.journal.orders({ openOnly: true }).map((o) => ({
         clientOrderId: o.clientOrderId,
         strategyId: o.strategyId,
@@ -193,7 +200,7 @@ export function createDaemonOpsSource(opts: DaemonOpsSourceOptions): DaemonOpsSo
         now,
         positions,
         openOrders,
-        pnl: { realized: dec.sum(book.map((p) => p.realizedPnl)), fees: dec.sum(book.map((p) => p.fees)), feesOther: engine.positions.otherFees() },
+        pnl: { realized: shownMoney(dec.sum(book.map((p) => p.realizedPnl))), fees: shownMoney(dec.sum(book.map((p) => p.fees))), feesOther: moneyByAsset(engine.positions.otherFees()) },
         limiter: Object.fromEntries(Object.entries(app.client.pacer.usage()).map(([e, u]) => [e, amend(u, { requests: watch.sent.get(e) ?? 0 })])),
         strategies,
         drift,
@@ -311,6 +318,13 @@ export class EquityBase {
 }
 
 /** The journal's ban end; 0 once it is closed (shutdown), when the pacer still knows. */
+/** Each asset's amount as money is shown. */
+function moneyByAsset(amounts: Readonly<Record<string, Decimal>>): Record<string, Decimal> {
+  const shown: Record<string, Decimal> = {};
+  for (const [asset, amount] of Object.entries(amounts)) shown[asset] = shownMoney(amount);
+  return shown;
+}
+
 function journalBanUntil(app: App): number {
   try {
     return app.journal.banUntil();

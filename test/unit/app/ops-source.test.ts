@@ -3,7 +3,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDaemonOpsSource, RECENT_FILLS, UNREACHABLE_ALERT_AFTER_PASSES, VenueWatch, type VenueAlert } from '../../../src/app/ops-source.js';
 import type { CallRecord } from '../../../src/executor/index.js';
+import { d } from '../../../src/core/decimal.js';
 import { fill } from '../../contract/journal.contract.js';
+import { fill as trade } from '../../fixtures/builders.js';
 import { defineStrategy, z } from '../../../src/strategy/api.js';
 import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
 
@@ -38,6 +40,22 @@ describe('the dashboard\'s recent fills', () => {
     app.engine.events.emit('fill', fillAt(3000, 2_000_000));
     expect(ops.status().fills[0]).toMatchObject({ tradeId: 't3000' });
     expect(ops.status().fills).toHaveLength(RECENT_FILLS);
+  });
+});
+
+describe("the dashboard's positions and PnL", () => {
+  it('are rounded as sluice status shows them (the average entry to the price precision + 2, money to 8 places), fees in other assets beside', async () => {
+    running = await engineApp('mode: paper\n', [loaded('idle', idle, { symbols: ['BTCUSDT'] })]);
+    const { app, config, clock } = running;
+    // Entry 180.00008/0.006 = 30000.01333...; fees 0.090000050000001; a buy's fee of 0.000001 BTC taken in the base coin.
+    app.journal.recordFill(trade('BUY', '0.001', '30000.01', { tradeId: 's1', fee: d('0.03000001') }));
+    app.journal.recordFill(trade('BUY', '0.002', '30000.02', { tradeId: 's2', fee: d('0.060000040000001') }));
+    app.journal.recordFill(trade('BUY', '0.003', '30000.01', { tradeId: 's3', fee: d('0.000001'), feeAsset: 'BTC' }));
+    void app.start();
+    await runUntil(clock, clock.now() + 1000);
+    const status = createDaemonOpsSource({ config, app: () => app, now: () => clock.now(), watch: new VenueWatch() }).status();
+    expect(status.positions).toEqual([{ market: 'spot', symbol: 'BTCUSDT', quantity: '0.006', avgEntryPrice: '30000.0133', realizedPnl: '0', fees: '0.09000005', feesOther: { BTC: '0.000001' } }]);
+    expect(status.pnl).toEqual({ realized: '0', fees: '0.09000005', feesOther: { BTC: '0.000001' } });
   });
 });
 
