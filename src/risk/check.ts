@@ -4,6 +4,7 @@
 // Intents are judged one by one in input order, each against what the earlier accepted ones
 // in the same call already used (open orders, balance, rate, notional).
 import { dec, isDecimal, ONE, ZERO, type Decimal } from '../core/decimal.js';
+import { shownQuantity } from '../core/display.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { CancelIntent, OrderIntent, PlaceIntent, Side } from '../core/types.js';
 import { emptyRiskState, pruneRiskState } from './state.js';
@@ -328,16 +329,18 @@ function checkMaxPosition(intent: PlaceIntent, f: Facts, limits: RiskLimits): Ve
   if (cap === undefined) return undefined;
   const qty = f.baseQty!;
   const open = restingOn(intent.side, f.resting);
+  // A market buy's base quantity is its quote amount over the last price: shown to the quantity's precision.
+  const shown = (v: Decimal) => shownQuantity(v, f.info);
   // One-sided on purpose: a buy is judged against the long cap only, so an order that brings a
   // short back toward zero is never blocked by the size of the short.
   if (intent.side === 'BUY') {
     const worst = dec.add(dec.add(f.position, open), qty);
     if (dec.lte(worst, cap)) return undefined;
-    return fail('max_position', `position ${f.position} + open buys ${open} + this ${qty} = ${worst} ${intent.symbol}, above the ${cap} limit`);
+    return fail('max_position', `position ${f.position} + open buys ${open} + this ${shown(qty)} = ${shown(worst)} ${intent.symbol}, above the ${cap} limit`);
   }
   const worst = dec.sub(dec.sub(f.position, open), qty);
   if (dec.gte(worst, dec.neg(cap))) return undefined;
-  return fail('max_position', `position ${f.position} - open sells ${open} - this ${qty} = ${worst} ${intent.symbol}, below the -${cap} limit`);
+  return fail('max_position', `position ${f.position} - open sells ${open} - this ${shown(qty)} = ${shown(worst)} ${intent.symbol}, below the -${cap} limit`);
 }
 
 /**

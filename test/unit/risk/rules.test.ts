@@ -210,6 +210,12 @@ table('max_notional_per_minute', [
 
 table('max_position', [
   { name: 'a buy beyond the long cap', snap: snapshot({ positions: { 'spot:BTCUSDT': '0.8' } }), intents: [place('0.3', '20000')], expected: ['max_position: position 0.8 + open buys 0 + this 0.3 = 1.1 BTCUSDT, above the 1 limit'] },
+  {
+    name: "a market buy's quantity (its quote amount over the last price) shown to the quantity's precision",
+    snap: snapshot({ positions: { 'spot:BTCUSDT': '0.8' }, lastPrices: { 'spot:BTCUSDT': '30000' } }),
+    intents: [market('BUY', '7000')],
+    expected: ['max_position: position 0.8 + open buys 0 + this 0.23333 = 1.03333 BTCUSDT, above the 1 limit'],
+  },
   { name: 'open buys count', snap: snapshot({ positions: { 'spot:BTCUSDT': '0.4' }, openOrders: [resting('BUY', '0.5')] }), intents: [place('0.2', '20000')], expected: ['max_position: position 0.4 + open buys 0.5 + this 0.2 = 1.1 BTCUSDT, above the 1 limit'] },
   { name: 'open sells do not offset a buy', snap: snapshot({ positions: { 'spot:BTCUSDT': '0.8' }, openOrders: [resting('SELL', '0.5')] }), intents: [place('0.3', '20000')], expected: ['max_position: position 0.8 + open buys 0 + this 0.3 = 1.1 BTCUSDT, above the 1 limit'] },
   { name: 'up to the cap exactly', snap: snapshot({ positions: { 'spot:BTCUSDT': '0.7' } }), intents: [place('0.3', '20000')], expected: [ACCEPTED] },
