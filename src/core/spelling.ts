@@ -24,7 +24,10 @@ export function closest(word: string, candidates: readonly string[]): string | u
     const d = c.toLowerCase() === lower ? 0 : distance(lower, c.toLowerCase());
     if (!best || d < best.d) best = { c, d };
   }
-  return best && best.d <= Math.max(2, Math.floor(word.length / 4)) ? best.c : undefined;
+  if (best && best.d <= Math.max(2, Math.floor(word.length / 4))) return best.c;
+  // A known word the given one begins, with only a suffix left off (stopLoss for stopLossPct).
+  const started = lower.length >= 4 ? candidates.filter((c) => c.toLowerCase().startsWith(lower)) : [];
+  return started.length === 1 ? started[0] : undefined;
 }
 
 /** Text longer than this is cut where a choice's value is shown: a pasted paragraph helps nobody. */
