@@ -18,7 +18,9 @@ describe('ma-cross strategy', () => {
     const buy = (await feed([10, 10, 9, 12])).intents as PlaceIntent[];
     expect(buy).toMatchObject([{ side: 'BUY', type: 'MARKET', volume: '250' }]);
     expect((await feed([10, 9, 12, 13])).intents).toEqual([]); // still above
-    view.positions.set('BTCUSDT', d('0.0208333333'));
+    // The account holds more (coins from before, another strategy's): it sells its own position only.
+    view.positions.set('BTCUSDT', d('1.5208333333'));
+    view.ownPositions.set('BTCUSDT', { market: 'spot', symbol: 'BTCUSDT', quantity: d('0.0208333333'), avgEntryPrice: d('12000'), realizedPnl: d('0'), fees: d('0') });
     const sell = (await feed([12, 13, 9, 8])).intents as PlaceIntent[];
     expect(sell).toMatchObject([{ side: 'SELL', type: 'MARKET', volume: '0.02083' }]);
   });

@@ -1,10 +1,11 @@
 // Moving-average crossover on closed klines: buys `buyQuote` worth when the fast average
-// crosses above the slow one, sells the whole position (what the fills left held, less a
-// base-coin fee) when it crosses below.
+// crosses above the slow one, sells its own whole position (what its fills left held, less a
+// base-coin fee) when it crosses below: never coins the account held before, nor another
+// strategy's in the same symbol.
 import { d, dec, decimalParam, defineStrategy, z, type Decimal, type Kline } from 'sluice/strategy';
 
 export default defineStrategy({
-  apiVersion: 1,
+  apiVersion: 2,
   name: 'ma-cross',
   params: z
     .object({
@@ -33,7 +34,7 @@ export default defineStrategy({
         const slow = average(closes.slice(-p.slow));
         const now = dec.gt(fast, slow) ? 'above' : 'below';
         const before = lastSignal.get(event.symbol);
-        const position = ctx.position(event.symbol);
+        const position = ctx.ownPosition(event.symbol);
         // A buy the venue says executed but whose fills are not booked yet: its base-coin fee is
         // not yet off netQuantity, so the sell waits for the next candle (the cross is kept).
         if (now === 'below' && before === 'above' && !dec.isZero(position.unbookedQuantity)) return;
