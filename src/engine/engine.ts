@@ -95,7 +95,7 @@ export class Engine {
     });
     const { clock, log, journal, risk, holds } = parts;
     this.intake = { clock, repeats: refusals(log, clock), journal, risk, holds, pipeline: this.pipeline, riskInputs: () => this.riskInputs(), onRejected: (r) => this.events.emit('rejected', r), stats: this.stats };
-    if (this.exits || this.lossLimits) this.intake.refusal = (intent) => this.exits?.refusal(intent) ?? this.lossLimits?.refusal(intent);
+    if (this.exits || this.lossLimits) this.intake.refusal = (intent, earlier) => this.exits?.refusal(intent) ?? this.lossLimits?.refusal(intent, earlier);
     this.reconciler = parts.reconciler({
       strategyIds: this.hosts.map((h) => h.id),
       onOrder: (order) => this.notify(order),

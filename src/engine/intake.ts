@@ -23,8 +23,12 @@ export interface IntakeParts {
   pipeline: OrderPipeline;
   riskInputs(): RiskInputs;
   onRejected(r: RiskRejection): void;
-  /** Why a strategy may not place this now, outside risk's rules (an exit under way or cooling down: exit-monitor.ts; a loss limit hit: loss-limit.ts). */
-  refusal?(intent: OrderIntent): string | undefined;
+  /**
+   * Why a strategy may not place this now, outside risk's rules (an exit under way or cooling
+   * down: exit-monitor.ts; a loss limit hit: loss-limit.ts). `earlier`: the places let through
+   * before it from the same output, not journaled yet.
+   */
+  refusal?(intent: OrderIntent, earlier: readonly PlaceIntent[]): string | undefined;
   /** refusedBy: intents refused (invalid, or by a risk rule), per rule, with the first reason (a backtest's report). */
   stats: { intents: number; riskRejections: number; refusedBy: Record<string, RuleTally> };
 }
@@ -73,11 +77,14 @@ export function admit(parts: IntakeParts, out: HostOutput): { order: Order; reas
 function screened(parts: IntakeParts, all: OrderIntent[]): { intents: OrderIntent[]; exits: { intent: PlaceIntent; reason: string }[] } {
   if (!parts.refusal) return { intents: all, exits: [] };
   const intents: OrderIntent[] = [];
+  const passed: PlaceIntent[] = [];
   const exits: { intent: PlaceIntent; reason: string }[] = [];
   for (const intent of all) {
-    const reason = parts.refusal(intent);
-    if (reason === undefined || intent.kind !== 'place') intents.push(intent);
-    else {
+    const reason = parts.refusal(intent, passed);
+    if (reason === undefined || intent.kind !== 'place') {
+      intents.push(intent);
+      if (intent.kind === 'place') passed.push(intent);
+    } else {
       exits.push({ intent, reason });
       // The rule is the reason's first word: exits, or lossLimit (engine/loss-limit.ts).
       const rule = reason.startsWith('lossLimit:') ? 'lossLimit' : 'exits';

@@ -9,14 +9,16 @@
 // the exits keep theirs), so a restart the same day keeps both.
 // Choices where the issue is silent: a strategy is measured only when every execution of it is
 // booked and the engine has a positive last price for each of its symbols with a position (a
-// flat symbol needs none); base-asset fees (otherFees) are not in the measure (the limit is in
-// the quote); the day's losses before the first measurement of the day are not counted.
+// flat symbol needs none, unless fees were paid in its base coin); a fee paid in the symbol's base
+// coin (a spot buy's) costs its amount at the last price, a fee in any other coin is not in the
+// measure (no price for it here); the day's losses before the first measurement of the day are
+// not counted.
 import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { Clock } from '../core/clock.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { Journal } from '../core/ports.js';
-import type { AlertKind, LossLimitSettings, Market, Order, OrderIntent, StrategyPosition } from '../core/types.js';
+import type { AlertKind, LossLimitSettings, Market, Order, OrderIntent, PlaceIntent, StrategyPosition } from '../core/types.js';
 import type { EngineView, HostOutput, LoadedStrategy, StrategyHost } from '../strategy/index.js';
 import { priceFresh } from './exit-blind.js';
 
@@ -57,28 +59,38 @@ export const nextUtcMidnight = (ms: number): number => (Math.floor(ms / DAY_MS) 
 
 /**
  * The strategy's PnL in its quote currency, or undefined when it cannot be judged now: an
- * execution not booked yet, or no price for a symbol it holds.
+ * execution not booked yet, or no price for a symbol it holds or paid fees in the base coin of.
+ * `baseAsset`: the symbol's base coin, whose fees cost their amount at the last price (the
+ * position counts the coins bought; the account holds that less the fee, as report/valuation.ts).
  */
-export function strategyPnl(positions: readonly StrategyPosition[], lastPrice: (symbol: string) => Decimal | undefined, multiplier: (symbol: string) => Decimal | undefined): Decimal | undefined {
+export function strategyPnl(
+  positions: readonly StrategyPosition[],
+  lastPrice: (symbol: string) => Decimal | undefined,
+  multiplier: (symbol: string) => Decimal | undefined,
+  baseAsset: (symbol: string) => string | undefined = () => undefined,
+): Decimal | undefined {
   let pnl = ZERO;
   for (const p of positions) {
     if (!dec.isZero(p.unbookedQuantity)) return undefined;
     pnl = dec.sub(dec.add(pnl, p.realizedPnl), p.fees);
-    if (dec.isZero(p.quantity)) continue;
+    const base = baseAsset(p.symbol);
+    const baseFee = base === undefined ? ZERO : (p.otherFees[base] ?? ZERO);
+    if (dec.isZero(p.quantity) && dec.isZero(baseFee)) continue;
     const last = lastPrice(p.symbol);
     if (last === undefined || !dec.isPositive(last)) return undefined;
     const open = dec.mul(dec.mul(dec.sub(last, p.avgEntryPrice), p.quantity), multiplier(p.symbol) ?? ('1' as Decimal));
-    pnl = dec.add(pnl, open);
+    pnl = dec.sub(dec.add(pnl, open), dec.mul(baseFee, last));
   }
   return pnl;
 }
 
 /**
  * Would this place add to the strategy's position (`held`: its quantity, signed)? Reducing orders
- * only go while blocked. `working`: what its open orders on the same side in the symbol have
- * still to trade, so that several sells that each fit cannot together sell past the holding.
+ * only go while blocked. `working`: what its open orders, and the places let through before this
+ * one in the same handler call, on the same side in the symbol have still to trade, so that
+ * several sells that each fit cannot together sell past the holding.
  */
-export function increases(intent: Extract<OrderIntent, { kind: 'place' }>, held: Decimal, working: Decimal = ZERO): boolean {
+export function increases(intent: PlaceIntent, held: Decimal, working: Decimal = ZERO): boolean {
   // Futures: a CLOSE only reduces; anything else opens.
   if (intent.market === 'futures') return intent.open !== 'CLOSE';
   const total = dec.add(intent.volume, working);
@@ -87,9 +99,10 @@ export function increases(intent: Extract<OrderIntent, { kind: 'place' }>, held:
   return intent.type === 'MARKET' || !(dec.isNegative(held) && dec.lte(total, dec.neg(held)));
 }
 
-/** What the strategy's open orders on `side` in the symbol have still to trade. */
-function workingVolume(orders: readonly Order[], intent: Extract<OrderIntent, { kind: 'place' }>): Decimal {
-  return dec.sum(orders.filter((o) => o.market === intent.market && o.symbol === intent.symbol && o.side === intent.side).map((o) => dec.sub(o.volume, o.executedVolume)));
+/** What the strategy's open orders and `earlier` places on the intent's side in its symbol have still to trade. */
+function workingVolume(orders: readonly Order[], earlier: readonly PlaceIntent[], intent: PlaceIntent): Decimal {
+  const same = (o: { strategyId: string; market: Market; symbol: string; side: string }) => o.strategyId === intent.strategyId && o.market === intent.market && o.symbol === intent.symbol && o.side === intent.side;
+  return dec.add(dec.sum(orders.filter(same).map((o) => dec.sub(o.volume, o.executedVolume))), dec.sum(earlier.filter(same).map((i) => i.volume)));
 }
 
 export class LossLimits {
@@ -117,8 +130,12 @@ export class LossLimits {
     return until !== undefined && until > this.deps.clock.now() ? until : undefined;
   }
 
-  /** Why the strategy may not place `intent` now: blocked by its limit, and the order would add to its position. */
-  refusal(intent: OrderIntent): string | undefined {
+  /**
+   * Why the strategy may not place `intent` now: blocked by its limit, and the order would add to
+   * its position. `earlier`: the places let through before it in the same handler call (not
+   * journaled yet).
+   */
+  refusal(intent: OrderIntent, earlier: readonly PlaceIntent[] = []): string | undefined {
     if (intent.kind !== 'place') return undefined;
     const s = this.configured.find((c) => c.id === intent.strategyId);
     const until = s && this.blockedUntil(s.id);
@@ -126,7 +143,7 @@ export class LossLimits {
     const held = this.deps.position(s.id, intent.market, intent.symbol);
     // Spot sells what the fills left held (a buy's fee in the base coin is not there to sell).
     const quantity = intent.market === 'spot' ? held.netQuantity : held.quantity;
-    if (!increases(intent, quantity, workingVolume(this.deps.journal.orders({ openOnly: true, strategyId: s.id }), intent))) return undefined;
+    if (!increases(intent, quantity, workingVolume(this.deps.journal.orders({ openOnly: true, strategyId: s.id }), earlier, intent))) return undefined;
     return `lossLimit: ${s.id} lost ${this.day(s.id)?.breachPnl ?? '?'} today, past its daily loss limit of ${s.lossLimit.daily}; orders that add to its position are refused until ${new Date(until).toISOString()} (only reducing ones go)`;
   }
 
@@ -150,6 +167,7 @@ export class LossLimits {
       s.symbols.map((symbol) => deps.position(s.id, s.market, symbol)),
       (symbol) => deps.lastPrice(s.market, symbol),
       (symbol) => (s.market === 'futures' ? deps.instrument(s.market, symbol)?.multiplier : undefined),
+      (symbol) => deps.instrument(s.market, symbol)?.baseAsset,
     );
     if (pnl === undefined) return;
     if (day?.day !== today) {

@@ -33,7 +33,7 @@ function priceAt(sim: SimExchange, price: string): void {
 
 /** Buys 0.01 (a crossing limit), then rests a far BUY; places `want` on its next tick. */
 function loser() {
-  const state = { bought: false, rested: false, want: undefined as ((last: string) => OrderRequest) | undefined, placed: [] as ClientOrderId[], heard: [] as string[] };
+  const state = { bought: false, rested: false, want: undefined as ((last: string) => OrderRequest | OrderRequest[]) | undefined, placed: [] as ClientOrderId[], heard: [] as string[] };
   const definition = defineStrategy({
     apiVersion: 2,
     name: 'loser',
@@ -51,7 +51,7 @@ function loser() {
         } else if (state.want) {
           const w = state.want(last);
           state.want = undefined;
-          state.placed.push(ctx.place(w));
+          for (const one of [w].flat()) state.placed.push(ctx.place(one));
         }
       },
       onOrderEvent(e) {
@@ -110,6 +110,15 @@ describe('the daily loss limit on the engine', () => {
     await runUntil(clock, clock.now() + 1000);
     expect(s.state.heard).toHaveLength(2);
     expect(s.state.heard[1]).toMatch(/^rejected lossLimit: loser lost /);
+    // Two sells in one tick that each fit beside the working one but together pass the holding
+    // (0.01 less its fee in BTC): the first goes, the second is refused.
+    const smallSell = (last: string): OrderRequest => ({ ...farSell(last), volume: '0.003' });
+    s.state.want = (last) => [smallSell(last), smallSell(last)];
+    await runUntil(clock, clock.now() + 1000);
+    expect(app.journal.order(s.state.placed.at(-2)!)?.status).toBe('open');
+    expect(app.journal.order(s.state.placed.at(-1)!)?.status).toBe('rejected');
+    expect(s.state.heard).toHaveLength(3);
+    expect(s.state.heard[2]).toMatch(/^rejected lossLimit: loser lost /);
 
     // A restart the same day: still blocked.
     await drive(clock, app.stop());
@@ -119,7 +128,7 @@ describe('the daily loss limit on the engine', () => {
     expect(running.app.engine.lossLimits?.blockedUntil('loser')).toBe(midnight);
     s.state.want = farBuy;
     await runUntil(clock, clock.now() + 1000);
-    expect(s.state.heard).toHaveLength(3);
+    expect(s.state.heard).toHaveLength(4);
     expect(running.app.journal.order(s.state.placed.at(-1)!)?.status).toBe('rejected');
     expect(alerts).toHaveLength(1);
 
@@ -136,6 +145,6 @@ describe('the daily loss limit on the engine', () => {
     s.state.want = farBuy;
     await runUntil(clock, clock.now() + 1000);
     expect(running.app.journal.order(s.state.placed.at(-1)!)?.status).toBe('open');
-    expect(s.state.heard).toHaveLength(3);
+    expect(s.state.heard).toHaveLength(4);
   });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { d, type Decimal } from '../../../src/core/decimal.js';
-import type { AlertKind, Order, OrderIntent, StrategyPosition } from '../../../src/core/types.js';
+import type { AlertKind, Order, OrderIntent, PlaceIntent, StrategyPosition } from '../../../src/core/types.js';
 import type { Journal } from '../../../src/core/ports.js';
 import { increases, LossLimits, lossLimits, strategyPnl, type LossLimitDeps } from '../../../src/engine/loss-limit.js';
 import type { LoadedStrategy } from '../../../src/strategy/index.js';
@@ -33,6 +33,12 @@ describe('strategyPnl', () => {
     expect(strategyPnl([pos('BTCUSDT', '2', '100', '5', '0.5')], () => undefined, () => undefined)).toBeUndefined();
     // Flat: no price needed.
     expect(strategyPnl([pos('BTCUSDT', '0', '0', '-7', '1')], () => undefined, () => undefined)).toBe('-8');
+    // A fee paid in the base coin costs its amount at the last price (24.5 - 0.01 * 110); flat with such a fee, a price is needed.
+    const baseFee = { ...pos('BTCUSDT', '2', '100', '5', '0.5'), otherFees: { BTC: d('0.01'), BNB: d('3') } };
+    const baseOf = (s: string) => s.replace('USDT', '');
+    expect(strategyPnl([baseFee], (s) => prices[s], () => undefined, baseOf)).toBe('23.4');
+    expect(strategyPnl([{ ...baseFee, quantity: d('0') }], () => undefined, () => undefined, baseOf)).toBeUndefined();
+    expect(strategyPnl([{ ...baseFee, quantity: d('0') }], (s) => prices[s], () => undefined, baseOf)).toBe('3.4');
   });
 });
 
@@ -96,6 +102,11 @@ describe('LossLimits', () => {
     );
     expect(r.limits.refusal(sell('1'))).toBeUndefined();
     expect(r.limits.refusal(sell('1.5'))).toMatch(/^lossLimit: /);
+    // Places let through before it in the same handler call count as working: 0.6 then 0.6 pass the 1 held.
+    const sell6 = sell('0.6') as PlaceIntent;
+    expect(r.limits.refusal(sell('0.4'), [sell6])).toBeUndefined();
+    expect(r.limits.refusal(sell('0.6'), [sell6])).toMatch(/^lossLimit: /);
+    expect(r.limits.refusal(sell('0.6'), [{ ...sell6, side: 'BUY' }, { ...sell6, strategyId: 'other' }, { ...sell6, symbol: 'ETHUSDT' }])).toBeUndefined();
     expect(r.limits.refusal({ ...(buy('1') as object), strategyId: 'other' } as OrderIntent)).toBeUndefined();
     expect(r.limits.refusal({ kind: 'cancel', intentId: 'c', strategyId: 'trend', market: 'spot', symbol: 'BTCUSDT', clientOrderId: 'trend-7' } as OrderIntent)).toBeUndefined();
     // Once per breach: another check neither alerts nor cancels again.
