@@ -44,6 +44,29 @@ describe('twap strategy', () => {
     expect(sent).toEqual(['0.01', '0.01']);
   });
 
+  it('after slices refused in a row it waits before the next try, 1 s doubling to at most 5 min, logged once a wait', async () => {
+    const h = harness(twap, { side: 'BUY', total: '0.03', slices: 3, slippagePct: '0.5' });
+    h.view.prices.set('BTCUSDT', d('20000'));
+    const now = h.advance(0);
+    const refused = (n: number, at: number) => orderOf({ clientOrderId: `r${n}`, strategyId: 'twap', market: 'spot', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('0.01') } as PlaceIntent, { status: 'rejected', updatedAt: at });
+    // Three refused in a row, the last just now: 4 s to wait.
+    h.view.history = [refused(1, now - 3000), refused(2, now - 2000), refused(3, now)];
+    expect(await tick(h)).toEqual([]);
+    h.advance(3999);
+    expect(await tick(h)).toEqual([]);
+    expect(h.logs.filter((l) => l.msg === 'slices refused in a row: waiting before the next try')).toEqual([
+      expect.objectContaining({ fields: { symbol: 'BTCUSDT', nextTryAt: new Date(now + 4000).toISOString() } }),
+    ]);
+    h.advance(1);
+    expect((await tick(h)).map((i) => i.volume)).toEqual(['0.01']);
+    // Twenty in a row: the wait is capped at 5 minutes.
+    h.view.history = Array.from({ length: 20 }, (_, i) => refused(10 + i, h.advance(0)));
+    h.advance(299_999);
+    expect(await tick(h)).toEqual([]);
+    h.advance(1);
+    expect(await tick(h)).toHaveLength(1);
+  });
+
   it('a slice that ended part-filled or refused is made up, so what executes comes to total', async () => {
     const h = harness(twap, { side: 'BUY', total: '0.03', slices: 3, slippagePct: '0.5' });
     h.view.prices.set('BTCUSDT', d('20000'));

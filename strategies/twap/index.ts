@@ -7,7 +7,10 @@
 // (systemd Restart=on-failure) goes on with the rest instead of buying `total` again. An order
 // that has ended counts what it executed; one that has not (open, partly filled, sent with no
 // answer yet, its answer lost) counts its whole volume, since it may still fill. A slice that
-// ended without filling (refused, cancelled) is sent again, so what executes comes to `total`.
+// ended without filling (refused, cancelled) is sent again, so what executes comes to `total`;
+// after refusals in a row it waits before the next try (1 s, doubling each time, at most 5 min
+// after the last refusal), so a slice that can never go (a risk limit, a balance) is not sent
+// again every tick.
 // The count is checkpointed with onSave (the journal keeps the latest 1000 orders only). It
 // counts every BUY (or SELL) LIMIT this strategy id ever placed in the symbol: to work a new
 // total after one has finished, give the config entry a new id.
@@ -15,6 +18,18 @@ import { d, dec, decimalParam, defineStrategy, z, type Decimal, type Order } fro
 
 /** Statuses after which an order changes no more. */
 const FINAL: ReadonlySet<Order['status']> = new Set(['filled', 'canceled', 'rejected']);
+
+/** Waits after refusals in a row: 1 s after the first, doubling, at most 5 minutes. */
+const FIRST_WAIT_MS = 1_000;
+const LONGEST_WAIT_MS = 300_000;
+
+/** Until when to hold off after the latest slices were refused in a row (0: none was). */
+function refusedUntil(mine: readonly Order[]): number {
+  let inRow = 0;
+  while (inRow < mine.length && mine[mine.length - 1 - inRow]!.status === 'rejected') inRow++;
+  if (inRow === 0) return 0;
+  return mine[mine.length - 1]!.updatedAt + Math.min(FIRST_WAIT_MS * 2 ** Math.min(inRow - 1, 20), LONGEST_WAIT_MS);
+}
 
 /** Per symbol: `done` is what the orders up to and including `through` (all ended) committed. */
 interface Checkpoint {
@@ -39,9 +54,12 @@ export default defineStrategy({
     const p = ctx.params;
     const checkpoints = new Map<string, Checkpoint>();
 
+    const slicesIn = (symbol: string) => ctx.orders(symbol).filter((o) => o.side === p.side && o.type === 'LIMIT');
+    /** Symbols whose wait after refusals has been logged, until a slice goes again. */
+    const waiting = new Set<string>();
+
     /** The volume this strategy's slices in `symbol` have executed or may still execute. */
-    function committed(symbol: string): Decimal {
-      const mine = ctx.orders(symbol).filter((o) => o.side === p.side && o.type === 'LIMIT');
+    function committed(mine: readonly Order[], symbol: string): Decimal {
       const cp = checkpoints.get(symbol);
       let start = 0;
       let base = d('0');
@@ -85,7 +103,15 @@ export default defineStrategy({
             ctx.log.warn('slice rounds to zero: raise total or lower slices', { symbol });
             continue;
           }
-          const done = committed(symbol);
+          const mine = slicesIn(symbol);
+          const until = refusedUntil(mine);
+          if (ctx.now() < until) {
+            if (!waiting.has(symbol)) ctx.log.warn('slices refused in a row: waiting before the next try', { symbol, nextTryAt: new Date(until).toISOString() });
+            waiting.add(symbol);
+            continue;
+          }
+          waiting.delete(symbol);
+          const done = committed(mine, symbol);
           // A DCA starts over each time `total` is reached: what counts is the part past the last whole total.
           const left = dec.sub(p.total, p.repeat ? dec.sub(done, dec.mul(dec.truncate(dec.div(done, p.total), 0), p.total)) : done);
           if (!dec.isPositive(left)) continue;
