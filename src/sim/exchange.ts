@@ -166,9 +166,9 @@ export class SimExchange implements VenueView {
     }
     if (draw.error5xx) {
       arrival.fault = 'error5xx';
-      // SERVICE_SHUTTING_DOWN, not an internal error: this fault never acts, and -1000/-1001 on
-      // an order-placing endpoint mean "outcome unknown" to a careful client.
-      return this.error(arrival, trusted, new SimError(VenueCode.SERVICE_SHUTTING_DOWN, 'Service unavailable: the request was not processed.', 503));
+      // This fault never acts. The text does not say so: a real venue's 503 does not promise it,
+      // and the client rightly calls a 503 on an order-placing endpoint outcome-unknown.
+      return this.error(arrival, trusted, new SimError(VenueCode.SERVICE_SHUTTING_DOWN, 'Service unavailable, please try again later.', 503));
     }
 
     // Only the clock clients see jumps (timestamp checks, serverTime): the market keeps its time.

@@ -31,7 +31,7 @@ describe('faults', () => {
   it('5xx: answered 503 {code:-1016} (service unavailable) without acting', async () => {
     v = await startVenue({ rateLimits: false, faults: { error5xxRate: 1 } });
     const r = await v.client.signed('POST', '/sapi/v1/order', { body: buy('20000') });
-    expect([r.status, r.json]).toEqual([503, { code: -1016, msg: 'Service unavailable: the request was not processed.' }]);
+    expect([r.status, r.json]).toEqual([503, { code: -1016, msg: 'Service unavailable, please try again later.' }]);
     expect((await v.client.get('/sapi/v1/ping')).status).toBe(503);
     expect(v.server.exchange.orderLog()).toEqual([]);
     expect(v.server.exchange.arrivals().map((a) => a.fault)).toEqual(['error5xx', 'error5xx']);

@@ -436,7 +436,7 @@ describe('fault: error5xx', () => {
   it('answers 503 {code:-1016} (service unavailable) and does nothing', async () => {
     v = await startVenue({ rateLimits: false, profile: 'strict', faults: { error5xxRate: 1 } });
     const r = await v.client.signed('POST', '/sapi/v1/order', { body: limit('BUY', '20000', '0.01') });
-    expect([r.status, r.headers['content-type'], r.body]).toEqual([503, 'application/json', '{"code":-1016,"msg":"Service unavailable: the request was not processed."}']);
+    expect([r.status, r.headers['content-type'], r.body]).toEqual([503, 'application/json', '{"code":-1016,"msg":"Service unavailable, please try again later."}']);
     expect(v.server.exchange.orderLog()).toEqual([]);
     expect(v.server.exchange.arrivals()[0]).toMatchObject({ endpoint: 'spot.order', status: 503, code: -1016, fault: 'error5xx' });
   });

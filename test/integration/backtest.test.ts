@@ -281,7 +281,7 @@ strategies:
     );
     expect(code).toBe(1);
     expect(stderr.trim()).toBe(
-      "backtest stopped: spot.time: venue code -1016: Service unavailable: the request was not processed. (the simulated venue failed it through every retry: lower sim.faults, or set sim.recordedFaults: false to leave the tape's recorded troubles out)",
+      "backtest stopped: spot.time: venue code -1016: Service unavailable, please try again later. (the simulated venue failed it through every retry: lower sim.faults, or set sim.recordedFaults: false to leave the tape's recorded troubles out)",
     );
   }, 60_000);
 
