@@ -94,14 +94,15 @@ export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
     const end = banEnd(a);
     return end === undefined ? new BannedError(ctx, a.localNow + DEFAULT_BAN_MS, false) : new BannedError(ctx, end);
   }
-  if (a.status === 429 || code === VenueCode.TOO_MANY_REQUESTS) {
-    return new RateLimitedError(ctx, retryAfterMs(a.headers['retry-after'], a.now) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
-  }
   // A 5xx is an internal error (the notes): it does not say whether the backend acted, whatever
   // its body says, so on an endpoint that places orders the outcome is unknown and the request is
   // never sent again (a 503 or -1016 "service unavailable" included: nothing in the contract says
-  // such an answer comes only before the venue acted). Elsewhere a 503 is worth asking again.
+  // such an answer comes only before the venue acted; nor a -1003 "too many requests" body on a
+  // 5xx, which would otherwise be retried as a rate limit). Elsewhere a 503 is worth asking again.
   const placesOrders = ENDPOINTS[a.endpoint as EndpointId]?.placesOrders === true;
+  if (a.status === 429 || (code === VenueCode.TOO_MANY_REQUESTS && !(placesOrders && a.status >= 500))) {
+    return new RateLimitedError(ctx, retryAfterMs(a.headers['retry-after'], a.now) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
+  }
   const unsure = a.status === 504 || (a.status >= 500 && (placesOrders || a.status !== 503));
   if (code !== undefined && code !== 0) {
     let cls = CODE_CLASS[code] ?? 'rejected';

@@ -96,6 +96,10 @@ describe('classifyAnswer', () => {
       // 503, even saying "service unavailable": the notes call a 5xx an internal error, not a refusal.
       expect(unknown(503, { code: -1016, msg: 'service unavailable' })).toBe(true);
       expect(unknown(503, undefined)).toBe(true);
+      // A gateway's 5xx with a "too many requests" body: not a rate limit to retry, the order may be booked.
+      for (const status of [500, 503, 504]) expect(unknown(status, { code: -1003, msg: 'Too many requests' }), String(status)).toBe(true);
+      expect(answer(429, { code: -1003 }, {}, endpoint)).toBeInstanceOf(RateLimitedError);
+      expect(answer(200, { code: '-1003' }, {}, endpoint)).toBeInstanceOf(RateLimitedError);
       // -1016 "service unavailable" in a plain answer: nothing says it came before the venue
       // acted, so it is not sent again (it was, and a venue that had booked it held it twice).
       expect(unknown(200, { code: -1016, msg: 'service unavailable' })).toBe(true);
@@ -121,8 +125,9 @@ describe('classifyAnswer', () => {
     }
   });
 
-  it('reads and cancels keep -1000 and -1001 as temporary (retried; a read changes nothing)', () => {
+  it('reads and cancels keep -1000 and -1001 as temporary (retried; a read changes nothing), and -1003 on a 5xx as a rate limit', () => {
     for (const endpoint of ['spot.openOrders', 'spot.myTrades', 'spot.cancel', 'spot.batchCancel']) {
+      expect(answer(503, { code: -1003 }, {}, endpoint), endpoint).toBeInstanceOf(RateLimitedError);
       expect((answer(500, { code: -1000 }, {}, endpoint) as TemporaryError).outcomeUnknown, endpoint).toBe(false);
       expect((answer(200, { code: -1001 }, {}, endpoint) as TemporaryError).outcomeUnknown, endpoint).toBe(false);
     }
