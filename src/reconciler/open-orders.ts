@@ -57,6 +57,10 @@ export function readOpenOrders(input: OpenOrdersInput): OpenOrdersResult {
       unclaimed.push(v);
       continue;
     }
+    // Changed at or after the read was sent (a cancel the venue accepted, a fill, an answer): the
+    // page is older than what we know, and its NEW would undo a pending cancel or a fill. The
+    // next pass's page judges it.
+    if (known.updatedAt >= input.askedAt) continue;
     const executedVolume = dec.max(known.executedVolume, v.executedQty);
     const status = v.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : v.status;
     if (known.venueOrderId === v.orderId && known.status === status && dec.eq(known.executedVolume, executedVolume)) continue;

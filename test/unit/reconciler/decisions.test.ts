@@ -195,6 +195,20 @@ describe('a page of open orders', () => {
   });
 });
 
+describe('a page older than what we know', () => {
+  it('does not undo what changed at or after it was asked for: an accepted cancel stays pending_cancel, a fill stays filled; older knowledge is updated', () => {
+    const cancelling = order(1, { venueOrderId: vid(1), status: 'pending_cancel', updatedAt: 5500 });
+    const filled = order(2, { venueOrderId: vid(2), status: 'filled', executedVolume: d('0.001'), updatedAt: 5000 });
+    const stale = order(3, { venueOrderId: vid(3), status: 'unknown', updatedAt: 4999 });
+    const byId = new Map([cancelling, filled, stale].map((o) => [o.venueOrderId as string, o]));
+    const items = [venueOrder(1), venueOrder(2), venueOrder(3)];
+    const r = readOpenOrders({ ours: [cancelling, stale], page: { items, skipped: [], complete: true }, askedAt: 5000, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5600 });
+    expect(r.changes.map((c) => [c.order.clientOrderId, c.order.status, c.reason])).toEqual([[stale.clientOrderId, 'open', 'found open on the venue']]);
+    expect(r.unclaimed).toEqual([]);
+    expect(r.absent).toEqual([]);
+  });
+});
+
 describe('how an order ends', () => {
   const volumes = fc.integer({ min: 0, max: 5 });
   it('fills never lower executed volume; one that covers the volume fills the order, even after its cancel settled', () => {
