@@ -15,8 +15,14 @@ export type PlacingEndpoint = keyof typeof CLIENT_ID_FIELD;
 /** Codes that refuse a request for a parameter it should not carry (the notes' table). */
 const EXTRA_PARAMETER: ReadonlySet<number> = new Set([VenueCode.TOO_MANY_PARAMETERS, VenueCode.UNKNOWN_PARAM, VenueCode.UNREAD_PARAMETERS, VenueCode.PARAM_NOT_REQUIRED]);
 
-/** Futures' catch-all parameter error: it refuses the id only where its message names the id field. */
-const ANY_PARAMETER: ReadonlySet<number> = new Set([VenueCode.PARAM_ERROR]);
+/**
+ * Codes about some parameter's value, which refuse the id only where their message names the id
+ * field: futures' catch-all, and illegal characters (the notes give no character set for client
+ * ids, and their example is digits only, so a venue may refuse our `sl<tag>-<n>`). -1102 stays a
+ * refusal: its standard text ("mandatory ... not sent, empty or malformed") may mean the id is
+ * required, and leaving it off would then refuse every order for the rest of the process.
+ */
+const ANY_PARAMETER: ReadonlySet<number> = new Set([VenueCode.PARAM_ERROR, VenueCode.ILLEGAL_CHARS]);
 
 /** The other fields an order request may carry (exchange/request.ts writes them; the executor adds recvWindow). */
 const OTHER_ORDER_FIELDS = ['symbol', 'contractName', 'orders', 'side', 'type', 'batchType', 'volume', 'price', 'open', 'positionType', 'timeInForce', 'recvWindow'];

@@ -25,6 +25,10 @@ describe('refusesClientId', () => {
     [-1103, 'unknown parameter newClientOrderId', 'clientOrderId', true],
     [-1102, "Mandatory parameter 'newClientOrderId' was not sent, was empty/null, or malformed.", 'newClientOrderId', false],
     [-2017, 'Insufficient balance.', 'newClientOrderId', false],
+    // Illegal characters: only in the id field refuses the id (the notes' example id is digits).
+    [-1100, "Illegal characters found in parameter 'newClientOrderId'; legal range is '^[0-9]{1,32}$'.", 'newClientOrderId', true],
+    [-1100, "Illegal characters found in parameter 'price'.", 'newClientOrderId', false],
+    [-1100, undefined, 'newClientOrderId', false],
     // PARAM_ERROR (futures) is any bad parameter: only one that names the id field refuses the id.
     [-2100, 'clientOrderId', 'clientOrderId', true],
     [-2100, 'param error: clientOrderId is not supported', 'clientOrderId', true],
