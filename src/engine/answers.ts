@@ -4,11 +4,19 @@ import { dec } from '../core/decimal.js';
 import { BannedError } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
-import { FINAL_STATUSES, type CancelIntent, type Order, type PlaceIntent } from '../core/types.js';
+import { FINAL_STATUSES, type CancelIntent, type Order, type OrderStatus, type PlaceIntent } from '../core/types.js';
 import type { CancelResult, PlaceResult } from '../executor/index.js';
 import type { BalanceHolds } from '../risk/index.js';
 import { pendingOrder, withStatus } from './orders.js';
 import type { PipelineStats } from './pipeline-types.js';
+
+/**
+ * How far an order has come. The reconciler may learn of an order before the answer to its place
+ * arrives (a venue that echoes client ids in its open orders, then its fills): the answer, taken
+ * when the venue booked the order, is older than that and never takes the order back.
+ */
+const STAGE: Readonly<Record<OrderStatus, number>> = { pending: 0, unknown: 0, open: 1, partially_filled: 2, pending_cancel: 3, filled: 4, canceled: 4, rejected: 4 };
+const further = (known: OrderStatus, said: OrderStatus): OrderStatus => (FINAL_STATUSES.has(known) || STAGE[known] > STAGE[said] ? known : said);
 
 /** The order as the venue's answer to its place leaves it, journaled. */
 export function journalPlaced(parts: { journal: Journal; holds: BalanceHolds; stats: PipelineStats }, { intent, outcome }: PlaceResult, now: number): Order {
@@ -26,7 +34,7 @@ export function journalPlaced(parts: { journal: Journal; holds: BalanceHolds; st
       // reconciler to settle from its fills; until then it counts as resting (risk, the strategy's
       // open orders), so a strategy waiting for "no open order" does not send it again.
       const unsaid = outcome.status === 'canceled' && outcome.executedQty === undefined;
-      next = withStatus(order, unsaid ? 'pending_cancel' : outcome.status === 'pending' ? 'open' : outcome.status, now, outcome.venueOrderId);
+      next = withStatus(order, further(order.status, unsaid ? 'pending_cancel' : outcome.status === 'pending' ? 'open' : outcome.status), now, order.venueOrderId ?? outcome.venueOrderId);
       // What the answer says it executed (a marketable order can fill at once); its fills, read later, take the larger, never the sum.
       if (outcome.executedQty !== undefined) next = amend(next, { executedVolume: dec.max(next.executedVolume, outcome.executedQty) });
       journal.updateOrder(next, outcome.status === 'canceled' ? endedOnArrival(intent, unsaid) : 'acknowledged');
@@ -34,7 +42,7 @@ export function journalPlaced(parts: { journal: Journal; holds: BalanceHolds; st
     }
     case 'unknown':
       stats.unknown++;
-      next = withStatus(order, 'unknown', now);
+      next = withStatus(order, further(order.status, 'unknown'), now);
       journal.updateOrder(next, outcome.error.message);
       break;
     case 'rejected':

@@ -1,0 +1,61 @@
+// The answer to a place, journaled (engine/answers.ts). The reconciler may learn of an order
+// before that answer arrives (a venue echoing client ids in its open orders, then its fills): the
+// answer, taken when the venue booked the order, never takes the order back.
+import { describe, expect, it } from 'vitest';
+import { d } from '../../../src/core/decimal.js';
+import type { ClientOrderId, VenueOrderId } from '../../../src/core/ids.js';
+import type { Order, OrderStatus, PlaceIntent } from '../../../src/core/types.js';
+import { TemporaryError } from '../../../src/core/errors.js';
+import { journalPlaced } from '../../../src/engine/answers.js';
+import { pendingOrder } from '../../../src/engine/orders.js';
+import { BalanceHolds } from '../../../src/risk/holds.js';
+import { MemoryJournal } from '../../../src/store/memory.js';
+
+const intent = { kind: 'place', intentId: 'i1', clientOrderId: 'slt-1' as ClientOrderId, strategyId: 't', market: 'spot', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('0.002'), price: d('100') } as PlaceIntent;
+const VID = '900000000000000001' as VenueOrderId;
+
+function journalWith(over: Partial<Order>) {
+  const journal = new MemoryJournal();
+  const order = pendingOrder(intent, 1000);
+  journal.recordIntent(intent, order);
+  if (Object.keys(over).length > 0) journal.updateOrder({ ...order, updatedAt: 1500, ...over }, 'venue open orders');
+  const parts = { journal, holds: new BalanceHolds(), stats: { sent: 0, cancelsSent: 0, accepted: 0, rejected: 0, unknown: 0, expired: 0, intentToWire: [] } };
+  return { journal, parts };
+}
+
+const accepted = (status: OrderStatus, executedQty?: string) => ({ intent, outcome: { kind: 'accepted' as const, venueOrderId: VID, status, ...(executedQty ? { executedQty: d(executedQty) } : {}) } });
+const lost = { intent, outcome: { kind: 'unknown' as const, error: new TemporaryError({ endpoint: 'spot.order' }, 'socket hang up (outcome unknown)', true) } };
+
+describe('journalPlaced', () => {
+  it('a pending order takes what its answer says', () => {
+    const { journal, parts } = journalWith({});
+    journalPlaced(parts, accepted('open'), 2000);
+    expect(journal.order(intent.clientOrderId)).toMatchObject({ status: 'open', venueOrderId: VID, executedVolume: '0' });
+    const other = journalWith({});
+    journalPlaced(other.parts, lost, 2000);
+    expect(other.journal.order(intent.clientOrderId)?.status).toBe('unknown');
+  });
+
+  it.each([
+    ['partially_filled', 'open', 'partially_filled'],
+    ['filled', 'open', 'filled'],
+    ['pending_cancel', 'open', 'pending_cancel'],
+    ['canceled', 'open', 'canceled'],
+    ['filled', 'canceled', 'filled'],
+    ['open', 'filled', 'filled'],
+  ] as const)('found %s by the reconciler first, an answer saying %s leaves it %s', (known, said, expected) => {
+    const { journal, parts } = journalWith({ status: known, venueOrderId: VID, executedVolume: known === 'filled' || known === 'partially_filled' ? d('0.001') : d('0') });
+    journalPlaced(parts, accepted(said), 2000);
+    const o = journal.order(intent.clientOrderId)!;
+    expect(o.status).toBe(expected);
+    expect(o.venueOrderId).toBe(VID);
+    expect(o.executedVolume).toBe(known === 'filled' || known === 'partially_filled' ? '0.001' : '0');
+  });
+
+  it('an answer lost after the reconciler found the order open leaves it open (it is on the venue)', () => {
+    const { journal, parts } = journalWith({ status: 'open', venueOrderId: VID });
+    journalPlaced(parts, lost, 2000);
+    expect(journal.order(intent.clientOrderId)?.status).toBe('open');
+    expect(parts.stats.unknown).toBe(1);
+  });
+});
