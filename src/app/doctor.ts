@@ -8,7 +8,7 @@ import pino from 'pino';
 import { systemClock } from '../core/clock.js';
 import { AuthError, BannedError, ClockSkewError, RateLimitedError, errorText } from '../core/errors.js';
 import type { Market } from '../core/types.js';
-import { KEY_VAR, opsEnabled, SECRET_VAR, type Config, type Credentials } from '../config/index.js';
+import { KEY_VAR, SECRET_VAR, type Config, type Credentials } from '../config/index.js';
 import { VenueCode } from '../exchange/codes.js';
 import { endpointLimits, WINDOW_MS, type EndpointId } from '../exchange/endpoints.js';
 import type { CallRecord } from '../executor/index.js';
@@ -18,6 +18,7 @@ import { lockState, type LockState } from '../store/lock.js';
 import { freeBytes, LOW_SPACE_BYTES, pruneAdvice, writeProblem } from '../store/room.js';
 import { SCHEMA_VERSION } from '../store/sqlite.js';
 import { buildApp } from './build.js';
+import { daemonStatus } from './daemon-probe.js';
 import { createLogger } from './logger.js';
 import { inspect } from './profiles.js';
 
@@ -67,7 +68,7 @@ export async function runChecks(config: Config, credentials: Credentials | undef
   } finally {
     await app.client.close();
   }
-  const daemon = opsEnabled(config) ? await daemonLimiter(config.http.host, config.http.port, httpToken) : undefined;
+  const daemon = (await daemonStatus(config, httpToken))?.limiter as Usage | undefined;
   checks.push(limitsCheck(config, { now, banUntil: bannedUntil, seen, daemon }));
   checks.push(journal?.check ?? { name: 'journal', verdict: 'OK', detail: `paper mode keeps its journal in memory (journal.path ${config.journal.path} is used in live mode only)` });
   return checks;
@@ -183,19 +184,6 @@ export function limitsCheck(config: Config, facts: { now: number; banUntil: numb
     return { name, verdict: 'WARN', detail: [...warnings, ...notes].join('; '), fix };
   }
   return { name, verdict: 'OK', detail: [...notes, 'no ban'].join('; ') };
-}
-
-/** The running daemon's limiter from its ops endpoint, or undefined when none answers. */
-async function daemonLimiter(host: string, port: number, token: string | undefined): Promise<Usage | undefined> {
-  if (port === 0) return undefined; // a free port picked at start: nothing to find it by
-  const h = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  try {
-    const res = await fetch(`http://${h.includes(':') ? `[${h}]` : h}:${port}/status.json`, { signal: AbortSignal.timeout(2000), ...(token !== undefined ? { headers: { authorization: `Bearer ${token}` } } : {}) });
-    if (!res.ok) return undefined;
-    return ((await res.json()) as { limiter?: Usage }).limiter;
-  } catch {
-    return undefined;
-  }
 }
 
 // ---------- journal ----------

@@ -26,6 +26,17 @@ export interface StatusReport {
   reads: { holdings: ReadonlyMap<Market, HoldingsRead>; afterFillId: number };
 }
 
+/** What `sluice status` knows of the strategies beyond the app: the config's list, and what a running daemon says. */
+export interface StatusStrategies {
+  /** Every strategy the config names (those with `enabled: false` have no host). */
+  configured?: readonly { id: string; market: Market; symbols: readonly string[]; enabled: boolean }[];
+  /** The running daemon's word (its /status.json), when its ops endpoint answered. */
+  daemon?: readonly { id: string; enabled: boolean; disabledReason?: string }[];
+}
+
+/** Engines whose strategies' own books statusReport loaded (the ledger replays the journal once). */
+const ownLoaded = new WeakSet<object>();
+
 /** Awaiting the venue's answer or its settling (a running daemon's, or an answer lost): the reconciler settles them. */
 const IN_FLIGHT: ReadonlySet<OrderStatus> = new Set(['pending', 'unknown', 'pending_cancel']);
 
@@ -35,10 +46,13 @@ const IN_FLIGHT: ReadonlySet<OrderStatus> = new Set(['pending', 'unknown', 'pend
  * against the fills journaled since that the venue booked before it, still differs: a busy daemon
  * always has fills and answers on their way, a different few at each look.
  */
-export async function statusReport(app: App, first?: StatusReport): Promise<StatusReport> {
+export async function statusReport(app: App, first?: StatusReport, known: StatusStrategies = {}): Promise<StatusReport> {
   const { engine, journal, readers } = app;
   const symbols = engine.activeSymbols();
-  await engine.load();
+  // Each strategy's own books too (its own position), from the same read of the journal; they
+  // load once per engine (a second look in the same process keeps the first's).
+  await engine.load({ strategiesOwn: !ownLoaded.has(engine) });
+  ownLoaded.add(engine);
   const positions = engine.positions;
   const afterFillId = journal.lastFillId();
   await engine.reconciler.readHoldings(new Set<Market>(symbols.map((s) => s.market)));
@@ -62,6 +76,7 @@ export async function statusReport(app: App, first?: StatusReport): Promise<Stat
     const info = instruments.get(`${market}:${symbol}`);
     lines.push(`  ${market} ${symbol}: ${shownQuantity(p.quantity, info)} at ${shownAveragePrice(p.avgEntryPrice, info)}, realised ${shownMoney(p.realizedPnl)}, fees ${shownFees(p.fees, positions.entry(market, symbol).otherFees, info?.quoteAsset)}`);
   }
+  lines.push(...strategyLines(app, known));
   lines.push('venue vs journal');
   let drifting = false;
   for (const l of drift) {
@@ -111,6 +126,39 @@ export async function statusReport(app: App, first?: StatusReport): Promise<Stat
   lines.push(`journal: ${fills} fills, ban until ${journal.banUntil() > 0 ? new Date(journal.banUntil()).toISOString() : 'none'}`);
   lines.push(`journal: ${lastPrune(journal)}`);
   return { text: lines.join('\n'), drift: drifting, ordersDisagree, differences, reads: { holdings: engine.reconciler.holdingsReads(), afterFillId } };
+}
+
+/**
+ * Per strategy: enabled or disabled and why, its open orders, a loss limit that blocks it now,
+ * and its own position in each of its symbols (ctx.ownPosition), rounded as the account's lines.
+ */
+function strategyLines({ engine, journal }: App, known: StatusStrategies): string[] {
+  const lines = ['strategies'];
+  const { instruments } = engine.riskInputs();
+  const daemon = new Map((known.daemon ?? []).map((s) => [s.id, s]));
+  const hosted = engine.hosts.map((h) => ({ id: h.id, market: h.setup.market, symbols: h.setup.symbols, why: h.enabled ? undefined : (h.disabledReason ?? 'disabled') }));
+  const off = (known.configured ?? []).filter((c) => !c.enabled && !hosted.some((h) => h.id === c.id));
+  const open = journal.orders({ openOnly: true });
+  for (const s of [...hosted, ...off.map((c) => ({ id: c.id, market: c.market, symbols: c.symbols, why: 'enabled: false in the config' }))]) {
+    const said = daemon.get(s.id);
+    const state =
+      s.why !== undefined ? `disabled (${s.why})` : said === undefined ? 'enabled' : said.enabled ? 'running in the daemon' : `disabled by the running daemon (${said.disabledReason ?? 'no reason given'})`;
+    const orders = open.filter((o) => o.strategyId === s.id).length;
+    const parts = [`${s.id} (${s.market}): ${state}`, `${orders} open order${orders === 1 ? '' : 's'}`];
+    const blocked = engine.lossLimits?.blockedDay(s.id);
+    if (blocked) {
+      const lost = blocked.breachPnl === undefined ? '' : ` (lost ${shownMoney(blocked.breachPnl)} on UTC ${blocked.day}, past its daily limit of ${engine.lossLimits?.limitOf(s.id) ?? '?'})`;
+      parts.push(`loss limit hit until ${new Date(blocked.blockedUntil).toISOString()}${lost}`);
+    }
+    lines.push(`  ${parts.join('; ')}`);
+    for (const symbol of s.symbols) {
+      const p = engine.view.ownPosition(s.id, s.market, symbol);
+      const info = instruments.get(`${s.market}:${symbol}`);
+      lines.push(`    ${symbol}: ${shownQuantity(p.quantity, info)} at ${shownAveragePrice(p.avgEntryPrice, info)}, realised ${shownMoney(p.realizedPnl)}, fees ${shownFees(p.fees, p.otherFees, info?.quoteAsset)}`);
+    }
+  }
+  if (lines.length === 1) lines.push('  (none)');
+  return lines;
 }
 
 /** Where the positions shown come from: the checkpoint restored and the fills after it, or every fill. */

@@ -5,7 +5,8 @@ import { errorText, JournalError, VenueError } from '../core/errors.js';
 import { buildApp, type App } from '../app/build.js';
 import { createLogger } from '../app/logger.js';
 import { inspect } from '../app/profiles.js';
-import { statusReport, type StatusReport } from '../app/status.js';
+import { daemonStatus } from '../app/daemon-probe.js';
+import { statusReport, type StatusReport, type StatusStrategies } from '../app/status.js';
 import { prepare, secretsOf } from './prepare.js';
 
 export interface StatusOptions {
@@ -29,6 +30,10 @@ export async function statusCommand(configPath: string, opts: StatusOptions = {}
     return 1;
   }
   const log = createLogger({ level: 'warn', pretty: false, secrets: secretsOf(prepared.loaded) });
+  // Only a running daemon knows a strategy it disabled (a handler threw): asked when its ops endpoint is on.
+  const daemon = (await daemonStatus(config, prepared.loaded.httpToken))?.strategies;
+  const said = Array.isArray(daemon) ? daemon.filter((s): s is NonNullable<StatusStrategies['daemon']>[number] => typeof s?.id === 'string' && typeof s.enabled === 'boolean') : undefined;
+  const known: StatusStrategies = said ? { configured: config.strategies, daemon: said } : { configured: config.strategies };
   // The real journal without lock or write: status works while the daemon runs.
   const look = async (first?: StatusReport): Promise<StatusReport | string> => {
     let app: App;
@@ -40,7 +45,7 @@ export async function statusCommand(configPath: string, opts: StatusOptions = {}
     }
     try {
       await app.client.start();
-      return await statusReport(app, first);
+      return await statusReport(app, first, known);
     } catch (err) {
       if (!(err instanceof VenueError)) throw err;
       return `status: the venue did not answer (${errorText(err)}), so the journal cannot be compared with it: try again, or run sluice doctor (venue.spotUrl, the network, the credentials)`;

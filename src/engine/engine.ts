@@ -11,7 +11,7 @@ import type { PositionBook } from '../positions/index.js';
 import { reconcileInterval } from '../reconciler/budget.js';
 import type { Reconciler } from '../reconciler/poller.js';
 import type { RiskInputs } from '../risk/index.js';
-import type { HostOutput, StrategyHost } from '../strategy/index.js';
+import type { EngineView, HostOutput, StrategyHost } from '../strategy/index.js';
 import { feedKey, mergeFeeds, recordingFeeds, type Feed } from './market-data.js';
 import { applyDrift } from './drift-mode.js';
 import { admit, refusals, type IntakeParts, type RuleTally } from './intake.js';
@@ -67,6 +67,8 @@ export class Engine {
   readonly exits: ExitMonitor | undefined;
   /** Daily loss limits of the strategies that configure them (undefined: none does). */
   readonly lossLimits: LossLimits | undefined;
+  /** What strategies read of the engine (`sluice status` shows each one's own position from it). */
+  readonly view: EngineView;
 
   constructor(private readonly parts: EngineParts) {
     this.deadlines = new Deadlines(parts.clock);
@@ -79,7 +81,7 @@ export class Engine {
     // one round without what timers add after it.
     const ms = parts.settings.handlerTimeoutMs;
     const deadline = { ms, setting: 'engine.handlerTimeoutMs', within: <T>(work: Promise<T>) => this.deadlines.within(ms, work) };
-    const view = engineView(parts, this.ledger, () => this.reconciler, this.unbooked);
+    const view = (this.view = engineView(parts, this.ledger, () => this.reconciler, this.unbooked));
     this.hosts = strategyHosts(amend(parts, { deadline }), view, async (h, out) => {
       if (this.pipeline.open || this.stopping) await this.handle(h, out);
     });

@@ -126,8 +126,18 @@ export class LossLimits {
 
   /** Until when the strategy is blocked (ms), if it is now. */
   blockedUntil(strategyId: string): number | undefined {
-    const until = this.day(strategyId)?.blockedUntil;
-    return until !== undefined && until > this.deps.clock.now() ? until : undefined;
+    return this.blockedDay(strategyId)?.blockedUntil;
+  }
+
+  /** The strategy's day as journaled, when it blocks the strategy now (`sluice status` shows it): its breach and until when. */
+  blockedDay(strategyId: string): Readonly<LossLimitDay & { blockedUntil: number }> | undefined {
+    const day = this.day(strategyId);
+    return day?.blockedUntil !== undefined && day.blockedUntil > this.deps.clock.now() ? (day as LossLimitDay & { blockedUntil: number }) : undefined;
+  }
+
+  /** The daily limit the strategy's config sets, if any. */
+  limitOf(strategyId: string): Decimal | undefined {
+    return this.configured.find((s) => s.id === strategyId)?.lossLimit.daily;
   }
 
   /**
