@@ -64,6 +64,13 @@ describe('renderHtml', () => {
     expect(render(emptyInput())).not.toContain('Strategy disabled');
   });
 
+  it('says in the summary which strategies hit their daily loss limit, the UTC day and the day\'s PnL, and nothing when none did', () => {
+    const html = render(emptyInput({ lossLimitHits: [{ strategy: 'g<1>', day: '2024-01-02', pnl: '-10.416666666666666666666666666667' }, { strategy: 'grid', day: '2024-01-03', pnl: '-25' }] }));
+    expect(html).toContain("<tr><td>Loss limit hit</td><td>g&lt;1&gt; on 2024-01-02 (UTC), the day&#39;s PnL -10.41666667 USDT: it opened nothing more that day (strategies[].lossLimit)</td></tr>");
+    expect(html).toContain("<tr><td>Loss limit hit</td><td>grid on 2024-01-03 (UTC), the day&#39;s PnL -25 USDT: it opened nothing more that day (strategies[].lossLimit)</td></tr>");
+    expect(render(emptyInput())).not.toContain('Loss limit');
+  });
+
   it('labels Sharpe with what it is: per sample period under 7 days, annualised from 7 days', () => {
     // tradedInput spans 3 days of daily samples.
     expect(render(tradedInput())).toContain('<td>Sharpe (per 1 day sample, not annualised)</td><td>0.289 (the samples span 3 days; Sharpe is annualised only over 7 days or more)</td>');
