@@ -80,9 +80,8 @@ export async function runCommand(configPath: string): Promise<number> {
       log.flush();
       return 1;
     }
-    // The first line a user sees, before any log line (stderr, so stdout stays JSON).
-    process.stderr.write(`dashboard: ${ops.url}/${token !== undefined ? ` (needs the token: open ${ops.url}/?token=... once)` : ''}\n`);
-    log.info({ url: ops.url, routes: ['/', '/events', '/healthz', '/metrics', '/status.json'] }, `ops endpoint listening on ${ops.url}`);
+    // Listening from here (its /healthz says starting); the dashboard's URL is printed once the daemon has started.
+    log.info({ url: ops.url, routes: ['/', '/events', '/healthz', '/metrics', '/status.json'] }, `ops endpoint listening on ${ops.url}; the dashboard's URL follows once the daemon has started`);
     sampling = setInterval(() => {
       try {
         source.sample();
@@ -184,12 +183,19 @@ export async function runCommand(configPath: string): Promise<number> {
     log.fatal({ err: err instanceof ConfigError ? locatedError(err, readFileSync(configPath, 'utf8'), configPath).message : errorText(err) }, 'could not start');
     clearInterval(watchKillFile);
     await running.stop().catch((err: unknown) => log.error({ err: errorText(err) }, 'the stop after the failed start failed too: run `sluice status` to see what is open'));
-    await closeOps();
+    // Its last line says the ops endpoint closed: the listening line named its URL.
+    await closeOps(ops ? 'always' : 'trouble');
     log.flush();
     return 1;
   }
   // A stop during the start (a ban's wait) ends the start early: nothing ran.
-  if (!stopping) log.info(running.engine.summary(), 'running; Ctrl-C stops');
+  if (!stopping) {
+    // Only now, so a start refused (a symbol the venue does not list) never shows a URL to a daemon
+    // that is not running. stderr, so stdout stays JSON.
+    const token = prepared.loaded.httpToken;
+    if (ops) process.stderr.write(`dashboard: ${ops.url}/${token !== undefined ? ` (needs the token: open ${ops.url}/?token=... once)` : ''}\n`);
+    log.info(running.engine.summary(), 'running; Ctrl-C stops');
+  }
   await stopped;
   clearInterval(watchKillFile);
   await closeOps('always');

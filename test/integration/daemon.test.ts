@@ -42,7 +42,9 @@ describe('sluice run', () => {
       void exited.then(() => reject(new Error(`exited before running:\n${lines.join('\n')}\n${stderr}`)));
     });
     await running;
-    // The demo's dashboard is on in paper mode, and its URL is the first thing printed (stderr, before any log line).
+    // The demo's dashboard is on in paper mode, and its URL is the first thing printed on stderr,
+    // once the daemon has started (written just before the running line; the two pipes are read apart).
+    while (!stderr.includes('\n')) await new Promise((r) => child.stderr.once('data', r));
     const dashboard = /^dashboard: (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(stderr);
     expect(dashboard, stderr).not.toBeNull();
     const page = await fetch(dashboard![1]!);

@@ -1,14 +1,16 @@
 // What only the venue can tell is refused at start-up, naming the config field: a symbol it does
 // not list, a feed its market cannot poll. A failure that repeats every poll or pass is logged
 // once, then counted. Against a stand-in venue over real HTTP on 127.0.0.1.
-import { mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.js';
 import type { App } from '../../src/app/build.js';
 import { defineStrategy, z, type MarketSubscription } from '../../src/strategy/api.js';
 import { liveApp, passes } from '../fixtures/app.js';
+import { childEnv, DaemonProcess } from '../fixtures/daemon-process.js';
 import { startVenueServer, type Answer, type Arrival, type VenueServer } from '../fixtures/venue-server.js';
 
 const KEY = 'refusals-key-7Hq2';
@@ -117,4 +119,46 @@ describe('repeated failures', () => {
     expect(failed(/^market data poll failed/)).toEqual([expect.objectContaining({ msg: 'market data poll failed', symbol: 'BTCUSDT' })]);
     expect(failed(/^reconcile failed/)).toEqual([expect.objectContaining({ msg: 'reconcile failed; will retry', symbol: 'BTCUSDT' })]);
   });
+});
+
+describe('sluice run in paper mode: the dashboard URL only once the daemon has started', () => {
+  const ROOT = resolve(import.meta.dirname, '../..');
+  /** `sluice run` on a paper config trading `symbols`, its ops endpoint on a free port. */
+  function run(symbols: string) {
+    const path = join(mkdtempSync(join(tmpdir(), 'sluice-run-refusal-')), 'sluice.yaml');
+    writeFileSync(path, ['mode: paper', 'http: { port: 0 }', 'strategies:', `  - { id: g1, use: strategies/grid/index.ts, symbols: [${symbols}] }`, ''].join('\n'));
+    const child = spawn(process.execPath, [resolve(ROOT, 'bin/sluice.js'), 'run', '--config', path], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    // 'close': the child exited and both of its streams were read to their end.
+    const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    return { daemon: new DaemonProcess(child), closed };
+  }
+
+  it('a start the simulator refuses (a symbol it does not list) prints no dashboard URL and exits 1', async () => {
+    const { daemon, closed } = run('BTCUSDT, DOGEUSDT');
+    expect(await closed).toBe(1);
+    const fatal = daemon.lines.find((l) => l.msg === 'could not start');
+    expect(String(fatal?.err), daemon.stdout + daemon.stderr).toContain("DOGEUSDT is not listed by the venue's spot market");
+    expect(daemon.stderr).not.toContain('dashboard:');
+    expect(daemon.stderr).not.toMatch(/https?:\/\//);
+    // The listening line named the endpoint's URL; the last line says it closed.
+    expect(daemon.lines.at(-1)?.msg).toMatch(/^ops endpoint closed/);
+  }, 60_000);
+
+  it('a start that succeeds prints the dashboard URL, and the dashboard answers there', async () => {
+    const { daemon, closed } = run('BTCUSDT');
+    await daemon.waitFor((l) => l.msg === 'running; Ctrl-C stops', 'running');
+    const url = await new Promise<string>((r) => {
+      const look = () => {
+        const m = /^dashboard: (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(daemon.stderr);
+        if (m) r(m[1]!);
+        else daemon.child.stderr!.once('data', () => setImmediate(look));
+      };
+      look();
+    });
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>sluice dashboard</title>');
+    daemon.child.kill('SIGTERM');
+    expect(await closed).toBe(0);
+  }, 60_000);
 });
