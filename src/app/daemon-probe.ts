@@ -17,3 +17,15 @@ export async function daemonStatus(config: Pick<Config, 'mode' | 'http'>, token:
     return undefined;
   }
 }
+
+/** The strategies a /status.json lists, each kept only if it reads (an id and whether it is enabled); undefined when it has no list. */
+export function daemonStrategies(status: Record<string, unknown> | undefined): { id: string; enabled: boolean; disabledReason?: string }[] | undefined {
+  const list = status?.strategies;
+  if (!Array.isArray(list)) return undefined;
+  return list.flatMap((s: unknown) => {
+    if (s === null || typeof s !== 'object') return [];
+    const { id, enabled, disabledReason } = s as Record<string, unknown>;
+    if (typeof id !== 'string' || typeof enabled !== 'boolean') return [];
+    return [typeof disabledReason === 'string' ? { id, enabled, disabledReason } : { id, enabled }];
+  });
+}

@@ -136,13 +136,20 @@ function strategyLines({ engine, journal }: App, known: StatusStrategies): strin
   const lines = ['strategies'];
   const { instruments } = engine.riskInputs();
   const daemon = new Map((known.daemon ?? []).map((s) => [s.id, s]));
-  const hosted = engine.hosts.map((h) => ({ id: h.id, market: h.setup.market, symbols: h.setup.symbols, why: h.enabled ? undefined : (h.disabledReason ?? 'disabled') }));
+  const hosted = engine.hosts.map((h) => ({ id: h.id, market: h.setup.market, symbols: h.setup.symbols, off: false, why: h.enabled ? undefined : (h.disabledReason ?? 'disabled') }));
   const off = (known.configured ?? []).filter((c) => !c.enabled && !hosted.some((h) => h.id === c.id));
   const open = journal.orders({ openOnly: true });
-  for (const s of [...hosted, ...off.map((c) => ({ id: c.id, market: c.market, symbols: c.symbols, why: 'enabled: false in the config' }))]) {
-    const said = daemon.get(s.id);
+  for (const s of [...hosted, ...off.map((c) => ({ id: c.id, market: c.market, symbols: c.symbols, off: true, why: 'enabled: false in the config' }))]) {
+    // The running daemon's word over this process's own load of the plugin (here it only loads).
+    const said = s.off ? undefined : daemon.get(s.id);
     const state =
-      s.why !== undefined ? `disabled (${s.why})` : said === undefined ? 'enabled' : said.enabled ? 'running in the daemon' : `disabled by the running daemon (${said.disabledReason ?? 'no reason given'})`;
+      said !== undefined
+        ? said.enabled
+          ? 'running in the daemon'
+          : `disabled by the running daemon (${said.disabledReason ?? 'no reason given'})`
+        : s.why !== undefined
+          ? `disabled (${s.why})`
+          : 'enabled';
     const orders = open.filter((o) => o.strategyId === s.id).length;
     const parts = [`${s.id} (${s.market}): ${state}`, `${orders} open order${orders === 1 ? '' : 's'}`];
     const blocked = engine.lossLimits?.blockedDay(s.id);

@@ -5,7 +5,7 @@ import { errorText, JournalError, VenueError } from '../core/errors.js';
 import { buildApp, type App } from '../app/build.js';
 import { createLogger } from '../app/logger.js';
 import { inspect } from '../app/profiles.js';
-import { daemonStatus } from '../app/daemon-probe.js';
+import { daemonStatus, daemonStrategies } from '../app/daemon-probe.js';
 import { statusReport, type StatusReport, type StatusStrategies } from '../app/status.js';
 import { prepare, secretsOf } from './prepare.js';
 
@@ -31,9 +31,8 @@ export async function statusCommand(configPath: string, opts: StatusOptions = {}
   }
   const log = createLogger({ level: 'warn', pretty: false, secrets: secretsOf(prepared.loaded) });
   // Only a running daemon knows a strategy it disabled (a handler threw): asked when its ops endpoint is on.
-  const daemon = (await daemonStatus(config, prepared.loaded.httpToken))?.strategies;
-  const said = Array.isArray(daemon) ? daemon.filter((s): s is NonNullable<StatusStrategies['daemon']>[number] => typeof s?.id === 'string' && typeof s.enabled === 'boolean') : undefined;
-  const known: StatusStrategies = said ? { configured: config.strategies, daemon: said } : { configured: config.strategies };
+  const daemon = daemonStrategies(await daemonStatus(config, prepared.loaded.httpToken));
+  const known: StatusStrategies = daemon ? { configured: config.strategies, daemon } : { configured: config.strategies };
   // The real journal without lock or write: status works while the daemon runs.
   const look = async (first?: StatusReport): Promise<StatusReport | string> => {
     let app: App;

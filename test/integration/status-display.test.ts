@@ -96,12 +96,16 @@ it('per strategy: enabled or disabled and why, its own position, its open orders
       { id: 'alpha', definition: idle, symbols: ['BTCUSDT'] },
       { id: 'beta', definition: idle, symbols: ['BTCUSDT'] },
       { id: 'gamma', definition: broken, symbols: ['BTCUSDT'] },
+      { id: 'delta', definition: idle, symbols: ['BTCUSDT'] },
+      { id: 'epsilon', definition: broken, symbols: ['BTCUSDT'] },
     ],
     {
       strategies: [
         { id: 'alpha', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200, lossLimit: { daily: '50' } },
         { id: 'beta', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200, lossLimit: { daily: '10' } },
         { id: 'gamma', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200 },
+        { id: 'delta', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200 },
+        { id: 'epsilon', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200 },
       ],
     },
   );
@@ -125,17 +129,23 @@ it('per strategy: enabled or disabled and why, its own position, its open orders
   await app.client.start();
   const { text } = await statusReport(app, undefined, {
     configured: [{ id: 'off', market: 'spot', symbols: ['ETHUSDT'], enabled: false }],
-    daemon: [{ id: 'beta', enabled: false, disabledReason: 'onTick threw: boom' }],
+    // The running daemon's word, where it has one (alpha's and gamma's it has not), over this
+    // process's own load of the plugin (epsilon's create throws here, not in the daemon).
+    daemon: [{ id: 'beta', enabled: false, disabledReason: 'onTick threw: boom' }, { id: 'delta', enabled: true }, { id: 'epsilon', enabled: true }],
   });
   const lines = text.split('\n');
   const at = lines.indexOf('strategies');
   expect(at).toBeGreaterThan(0);
-  expect(lines.slice(at + 1, at + 9)).toEqual([
+  expect(lines.slice(at + 1, at + 13)).toEqual([
     '  alpha (spot): enabled; 1 open order',
     '    BTCUSDT: 0.001 at 30000, realised 0.01, fees 0.06002 USDT + 0.000002 BTC',
     '  beta (spot): disabled by the running daemon (onTick threw: boom); 0 open orders; loss limit hit until 2099-01-01T00:00:00.000Z (lost -12.12345679 on UTC 2098-12-31, past its daily limit of 10)',
     '    BTCUSDT: 0.003 at 30000.0167, realised 0, fees 0.09000005',
     expect.stringMatching(/^ {2}gamma \(spot\): disabled \(.*no model file.*\); 0 open orders$/),
+    '    BTCUSDT: 0 at 0, realised 0, fees 0',
+    '  delta (spot): running in the daemon; 0 open orders',
+    '    BTCUSDT: 0 at 0, realised 0, fees 0',
+    '  epsilon (spot): running in the daemon; 0 open orders',
     '    BTCUSDT: 0 at 0, realised 0, fees 0',
     '  off (spot): disabled (enabled: false in the config); 0 open orders',
     '    ETHUSDT: 0 at 0, realised 0, fees 0',
