@@ -69,7 +69,8 @@ export function buildReport(input: ReportInput): Report {
   if (refusals.length > 0) report.refusals = refusals.sort((a, b) => b.count - a.count || byCodeUnit(a.rule, b.rule));
   const exits = Object.keys(input.exits ?? {}).filter((k) => (input.exits![k] ?? 0) > 0).sort(byCodeUnit);
   if (exits.length > 0) report.exits = Object.fromEntries(exits.map((k) => [k, input.exits![k]!]));
-  if (input.lossLimitHits && input.lossLimitHits.length > 0) report.lossLimitHits = input.lossLimitHits.map((h) => ({ strategy: h.strategy, day: h.day, pnl: h.pnl }));
+  // The day's PnL measures the open position at its average entry (30 places): money as shown.
+  if (input.lossLimitHits && input.lossLimitHits.length > 0) report.lossLimitHits = input.lossLimitHits.map((h, i) => ({ strategy: h.strategy, day: h.day, pnl: money(toDecimal(h.pnl, `lossLimitHits[${i}].pnl`)) }));
   if (input.disabled && input.disabled.length > 0) {
     report.disabledStrategies = input.disabled.map((x) => ({ strategy: x.strategy, at: x.at, time: new Date(x.at).toISOString(), reason: x.reason, openOrders: x.openOrders === 'cancel' ? 'cancelled' : 'left resting' }));
   }

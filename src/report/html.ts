@@ -5,7 +5,7 @@
 // Deterministic: nothing here reads a clock, and numbers are printed with fixed decimals.
 import { ATTRIBUTION, CHARTS_SCRIPT, THEME } from '../charts/client.js';
 import { chartLibrarySource } from '../charts/library.js';
-import { d, dec, type Decimal } from '../core/decimal.js';
+import { dec, type Decimal } from '../core/decimal.js';
 import { shownMoney } from '../core/display.js';
 import { chartData, REPORT_SCRIPT, scriptJson, type ChartSeries, type ReportCharts } from './chart-data.js';
 import { disabledLines, incidentsLine } from './build.js';
@@ -103,8 +103,7 @@ function summaryTable(r: Report): string {
   for (const line of disabledLines(r)) rows.push(['Strategy disabled', line.replace(/^strategy /, '')]);
   for (const x of r.refusals ?? []) rows.push([`Refused by ${x.rule}`, `${x.count} (first: ${x.first})`]);
   for (const [reason, n] of Object.entries(r.exits ?? {})) rows.push([`Exits by ${reason}`, String(n)]);
-  // Rounded as money is shown: the day's PnL measures the open position at an average entry (30 places).
-  for (const h of r.lossLimitHits ?? []) rows.push(['Loss limit hit', `${h.strategy} on ${h.day} (UTC), the day's PnL ${shownMoney(d(h.pnl))} ${q}: it opened nothing more that day (strategies[].lossLimit)`]);
+  for (const h of r.lossLimitHits ?? []) rows.push(['Loss limit hit', `${h.strategy} on ${h.day} (UTC), the day's PnL ${h.pnl} ${q}: it opened nothing more that day (strategies[].lossLimit)`]);
   return table(['', ''], rows, false);
 }
 

@@ -325,4 +325,10 @@ describe('strategies that hit their daily loss limit', () => {
     expect(JSON.stringify(none)).toBe(JSON.stringify(buildReport(tradedInput())));
     expect(lossLimitLines(none)).toEqual([]);
   });
+
+  it("round the day's PnL as money is shown (8 places): it measures the open position at a 30-place average entry", () => {
+    const r = buildReport({ ...tradedInput(), lossLimitHits: [{ strategy: 'grid', day: '2026-01-01', pnl: '-10.416666666666666666666666666667' }] });
+    expect(r.lossLimitHits).toEqual([{ strategy: 'grid', day: '2026-01-01', pnl: '-10.41666667' }]);
+    expect(lossLimitLines(r)[0]).toContain("(UTC; the day's PnL -10.41666667)");
+  });
 });
