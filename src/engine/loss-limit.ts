@@ -13,7 +13,7 @@
 // coin (a spot buy's) costs its amount at the last price, a fee in any other coin is not in the
 // measure (no price for it here); the day's losses before the first measurement of the day are
 // not counted.
-import { dec, ZERO, type Decimal } from '../core/decimal.js';
+import { dec, toDecimal, ZERO, type Decimal } from '../core/decimal.js';
 import type { Clock } from '../core/clock.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
@@ -217,7 +217,13 @@ function parseDay(text: string | undefined): LossLimitDay | undefined {
   if (text === undefined) return undefined;
   try {
     const v = JSON.parse(text) as LossLimitDay;
-    return v !== null && typeof v === 'object' && typeof v.day === 'string' && typeof v.reference === 'string' ? v : undefined;
+    if (v === null || typeof v !== 'object' || typeof v.day !== 'string') return undefined;
+    // Every figure as the engine wrote it, or none of the day: a block until a time that does not
+    // read would never lift (nor show: `sluice status` prints its time).
+    if (v.blockedUntil !== undefined && !Number.isFinite(v.blockedUntil)) return undefined;
+    toDecimal(v.reference, 'reference');
+    if (v.breachPnl !== undefined) toDecimal(v.breachPnl, 'breachPnl');
+    return v;
   } catch {
     return undefined;
   }

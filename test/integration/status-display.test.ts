@@ -104,7 +104,7 @@ it('per strategy: enabled or disabled and why, its own position, its open orders
         { id: 'alpha', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200, lossLimit: { daily: '50' } },
         { id: 'beta', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200, lossLimit: { daily: '10' } },
         { id: 'gamma', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200 },
-        { id: 'delta', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200 },
+        { id: 'delta', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200, lossLimit: { daily: '10' } },
         { id: 'epsilon', use: 'inline', market: 'spot', symbols: ['BTCUSDT'], everyMs: 200 },
       ],
     },
@@ -126,6 +126,8 @@ it('per strategy: enabled or disabled and why, its own position, its open orders
   const until = Date.UTC(2099, 0, 1);
   app.journal.setCursor('losslimit:beta', JSON.stringify({ day: '2098-12-31', reference: '0', blockedUntil: until, breachPnl: '-12.123456789' }));
   app.journal.setCursor('losslimit:alpha', JSON.stringify({ day: '2026-01-01', reference: '0', blockedUntil: Date.UTC(2026, 0, 2), breachPnl: '-60' }));
+  // delta's does not read (its time a string, as no sluice writes it): not shown, and not a crash.
+  app.journal.setCursor('losslimit:delta', JSON.stringify({ day: '2098-12-31', reference: '0', blockedUntil: String(until), breachPnl: '-12' }));
   await app.client.start();
   const { text } = await statusReport(app, undefined, {
     configured: [{ id: 'off', market: 'spot', symbols: ['ETHUSDT'], enabled: false }],
