@@ -10,6 +10,7 @@ import { OrderRejectedError, UnknownOrderError, errorText } from '../core/errors
 import type { Log } from '../core/log.js';
 import type { AccountReader, Journal } from '../core/ports.js';
 import type { ClientIdCarrier, Market, Order } from '../core/types.js';
+import type { ClockEstimate } from './matching-clock.js';
 import type { OrderChange } from './open-orders.js';
 import { mergeVenueOrder, settlePurged } from './settle.js';
 
@@ -33,7 +34,14 @@ export interface LookupDeps {
   filled(market: Market, symbol: string, venueOrderId: string): Decimal;
   /** How an unknown order's client order id went to the venue; undefined when this run did not send it (gateway.ts). */
   carrierOf(clientOrderId: string): ClientIdCarrier | undefined;
+  /** A signed request stays valid this long after its timestamp: the venue may book one that late. */
+  recvWindowMs: number;
+  /** The venue clock's offset to ours and how far off that may be (ms). */
+  venueClock(): ClockEstimate;
 }
+
+/** Beyond recvWindow and the clock's error: the venue's own time from taking a request to showing its order. */
+const BOOKING_MARGIN_MS = 1000;
 
 /** The ways a client order id travels that a venue may keep or drop each on its own. */
 type Way = Exclude<ClientIdCarrier, 'none'>;
@@ -85,7 +93,11 @@ export class OrderLookups {
     const unknowns = journal
       .orders({ openOnly: true })
       .filter((o) => o.market === market && o.symbol === symbol && o.status === 'unknown' && !o.venueOrderId && !this.inconclusive.has(o.clientOrderId) && !this.swapped.has(o.clientOrderId));
-    for (const order of unknowns.slice(0, most)) {
+    // "No such order" proves nothing while the lost request may still be booked: the venue takes
+    // a request up to recvWindow after its timestamp, and it was signed before its answer was lost
+    // (updatedAt). Such orders are asked about on a later pass.
+    const bookableUntil = (o: Order) => o.updatedAt + this.deps.recvWindowMs + this.deps.venueClock().errorMs + BOOKING_MARGIN_MS;
+    for (const order of unknowns.filter((o) => clock.now() >= bookableUntil(o)).slice(0, most)) {
       const ways = this.waysOf(market, order.clientOrderId);
       if (ways.length === 0) continue; // sent without its client order id: the venue cannot know it
       try {

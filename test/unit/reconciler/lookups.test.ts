@@ -12,6 +12,10 @@ import { MemoryJournal } from '../../../src/store/memory.js';
 import { pendingOrder, placeIntent } from '../../contract/journal.contract.js';
 import { MemoryLog } from '../../fixtures/engine-parts.js';
 
+/** recvWindow 5 s and a clock error of 20 ms: a lost answer's order may be booked up to 6,020 ms after it. */
+const WINDOW = { recvWindowMs: 5000, venueClock: () => ({ offsetMs: 0, errorMs: 20 }) };
+const LATER = 6020;
+
 function rig(refusal: OrderRejectedError) {
   const journal = new MemoryJournal();
   for (const id of ['slt-1', 'slt-2']) {
@@ -26,7 +30,7 @@ function rig(refusal: OrderRejectedError) {
     },
   } as unknown as AccountReader;
   const log = new MemoryLog();
-  const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(0), log, onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => undefined });
+  const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(LATER), log, onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => undefined, ...WINDOW });
   return { lookups, journal, log, asked: () => asked };
 }
 
@@ -72,7 +76,7 @@ describe('an unknown order found by its client order id', () => {
         return { orderId: venueId, clientOrderId: 'slt-2', symbol: o.symbol, side: o.side, type: o.type, price: o.price, origQty: o.volume, executedQty: ZERO, status: 'open', venueStatus: 'NEW', time: 5 };
       },
     } as unknown as AccountReader;
-    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(10), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => undefined });
+    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(LATER + 10), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => undefined, ...WINDOW });
     return { lookups, journal, venueId, asked: () => asked };
   }
 
@@ -98,7 +102,7 @@ describe('the names the venue gives venue orders', () => {
     const journal = new MemoryJournal();
     const names: Record<string, string> = { '11': 'slt-1', '12': 'slt-2', '13': 'web-ui-7' };
     const reader = { order: async (_symbol: string, id: string) => ({ clientOrderId: names[id] }) } as unknown as AccountReader;
-    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(0), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => undefined });
+    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(LATER), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => undefined, ...WINDOW });
     await lookups.identify('spot', 'BTCUSDT', ['11', '12', '13'] as VenueOrderId[], 8);
     expect([...lookups.named('spot', 'BTCUSDT')]).toEqual([['slt-1', '11'], ['slt-2', '12'], ['web-ui-7', '13']]);
     // None of the three is in the reads any more; only slt-1 still awaits its answer.
@@ -131,7 +135,7 @@ describe('"no such order" by client order id proves an order absent only for the
         return { orderId: venueId, clientOrderId, symbol, side: o.side, type: o.type, price: o.price, origQty: o.volume, executedQty: ZERO, status: 'open', venueStatus: 'NEW', time: 5 };
       },
     } as unknown as AccountReader;
-    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(10), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: (id) => carriers[id] });
+    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock: new ManualClock(LATER + 10), log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: (id) => carriers[id], ...WINDOW });
     const symbol = market === 'spot' ? 'BTCUSDT' : 'E-BTC-USDT';
     return { journal, asked, lookups, pass: () => lookups.unknowns(market, symbol, 8), status: (id: string) => journal.order(id)!.status };
   }
@@ -184,5 +188,30 @@ describe('"no such order" by client order id proves an order absent only for the
     await pass();
     lookups.found('spot', 'slt-1');
     expect([journal.cursor('venue:spot:batchClientIdLookup'), journal.cursor('venue:spot:clientIdLookup')]).toEqual(['no', 'yes']);
+  });
+});
+
+describe('an unknown order too young to be looked up', () => {
+  it('is asked about only once the venue can no longer book its request (recvWindow, the clock error, a margin after its answer was lost): an early "no such order" would give up an order the venue was about to book', async () => {
+    const journal = new MemoryJournal();
+    const intent = placeIntent('t', 'slt-1');
+    journal.recordIntent(intent, { ...pendingOrder(intent, 0), status: 'unknown', updatedAt: 10_000 });
+    journal.setCursor('venue:spot:clientIdLookup', 'yes');
+    let asked = 0;
+    const reader = {
+      orderByClientId: async () => {
+        asked++;
+        throw new UnknownOrderError({ endpoint: 'spot.queryOrder', httpStatus: 400, venueCode: -2013 }, 'Order does not exist.');
+      },
+    } as unknown as AccountReader;
+    const clock = new ManualClock(10_050);
+    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock, log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => 'order', ...WINDOW });
+    await lookups.unknowns('spot', 'BTCUSDT', 5);
+    await clock.advanceTo(16_019);
+    await lookups.unknowns('spot', 'BTCUSDT', 5);
+    expect([asked, journal.order('slt-1')!.status]).toEqual([0, 'unknown']);
+    await clock.advanceTo(16_020);
+    await lookups.unknowns('spot', 'BTCUSDT', 5);
+    expect([asked, journal.order('slt-1')!.status]).toEqual([1, 'rejected']);
   });
 });
