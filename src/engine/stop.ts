@@ -58,8 +58,9 @@ const IDS_LISTED = 20;
  * is given up) only on a pass, and fills may show up to graceMs after the venue booked them. So
  * passes go on until no order of ours is unsettled (nor open, when cancelling) and, when
  * cancelling, for the grace after that, so every fill of the orders that ended is journaled.
- * Bounded by unknownTimeoutMs while a lost answer is open, else by the grace; a venue that cannot
- * answer leaves the rest to the next start.
+ * Bounded by unknownTimeoutMs while a lost answer is open, and by twice the grace: cancels beyond
+ * the few a pass asks about settle only once their fills have had the grace to show (settle.ts),
+ * then the grace for late fills runs. A venue that cannot answer leaves the rest to the next start.
  */
 export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
   const { journal, clock, log, pipeline, ours, cancel, graceMs } = s;
@@ -75,7 +76,7 @@ export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
   // What the operator must see to: a cancel the venue took only waits for the venue to settle it.
   const mayRest = () => unsettled().filter((o) => o.status !== 'pending_cancel');
   const startedAt = clock.now();
-  const deadline = () => startedAt + (ourOpen().some((o) => o.status === 'unknown' || o.status === 'pending') ? s.unknownTimeoutMs : 0) + graceMs + FINAL_PASSES * FINAL_PASS_GAP_MS;
+  const deadline = () => startedAt + (ourOpen().some((o) => o.status === 'unknown' || o.status === 'pending') ? s.unknownTimeoutMs : 0) + 2 * graceMs + FINAL_PASSES * FINAL_PASS_GAP_MS;
   if (cancel) await cancelOurs();
   let settledAt: number | undefined;
   for (let pass = 0; ; pass++) {

@@ -16,7 +16,14 @@ import type { VenueTrade } from '../core/venue.js';
 import type { FillTotals } from './fill-totals.js';
 import { afterFills, ownOrderId, toFill } from './fills.js';
 import type { SymbolDecision } from './pass.js';
-import { settleAbsent } from './settle.js';
+import { cancelsShown, settleAbsent } from './settle.js';
+import type { CoverageLog } from './unknown.js';
+
+/** Order look-ups (20 per 2 s on the venue) per symbol and pass: queries never crowd out the other reads. */
+export const QUERIES_PER_PASS = 4;
+
+/** Orders whose cancel was accepted, waiting for their fills to show, that are asked about rather than waited for: one batch cancel's worth. */
+const CANCELS_ASKED_AT_MOST = 10;
 
 /** New fills journaled per commit. */
 export const FILLS_PER_COMMIT = 50;
@@ -29,8 +36,8 @@ export interface CommitInput {
   now: number;
   /** Where the trade cursor moves with the last commit, if it moves. */
   cursor: string | undefined;
-  /** Whether this pass's trade reads reached the end (a page not full), not stopped at their page budget. */
-  tradesToEnd: boolean;
+  /** The symbol's read coverage (the poller's): when trades have shown every fill of an order gone from the book. */
+  coverage: CoverageLog;
 }
 
 export interface CommitDeps {
@@ -95,7 +102,7 @@ export async function commitPass(input: CommitInput, deps: CommitDeps, told: (pa
           fills.push({ fill, order: before });
         }
         if (next < trades.length) return { fills };
-        const toQuery = settle(d, journal, fillTotals, { market, symbol, now, breathed, tradesToEnd: input.tradesToEnd }, write);
+        const toQuery = settle(d, journal, fillTotals, { market, symbol, now, breathed, coverage: input.coverage }, write);
         // The cursor moves in the commit of the last fills it passes, never ahead of them.
         if (cursor !== undefined) journal.setCursor(`trades:${market}:${symbol}`, cursor);
         return { fills, toQuery };
@@ -114,18 +121,27 @@ function settle(
   d: SymbolDecision,
   journal: Journal,
   fillTotals: FillTotals,
-  pass: { market: Market; symbol: string; now: number; breathed: boolean; tradesToEnd: boolean },
+  pass: { market: Market; symbol: string; now: number; breathed: boolean; coverage: CoverageLog },
   write: (o: Order, reason: string) => void,
 ): Order[] {
   const toQuery: Order[] = [];
+  const waiting: Order[] = [];
+  const cancelling = d.open.absent.map((o) => d.changes.get(o)).filter((o) => o.status === 'pending_cancel');
+  const shown = cancelsShown(pass.coverage, cancelling, d.open.askedAt);
   for (const o of d.open.absent) {
     const mine = d.changes.get(o);
     if (FINAL_STATUSES.has(mine.status)) continue;
     if (pass.breathed && changedSince(journal.order(o.clientOrderId), mine)) continue;
-    const settled = settleAbsent(mine, fillTotals.of(pass.market, pass.symbol, mine.venueOrderId!), pass.now, pass.tradesToEnd);
+    const settled = settleAbsent(mine, fillTotals.of(pass.market, pass.symbol, mine.venueOrderId!), pass.now, shown.has(mine.clientOrderId));
     if (settled === 'query') toQuery.push(mine);
-    else if (settled !== 'wait') write(settled.order, settled.reason);
+    else if (settled === 'wait') waiting.push(mine);
+    else write(settled.order, settled.reason);
   }
+  // Cancels waiting for their fills to show, up to a batch cancel's worth, are asked about
+  // (QUERIES_PER_PASS a pass) and settle in a pass or three: a stop-loss waits for the sell it
+  // cancelled. More at once (a stop, a mass cancel) wait for the trades, as the venue's 20 order
+  // queries per 2 s could not keep up.
+  if (waiting.length <= CANCELS_ASKED_AT_MOST) toQuery.push(...waiting);
   // Beyond an incomplete page, only orders we asked to cancel are worth a query: the rest
   // may simply be resting past the page's end.
   toQuery.push(...d.open.unseen.map((o) => d.changes.get(o)).filter((o) => o.status === 'pending_cancel'));

@@ -21,6 +21,12 @@ export interface OpenOrdersInput {
    * after the page was taken: its absence from that page proves nothing.
    */
   askedAt: number;
+  /**
+   * Local time (now less drift.graceMs). The venue cancels asynchronously (the notes), so a page
+   * can list an order NEW after its cancel was taken: a cancel taken since this time stays
+   * pending; one taken before it and still listed did not take, and the order is open again.
+   */
+  cancelsSettleBy: number;
   /** Any journal order by venue id (final ones too) in this market and symbol. */
   byVenueId(id: VenueOrderId): Order | undefined;
   /** Any journal order by client order id. */
@@ -29,6 +35,8 @@ export interface OpenOrdersInput {
 }
 
 export interface OpenOrdersResult {
+  /** When the page was asked for (our clock). */
+  askedAt: number;
   /** Orders whose status, executed volume or venue id the venue's list changes. */
   changes: OrderChange[];
   /** On the venue, and no journal order claims it: an order of ours still unresolved, or foreign. */
@@ -62,7 +70,9 @@ export function readOpenOrders(input: OpenOrdersInput): OpenOrdersResult {
     // next pass's page judges it.
     if (known.updatedAt >= input.askedAt) continue;
     const executedVolume = dec.max(known.executedVolume, v.executedQty);
-    const status = v.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : v.status;
+    const listedOpen = v.status === 'open' || v.status === 'partially_filled';
+    const cancelling = known.status === 'pending_cancel' && listedOpen && known.updatedAt >= input.cancelsSettleBy;
+    const status = cancelling ? 'pending_cancel' : v.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : v.status;
     if (known.venueOrderId === v.orderId && known.status === status && dec.eq(known.executedVolume, executedVolume)) continue;
     const reason = known.status === 'unknown' ? 'found open on the venue' : FINAL_STATUSES.has(known.status) ? 'open on the venue after it was given up' : 'venue open orders';
     changes.push({ order: amend(known, { venueOrderId: v.orderId, status, executedVolume, updatedAt: now }), reason });
@@ -76,7 +86,7 @@ export function readOpenOrders(input: OpenOrdersInput): OpenOrdersResult {
     if (o.updatedAt >= input.askedAt) continue;
     (page.complete ? absent : unseen).push(o);
   }
-  return { changes, unclaimed, absent, unseen };
+  return { askedAt: input.askedAt, changes, unclaimed, absent, unseen };
 }
 
 function echoed(v: VenueOrder, input: OpenOrdersInput): Order | undefined {

@@ -75,7 +75,7 @@ export interface SymbolDecision {
 export function decideSymbol(input: SymbolInput): SymbolDecision {
   const { now, page, trades, market } = input;
   const changes = new PassChanges();
-  const open = readOpenOrders({ ours: input.ours, page, askedAt: input.pageAskedAt, byVenueId: input.byVenueId, byClientId: input.byClientId, now });
+  const open = readOpenOrders({ ours: input.ours, page, askedAt: input.pageAskedAt, cancelsSettleBy: input.shownBefore, byVenueId: input.byVenueId, byClientId: input.byClientId, now });
   for (const c of open.changes) changes.set(c);
 
   // Orders whose answer was lost, matched to what nobody claims: exactly where the venue's order

@@ -23,7 +23,7 @@ import { FillTotals } from './fill-totals.js';
 import { DriftJudge, type DriftSettings, type HoldingsRead, type PositionsView } from './drift-judge.js';
 import { OrderLookups } from './lookups.js';
 import { ownOrderId } from './fills.js';
-import { commitPass } from './commit.js';
+import { commitPass, QUERIES_PER_PASS } from './commit.js';
 import { decideSymbol, type SymbolDecision } from './pass.js';
 import { readTrades } from './trade-reads.js';
 import { withoutPruned } from './pruned.js';
@@ -32,8 +32,6 @@ import type { ClockEstimate, MatchingClock } from './matching-clock.js';
 import { reportUnclaimed, type UnclaimedTrade } from './unclaimed.js';
 import { VenueTimes } from './venue-times.js';
 
-/** Order look-ups (20 per 2 s on the venue) per symbol and pass: queries never crowd out the other reads. */
-const QUERIES_PER_PASS = 4;
 /** Venue orders a lost answer could be, asked for their client order id per symbol and pass: a lost batch (10). */
 const IDENTIFY_PER_PASS = 10;
 /** Every this many passes, the latest trades page is read too: a safety net for a fill later than graceMs. */
@@ -257,7 +255,7 @@ export class Reconciler {
     let told = 0;
     const breathe = () => (++told % TOLD_BETWEEN_BREATHS === 0 ? clock.breathe() : undefined);
     const toQuery = await commitPass(
-      { market, symbol, trades, decision, now, cursor: nextCursorValue, tradesToEnd: reads.caughtUpAt !== undefined },
+      { market, symbol, trades, decision, now, cursor: nextCursorValue, coverage },
       { journal: this.deps.journal, applied: (f) => this.deps.positions.has(f), fillTotals: this.fillTotals, breathe: () => clock.breathe() },
       async ({ fills, changed }) => {
         // Each with its order as journaled after this commit, so a fill that completes it comes

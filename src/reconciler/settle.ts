@@ -6,33 +6,53 @@ import type { Order } from '../core/types.js';
 import type { VenueOrder } from '../core/venue.js';
 import type { OrderChange } from './open-orders.js';
 import { quoteSized } from './fills.js';
+import type { CoverageLog } from './unknown.js';
 
 /**
  * An order of ours missing from a complete open-orders read (after this pass's fills):
  * - its fills cover its volume: filled;
- * - its cancel was accepted (pending_cancel): cancelled, with what it executed, once this pass's
- *   trade reads reached the end (`tradesToEnd`); before that its fills may lie beyond them (a
- *   cancel answered "already ended" usually means filled), so it waits for a pass that does;
+ * - its cancel was accepted (pending_cancel): cancelled, with what it executed, once its fills
+ *   have all shown (`fillsShown`, see cancelsShown); until then it waits. A cancel answered
+ *   "already ended" usually means filled, and the venue may show that fill up to drift.graceMs
+ *   late: cancelled before, the strategy would hear nothing executed, and a futures close held
+ *   behind it would go and close the position twice;
  * - otherwise (a venue-side cancel or expiry, or fills still to show): ask the venue.
  */
-export function settleAbsent(order: Order, filled: Decimal, now: number, tradesToEnd: boolean): OrderChange | 'query' | 'wait' {
+export function settleAbsent(order: Order, filled: Decimal, now: number, fillsShown: boolean): OrderChange | 'query' | 'wait' {
   if (quoteSized(order)) return 'query';
   const executedVolume = dec.max(order.executedVolume, filled);
   if (dec.gte(executedVolume, order.volume)) return { order: { ...order, executedVolume, status: 'filled', updatedAt: now }, reason: 'left the book with its volume filled' };
   if (order.status === 'pending_cancel') {
-    return tradesToEnd ? { order: { ...order, executedVolume, status: 'canceled', updatedAt: now }, reason: 'cancel settled (left the book)' } : 'wait';
+    return fillsShown ? { order: { ...order, executedVolume, status: 'canceled', updatedAt: now }, reason: 'cancel settled (left the book)' } : 'wait';
   }
   return 'query';
 }
 
-/** The order as the venue's answer to a query describes it; executed volume never goes backwards. */
+/**
+ * Notes this pass's orders with an accepted cancel gone from its complete open-orders read (sent
+ * at `askedAt`) and returns the ones whose fills have all shown: gone from a read that a trades
+ * read to the end, sent drift.graceMs after it, covers (coverage.settledOpenAt). An order not gone
+ * this pass (listed again, ended, or the read incomplete) is forgotten: its wait starts afresh.
+ */
+export function cancelsShown(coverage: CoverageLog, gone: readonly Order[], askedAt: number): Set<string> {
+  const since = new Map(gone.map((o) => [o.clientOrderId as string, coverage.cancelsGone.get(o.clientOrderId) ?? askedAt]));
+  coverage.cancelsGone = since;
+  return new Set([...since].filter(([, at]) => at <= coverage.settledOpenAt).map(([id]) => id));
+}
+
+/**
+ * The order as the venue's answer to a query describes it; executed volume never goes backwards,
+ * and an accepted cancel is not undone by an answer that still says open (the venue cancels
+ * asynchronously; a cancel that did not take shows as the order listed open, see open-orders.ts).
+ */
 export function mergeVenueOrder(order: Order, venue: VenueOrder, now: number): Order {
   const executedVolume = dec.max(order.executedVolume, venue.executedQty);
+  const stillOpen = venue.status === 'open' || venue.status === 'partially_filled';
   return amend(order, {
     venueOrderId: venue.orderId,
     executedVolume,
     avgPrice: venue.avgPrice && !dec.isZero(venue.avgPrice) ? venue.avgPrice : order.avgPrice,
-    status: venue.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : venue.status,
+    status: stillOpen && order.status === 'pending_cancel' ? 'pending_cancel' : venue.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : venue.status,
     updatedAt: now,
   });
 }

@@ -175,10 +175,12 @@ export interface Coverage {
 /** Coverage as the poller keeps it: with the complete open-orders reads (send times, oldest first) not yet settled. */
 export interface CoverageLog extends Coverage {
   opens: number[];
+  /** Orders of ours with an accepted cancel gone from complete open-orders reads: client order id, the first such read's send time. */
+  cancelsGone: Map<string, number>;
 }
 
 export function newCoverage(): CoverageLog {
-  return { caughtUpAt: Number.NEGATIVE_INFINITY, settledOpenAt: Number.NEGATIVE_INFINITY, opens: [] };
+  return { caughtUpAt: Number.NEGATIVE_INFINITY, settledOpenAt: Number.NEGATIVE_INFINITY, opens: [], cancelsGone: new Map() };
 }
 
 /** Notes a pass's reads: a complete open-orders read sent at `openAt`, a trades read to the end sent at `caughtUpAt`. */

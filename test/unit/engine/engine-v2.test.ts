@@ -98,7 +98,7 @@ describe('plugin API 2 in the engine', () => {
     expect(p.seen.events[0]![0]).toBe('rejected');
     expect(p.seen.events[0]![1]).toMatch(/^max_notional_per_order: /);
     expect(p.seen.events.map((e) => e[0])).toEqual(['rejected', 'filled', 'accepted', 'cancel_pending', 'canceled']);
-    expect(p.seen.events.at(-1)![1]).toBe('cancel settled (left the book)');
+    expect(p.seen.events.at(-1)![1]).toBe('venue order query');
     // onSave's state is in the journal.
     expect(JSON.parse(app.journal.cursor('strategy:probe:state')!)).toMatchObject({ ticks: expect.any(Number) });
     expect((JSON.parse(app.journal.cursor('strategy:probe:state')!) as { ticks: number }).ticks).toBeGreaterThan(40);

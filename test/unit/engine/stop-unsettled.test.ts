@@ -131,14 +131,15 @@ describe("the stop's unsettled line", () => {
       const o = journal.order(intent.clientOrderId)!;
       if (settlesAt !== undefined && clock.now() - start >= settlesAt && o.status === 'pending_cancel') journal.updateOrder(withStatus(o, 'canceled', clock.now()) as Order, 'canceled');
     };
-    // The bound: graceMs + 8 passes of 300 ms = 3400 ms.
+    // The bound: twice graceMs (cancels may wait a grace to settle, then the grace for late
+    // fills) + 8 passes of 300 ms = 4400 ms.
     const outcome = await drive(clock, settleAtStop({ journal, clock, log, pipeline, ours: new Set(['t']), cancel: true, unknownTimeoutMs: 10_000, graceMs: 1000, reconcile }));
     return { outcome, log };
   }
 
   it('is not said when everything settled and only the grace for late fills was left when the bound came', async () => {
-    // Settled 2700 ms in: the grace would end at 3700, the bound at 3400.
-    const { outcome, log } = await stopWith(2700);
+    // Settled 3700 ms in: the grace would end at 4700, the bound at 4400.
+    const { outcome, log } = await stopWith(3700);
     expect(outcome.unsettled).toEqual([]);
     expect(log.withMsg('stopping with orders still unsettled; the next start settles them')).toEqual([]);
     expect(log.withMsg('the stop ends before the grace for late fills did: a fill the venue shows later is journaled at the next start')).toHaveLength(1);

@@ -11,6 +11,7 @@ import type { VenueOrderId } from '../../../src/core/ids.js';
 import { fillKey, type Fill, type Order } from '../../../src/core/types.js';
 import type { VenueOrder, VenueTrade } from '../../../src/core/venue.js';
 import { commitPass, FILLS_PER_COMMIT, type Committed } from '../../../src/reconciler/commit.js';
+import { newCoverage } from '../../../src/reconciler/unknown.js';
 import { FillTotals } from '../../../src/reconciler/fill-totals.js';
 import { decideSymbol } from '../../../src/reconciler/pass.js';
 import { SqliteJournal } from '../../../src/store/sqlite.js';
@@ -105,12 +106,19 @@ function decide(j: SqliteJournal, read: VenueTrade[], page: Order[]) {
   });
 }
 
+/** Coverage past every read: an order gone from the book has shown all its fills. */
+function shownAll() {
+  const c = newCoverage();
+  c.settledOpenAt = Number.POSITIVE_INFINITY;
+  return c;
+}
+
 /** Runs a pass's commits as the poller does, the position book standing for `applied`. */
 async function commit(j: SqliteJournal, read: VenueTrade[], page: Order[], opts: { applied?: Set<string>; breathe?: () => Promise<void>; told?: (part: Committed) => void } = {}) {
   const applied = opts.applied ?? new Set<string>();
   const parts: Committed[] = [];
   const toQuery = await commitPass(
-    { market: 'spot', symbol: 'BTCUSDT', trades: read, decision: decide(j, read, page), now: NOW, cursor: read.at(-1)?.tradeId, tradesToEnd: true },
+    { market: 'spot', symbol: 'BTCUSDT', trades: read, decision: decide(j, read, page), now: NOW, cursor: read.at(-1)?.tradeId, coverage: shownAll() },
     { journal: j, applied: (f) => applied.has(fillKey(f)), fillTotals: new FillTotals(j), breathe: opts.breathe ?? (() => systemClock.breathe()) },
     async (part) => {
       for (const { fill } of part.fills) applied.add(fillKey(fill));

@@ -11,7 +11,7 @@ import { compareIds } from '../../../src/core/ids.js';
 import { nextCursor } from '../../../src/reconciler/cursor.js';
 import { afterFills } from '../../../src/reconciler/fills.js';
 import { readOpenOrders } from '../../../src/reconciler/open-orders.js';
-import { settleAbsent, settlePurged } from '../../../src/reconciler/settle.js';
+import { cancelsShown, mergeVenueOrder, settleAbsent, settlePurged } from '../../../src/reconciler/settle.js';
 import { decideSymbol } from '../../../src/reconciler/pass.js';
 import { couldBe, coverReads, matchUnknown, newCoverage, openCandidate, tradeCandidates, unknownsToGiveUp } from '../../../src/reconciler/unknown.js';
 
@@ -164,7 +164,7 @@ describe('a page of open orders', () => {
           const ours = specs.map((s, i) => order(i, { venueOrderId: vid(i), executedVolume: d(`0.00${s.executed}`) }));
           const items = specs.flatMap((s, i) => (s.listed ? [venueOrder(i, { executedQty: d(`0.00${s.listedExecuted}`) })] : []));
           const byId = new Map(ours.map((o) => [o.venueOrderId as string, o]));
-          const r = readOpenOrders({ ours, page: { items, skipped: [], complete }, askedAt: 5000, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5 });
+          const r = readOpenOrders({ ours, page: { items, skipped: [], complete }, askedAt: 5000, cancelsSettleBy: 0, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5 });
           const listed = new Set(items.map((v) => v.orderId as string));
           expect(r.absent.length + r.unseen.length).toBe(ours.filter((o) => !listed.has(o.venueOrderId!)).length);
           if (!complete) expect(r.absent).toEqual([]);
@@ -178,7 +178,7 @@ describe('a page of open orders', () => {
 
   it('an item that could not be read is not absence: the order it names stays', () => {
     const o = order(1, { venueOrderId: vid(1) });
-    const r = readOpenOrders({ ours: [o], page: { items: [], skipped: [{ path: 'body[0]', problem: 'odd', key: vid(1) }], complete: true }, askedAt: 5000, byVenueId: () => o, byClientId: () => undefined, now: 5 });
+    const r = readOpenOrders({ ours: [o], page: { items: [], skipped: [{ path: 'body[0]', problem: 'odd', key: vid(1) }], complete: true }, askedAt: 5000, cancelsSettleBy: 0, byVenueId: () => o, byClientId: () => undefined, now: 5 });
     expect(r.absent).toEqual([]);
   });
 
@@ -188,7 +188,7 @@ describe('a page of open orders', () => {
     const same = order(2, { venueOrderId: vid(2), updatedAt: 5000 });
     const after = order(3, { venueOrderId: vid(3), updatedAt: 5200 });
     for (const complete of [true, false]) {
-      const r = readOpenOrders({ ours: [before, same, after], page: { items: [], skipped: [], complete }, askedAt: 5000, byVenueId: () => undefined, byClientId: () => undefined, now: 5300 });
+      const r = readOpenOrders({ ours: [before, same, after], page: { items: [], skipped: [], complete }, askedAt: 5000, cancelsSettleBy: 0, byVenueId: () => undefined, byClientId: () => undefined, now: 5300 });
       expect(complete ? r.absent : r.unseen).toEqual([before]);
       expect(complete ? r.unseen : r.absent).toEqual([]);
     }
@@ -202,10 +202,22 @@ describe('a page older than what we know', () => {
     const stale = order(3, { venueOrderId: vid(3), status: 'unknown', updatedAt: 4999 });
     const byId = new Map([cancelling, filled, stale].map((o) => [o.venueOrderId as string, o]));
     const items = [venueOrder(1), venueOrder(2), venueOrder(3)];
-    const r = readOpenOrders({ ours: [cancelling, stale], page: { items, skipped: [], complete: true }, askedAt: 5000, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5600 });
+    const r = readOpenOrders({ ours: [cancelling, stale], page: { items, skipped: [], complete: true }, askedAt: 5000, cancelsSettleBy: 0, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5600 });
     expect(r.changes.map((c) => [c.order.clientOrderId, c.order.status, c.reason])).toEqual([[stale.clientOrderId, 'open', 'found open on the venue']]);
     expect(r.unclaimed).toEqual([]);
     expect(r.absent).toEqual([]);
+  });
+
+  it('an accepted cancel listed open stays pending_cancel while the venue may still be cancelling it (asynchronously); after drift.graceMs the cancel did not take', () => {
+    const recent = order(1, { venueOrderId: vid(1), status: 'pending_cancel', updatedAt: 4000 });
+    const old = order(2, { venueOrderId: vid(2), status: 'pending_cancel', updatedAt: 1000 });
+    const byId = new Map([recent, old].map((o) => [o.venueOrderId as string, o]));
+    const items = [venueOrder(1, { executedQty: d('0.0004') }), venueOrder(2)];
+    const r = readOpenOrders({ ours: [recent, old], page: { items, skipped: [], complete: true }, askedAt: 5000, cancelsSettleBy: 2000, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 6000 });
+    expect(r.changes.map((c) => [c.order.clientOrderId, c.order.status, c.order.executedVolume])).toEqual([
+      [recent.clientOrderId, 'pending_cancel', '0.0004'],
+      [old.clientOrderId, 'open', '0'],
+    ]);
   });
 });
 
@@ -228,13 +240,38 @@ describe('how an order ends', () => {
     );
   });
 
-  it('off a complete page: filled by its fills, cancelled when its cancel was taken and the trades were read to the end, otherwise asked', () => {
+  it('off a complete page: filled by its fills; cancelled when its cancel was taken and its fills have all shown, else it waits; otherwise asked', () => {
     expect(settleAbsent(order(1, { volume: d('0.002') }), d('0.002'), 9, false)).toMatchObject({ order: { status: 'filled', executedVolume: '0.002' } });
     expect(settleAbsent(order(1, { status: 'pending_cancel' }), d('0.001'), 9, true)).toMatchObject({ order: { status: 'canceled', executedVolume: '0.001' } });
-    // Trade reads stopped at their page budget: its fills may lie beyond them.
     expect(settleAbsent(order(1, { status: 'pending_cancel' }), d('0.001'), 9, false)).toBe('wait');
     expect(settleAbsent(order(1), d('0.001'), 9, true)).toBe('query');
     expect(settleAbsent(order(1, { type: 'MARKET', price: undefined }), d('0'), 9, true)).toBe('query');
+  });
+
+  it('an order whose cancel was taken has shown its fills once a trades read drift.graceMs after the first read it was gone from reached the end; listed again, its wait starts afresh', () => {
+    const c = newCoverage();
+    const a = order(1, { status: 'pending_cancel' });
+    const b = order(2, { status: 'pending_cancel' });
+    coverReads(c, { openAt: 1000, caughtUpAt: 1050 }, 500);
+    expect([...cancelsShown(c, [a], 1000)]).toEqual([]);
+    coverReads(c, { openAt: 1400, caughtUpAt: 1450 }, 500);
+    expect([...cancelsShown(c, [a, b], 1400)]).toEqual([]);
+    // Trades read to the end at 1550 cover the read sent at 1000 (a gone since), not the one at 1400 (b).
+    coverReads(c, { openAt: 1500, caughtUpAt: 1550 }, 500);
+    expect([...cancelsShown(c, [a, b], 1500)]).toEqual([a.clientOrderId]);
+    // a listed again (its cancel did not take), then gone again at 2000: it waits from 2000.
+    coverReads(c, { openAt: 2000, caughtUpAt: 2050 }, 500);
+    expect([...cancelsShown(c, [b], 1900)]).toEqual([b.clientOrderId]);
+    expect([...cancelsShown(c, [a, b], 2000)]).toEqual([b.clientOrderId]);
+    coverReads(c, { openAt: 2600, caughtUpAt: 2650 }, 500);
+    expect([...cancelsShown(c, [a], 2600)]).toEqual([a.clientOrderId]);
+  });
+
+  it("a query that still says open does not undo an accepted cancel; its executed volume is taken", () => {
+    const cancelling = order(1, { venueOrderId: vid(1), status: 'pending_cancel' });
+    expect(mergeVenueOrder(cancelling, venueOrder(1, { executedQty: d('0.0005'), status: 'partially_filled' }), 9)).toMatchObject({ status: 'pending_cancel', executedVolume: '0.0005' });
+    expect(mergeVenueOrder(cancelling, venueOrder(1, { executedQty: d('0.0005'), status: 'canceled' }), 9)).toMatchObject({ status: 'canceled', executedVolume: '0.0005' });
+    expect(mergeVenueOrder(order(2, { venueOrderId: vid(2) }), venueOrder(2, { executedQty: d('0.0005') }), 9)).toMatchObject({ status: 'partially_filled' });
   });
 
   it('-2013 ends an order: filled if its fills cover it, else cancelled; never asked again', () => {
