@@ -81,8 +81,9 @@ export function couldBe(order: Order, c: Candidate, slack: Slack): boolean {
   if (c.time !== undefined && c.time < order.createdAt - slack.earlyMs) return false;
   // Its request was signed before the order became unknown (the error came back, or the
   // process that could send it died), and a venue refuses a request that arrives later than
-  // its recvWindow: an order the venue took well after that is not this one.
-  if (c.placedAt !== undefined && c.placedAt > order.updatedAt + slack.lateMs) return false;
+  // its recvWindow: an order the venue took well after that is not this one. A pending order's
+  // request may not be signed yet (it can wait in the queue): no such bound.
+  if (order.status === 'unknown' && c.placedAt !== undefined && c.placedAt > order.updatedAt + slack.lateMs) return false;
   if (quoteSized(order)) {
     // A market buy's volume is the quote amount to spend; what it bought can only cost less.
     return dec.lte(c.volume ?? c.quote, order.volume);

@@ -134,6 +134,10 @@ describe('lost answers matched to the venue', () => {
     const [maker] = tradeCandidates([trade(2, { price: d('100'), isMaker: true, time: 900_000 })]);
     expect(couldBe(u, taker!, slack)).toBe(false);
     expect(couldBe(u, maker!, slack)).toBe(true);
+    // An order still awaiting its answer may have waited in the queue (engine.maxQueueMs) before
+    // its request was signed: no venue time after its intake rules it out.
+    const pending = order(2, { status: 'pending', createdAt: 100_000, updatedAt: 100_000 });
+    expect(couldBe(pending, openCandidate(venueOrder(1, { time: 100_000 + 60_000 })), slack)).toBe(true);
   });
 
   it('is given up only once a complete open-orders read after the timeout has had a trades read to the end graceMs later', () => {
