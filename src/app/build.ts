@@ -124,7 +124,7 @@ export function buildApp(inputs: AppInputs): App {
   });
 
   const riskGate = new RiskGate({ ...config.risk, killSwitch: { mode: config.risk.killSwitch.mode } });
-  const holds = new BalanceHolds();
+  const holds = new BalanceHolds(() => config.venue.recvWindowMs + client.venueClocks.spot.errorMs());
   const markets = marketReaders(client.executor);
   const readers = accountReaders(client.executor);
   // Positions derive from fills only: the engine rebuilds them from the journal once the

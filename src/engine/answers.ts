@@ -23,6 +23,7 @@ export function journalPlaced(parts: { journal: Journal; holds: BalanceHolds; st
   const { journal, holds, stats } = parts;
   // Refused orders lock nothing; the others are in the balances of the next account read.
   if (outcome.kind === 'rejected' || outcome.kind === 'not_sent') holds.release(intent.clientOrderId);
+  else if (outcome.kind === 'unknown') holds.lost(intent.clientOrderId, now);
   else holds.answered(intent.clientOrderId, now);
   const order = journal.order(intent.clientOrderId) ?? pendingOrder(intent, now);
   let next: Order;

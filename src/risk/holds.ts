@@ -8,15 +8,26 @@ import type { BalanceHold } from './types.js';
 export class BalanceHolds {
   private readonly holds = new Map<string, { asset: string; amount: Decimal; answeredAt?: number }>();
 
+  /** @param bookableMs how long after a lost answer the venue may still book its request (recvWindow plus the clocks' error). */
+  constructor(private readonly bookableMs: () => number = () => 0) {}
+
   /** What accepted places hold (risk's verdict says). */
   add(holds: readonly BalanceHold[]): void {
     for (const h of holds) this.holds.set(h.clientOrderId, { asset: h.asset, amount: h.amount });
   }
 
-  /** The venue answered (placed, or outcome unknown): an account read sent after `at` shows it either way. */
+  /** The venue answered (placed): an account read sent after `at` shows it. */
   answered(clientOrderId: string, at: number): void {
     const h = this.holds.get(clientOrderId);
     if (h) h.answeredAt = at;
+  }
+
+  /**
+   * The answer was lost at `at` (outcome unknown): the venue may still book the request until
+   * recvWindow after it was signed, so only a read sent after that shows it either way.
+   */
+  lost(clientOrderId: string, at: number): void {
+    this.answered(clientOrderId, at + this.bookableMs());
   }
 
   /** Refused, or never sent: it holds nothing. */

@@ -52,6 +52,18 @@ describe('journalPlaced', () => {
     expect(o.executedVolume).toBe(known === 'filled' || known === 'partially_filled' ? '0.001' : '0');
   });
 
+  it('a lost answer keeps its balance hold until the venue can no longer book the request; an answer, until the next read', () => {
+    const holds = new BalanceHolds(() => 5200);
+    const balances = [{ asset: 'USDT', free: d('1000'), locked: d('0') }];
+    for (const r of [lost, accepted('open')]) {
+      const { parts } = journalWith({});
+      holds.add([{ clientOrderId: intent.clientOrderId, asset: 'USDT', amount: d('0.2') }]);
+      journalPlaced({ ...parts, holds }, r, 2000);
+      expect(holds.free(balances, 2001).get('USDT')).toBe(r === lost ? '999.8' : '1000');
+      holds.release(intent.clientOrderId);
+    }
+  });
+
   it('an answer lost after the reconciler found the order open leaves it open (it is on the venue)', () => {
     const { journal, parts } = journalWith({ status: 'open', venueOrderId: VID });
     journalPlaced(parts, lost, 2000);

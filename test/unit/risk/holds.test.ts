@@ -44,6 +44,16 @@ describe('BalanceHolds', () => {
     expect(freeOf(holds, 50).USDT).toBe('1000');
   });
 
+  it('a hold whose answer was lost counts until a read sent after the venue could last book its request (recvWindow plus the clocks\' error)', () => {
+    const holds = new BalanceHolds(() => 5200);
+    holds.add([{ clientOrderId: 'a', asset: 'USDT', amount: d('200') }]);
+    holds.lost('a', 100);
+    // A read sent after the answer was lost, while the venue may still book it: it may not show the order yet.
+    expect(freeOf(holds, 101).USDT).toBe('800');
+    expect(freeOf(holds, 5300).USDT).toBe('800');
+    expect(freeOf(holds, 5301).USDT).toBe('1000');
+  });
+
   it('release drops a hold at once (refused, or never sent); unknown ids are ignored', () => {
     const holds = new BalanceHolds();
     holds.add([
