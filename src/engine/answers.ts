@@ -49,8 +49,9 @@ export function journalPlaced(parts: { journal: Journal; holds: BalanceHolds; st
     case 'rejected':
     case 'not_sent':
       stats.rejected++;
-      next = withStatus(order, 'rejected', now);
-      journal.updateOrder(next, outcome.error.message);
+      // A pass found it on the venue before this answer came: the venue has it, whatever it said.
+      next = order.venueOrderId ? order : withStatus(order, 'rejected', now);
+      journal.updateOrder(next, order.venueOrderId ? `answered refused (${outcome.error.message}), but the venue lists it: kept` : outcome.error.message);
       if (outcome.error instanceof BannedError) journal.setBanUntil(outcome.error.untilMs);
       break;
   }

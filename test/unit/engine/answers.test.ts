@@ -64,6 +64,16 @@ describe('journalPlaced', () => {
     }
   });
 
+  it('a refusal for an order the reconciler already found on the venue leaves it as found (an incoherent venue; said in its history)', () => {
+    const { journal, parts } = journalWith({ status: 'partially_filled', venueOrderId: VID, executedVolume: d('0.001') });
+    journalPlaced(parts, { intent, outcome: { kind: 'rejected', error: new TemporaryError({ endpoint: 'spot.order' }, 'venue code -2017: balance not enough', false) } }, 2000);
+    expect(journal.order(intent.clientOrderId)).toMatchObject({ status: 'partially_filled', venueOrderId: VID, executedVolume: '0.001' });
+    expect(journal.history(intent.clientOrderId).at(-1)?.reason).toMatch(/^answered refused \(spot\.order: venue code -2017: balance not enough\), but the venue lists it: kept$/);
+    const fresh = journalWith({});
+    journalPlaced(fresh.parts, { intent, outcome: { kind: 'rejected', error: new TemporaryError({ endpoint: 'spot.order' }, 'venue code -2017: balance not enough', false) } }, 2000);
+    expect(fresh.journal.order(intent.clientOrderId)?.status).toBe('rejected');
+  });
+
   it('an answer lost after the reconciler found the order open leaves it open (it is on the venue)', () => {
     const { journal, parts } = journalWith({ status: 'open', venueOrderId: VID });
     journalPlaced(parts, lost, 2000);
