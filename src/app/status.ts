@@ -1,10 +1,11 @@
 // What `sluice status` shows: the journal and the venue side by side. Read-only: it changes nothing in the
 // journal (no adoption, no baselines, no order updates), so it is safe while the daemon runs.
-import { dec } from '../core/decimal.js';
+import { dec, type Decimal } from '../core/decimal.js';
 import { shownAveragePrice, shownFees, shownMoney, shownQuantity } from '../core/display.js';
 import { PRUNED_KEY } from '../core/ids.js';
 import type { Journal } from '../core/ports.js';
-import type { Market, Order, OrderStatus } from '../core/types.js';
+import type { SymbolInfo } from '../core/market.js';
+import type { Market, Order, OrderStatus, Position } from '../core/types.js';
 import type { PrunedNote } from '../store/prune.js';
 import { describeDrift } from '../reconciler/drift.js';
 import type { HoldingsRead } from '../reconciler/drift-judge.js';
@@ -74,7 +75,7 @@ export async function statusReport(app: App, first?: StatusReport, known: Status
   for (const { market, symbol } of symbols) {
     const p = positions.position(market, symbol);
     const info = instruments.get(`${market}:${symbol}`);
-    lines.push(`  ${market} ${symbol}: ${shownQuantity(p.quantity, info)} at ${shownAveragePrice(p.avgEntryPrice, info)}, realised ${shownMoney(p.realizedPnl)}, fees ${shownFees(p.fees, positions.entry(market, symbol).otherFees, info?.quoteAsset)}`);
+    lines.push(`  ${market} ${symbol}: ${positionLine(p, positions.entry(market, symbol).otherFees, info)}`);
   }
   lines.push(...strategyLines(app, known));
   lines.push('venue vs journal');
@@ -161,11 +162,19 @@ function strategyLines({ engine, journal }: App, known: StatusStrategies): strin
     for (const symbol of s.symbols) {
       const p = engine.view.ownPosition(s.id, s.market, symbol);
       const info = instruments.get(`${s.market}:${symbol}`);
-      lines.push(`    ${symbol}: ${shownQuantity(p.quantity, info)} at ${shownAveragePrice(p.avgEntryPrice, info)}, realised ${shownMoney(p.realizedPnl)}, fees ${shownFees(p.fees, p.otherFees, info?.quoteAsset)}`);
+      lines.push(`    ${symbol}: ${positionLine(p, p.otherFees, info)}`);
     }
   }
   if (lines.length === 1) lines.push('  (none)');
   return lines;
+}
+
+/**
+ * A position as status shows it, the account's and a strategy's own alike: quantity, average
+ * entry, realised PnL and fees (with those paid in other assets), rounded (core/display.ts).
+ */
+function positionLine(p: Position, otherFees: Readonly<Record<string, Decimal>>, info: SymbolInfo | undefined): string {
+  return `${shownQuantity(p.quantity, info)} at ${shownAveragePrice(p.avgEntryPrice, info)}, realised ${shownMoney(p.realizedPnl)}, fees ${shownFees(p.fees, otherFees, info?.quoteAsset)}`;
 }
 
 /** Where the positions shown come from: the checkpoint restored and the fills after it, or every fill. */
