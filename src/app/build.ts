@@ -16,6 +16,7 @@ import { endpointLimits } from '../exchange/endpoints.js';
 import { accountReaders, DryRunGateway, marketReaders, OrderGateway, type CallRecord, type Credentials } from '../executor/index.js';
 import { BottleneckPacer, VirtualPacer } from '../limiter/index.js';
 import { PositionBook } from '../positions/index.js';
+import { bookableForMs } from '../reconciler/lookups.js';
 import { Reconciler } from '../reconciler/poller.js';
 import { MatchingClock } from '../reconciler/matching-clock.js';
 import { BalanceHolds, RiskGate } from '../risk/index.js';
@@ -124,7 +125,7 @@ export function buildApp(inputs: AppInputs): App {
   });
 
   const riskGate = new RiskGate({ ...config.risk, killSwitch: { mode: config.risk.killSwitch.mode } });
-  const holds = new BalanceHolds(() => config.venue.recvWindowMs + client.venueClocks.spot.errorMs());
+  const holds = new BalanceHolds(() => bookableForMs(config.venue.recvWindowMs, client.venueClocks.spot.errorMs()));
   const markets = marketReaders(client.executor);
   const readers = accountReaders(client.executor);
   // Positions derive from fills only: the engine rebuilds them from the journal once the

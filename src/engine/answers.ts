@@ -21,11 +21,14 @@ const further = (known: OrderStatus, said: OrderStatus): OrderStatus => (FINAL_S
 /** The order as the venue's answer to its place leaves it, journaled. */
 export function journalPlaced(parts: { journal: Journal; holds: BalanceHolds; stats: PipelineStats }, { intent, outcome }: PlaceResult, now: number): Order {
   const { journal, holds, stats } = parts;
+  const order = journal.order(intent.clientOrderId) ?? pendingOrder(intent, now);
+  // A pass found it on the venue before this answer came: the venue has it, whatever it says.
+  const found = order.venueOrderId !== undefined;
+  const refused = (outcome.kind === 'rejected' || outcome.kind === 'not_sent') && !found;
   // Refused orders lock nothing; the others are in the balances of the next account read.
-  if (outcome.kind === 'rejected' || outcome.kind === 'not_sent') holds.release(intent.clientOrderId);
+  if (refused) holds.release(intent.clientOrderId);
   else if (outcome.kind === 'unknown') holds.lost(intent.clientOrderId, now);
   else holds.answered(intent.clientOrderId, now);
-  const order = journal.order(intent.clientOrderId) ?? pendingOrder(intent, now);
   let next: Order;
   switch (outcome.kind) {
     case 'accepted': {
@@ -48,10 +51,14 @@ export function journalPlaced(parts: { journal: Journal; holds: BalanceHolds; st
       break;
     case 'rejected':
     case 'not_sent':
+      if (!refused) {
+        next = order;
+        journal.updateOrder(next, `answered refused (${outcome.error.message}), but the venue lists it: kept`);
+        break;
+      }
       stats.rejected++;
-      // A pass found it on the venue before this answer came: the venue has it, whatever it said.
-      next = order.venueOrderId ? order : withStatus(order, 'rejected', now);
-      journal.updateOrder(next, order.venueOrderId ? `answered refused (${outcome.error.message}), but the venue lists it: kept` : outcome.error.message);
+      next = withStatus(order, 'rejected', now);
+      journal.updateOrder(next, outcome.error.message);
       if (outcome.error instanceof BannedError) journal.setBanUntil(outcome.error.untilMs);
       break;
   }

@@ -75,9 +75,10 @@ export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
   const unsettled = () => ourOpen().filter((o) => !resting(o));
   // What the operator must see to: a cancel the venue took only waits for the venue to settle it.
   const mayRest = () => unsettled().filter((o) => o.status !== 'pending_cancel');
-  const startedAt = clock.now();
   const deadline = () => startedAt + (ourOpen().some((o) => o.status === 'unknown' || o.status === 'pending') ? s.unknownTimeoutMs : 0) + 2 * graceMs + FINAL_PASSES * FINAL_PASS_GAP_MS;
   if (cancel) await cancelOurs();
+  // The bound counts from when the cancels were sent: at the venue's pace, hundreds take a while.
+  const startedAt = clock.now();
   let settledAt: number | undefined;
   for (let pass = 0; ; pass++) {
     if (pass > 0) await clock.sleep(FINAL_PASS_GAP_MS);

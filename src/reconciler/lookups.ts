@@ -12,7 +12,7 @@ import type { AccountReader, Journal } from '../core/ports.js';
 import type { ClientIdCarrier, Market, Order } from '../core/types.js';
 import type { ClockEstimate } from './matching-clock.js';
 import type { OrderChange } from './open-orders.js';
-import { mergeVenueOrder, settlePurged } from './settle.js';
+import { cancelInProgress, mergeVenueOrder, settlePurged } from './settle.js';
 
 /** Parameter errors: the venue does not take a lookup by client order id. */
 const PARAMETER_CODES: ReadonlySet<number> = new Set([-1020, -1100, -1101, -1102, -1103, -1104, -1105, -1106, -2100]);
@@ -38,10 +38,17 @@ export interface LookupDeps {
   recvWindowMs: number;
   /** The venue clock's offset to ours and how far off that may be (ms). */
   venueClock(): ClockEstimate;
+  /** reconcile.drift.graceMs: how long a cancel the venue took may still be under way. */
+  graceMs: number;
 }
 
 /** Beyond recvWindow and the clock's error: the venue's own time from taking a request to showing its order. */
 const BOOKING_MARGIN_MS = 1000;
+
+/** How long after a lost answer the venue may still book (and then show) its request. */
+export function bookableForMs(recvWindowMs: number, clockErrorMs: number): number {
+  return recvWindowMs + clockErrorMs + BOOKING_MARGIN_MS;
+}
 
 /** The ways a client order id travels that a venue may keep or drop each on its own. */
 type Way = Exclude<ClientIdCarrier, 'none'>;
@@ -66,7 +73,7 @@ export class OrderLookups {
     let change: OrderChange;
     try {
       const venue = await readers[order.market].order(order.symbol, order.venueOrderId!);
-      change = { order: mergeVenueOrder(order, venue, clock.now()), reason: 'venue order query' };
+      change = { order: mergeVenueOrder(order, venue, clock.now(), cancelInProgress(journal, order, clock.now(), this.deps.graceMs)), reason: 'venue order query' };
     } catch (err) {
       if (!(err instanceof UnknownOrderError)) {
         log.warn({ err: errorText(err), clientOrderId: order.clientOrderId, venueOrderId: order.venueOrderId }, 'order query failed; will retry');
@@ -96,7 +103,7 @@ export class OrderLookups {
     // "No such order" proves nothing while the lost request may still be booked: the venue takes
     // a request up to recvWindow after its timestamp, and it was signed before its answer was lost
     // (updatedAt). Such orders are asked about on a later pass.
-    const bookableUntil = (o: Order) => o.updatedAt + this.deps.recvWindowMs + this.deps.venueClock().errorMs + BOOKING_MARGIN_MS;
+    const bookableUntil = (o: Order) => o.updatedAt + bookableForMs(this.deps.recvWindowMs, this.deps.venueClock().errorMs);
     for (const order of unknowns.filter((o) => clock.now() >= bookableUntil(o)).slice(0, most)) {
       const ways = this.waysOf(market, order.clientOrderId);
       if (ways.length === 0) continue; // sent without its client order id: the venue cannot know it

@@ -21,12 +21,8 @@ export interface OpenOrdersInput {
    * after the page was taken: its absence from that page proves nothing.
    */
   askedAt: number;
-  /**
-   * Local time (now less drift.graceMs). The venue cancels asynchronously (the notes), so a page
-   * can list an order NEW after its cancel was taken: a cancel taken since this time stays
-   * pending; one taken before it and still listed did not take, and the order is open again.
-   */
-  cancelsSettleBy: number;
+  /** Whether a cancel the venue took for this order may still be under way when the page was asked for (settle.ts cancelInProgress). */
+  cancelling(order: Order): boolean;
   /** Any journal order by venue id (final ones too) in this market and symbol. */
   byVenueId(id: VenueOrderId): Order | undefined;
   /** Any journal order by client order id. */
@@ -71,7 +67,7 @@ export function readOpenOrders(input: OpenOrdersInput): OpenOrdersResult {
     if (known.updatedAt >= input.askedAt) continue;
     const executedVolume = dec.max(known.executedVolume, v.executedQty);
     const listedOpen = v.status === 'open' || v.status === 'partially_filled';
-    const cancelling = known.status === 'pending_cancel' && listedOpen && known.updatedAt >= input.cancelsSettleBy;
+    const cancelling = listedOpen && input.cancelling(known);
     const status = cancelling ? 'pending_cancel' : v.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : v.status;
     if (known.venueOrderId === v.orderId && known.status === status && dec.eq(known.executedVolume, executedVolume)) continue;
     const reason = known.status === 'unknown' ? 'found open on the venue' : FINAL_STATUSES.has(known.status) ? 'open on the venue after it was given up' : 'venue open orders';

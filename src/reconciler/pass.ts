@@ -46,6 +46,8 @@ export interface SymbolInput {
   namesPerPass: number;
   /** Local time before which every trade is shown (now less drift.graceMs): a later one may still have siblings to come. */
   shownBefore: number;
+  /** Whether a cancel the venue took for an order may still be under way when the page was asked for (settle.ts cancelInProgress). */
+  cancelling(order: Order): boolean;
 }
 
 export interface SymbolDecision {
@@ -75,7 +77,7 @@ export interface SymbolDecision {
 export function decideSymbol(input: SymbolInput): SymbolDecision {
   const { now, page, trades, market } = input;
   const changes = new PassChanges();
-  const open = readOpenOrders({ ours: input.ours, page, askedAt: input.pageAskedAt, cancelsSettleBy: input.shownBefore, byVenueId: input.byVenueId, byClientId: input.byClientId, now });
+  const open = readOpenOrders({ ours: input.ours, page, askedAt: input.pageAskedAt, cancelling: input.cancelling, byVenueId: input.byVenueId, byClientId: input.byClientId, now });
   for (const c of open.changes) changes.set(c);
 
   // Orders whose answer was lost, matched to what nobody claims: exactly where the venue's order

@@ -27,6 +27,7 @@ import { commitPass, QUERIES_PER_PASS } from './commit.js';
 import { decideSymbol, type SymbolDecision } from './pass.js';
 import { readTrades } from './trade-reads.js';
 import { withoutPruned } from './pruned.js';
+import { cancelInProgress } from './settle.js';
 import { couldBe, coverReads, newCoverage, tradeCandidates, type Coverage, type CoverageLog } from './unknown.js';
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
 import { reportUnclaimed, type UnclaimedTrade } from './unclaimed.js';
@@ -144,7 +145,7 @@ export class Reconciler {
       log: deps.log,
       onDrift: deps.onDrift,
     });
-    this.lookups = new OrderLookups(amend(deps, { filled: (market: Market, symbol: string, id: VenueOrderId) => this.fillTotals.of(market, symbol, id) }));
+    this.lookups = new OrderLookups(amend(deps, { graceMs: deps.settings.drift.graceMs, filled: (market: Market, symbol: string, id: VenueOrderId) => this.fillTotals.of(market, symbol, id) }));
   }
 
   /** The fill volume journaled for a venue order. */
@@ -318,6 +319,7 @@ export class Reconciler {
       waitForNames: this.lookups.namesIds(market) !== 'no',
       namesPerPass: IDENTIFY_PER_PASS,
       shownBefore: now - this.deps.settings.drift.graceMs,
+      cancelling: (o) => cancelInProgress(this.deps.journal, o, pageAskedAt, this.deps.settings.drift.graceMs),
     });
     this.lookups.keepNames(market, symbol, d.unclaimedIds, d.awaitingIds);
     for (const o of d.found) this.lookups.found(market, o.clientOrderId);

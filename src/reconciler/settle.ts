@@ -2,6 +2,7 @@
 // and from one order query where there is not, as pure functions.
 import { amend } from '../core/amend.js';
 import { dec, type Decimal } from '../core/decimal.js';
+import type { Journal } from '../core/ports.js';
 import type { Order } from '../core/types.js';
 import type { VenueOrder } from '../core/venue.js';
 import type { OrderChange } from './open-orders.js';
@@ -41,18 +42,32 @@ export function cancelsShown(coverage: CoverageLog, gone: readonly Order[], aske
 }
 
 /**
- * The order as the venue's answer to a query describes it; executed volume never goes backwards,
- * and an accepted cancel is not undone by an answer that still says open (the venue cancels
- * asynchronously; a cancel that did not take shows as the order listed open, see open-orders.ts).
+ * Whether a cancel the venue took for `order` may still be under way at `at`: taken (the start
+ * of its latest run of pending_cancel in the journal, which its fills do not move) less than
+ * drift.graceMs before. The venue cancels asynchronously (the notes), so until then a page or a
+ * query may still say open; after it, an order still open is one whose cancel did not take.
  */
-export function mergeVenueOrder(order: Order, venue: VenueOrder, now: number): Order {
+export function cancelInProgress(journal: Pick<Journal, 'history'>, order: Order, at: number, graceMs: number): boolean {
+  if (order.status !== 'pending_cancel') return false;
+  const events = journal.history(order.clientOrderId);
+  let takenAt = order.updatedAt;
+  for (let i = events.length - 1; i >= 0 && events[i]!.status === 'pending_cancel'; i--) takenAt = events[i]!.at;
+  return takenAt >= at - graceMs;
+}
+
+/**
+ * The order as the venue's answer to a query describes it; executed volume never goes backwards,
+ * and a cancel still under way (`cancelling`, see cancelInProgress) is not undone by an answer
+ * that still says open.
+ */
+export function mergeVenueOrder(order: Order, venue: VenueOrder, now: number, cancelling = false): Order {
   const executedVolume = dec.max(order.executedVolume, venue.executedQty);
   const stillOpen = venue.status === 'open' || venue.status === 'partially_filled';
   return amend(order, {
     venueOrderId: venue.orderId,
     executedVolume,
     avgPrice: venue.avgPrice && !dec.isZero(venue.avgPrice) ? venue.avgPrice : order.avgPrice,
-    status: stillOpen && order.status === 'pending_cancel' ? 'pending_cancel' : venue.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : venue.status,
+    status: stillOpen && cancelling ? 'pending_cancel' : venue.status === 'open' && dec.isPositive(executedVolume) ? 'partially_filled' : venue.status,
     updatedAt: now,
   });
 }

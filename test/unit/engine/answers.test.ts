@@ -66,8 +66,12 @@ describe('journalPlaced', () => {
 
   it('a refusal for an order the reconciler already found on the venue leaves it as found (an incoherent venue; said in its history)', () => {
     const { journal, parts } = journalWith({ status: 'partially_filled', venueOrderId: VID, executedVolume: d('0.001') });
+    parts.holds.add([{ clientOrderId: intent.clientOrderId, asset: 'USDT', amount: d('0.2') }]);
     journalPlaced(parts, { intent, outcome: { kind: 'rejected', error: new TemporaryError({ endpoint: 'spot.order' }, 'venue code -2017: balance not enough', false) } }, 2000);
     expect(journal.order(intent.clientOrderId)).toMatchObject({ status: 'partially_filled', venueOrderId: VID, executedVolume: '0.001' });
+    // Its hold lasts as an answered order's does (a read sent before the answer may not show it), and it is no refusal.
+    expect(parts.holds.free([{ asset: 'USDT', free: d('1000'), locked: d('0') }], 1999).get('USDT')).toBe('999.8');
+    expect(parts.stats.rejected).toBe(0);
     expect(journal.history(intent.clientOrderId).at(-1)?.reason).toMatch(/^answered refused \(spot\.order: venue code -2017: balance not enough\), but the venue lists it: kept$/);
     const fresh = journalWith({});
     journalPlaced(fresh.parts, { intent, outcome: { kind: 'rejected', error: new TemporaryError({ endpoint: 'spot.order' }, 'venue code -2017: balance not enough', false) } }, 2000);

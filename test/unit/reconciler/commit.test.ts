@@ -103,6 +103,7 @@ function decide(j: SqliteJournal, read: VenueTrade[], page: Order[]) {
     waitForNames: false,
     namesPerPass: 10,
     shownBefore: NOW - 1000,
+    cancelling: () => false,
   });
 }
 

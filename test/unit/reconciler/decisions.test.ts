@@ -5,13 +5,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { d, dec, type Decimal } from '../../../src/core/decimal.js';
 import type { ClientOrderId, VenueOrderId } from '../../../src/core/ids.js';
-import type { Order, Side } from '../../../src/core/types.js';
+import type { Order, PlaceIntent, Side } from '../../../src/core/types.js';
+import { MemoryJournal } from '../../../src/store/memory.js';
 import type { VenueOrder, VenueTrade } from '../../../src/core/venue.js';
 import { compareIds } from '../../../src/core/ids.js';
 import { nextCursor } from '../../../src/reconciler/cursor.js';
 import { afterFills } from '../../../src/reconciler/fills.js';
 import { readOpenOrders } from '../../../src/reconciler/open-orders.js';
-import { cancelsShown, mergeVenueOrder, settleAbsent, settlePurged } from '../../../src/reconciler/settle.js';
+import { cancelInProgress, cancelsShown, mergeVenueOrder, settleAbsent, settlePurged } from '../../../src/reconciler/settle.js';
 import { decideSymbol } from '../../../src/reconciler/pass.js';
 import { couldBe, coverReads, matchUnknown, newCoverage, openCandidate, tradeCandidates, unknownsToGiveUp } from '../../../src/reconciler/unknown.js';
 
@@ -168,7 +169,7 @@ describe('a page of open orders', () => {
           const ours = specs.map((s, i) => order(i, { venueOrderId: vid(i), executedVolume: d(`0.00${s.executed}`) }));
           const items = specs.flatMap((s, i) => (s.listed ? [venueOrder(i, { executedQty: d(`0.00${s.listedExecuted}`) })] : []));
           const byId = new Map(ours.map((o) => [o.venueOrderId as string, o]));
-          const r = readOpenOrders({ ours, page: { items, skipped: [], complete }, askedAt: 5000, cancelsSettleBy: 0, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5 });
+          const r = readOpenOrders({ ours, page: { items, skipped: [], complete }, askedAt: 5000, cancelling: () => false, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5 });
           const listed = new Set(items.map((v) => v.orderId as string));
           expect(r.absent.length + r.unseen.length).toBe(ours.filter((o) => !listed.has(o.venueOrderId!)).length);
           if (!complete) expect(r.absent).toEqual([]);
@@ -182,7 +183,7 @@ describe('a page of open orders', () => {
 
   it('an item that could not be read is not absence: the order it names stays', () => {
     const o = order(1, { venueOrderId: vid(1) });
-    const r = readOpenOrders({ ours: [o], page: { items: [], skipped: [{ path: 'body[0]', problem: 'odd', key: vid(1) }], complete: true }, askedAt: 5000, cancelsSettleBy: 0, byVenueId: () => o, byClientId: () => undefined, now: 5 });
+    const r = readOpenOrders({ ours: [o], page: { items: [], skipped: [{ path: 'body[0]', problem: 'odd', key: vid(1) }], complete: true }, askedAt: 5000, cancelling: () => false, byVenueId: () => o, byClientId: () => undefined, now: 5 });
     expect(r.absent).toEqual([]);
   });
 
@@ -192,7 +193,7 @@ describe('a page of open orders', () => {
     const same = order(2, { venueOrderId: vid(2), updatedAt: 5000 });
     const after = order(3, { venueOrderId: vid(3), updatedAt: 5200 });
     for (const complete of [true, false]) {
-      const r = readOpenOrders({ ours: [before, same, after], page: { items: [], skipped: [], complete }, askedAt: 5000, cancelsSettleBy: 0, byVenueId: () => undefined, byClientId: () => undefined, now: 5300 });
+      const r = readOpenOrders({ ours: [before, same, after], page: { items: [], skipped: [], complete }, askedAt: 5000, cancelling: () => false, byVenueId: () => undefined, byClientId: () => undefined, now: 5300 });
       expect(complete ? r.absent : r.unseen).toEqual([before]);
       expect(complete ? r.unseen : r.absent).toEqual([]);
     }
@@ -206,7 +207,7 @@ describe('a page older than what we know', () => {
     const stale = order(3, { venueOrderId: vid(3), status: 'unknown', updatedAt: 4999 });
     const byId = new Map([cancelling, filled, stale].map((o) => [o.venueOrderId as string, o]));
     const items = [venueOrder(1), venueOrder(2), venueOrder(3)];
-    const r = readOpenOrders({ ours: [cancelling, stale], page: { items, skipped: [], complete: true }, askedAt: 5000, cancelsSettleBy: 0, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5600 });
+    const r = readOpenOrders({ ours: [cancelling, stale], page: { items, skipped: [], complete: true }, askedAt: 5000, cancelling: () => false, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 5600 });
     expect(r.changes.map((c) => [c.order.clientOrderId, c.order.status, c.reason])).toEqual([[stale.clientOrderId, 'open', 'found open on the venue']]);
     expect(r.unclaimed).toEqual([]);
     expect(r.absent).toEqual([]);
@@ -217,7 +218,7 @@ describe('a page older than what we know', () => {
     const old = order(2, { venueOrderId: vid(2), status: 'pending_cancel', updatedAt: 1000 });
     const byId = new Map([recent, old].map((o) => [o.venueOrderId as string, o]));
     const items = [venueOrder(1, { executedQty: d('0.0004') }), venueOrder(2)];
-    const r = readOpenOrders({ ours: [recent, old], page: { items, skipped: [], complete: true }, askedAt: 5000, cancelsSettleBy: 2000, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 6000 });
+    const r = readOpenOrders({ ours: [recent, old], page: { items, skipped: [], complete: true }, askedAt: 5000, cancelling: (o) => o === recent, byVenueId: (id) => byId.get(id), byClientId: () => undefined, now: 6000 });
     expect(r.changes.map((c) => [c.order.clientOrderId, c.order.status, c.order.executedVolume])).toEqual([
       [recent.clientOrderId, 'pending_cancel', '0.0004'],
       [old.clientOrderId, 'open', '0'],
@@ -252,6 +253,27 @@ describe('how an order ends', () => {
     expect(settleAbsent(order(1, { type: 'MARKET', price: undefined }), d('0'), 9, true)).toBe('query');
   });
 
+  it('a cancel is under way for drift.graceMs from when it was taken, however often the order fills meanwhile, and afresh for a new cancel', () => {
+    const journal = new MemoryJournal();
+    const intent = { kind: 'place', intentId: 'i', strategyId: 't', market: 'spot', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', volume: d('0.002'), price: d('100'), clientOrderId: 'slt-1' } as PlaceIntent;
+    const placed = order(1, { createdAt: 0, updatedAt: 0 });
+    journal.recordIntent(intent, placed);
+    const at = (o: Order, reason: string) => journal.updateOrder(o, reason);
+    at(order(1, { venueOrderId: vid(1), status: 'open', updatedAt: 500 }), 'acknowledged');
+    at(order(1, { venueOrderId: vid(1), status: 'pending_cancel', updatedAt: 1000 }), 'cancel accepted');
+    const filling = order(1, { venueOrderId: vid(1), status: 'pending_cancel', executedVolume: d('0.001'), updatedAt: 9000 });
+    at(filling, 'fill 7');
+    expect(cancelInProgress(journal, filling, 11_000, 10_000)).toBe(true);
+    // A fill at 9000 does not move when the cancel was taken.
+    expect(cancelInProgress(journal, filling, 11_001, 10_000)).toBe(false);
+    // It did not take: open again, then cancelled anew at 20000.
+    at(order(1, { venueOrderId: vid(1), status: 'partially_filled', executedVolume: d('0.001'), updatedAt: 15_000 }), 'venue open orders');
+    const again = order(1, { venueOrderId: vid(1), status: 'pending_cancel', executedVolume: d('0.001'), updatedAt: 20_000 });
+    at(again, 'cancel accepted');
+    expect(cancelInProgress(journal, again, 30_000, 10_000)).toBe(true);
+    expect(cancelInProgress(journal, order(1, { status: 'open' }), 0, 10_000)).toBe(false);
+  });
+
   it('an order whose cancel was taken has shown its fills once a trades read drift.graceMs after the first read it was gone from reached the end; listed again, its wait starts afresh', () => {
     const c = newCoverage();
     const a = order(1, { status: 'pending_cancel' });
@@ -271,10 +293,11 @@ describe('how an order ends', () => {
     expect([...cancelsShown(c, [a], 2600)]).toEqual([a.clientOrderId]);
   });
 
-  it("a query that still says open does not undo an accepted cancel; its executed volume is taken", () => {
+  it("a query that still says open does not undo a cancel under way; one that did not take, it does; its executed volume is taken", () => {
     const cancelling = order(1, { venueOrderId: vid(1), status: 'pending_cancel' });
-    expect(mergeVenueOrder(cancelling, venueOrder(1, { executedQty: d('0.0005'), status: 'partially_filled' }), 9)).toMatchObject({ status: 'pending_cancel', executedVolume: '0.0005' });
-    expect(mergeVenueOrder(cancelling, venueOrder(1, { executedQty: d('0.0005'), status: 'canceled' }), 9)).toMatchObject({ status: 'canceled', executedVolume: '0.0005' });
+    expect(mergeVenueOrder(cancelling, venueOrder(1, { executedQty: d('0.0005'), status: 'partially_filled' }), 9, true)).toMatchObject({ status: 'pending_cancel', executedVolume: '0.0005' });
+    expect(mergeVenueOrder(cancelling, venueOrder(1, { executedQty: d('0.0005'), status: 'partially_filled' }), 9, false)).toMatchObject({ status: 'partially_filled', executedVolume: '0.0005' });
+    expect(mergeVenueOrder(cancelling, venueOrder(1, { executedQty: d('0.0005'), status: 'canceled' }), 9, true)).toMatchObject({ status: 'canceled', executedVolume: '0.0005' });
     expect(mergeVenueOrder(order(2, { venueOrderId: vid(2) }), venueOrder(2, { executedQty: d('0.0005') }), 9)).toMatchObject({ status: 'partially_filled' });
   });
 
@@ -303,6 +326,7 @@ describe('one symbol, decided', () => {
     waitForNames: false,
     namesPerPass: 8,
     shownBefore: 0,
+    cancelling: () => false,
   };
 
   it('both sides of a self-trade are claimed, each by its own order', () => {

@@ -13,7 +13,7 @@ import { pendingOrder, placeIntent } from '../../contract/journal.contract.js';
 import { MemoryLog } from '../../fixtures/engine-parts.js';
 
 /** recvWindow 5 s and a clock error of 20 ms: a lost answer's order may be booked up to 6,020 ms after it. */
-const WINDOW = { recvWindowMs: 5000, venueClock: () => ({ offsetMs: 0, errorMs: 20 }) };
+const WINDOW = { recvWindowMs: 5000, venueClock: () => ({ offsetMs: 0, errorMs: 20 }), graceMs: 10_000 };
 const LATER = 6020;
 
 function rig(refusal: OrderRejectedError) {
