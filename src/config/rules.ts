@@ -3,7 +3,8 @@
 // defensively, so they run even when the schema found problems elsewhere.
 import { isLoopback } from '../core/net.js';
 import { closest } from '../core/spelling.js';
-import { isContainer } from './schema.js';
+import { BOOKING_MARGIN_MS } from '../core/venue.js';
+import { DEFAULTS, isContainer } from './schema.js';
 import { ENDPOINT_IDS, ENDPOINTS, sharedLimit, type EndpointId } from '../exchange/endpoints.js';
 import type { Path } from './yaml.js';
 
@@ -164,6 +165,8 @@ export function crossFieldProblems(raw: unknown): RawProblem[] {
     }
   }
 
+  problems.push(...recvWindowProblems(raw));
+
   const caps = get(raw, 'risk', 'maxPosition');
   if (isObj(caps)) {
     const seen = new Set<string>();
@@ -200,6 +203,31 @@ export function crossFieldProblems(raw: unknown): RawProblem[] {
     });
   }
   return problems;
+}
+
+/**
+ * The venue may take a signed request up to venue.recvWindowMs after its timestamp, and an order
+ * whose answer was lost is looked up by client order id only once that (plus the clock's error and
+ * BOOKING_MARGIN_MS) has passed. Given up as never placed sooner (reconcile.unknownTimeoutMs), it
+ * could still be taken by the venue after its strategy was told it was rejected and may have sent
+ * another. A value the schema refuses is left to the schema; one not written is the default.
+ */
+function recvWindowProblems(raw: unknown): RawProblem[] {
+  const value = (at: [string, string], fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    const v = get(raw, ...at);
+    if (v === undefined) return fallback;
+    return typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max ? v : undefined;
+  };
+  const recvWindow = value(['venue', 'recvWindowMs'], DEFAULTS.venue.recvWindowMs, 1, 60000);
+  const timeout = value(['reconcile', 'unknownTimeoutMs'], DEFAULTS.reconcile.unknownTimeoutMs, 1000);
+  if (recvWindow === undefined || timeout === undefined || recvWindow + BOOKING_MARGIN_MS < timeout) return [];
+  const why =
+    'the venue may take a signed request up to venue.recvWindowMs after its timestamp, so an order whose answer was lost could be given up as never placed ' +
+    '(after reconcile.unknownTimeoutMs; its strategy is told it was rejected and may send another) and then be taken by the venue';
+  // Point at the field the file set: the timeout when only it was written, else the window.
+  return get(raw, 'reconcile', 'unknownTimeoutMs') !== undefined && get(raw, 'venue', 'recvWindowMs') === undefined
+    ? [{ path: ['reconcile', 'unknownTimeoutMs'], message: `must be more than venue.recvWindowMs + ${BOOKING_MARGIN_MS} ms: ${why}; raise reconcile.unknownTimeoutMs (default ${DEFAULTS.reconcile.unknownTimeoutMs}) or lower venue.recvWindowMs` }]
+    : [{ path: ['venue', 'recvWindowMs'], message: `must be less than reconcile.unknownTimeoutMs - ${BOOKING_MARGIN_MS} ms: ${why}; lower venue.recvWindowMs (default ${DEFAULTS.venue.recvWindowMs}) or raise reconcile.unknownTimeoutMs above it + ${BOOKING_MARGIN_MS} ms` }];
 }
 
 /** Every symbol the strategies list (disabled ones too), as the schema writes them; undefined when a list cannot be read. */

@@ -10,6 +10,7 @@ import { OrderRejectedError, UnknownOrderError, errorText } from '../core/errors
 import type { Log } from '../core/log.js';
 import type { AccountReader, Journal } from '../core/ports.js';
 import type { ClientIdCarrier, Market, Order } from '../core/types.js';
+import { BOOKING_MARGIN_MS } from '../core/venue.js';
 import type { ClockEstimate } from './matching-clock.js';
 import type { OrderChange } from './open-orders.js';
 import { cancelInProgress, mergeVenueOrder, settlePurged } from './settle.js';
@@ -41,9 +42,6 @@ export interface LookupDeps {
   /** reconcile.drift.graceMs: how long a cancel the venue took may still be under way. */
   graceMs: number;
 }
-
-/** Beyond recvWindow and the clock's error: the venue's own time from taking a request to showing its order. */
-const BOOKING_MARGIN_MS = 1000;
 
 /** How long after a lost answer the venue may still book (and then show) its request. */
 export function bookableForMs(recvWindowMs: number, clockErrorMs: number): number {

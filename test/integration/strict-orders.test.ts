@@ -71,7 +71,8 @@ describe('an order whose answer was lost', () => {
     const { app, tap } = await rigApp(
       rig,
       [{ id: 'lost', definition: scripted((ctx) => (armed ? ((id = ctx.place({ symbol: SYMBOL, side: 'BUY', type: 'LIMIT', price: '29995', volume: '0.002' })), true) : false)), symbols: [SYMBOL] }],
-      { reconcile: { unknownTimeoutMs: 1000 } },
+      // Short, so the test is quick: config refuses a timeout within recvWindowMs + 1000 ms (the venue may still take the order).
+      { venue: { recvWindowMs: 1000 }, reconcile: { unknownTimeoutMs: 2500 } },
     );
     await app.start();
     await untilReconciled(app, () => app.engine.riskInputs().lastPrices.size > 0);

@@ -39,12 +39,12 @@ async function startDaemon(): Promise<DaemonProcess> {
   writeFileSync(
     config,
     `mode: live
-venue: { spotUrl: "${sim.url}", retry: { retries: 1, baseDelayMs: 50, maxDelayMs: 50 } }
+venue: { spotUrl: "${sim.url}", recvWindowMs: 1000, retry: { retries: 1, baseDelayMs: 50, maxDelayMs: 50 } }
 journal: { path: ${join(dir, 'journal.db')} }
 alerts: { webhookUrl: "${receiver.url}", minIntervalMs: 0 }
 log: { level: info, pretty: false }
 engine: { marketDataEveryMs: 100, reconcileEveryMs: 200, summaryEveryMs: 60000, shutdown: { queued: drop, cancelOpenOrders: true } }
-reconcile: { unknownTimeoutMs: 1000, drift: { graceMs: 200 } }
+reconcile: { unknownTimeoutMs: 2500, drift: { graceMs: 200 } }
 strategies:
   - { id: ping, use: test/fixtures/plugins/pinger.ts, symbols: [BTCUSDT], everyMs: 100 }
 `,

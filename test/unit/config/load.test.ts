@@ -204,6 +204,25 @@ risk: { maxPosition: { btcusdt: "0.50" }, maxNotionalPerOrder: "2500.00" }
     expect(err.problems[0]!.message).toMatch(/spot\.queryOrder.*less than 1 request per 2 s: raise it to at least 0\.05/);
   });
 
+  it('venue.recvWindowMs must stay below reconcile.unknownTimeoutMs - 1000 ms: a lost order is never given up while the venue may still take it', async () => {
+    const { config } = await parseConfig('', { env: {} });
+    expect([config.venue.recvWindowMs, config.reconcile.unknownTimeoutMs]).toEqual([5000, 30000]);
+    const wide = await problemsOf('venue:\n  recvWindowMs: 30000\n');
+    expect(wide.problems.map((p) => [p.path, p.line])).toEqual([['venue.recvWindowMs', 2]]);
+    expect(wide.problems[0]!.message).toMatch(/^must be less than reconcile\.unknownTimeoutMs - 1000 ms: the venue may take a signed request up to venue\.recvWindowMs after its timestamp, .*given up as never placed.*; lower venue\.recvWindowMs \(default 5000\) or raise reconcile\.unknownTimeoutMs/);
+    // The edge: 1000 ms under the timeout is refused, 1 ms more room passes.
+    expect((await problemsOf('venue: { recvWindowMs: 29000 }')).problems.map((p) => p.path)).toEqual(['venue.recvWindowMs']);
+    expect((await parseConfig('venue: { recvWindowMs: 28999 }', { env: {} })).config.venue.recvWindowMs).toBe(28999);
+    expect((await parseConfig('venue: { recvWindowMs: 60000 }\nreconcile: { unknownTimeoutMs: 61001 }', { env: {} })).config.reconcile.unknownTimeoutMs).toBe(61001);
+    // A timeout set too short against the default window is named at the timeout, with both fields.
+    const short = await problemsOf('reconcile: { unknownTimeoutMs: 6000 }');
+    expect(short.problems.map((p) => [p.path, p.message])).toEqual([['reconcile.unknownTimeoutMs', expect.stringMatching(/^must be more than venue\.recvWindowMs \+ 1000 ms: .*; raise reconcile\.unknownTimeoutMs \(default 30000\) or lower venue\.recvWindowMs$/)]]);
+    // Listed with the others; a value the schema refuses is not judged again.
+    const several = await problemsOf('venue: { recvWindowMs: 40000, connections: 0 }\nreconcile: { unknownTimeoutMs: 0 }');
+    expect(several.problems.map((p) => p.path).sort()).toEqual(['reconcile.unknownTimeoutMs', 'venue.connections']);
+    expect(several.problems.find((p) => p.path === 'reconcile.unknownTimeoutMs')!.message).toBe('must be a whole number >= 1000');
+  });
+
   it('venue.connections: 64 by default, the transport\'s own default; out of range is named with the range', async () => {
     expect((await parseConfig('venue: {}', { env: {} })).config.venue.connections).toBe(64);
     expect(DEFAULT_CONNECTIONS).toBe(64); // config may not import the transport
