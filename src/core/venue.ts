@@ -93,7 +93,8 @@ export type { Balance };
 /**
  * Beyond recvWindow and the clock's error: the venue's own time from taking a request to showing
  * its order. An order whose answer was lost is looked up by client order id only this long after
- * it could last have been taken (reconciler/lookups.ts), and config refuses a
- * reconcile.unknownTimeoutMs that would give it up before then (config/rules.ts).
+ * it could last have been taken, and its balance hold lasts as long (reconciler/lookups.ts
+ * bookableForMs); config refuses a reconcile.unknownTimeoutMs that would give it up before then
+ * (config/rules.ts).
  */
 export const BOOKING_MARGIN_MS = 1000;
