@@ -16,7 +16,7 @@ import { endpointLimits } from '../exchange/endpoints.js';
 import { accountReaders, DryRunGateway, marketReaders, OrderGateway, type CallRecord, type Credentials } from '../executor/index.js';
 import { BottleneckPacer, VirtualPacer } from '../limiter/index.js';
 import { PositionBook } from '../positions/index.js';
-import { bookableForMs } from '../reconciler/lookups.js';
+import { bookableForMs } from '../core/venue.js';
 import { Reconciler } from '../reconciler/poller.js';
 import { MatchingClock } from '../reconciler/matching-clock.js';
 import { BalanceHolds, RiskGate } from '../risk/index.js';

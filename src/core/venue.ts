@@ -93,8 +93,13 @@ export type { Balance };
 /**
  * Beyond recvWindow and the clock's error: the venue's own time from taking a request to showing
  * its order. An order whose answer was lost is looked up by client order id only this long after
- * it could last have been taken, and its balance hold lasts as long (reconciler/lookups.ts
- * bookableForMs); config refuses a reconcile.unknownTimeoutMs that would give it up before then
+ * it could last have been taken (reconciler/lookups.ts), and its balance hold lasts as long
+ * (bookableForMs, below); config refuses a reconcile.unknownTimeoutMs that would give it up before then
  * (config/rules.ts).
  */
 export const BOOKING_MARGIN_MS = 1000;
+
+/** How long after a lost answer the venue may still book (and then show) its request. */
+export function bookableForMs(recvWindowMs: number, clockErrorMs: number): number {
+  return recvWindowMs + clockErrorMs + BOOKING_MARGIN_MS;
+}

@@ -10,7 +10,7 @@ import { OrderRejectedError, UnknownOrderError, errorText } from '../core/errors
 import type { Log } from '../core/log.js';
 import type { AccountReader, Journal } from '../core/ports.js';
 import type { ClientIdCarrier, Market, Order } from '../core/types.js';
-import { BOOKING_MARGIN_MS } from '../core/venue.js';
+import { bookableForMs } from '../core/venue.js';
 import type { ClockEstimate } from './matching-clock.js';
 import type { OrderChange } from './open-orders.js';
 import { cancelInProgress, mergeVenueOrder, settlePurged } from './settle.js';
@@ -41,11 +41,6 @@ export interface LookupDeps {
   venueClock(): ClockEstimate;
   /** reconcile.drift.graceMs: how long a cancel the venue took may still be under way. */
   graceMs: number;
-}
-
-/** How long after a lost answer the venue may still book (and then show) its request. */
-export function bookableForMs(recvWindowMs: number, clockErrorMs: number): number {
-  return recvWindowMs + clockErrorMs + BOOKING_MARGIN_MS;
 }
 
 /** The ways a client order id travels that a venue may keep or drop each on its own. */

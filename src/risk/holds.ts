@@ -8,7 +8,7 @@ import type { BalanceHold } from './types.js';
 export class BalanceHolds {
   private readonly holds = new Map<string, { asset: string; amount: Decimal; answeredAt?: number }>();
 
-  /** @param bookableMs how long after a lost answer the venue may still book its request (reconciler/lookups.ts bookableForMs). */
+  /** @param bookableMs how long after a lost answer the venue may still book its request (core/venue.ts bookableForMs). */
   constructor(private readonly bookableMs: () => number = () => 0) {}
 
   /** What accepted places hold (risk's verdict says). */
