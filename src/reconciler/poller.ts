@@ -16,7 +16,7 @@ import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
 import type { AccountReader, Journal, MarginAccount, OpenOrdersPage } from '../core/ports.js';
 import type { Balance, ClientIdCarrier, Fill, Market, Order } from '../core/types.js';
-import type { SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
+import type { SkippedItem, VenueOrder } from '../core/venue.js';
 import { nextCursor } from './cursor.js';
 import type { DriftLine } from './drift.js';
 import { FillTotals } from './fill-totals.js';
@@ -24,11 +24,11 @@ import { DriftJudge, type DriftSettings, type HoldingsRead, type PositionsView }
 import { OrderLookups } from './lookups.js';
 import { ownOrderId } from './fills.js';
 import { commitPass, QUERIES_PER_PASS } from './commit.js';
-import { decideSymbol, type SymbolDecision } from './pass.js';
+import { decideSymbol, type SymbolDecision, type SymbolInput } from './pass.js';
 import { readTrades } from './trade-reads.js';
 import { withoutPruned } from './pruned.js';
 import { cancelInProgress } from './settle.js';
-import { couldBe, coverReads, newCoverage, tradeCandidates, type Coverage, type CoverageLog } from './unknown.js';
+import { couldBe, coverReads, newCoverage, tradeCandidates, type CoverageLog } from './unknown.js';
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
 import { reportUnclaimed, type UnclaimedTrade } from './unclaimed.js';
 import { VenueTimes } from './venue-times.js';
@@ -54,7 +54,6 @@ export interface ReconcileSettings {
   readonly unknownTimeoutMs: number;
   readonly drift: DriftSettings;
 }
-
 
 export interface ReconcilerDeps {
   readers: Readonly<Record<Market, AccountReader>>;
@@ -98,22 +97,11 @@ export interface PassOptions {
 type Sym = { market: Market; symbol: string };
 const keyOf = (market: Market, symbol: string) => `${market}:${symbol}`;
 
-interface PassInput {
-  market: Market;
-  symbol: string;
-  /** Our orders of the symbol that are not final, as the journal has them after the venue reads. */
-  ours: Order[];
-  /** Any journal order of the symbol by venue id (looked up once per pass). */
-  byVenueId(id: string): Order | undefined;
-  page: OpenOrdersPage;
-  /** When the open orders were asked for (our clock). */
-  pageAskedAt: number;
-  trades: readonly VenueTrade[];
+/** One symbol's reads and what the poller knows of them (decideSymbol takes the rest from the poller). */
+type PassInput = Pick<SymbolInput, 'market' | 'symbol' | 'ours' | 'byVenueId' | 'page' | 'pageAskedAt' | 'trades' | 'coverage' | 'now'> & {
   /** The trades are a new journal's first read: the account's history before it. */
   history: boolean;
-  coverage: Coverage;
-  now: number;
-}
+};
 
 export class Reconciler {
   /** Spot balances as last read, and when that read was sent (our clock): risk's view of funds. */
@@ -131,6 +119,8 @@ export class Reconciler {
   /** This pass's trades no order claims, told in one line at its end. */
   private readonly unclaimed: UnclaimedTrade[] = [];
   private readonly times: VenueTimes;
+  /** The pass under way (settled): passes run one at a time. */
+  private underWay: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: ReconcilerDeps & ReconcilerHooks) {
     this.times = new VenueTimes(deps);
@@ -157,8 +147,16 @@ export class Reconciler {
    * One pass: holdings of every market, then every symbol. A symbol that fails is logged and
    * retried next pass; the others go on. `complete`: every holding was read and every symbol's
    * trades were read to their end in this pass (what the start waits for before any strategy).
+   * One asked for while another runs (the stop's, after its bounded wait for the loop's) waits for
+   * it: two passes deciding from interleaved reads could undo each other's changes.
    */
-  async pass(symbols: readonly Sym[], opts: PassOptions = {}): Promise<{ complete: boolean }> {
+  pass(symbols: readonly Sym[], opts: PassOptions = {}): Promise<{ complete: boolean }> {
+    const run = this.underWay.then(() => this.passNow(symbols, opts));
+    this.underWay = run.catch(() => undefined);
+    return run;
+  }
+
+  private async passNow(symbols: readonly Sym[], opts: PassOptions): Promise<{ complete: boolean }> {
     const startedAt = this.deps.clock.now();
     const fullScan = opts.final === true || this.passes++ % FULL_SCAN_EVERY === FULL_SCAN_EVERY - 1;
     let complete = await this.readHoldings(new Set(symbols.map((s) => s.market)));
