@@ -3,6 +3,7 @@
 // daemon exits with its journal settled rather than leaving that to the next start. What it
 // could not settle (a venue that stopped answering) is said loudly: an alert, and the outcome.
 import type { Clock } from '../core/clock.js';
+import { dec, ZERO } from '../core/decimal.js';
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
@@ -57,10 +58,11 @@ const IDS_LISTED = 20;
  * A venue settles a cancel a moment after accepting it, an order whose answer was lost shows (or
  * is given up) only on a pass, and fills may show up to graceMs after the venue booked them. So
  * passes go on until no order of ours is unsettled (nor open, when cancelling) and, when
- * cancelling, for the grace after that, so every fill of the orders that ended is journaled.
- * Bounded by unknownTimeoutMs while a lost answer is open, and by twice the grace: cancels beyond
- * the few a pass asks about settle only once their fills have had the grace to show (settle.ts),
- * then the grace for late fills runs. A venue that cannot answer leaves the rest to the next start.
+ * cancelling, while an order the stop found open says it executed more than its journaled fills,
+ * for at most the grace after that, so every fill of the orders that ended is journaled. Bounded
+ * by unknownTimeoutMs while a lost answer is open, and by twice the grace: cancels beyond the few
+ * a pass asks about settle only once their fills have had the grace to show (settle.ts), then
+ * late fills may take the grace. A venue that cannot answer leaves the rest to the next start.
  */
 export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
   const { journal, clock, log, pipeline, ours, cancel, graceMs } = s;
@@ -75,6 +77,13 @@ export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
   const unsettled = () => ourOpen().filter((o) => !resting(o));
   // What the operator must see to: a cancel the venue took only waits for the venue to settle it.
   const mayRest = () => unsettled().filter((o) => o.status !== 'pending_cancel');
+  // The orders this stop settles: once each one's journaled fills add up to what it executed, no fill of theirs is still to come.
+  const found = ourOpen().map((o) => o.clientOrderId);
+  const fillsToCome = () =>
+    found.some((id) => {
+      const o = journal.order(id);
+      return o?.venueOrderId !== undefined && dec.gt(o.executedVolume, journal.fillVolumes(o.market, o.symbol, o.venueOrderId).reduce(dec.add, ZERO));
+    });
   const deadline = () => startedAt + (ourOpen().some((o) => o.status === 'unknown' || o.status === 'pending') ? s.unknownTimeoutMs : 0) + 2 * graceMs + FINAL_PASSES * FINAL_PASS_GAP_MS;
   if (cancel) await cancelOurs();
   // The bound counts from when the cancels were sent: at the venue's pace, hundreds take a while.
@@ -91,7 +100,7 @@ export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
     const now = clock.now();
     if (unsettled().length > 0) settledAt = undefined;
     else settledAt ??= now;
-    if (settledAt !== undefined && (!cancel || now >= settledAt + graceMs)) return { unsettled: [] };
+    if (settledAt !== undefined && (!cancel || !fillsToCome() || now >= settledAt + graceMs)) return { unsettled: [] };
     const hurried = s.hurried?.() === true;
     if (hurried || now >= deadline()) {
       // Everything settled, the passes only waiting out the grace for late fills: nothing is left to say unsettled.

@@ -3,7 +3,7 @@
 // real composition root on the in-process simulator, a manual clock.
 import { afterEach, describe, expect, it } from 'vitest';
 import { d, dec } from '../../../src/core/decimal.js';
-import type { ClientOrderId } from '../../../src/core/ids.js';
+import type { ClientOrderId, VenueOrderId } from '../../../src/core/ids.js';
 import { defineStrategy, z } from '../../../src/strategy/api.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import type { Order } from '../../../src/core/types.js';
@@ -117,36 +117,56 @@ describe('a stop the venue does not answer', () => {
   });
 });
 
-describe("the stop's unsettled line", () => {
-  /** One order of ours, its cancel taken (pending_cancel), that the venue settles at `settlesAt` ms into the stop (never when undefined). */
-  async function stopWith(settlesAt: number | undefined) {
+describe("the stop's unsettled line and its grace for late fills", () => {
+  const venueOrderId = '900000000000000001' as VenueOrderId;
+  /**
+   * One order of ours, its cancel taken (pending_cancel), that the venue settles at `settlesAt` ms
+   * into the stop (never when undefined) as cancelled having executed `executed`, whose fill shows
+   * at `fillAt` ms (never when undefined). Returns when the stop ended.
+   */
+  async function stopWith(o: { settlesAt: number | undefined; executed?: string; fillAt?: number }) {
     const clock = new ManualClock(1_000_000);
     const start = clock.now();
     const journal = new MemoryJournal();
     const log = new MemoryLog();
     const intent = placeOf('t-1', { strategyId: 't' });
-    journal.recordIntent(intent, withStatus(pendingOrder(intent, start), 'pending_cancel', start));
+    journal.recordIntent(intent, withStatus(pendingOrder(intent, start), 'pending_cancel', start, venueOrderId));
     const pipeline = { submit: () => undefined, drain: async () => undefined } as unknown as OrderPipeline;
+    const executed = d(o.executed ?? '0');
     const reconcile = async () => {
-      const o = journal.order(intent.clientOrderId)!;
-      if (settlesAt !== undefined && clock.now() - start >= settlesAt && o.status === 'pending_cancel') journal.updateOrder(withStatus(o, 'canceled', clock.now()) as Order, 'canceled');
+      const at = clock.now() - start;
+      const order = journal.order(intent.clientOrderId)!;
+      if (o.settlesAt !== undefined && at >= o.settlesAt && order.status === 'pending_cancel') journal.updateOrder({ ...withStatus(order, 'canceled', clock.now()), executedVolume: executed } as Order, 'canceled');
+      if (o.fillAt !== undefined && at >= o.fillAt) journal.recordFill({ tradeId: '1', market: 'spot', symbol: 'BTCUSDT', venueOrderId, side: 'BUY', price: d('20000'), volume: executed, fee: d('0'), feeAsset: 'USDT', isMaker: true, time: clock.now() });
     };
     // The bound: twice graceMs (cancels may wait a grace to settle, then the grace for late
     // fills) + 8 passes of 300 ms = 4400 ms.
     const outcome = await drive(clock, settleAtStop({ journal, clock, log, pipeline, ours: new Set(['t']), cancel: true, unknownTimeoutMs: 10_000, graceMs: 1000, reconcile }));
-    return { outcome, log };
+    return { outcome, log, tookMs: clock.now() - start };
   }
 
   it('is not said when everything settled and only the grace for late fills was left when the bound came', async () => {
-    // Settled 3700 ms in: the grace would end at 4700, the bound at 4400.
-    const { outcome, log } = await stopWith(3700);
+    // Settled 3700 ms in, a fill still to show: the grace would end at 4700, the bound at 4400.
+    const { outcome, log } = await stopWith({ settlesAt: 3700, executed: '0.004' });
     expect(outcome.unsettled).toEqual([]);
     expect(log.withMsg('stopping with orders still unsettled; the next start settles them')).toEqual([]);
     expect(log.withMsg('the stop ends before the grace for late fills did: a fill the venue shows later is journaled at the next start')).toHaveLength(1);
   });
 
   it('is said with the count when an order is still unsettled at the bound', async () => {
-    const { log } = await stopWith(undefined);
+    const { log } = await stopWith({ settlesAt: undefined });
     expect(log.withMsg('stopping with orders still unsettled; the next start settles them').map((l) => l.fields.unsettled)).toEqual([1]);
+  });
+
+  it('waits no grace once the orders it settled have all their fills journaled', async () => {
+    // Passes 300 ms apart: the one at 900 ms sees the order settled, with nothing executed or with its fill in.
+    expect((await stopWith({ settlesAt: 800 })).tookMs).toBe(900);
+    expect((await stopWith({ settlesAt: 800, executed: '0.004', fillAt: 0 })).tookMs).toBe(900);
+  });
+
+  it('waits for a fill the order says it made, up to the grace', async () => {
+    // Settled at 900 ms: its fill shows at 1500 ms (the pass at 1500), or never (the grace ends at 1900, the pass at 2100).
+    expect((await stopWith({ settlesAt: 800, executed: '0.004', fillAt: 1400 })).tookMs).toBe(1500);
+    expect((await stopWith({ settlesAt: 800, executed: '0.004' })).tookMs).toBe(2100);
   });
 });
