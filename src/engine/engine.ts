@@ -322,7 +322,7 @@ export class Engine {
       // Executions the venue told of whose fills are not booked yet count too (unbooked.ts).
       positions: this.unbooked.addTo(new Map(positions.snapshot().map((p) => [key(p.market, p.symbol), p.quantity]))),
       openOrders: leaving ? open.filter((o) => !leaving.has(o.clientOrderId)) : open,
-      balances: holds.free(this.reconciler.balances.values(), this.reconciler.balancesAskedAt),
+      balances: holds.free(this.reconciler.balancesNow().values(), this.reconciler.balancesAskedAt),
       lastPrices: marketData.lastPrices,
       instruments: instruments.byKey,
     };

@@ -51,7 +51,7 @@ export function strategyHosts(
 export function engineView(
   parts: { positions: PositionBook; journal: Journal; marketData: MarketDataPoller; instruments: InstrumentCatalog },
   ledger: StrategyLedger,
-  reconciler: () => Pick<Reconciler, 'balances' | 'margins'>,
+  reconciler: () => Pick<Reconciler, 'balancesNow' | 'margins'>,
   unbooked: Pick<UnbookedExecutions, 'quantity'>,
 ): EngineView {
   const { positions, journal, marketData, instruments } = parts;
@@ -60,7 +60,7 @@ export function engineView(
     // openOrders at that word, and a position without it made a stop-loss sell twice.
     position: (market, symbol) => withUnbooked(toStrategyPosition(positions.entry(market, symbol), instruments.get(market, symbol)?.baseAsset), unbooked.quantity(market, symbol)),
     openOrders: (strategyId, symbol) => journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
-    balance: (asset) => reconciler().balances.get(asset) ?? { asset, free: ZERO, locked: ZERO },
+    balance: (asset) => reconciler().balancesNow().get(asset) ?? { asset, free: ZERO, locked: ZERO },
     lastPrice: (market, symbol) => marketData.lastPrice(market, symbol),
     instrument: (market, symbol) => instruments.get(market, symbol),
     ticker: (market, symbol) => marketData.ticker(market, symbol),

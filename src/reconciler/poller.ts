@@ -32,6 +32,7 @@ import { couldBe, coverReads, newCoverage, tradeCandidates, type CoverageLog } f
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
 import { reportUnclaimed, type UnclaimedTrade } from './unclaimed.js';
 import { VenueTimes } from './venue-times.js';
+import { BalanceCredits } from './balance-credits.js';
 
 /** Venue orders a lost answer could be, asked for their client order id per symbol and pass: a lost batch (10). */
 const IDENTIFY_PER_PASS = 10;
@@ -97,12 +98,6 @@ export interface PassOptions {
 type Sym = { market: Market; symbol: string };
 const keyOf = (market: Market, symbol: string) => `${market}:${symbol}`;
 
-/** One symbol's reads and what the poller knows of them (decideSymbol takes the rest from the poller). */
-type PassInput = Pick<SymbolInput, 'market' | 'symbol' | 'ours' | 'byVenueId' | 'page' | 'pageAskedAt' | 'trades' | 'coverage' | 'now'> & {
-  /** The trades are a new journal's first read: the account's history before it. */
-  history: boolean;
-};
-
 export class Reconciler {
   /** Spot balances as last read, and when that read was sent (our clock): risk's view of funds. */
   balances = new Map<string, Balance>();
@@ -119,6 +114,7 @@ export class Reconciler {
   /** This pass's trades no order claims, told in one line at its end. */
   private readonly unclaimed: UnclaimedTrade[] = [];
   private readonly times: VenueTimes;
+  private readonly credits = new BalanceCredits();
   /** The pass under way (settled): passes run one at a time. */
   private underWay: Promise<unknown> = Promise.resolve();
 
@@ -136,6 +132,11 @@ export class Reconciler {
       onDrift: deps.onDrift,
     });
     this.lookups = new OrderLookups(amend(deps, { graceMs: deps.settings.drift.graceMs, filled: (market: Market, symbol: string, id: VenueOrderId) => this.fillTotals.of(market, symbol, id) }));
+  }
+
+  /** Spot balances as risk and strategies judge them: the last read with the fills booked after it (balance-credits.ts). */
+  balancesNow(): ReadonlyMap<string, Balance> {
+    return this.credits.apply(this.balances);
   }
 
   /** The fill volume journaled for a venue order. */
@@ -190,6 +191,7 @@ export class Reconciler {
         if (market === 'spot') {
           this.balances = new Map(holdings.balances.map((b) => [b.asset, b]));
           this.balancesAskedAt = sentAt;
+          this.credits.read(answeredAt + offsetMs + errorMs);
         } else this.margins = holdings.margins ?? [];
       } catch (err) {
         if (err instanceof AuthError) throw err;
@@ -248,7 +250,7 @@ export class Reconciler {
       });
 
     const now = clock.now();
-    const decision = this.decide({ market, symbol, ours, byVenueId, page, pageAskedAt: openSentAt, trades, history: reads.start !== undefined, coverage, now });
+    const decision = this.decide({ market, symbol, ours, byVenueId, page, pageAskedAt: openSentAt, trades, coverage, now }, reads.start !== undefined);
     // A busy pass tells hundreds of changes, each through its strategy and risk: the event loop
     // gets a breath between groups of them, so timers and answers are not held up meanwhile.
     let told = 0;
@@ -298,8 +300,8 @@ export class Reconciler {
     }
   }
 
-  /** Everything the reads say, decided; what is not the journal's (foreign cancels, warnings) done. */
-  private decide(input: PassInput): SymbolDecision {
+  /** Everything the reads say, decided; what is not the journal's (foreign cancels, warnings) done. `history`: the trades are a new journal's first read. */
+  private decide(input: Pick<SymbolInput, 'market' | 'symbol' | 'ours' | 'byVenueId' | 'page' | 'pageAskedAt' | 'trades' | 'coverage' | 'now'>, history: boolean): SymbolDecision {
     const { market, symbol, ours, byVenueId, page, pageAskedAt, trades, coverage, now } = input;
     const { log } = this.deps;
     const d = decideSymbol({
@@ -331,7 +333,7 @@ export class Reconciler {
     }
     this.drift.setAwaited(market, symbol, d.awaited);
     for (const t of d.foreignTrades) {
-      this.reportOnce(`trade:${market}:${symbol}:${t.tradeId}`, () => this.unclaimed.push({ market, symbol, tradeId: t.tradeId, venueOrderId: ownOrderId(t), time: t.time, history: input.history }));
+      this.reportOnce(`trade:${market}:${symbol}:${t.tradeId}`, () => this.unclaimed.push({ market, symbol, tradeId: t.tradeId, venueOrderId: ownOrderId(t), time: t.time, history }));
     }
     return d;
   }
@@ -351,6 +353,7 @@ export class Reconciler {
   private remember(fill: Fill): void {
     this.deps.positions.apply(fill);
     this.drift.remember(fill);
+    this.credits.fill(fill, this.deps.instruments.get(keyOf('spot', fill.symbol)));
   }
 
   /** The drift lines as last judged. */

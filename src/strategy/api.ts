@@ -129,6 +129,11 @@ export interface StrategyContext<P> {
   position(symbol: string): StrategyPosition;
   /** This strategy's orders that are not final (pending, open, partially filled, unknown). */
   openOrders(symbol?: string): readonly Order[];
+  /**
+   * A spot balance as risk judges it: the last account read, with what fills the venue booked
+   * after it moved (a buy's coins are free at its fill, not a pass later); fills it may already
+   * show, and cancels, count from the next read.
+   */
   balance(asset: string): Balance;
   lastPrice(symbol: string): Decimal | undefined;
   instrument(symbol: string): SymbolInfo | undefined;

@@ -1,0 +1,65 @@
+// A spot buy's coins are free for risk and the strategy from its fill, not from the next account
+// read: a take-profit sent on the fill is not refused for a balance the account holds. The
+// engine on the in-process simulator (a manual clock, 50 ms each way), starting with no BTC: the
+// strategy's ETH fill, told in a pass, sends a BTC market buy that the venue books after that
+// pass read the balances and before it reads BTC's trades, so the pass journals its fill.
+import { afterEach, describe, expect, it } from 'vitest';
+import { d, dec } from '../../../src/core/decimal.js';
+import type { ClientOrderId } from '../../../src/core/ids.js';
+import { defineStrategy, z } from '../../../src/strategy/api.js';
+import { drive, engineApp, loaded, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
+
+let running: EngineApp | undefined;
+afterEach(async () => {
+  if (running) await drive(running.clock, running.app.stop());
+  running = undefined;
+});
+
+describe('a spot fill booked after the last account read', () => {
+  it("counts in the balance risk judges and ctx.balance shows: the take-profit sell on the buy's fill is accepted", async () => {
+    const ids: Record<string, ClientOrderId> = {};
+    const seenFree: string[] = [];
+    const strategy = defineStrategy({
+      apiVersion: 2,
+      name: 'tp',
+      params: z.object({}),
+      create: (ctx) => ({
+        onTick() {
+          if (ids.eth || !ctx.lastPrice('ETHUSDT')) return;
+          ids.eth = ctx.place({ symbol: 'ETHUSDT', side: 'BUY', type: 'MARKET', volume: '100' });
+        },
+        onFill(fill) {
+          if (fill.symbol === 'ETHUSDT' && !ids.btc) ids.btc = ctx.place({ symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', volume: '100' });
+          if (fill.symbol === 'BTCUSDT' && !ids.tp) {
+            const held = ctx.position('BTCUSDT').netQuantity;
+            seenFree.push(`${held} held, ${ctx.balance('BTC').free} free`);
+            ids.tp = ctx.place({ symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', volume: dec.truncate(held, ctx.instrument('BTCUSDT')!.quantityPrecision), price: dec.truncate(dec.mul(ctx.lastPrice('BTCUSDT')!, d('1.05')), 2) });
+          }
+        },
+      }),
+    });
+    running = await engineApp(
+      `
+mode: paper
+sim: { balances: { USDT: "100000", BTC: "0", ETH: "0" }, fees: { maker: "0.002", taker: "0.002" }, latencyMs: { min: 50, max: 50 } }
+engine: { marketDataEveryMs: 100, reconcileEveryMs: 1000, summaryEveryMs: 600000 }
+strategies:
+  - { id: tp, use: inline:tp, symbols: [ETHUSDT, BTCUSDT], everyMs: 250 }
+`,
+      [loaded('tp', strategy, { everyMs: 250, symbols: ['ETHUSDT', 'BTCUSDT'] })],
+    );
+    const { app, clock } = running;
+    void app.start();
+    await runUntil(clock, SIM_START + 10_000);
+
+    const order = (id: ClientOrderId | undefined) => (id ? app.journal.order(id) : undefined);
+    expect(order(ids.btc)?.status).toBe('filled');
+    // The buy's coins, less the fee taken in them, were free when its fill was told.
+    const btc = order(ids.btc)!.executedVolume;
+    expect(seenFree).toHaveLength(1);
+    expect(seenFree[0]).toMatch(/^(\S+) held, \1 free$/);
+    expect(dec.isPositive(d(seenFree[0]!.split(' ')[0]!))).toBe(true);
+    expect(dec.lte(d(seenFree[0]!.split(' ')[0]!), btc)).toBe(true);
+    expect(order(ids.tp)?.status).toBe('open');
+  });
+});
