@@ -275,7 +275,7 @@ const opsFill = (f: Fill): OpsFill => ({
 export interface EquityEngine {
   activeSymbols(): readonly { market: Market; symbol: string }[];
   readonly positions: PositionBook;
-  readonly reconciler: { readonly balances: ReadonlyMap<string, Balance>; readonly margins: readonly MarginAccount[] };
+  readonly reconciler: { readonly holdings: { readonly balances: ReadonlyMap<string, Balance>; readonly margins: readonly MarginAccount[] } };
 }
 
 /**
@@ -309,9 +309,9 @@ export class EquityBase {
       if (active.some((a) => !lastPrices.has(`${a.market}:${a.symbol}`))) return undefined;
       const futures = active.some((a) => a.market === 'futures');
       // The futures wallet is not read yet: the base would miss it for good.
-      if (futures && engine.reconciler.margins.length === 0) return undefined;
-      const wallets = futures ? engine.reconciler.margins.map((m) => ({ asset: m.coin, free: m.available ?? ZERO, locked: m.locked ?? ZERO })) : [];
-      this.base = dec.sub(accountValue([...engine.reconciler.balances.values(), ...wallets], quote, spotMid), pnl);
+      if (futures && engine.reconciler.holdings.margins.length === 0) return undefined;
+      const wallets = futures ? engine.reconciler.holdings.margins.map((m) => ({ asset: m.coin, free: m.available ?? ZERO, locked: m.locked ?? ZERO })) : [];
+      this.base = dec.sub(accountValue([...engine.reconciler.holdings.balances.values(), ...wallets], quote, spotMid), pnl);
     }
     return dec.add(this.base, pnl);
   }

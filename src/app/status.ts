@@ -56,7 +56,7 @@ export async function statusReport(app: App, first?: StatusReport, known: Status
   ownLoaded.add(engine);
   const positions = engine.positions;
   const afterFillId = journal.lastFillId();
-  await engine.reconciler.readHoldings(new Set<Market>(symbols.map((s) => s.market)));
+  await engine.reconciler.holdings.read(new Set<Market>(symbols.map((s) => s.market)));
   const drift = engine.reconciler.driftNow(symbols);
   const then = first ? engine.reconciler.driftThen(symbols, first.reads.holdings, first.reads.afterFillId) : [];
   const differences = new Set<string>();

@@ -81,11 +81,11 @@ export class Engine {
     // one round without what timers add after it.
     const ms = parts.settings.handlerTimeoutMs;
     const deadline = { ms, setting: 'engine.handlerTimeoutMs', within: <T>(work: Promise<T>) => this.deadlines.within(ms, work) };
-    const view = (this.view = engineView(parts, this.ledger, () => this.reconciler, this.unbooked));
+    const view = (this.view = engineView(parts, this.ledger, () => this.reconciler.holdings, this.unbooked));
     this.hosts = strategyHosts(amend(parts, { deadline }), view, async (h, out) => {
       if (this.pipeline.open || this.stopping) await this.handle(h, out);
     });
-    this.exits = exitMonitor(parts, view, { hosts: this.hosts, running: () => this.running, balancesAskedAt: () => this.reconciler.balancesAskedAt, handle: (h, out) => this.handle(h, out), post: (h, run) => this.lifecycle.post(h, run) });
+    this.exits = exitMonitor(parts, view, { hosts: this.hosts, running: () => this.running, balancesAskedAt: () => this.reconciler.holdings.balancesAskedAt, handle: (h, out) => this.handle(h, out), post: (h, run) => this.lifecycle.post(h, run) });
     this.lossLimits = lossLimits(parts, view, { hosts: this.hosts, handle: (h, out) => this.handle(h, out) });
     this.disabled = new DisabledStrategies(amend(parts, { onStrategyFailure: parts.settings.onStrategyFailure, pipeline: () => this.pipeline }));
     this.lifecycle = new StrategyLifecycle(amend(parts, { loops: this.loops, hosts: this.hosts, handle: (h: StrategyHost, out: HostOutput) => this.handle(h, out), reportOnce: (k: string, r: () => void) => this.reportOnce(k, r) }));
@@ -322,7 +322,7 @@ export class Engine {
       // Executions the venue told of whose fills are not booked yet count too (unbooked.ts).
       positions: this.unbooked.addTo(new Map(positions.snapshot().map((p) => [key(p.market, p.symbol), p.quantity]))),
       openOrders: leaving ? open.filter((o) => !leaving.has(o.clientOrderId)) : open,
-      balances: holds.free(this.reconciler.balancesNow().values(), this.reconciler.balancesAskedAt),
+      balances: holds.free(this.reconciler.holdings.balancesNow().values(), this.reconciler.holdings.balancesAskedAt),
       lastPrices: marketData.lastPrices,
       instruments: instruments.byKey,
     };

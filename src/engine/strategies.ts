@@ -9,7 +9,7 @@ import { StrategyHost, type EngineView, type HandlerDeadline, type HostOutput, t
 import { ZERO } from '../core/decimal.js';
 import type { Journal } from '../core/ports.js';
 import { toStrategyPosition, type PositionBook } from '../positions/index.js';
-import type { Reconciler } from '../reconciler/poller.js';
+import type { Holdings } from '../reconciler/holdings.js';
 import type { SequenceAllocator } from '../store/sequences.js';
 import type { InstrumentCatalog } from './instruments.js';
 import type { StrategyLedger } from './ledger.js';
@@ -51,7 +51,7 @@ export function strategyHosts(
 export function engineView(
   parts: { positions: PositionBook; journal: Journal; marketData: MarketDataPoller; instruments: InstrumentCatalog },
   ledger: StrategyLedger,
-  reconciler: () => Pick<Reconciler, 'balancesNow' | 'margins'>,
+  holdings: () => Pick<Holdings, 'balancesNow' | 'margins'>,
   unbooked: Pick<UnbookedExecutions, 'quantity'>,
 ): EngineView {
   const { positions, journal, marketData, instruments } = parts;
@@ -60,13 +60,13 @@ export function engineView(
     // openOrders at that word, and a position without it made a stop-loss sell twice.
     position: (market, symbol) => withUnbooked(toStrategyPosition(positions.entry(market, symbol), instruments.get(market, symbol)?.baseAsset), unbooked.quantity(market, symbol)),
     openOrders: (strategyId, symbol) => journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
-    balance: (asset) => reconciler().balancesNow().get(asset) ?? { asset, free: ZERO, locked: ZERO },
+    balance: (asset) => holdings().balancesNow().get(asset) ?? { asset, free: ZERO, locked: ZERO },
     lastPrice: (market, symbol) => marketData.lastPrice(market, symbol),
     instrument: (market, symbol) => instruments.get(market, symbol),
     ticker: (market, symbol) => marketData.ticker(market, symbol),
     depth: (market, symbol) => marketData.depth(market, symbol),
     klines: (market, symbol, interval) => marketData.klines(market, symbol, interval),
-    margin: () => reconciler().margins[0],
+    margin: () => holdings().margins[0],
     ownFills: (strategyId) => ledger.fills(strategyId),
     ownOrders: (strategyId) => ledger.orders(strategyId),
     ownPosition: (strategyId, market, symbol) => withUnbooked(ledger.position(strategyId, market, symbol), unbooked.quantity(market, symbol, strategyId)),

@@ -14,8 +14,8 @@ import type { Decimal } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Log } from '../core/log.js';
 import type { SymbolInfo } from '../core/market.js';
-import type { AccountReader, Journal, MarginAccount, OpenOrdersPage } from '../core/ports.js';
-import type { Balance, ClientIdCarrier, Fill, Market, Order } from '../core/types.js';
+import type { AccountReader, Journal, OpenOrdersPage } from '../core/ports.js';
+import type { ClientIdCarrier, Fill, Market, Order } from '../core/types.js';
 import type { SkippedItem, VenueOrder } from '../core/venue.js';
 import { nextCursor } from './cursor.js';
 import type { DriftLine } from './drift.js';
@@ -32,7 +32,7 @@ import { couldBe, coverReads, newCoverage, tradeCandidates, type CoverageLog } f
 import type { ClockEstimate, MatchingClock } from './matching-clock.js';
 import { reportUnclaimed, type UnclaimedTrade } from './unclaimed.js';
 import { VenueTimes } from './venue-times.js';
-import { BalanceCredits } from './balance-credits.js';
+import { Holdings } from './holdings.js';
 
 /** Venue orders a lost answer could be, asked for their client order id per symbol and pass: a lost batch (10). */
 const IDENTIFY_PER_PASS = 10;
@@ -99,11 +99,8 @@ type Sym = { market: Market; symbol: string };
 const keyOf = (market: Market, symbol: string) => `${market}:${symbol}`;
 
 export class Reconciler {
-  /** Spot balances as last read, and when that read was sent (our clock): risk's view of funds. */
-  balances = new Map<string, Balance>();
-  /** Futures margin accounts as last read. */
-  margins: readonly MarginAccount[] = [];
-  balancesAskedAt = Number.NEGATIVE_INFINITY;
+  /** The account's holdings as last read (spot balances, futures margin), read first in each pass. */
+  readonly holdings: Holdings;
   private passes = 0;
   private readonly coverage = new Map<string, CoverageLog>();
   private readonly drift: DriftJudge;
@@ -114,7 +111,6 @@ export class Reconciler {
   /** This pass's trades no order claims, told in one line at its end. */
   private readonly unclaimed: UnclaimedTrade[] = [];
   private readonly times: VenueTimes;
-  private readonly credits = new BalanceCredits();
   /** The pass under way (settled): passes run one at a time. */
   private underWay: Promise<unknown> = Promise.resolve();
 
@@ -131,12 +127,8 @@ export class Reconciler {
       log: deps.log,
       onDrift: deps.onDrift,
     });
+    this.holdings = new Holdings(amend(deps, { times: this.times, drift: this.drift }));
     this.lookups = new OrderLookups(amend(deps, { graceMs: deps.settings.drift.graceMs, filled: (market: Market, symbol: string, id: VenueOrderId) => this.fillTotals.of(market, symbol, id) }));
-  }
-
-  /** Spot balances as risk and strategies judge them: the last read with the fills booked after it (balance-credits.ts). */
-  balancesNow(): ReadonlyMap<string, Balance> {
-    return this.credits.apply(this.balances);
   }
 
   /** The fill volume journaled for a venue order. */
@@ -160,7 +152,7 @@ export class Reconciler {
   private async passNow(symbols: readonly Sym[], opts: PassOptions): Promise<{ complete: boolean }> {
     const startedAt = this.deps.clock.now();
     const fullScan = opts.final === true || this.passes++ % FULL_SCAN_EVERY === FULL_SCAN_EVERY - 1;
-    let complete = await this.readHoldings(new Set(symbols.map((s) => s.market)));
+    let complete = await this.holdings.read(new Set(symbols.map((s) => s.market)));
     for (const { market, symbol } of symbols) {
       try {
         if (!(await this.symbol(market, symbol, { catchUp: opts.catchUp, final: opts.final, fullScan }))) complete = false;
@@ -176,30 +168,6 @@ export class Reconciler {
     this.drift.judge(symbols, caughtUpAt);
     this.times.keep();
     return { complete: complete && symbols.every((s) => caughtUpAt(s.market, s.symbol) >= startedAt) };
-  }
-
-  /** Reads holdings; a failed read keeps the last ones (logged). True when every market's was read. */
-  async readHoldings(markets: ReadonlySet<Market>): Promise<boolean> {
-    let all = true;
-    for (const market of markets) {
-      const sentAt = this.deps.clock.now();
-      try {
-        const holdings = await this.deps.readers[market].holdings();
-        const answeredAt = this.deps.clock.now();
-        const { offsetMs, errorMs } = this.times.current();
-        this.drift.record(market, holdings, sentAt + offsetMs - errorMs, answeredAt + offsetMs + errorMs, answeredAt);
-        if (market === 'spot') {
-          this.balances = new Map(holdings.balances.map((b) => [b.asset, b]));
-          this.balancesAskedAt = sentAt;
-          this.credits.read(answeredAt + offsetMs + errorMs);
-        } else this.margins = holdings.margins ?? [];
-      } catch (err) {
-        if (err instanceof AuthError) throw err;
-        all = false;
-        this.deps.log.warn({ err: errorText(err), market }, `${market} account read failed; keeping the last figures`);
-      }
-    }
-    return all;
   }
 
   // ---------- one symbol ----------
@@ -353,7 +321,7 @@ export class Reconciler {
   private remember(fill: Fill): void {
     this.deps.positions.apply(fill);
     this.drift.remember(fill);
-    this.credits.fill(fill, this.deps.instruments.get(keyOf('spot', fill.symbol)));
+    this.holdings.booked(fill);
   }
 
   /** The drift lines as last judged. */

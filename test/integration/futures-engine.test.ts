@@ -167,7 +167,7 @@ describe('a futures strategy through the engine', () => {
 
     // The drift check agrees: the venue holds what our fills explain.
     await app.engine.reconcile();
-    await app.engine.reconciler.readHoldings(new Set(['futures']));
+    await app.engine.reconciler.holdings.read(new Set(['futures']));
     expect(app.engine.reconciler.driftNow(app.engine.activeSymbols()).map((l) => [l.market, l.name, l.venue, l.difference, l.beyond])).toEqual([['futures', BTC_PERP, '6', '0', false]]);
   });
 
@@ -308,7 +308,7 @@ describe('spot and futures on the same symbol name', () => {
 
     // Drift: the spot BTC balance and the futures position are each checked against their own fills.
     await app.engine.reconcile();
-    await app.engine.reconciler.readHoldings(new Set(['spot', 'futures']));
+    await app.engine.reconciler.holdings.read(new Set(['spot', 'futures']));
     const drift = app.engine.reconciler.driftNow(app.engine.activeSymbols());
     expect(drift.map((l) => [l.market, l.name, l.difference, l.beyond])).toEqual([
       ['spot', 'BTC', '0', false],

@@ -79,7 +79,7 @@ describe('orders on the venue that the journal does not know', () => {
     sim!.exchange.applyMarketEvent({ type: 'book', symbol: 'BTCUSDT', bids: [], asks: [[price, '1']] });
     await untilReconciled(app, () => app.journal.fills().length === 1);
     expect(app.engine.summary().positions).toMatchObject({ 'spot:BTCUSDT': '0.01' });
-    await app.engine.reconciler.readHoldings(new Set(['spot']));
+    await app.engine.reconciler.holdings.read(new Set(['spot']));
     expect(app.engine.reconciler.driftNow(app.engine.activeSymbols()).map((l) => [l.name, l.difference])).toEqual([['BTC', '0']]);
   });
 

@@ -17,7 +17,7 @@ describe('the dashboard equity of a futures-only account', () => {
     const positions = new PositionBook();
     positions.setMultiplier('futures', C, d('0.001'));
     const reconciler: { balances: Map<string, Balance>; margins: MarginAccount[] } = { balances: new Map(), margins: [] };
-    const engine = { activeSymbols: () => [{ market: 'futures' as Market, symbol: C }], positions, reconciler };
+    const engine = { activeSymbols: () => [{ market: 'futures' as Market, symbol: C }], positions, reconciler: { holdings: reconciler } };
     const prices = new Map<string, Decimal>([[`futures:${C}`, d('30000')]]);
     const equity = new EquityBase();
     expect(equity.value(engine, prices, instruments)).toBeUndefined();
