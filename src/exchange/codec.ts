@@ -12,7 +12,7 @@ import type { Depth, Kline, Level, PublicTrade, SymbolInfo, Ticker } from '../co
 import type { Balance, OrderStatus } from '../core/types.js';
 import type { FuturesAccount, FuturesPosition, Listing, SkippedItem, VenueOrder, VenueTrade } from '../core/venue.js';
 import type { EndpointId } from './endpoints.js';
-import { idOf, kind, nameOf, orderStatusOf, Reader, type Obj } from './reader.js';
+import { idOf, kind, nameOf, orderStatusOf, Reader, type Obj, type UnreadableItem } from './reader.js';
 
 export { encodeBody, encodeQuery, type BatchOrderItem, type FuturesOrderParams, type RequestParams, type SpotOrderParams } from './request.js';
 export type { Depth, Kline, KlineInterval, Level, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
@@ -65,7 +65,8 @@ export interface ResponseOf {
   'spot.klines': Kline[];
   'spot.order': OrderAck;
   'spot.orderTest': Record<string, never>;
-  'spot.batchOrders': { ids: VenueOrderId[] };
+  /** Per order of the batch, in its order: its venue id, or why its item could not be read. */
+  'spot.batchOrders': { ids: (VenueOrderId | UnreadableItem)[] };
   'spot.queryOrder': VenueOrder;
   'spot.cancel': CancelAck;
   'spot.batchCancel': BatchCancelResult;
@@ -314,14 +315,18 @@ const decoders: Decoders = {
   'spot.batchOrders': (r, b) => {
     const o = r.obj(b, 'body');
     const key = o.idsString !== undefined && o.idsString !== null ? 'idsString' : 'ids';
-    const ids = r.list(o[key], key).map((v, i) => r.id(v, `${key}[${i}]`));
+    // Item by item: one that is no id (null, an error object) leaves its own order's outcome
+    // unknown, not the batch's; the notes document no per-item failure, so none is guessed.
+    const read = (list: unknown, name: string) => r.list(list, name).map((v, i) => r.idOrWhyNot(v, `${name}[${i}]`));
+    const ids = read(o[key], key);
     // Both forms present must agree (ids is read losslessly, so exactly); otherwise we cannot
     // tell which list is the truth, and mapping ids to orders by position would be a guess.
     if (key === 'idsString' && o.ids !== undefined && o.ids !== null) {
-      const other = r.list(o.ids, 'ids').map((v, i) => r.id(v, `ids[${i}]`));
-      if (other.length !== ids.length || other.some((id, i) => id !== ids[i])) r.fail('ids', `disagrees with idsString (${other.length} vs ${ids.length} ids)`);
+      const other = read(o.ids, 'ids');
+      if (other.length !== ids.length || other.some((id, i) => typeof id !== typeof ids[i] || (typeof id === 'string' && id !== ids[i]))) r.fail('ids', `disagrees with idsString (${other.length} vs ${ids.length} ids)`);
     }
-    if (new Set(ids).size !== ids.length) r.fail(key, 'holds the same id twice');
+    const readable = ids.filter((id) => typeof id === 'string');
+    if (new Set(readable).size !== readable.length) r.fail(key, 'holds the same id twice');
     return { ids };
   },
   'spot.queryOrder': (r, b) => decodeVenueOrder(r, b, 'body', 'symbol'),

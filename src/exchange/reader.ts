@@ -16,6 +16,11 @@ import type { Listing, SkippedItem } from '../core/venue.js';
 
 export type Obj = Record<string, unknown>;
 
+/** An answer's item that could not be read, where the others still count: the error naming it. */
+export interface UnreadableItem {
+  readonly unreadable: MalformedResponseError;
+}
+
 /** A decimal as toDecimal writes it: no exponent, no leading or trailing zeros that mean nothing. */
 const CANONICAL_DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/;
 
@@ -140,6 +145,12 @@ export class Reader {
     const text = idText(v);
     if (text !== undefined) return venueOrderId(text);
     return this.fail(path, `must be an id of digits, got ${kind(v)}`);
+  }
+
+  /** Venue id as id() reads it, or why the item is none (a batch answer's items stand alone). */
+  idOrWhyNot(v: unknown, path: string): VenueOrderId | UnreadableItem {
+    const text = idText(v);
+    return text !== undefined ? venueOrderId(text) : { unreadable: new MalformedResponseError({ endpoint: this.endpoint }, path, `must be an id of digits, got ${kind(v)}`) };
   }
 
   optId(o: Obj, key: string, path: string): VenueOrderId | undefined {

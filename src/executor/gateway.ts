@@ -147,7 +147,12 @@ export class OrderGateway {
         const error = new TemporaryError({ endpoint: 'spot.batchOrders' }, `answered ${res.ids.length} ids for ${items.length} orders`, true);
         return items.map((intent) => ({ intent, outcome: { kind: 'unknown', error } }));
       }
-      return items.map((intent, k) => ({ intent, outcome: { kind: 'accepted', venueOrderId: res.ids[k]!, status: 'open' } }));
+      return items.map((intent, k): PlaceResult => {
+        const id = res.ids[k]!;
+        // One item the answer does not say of: that order's outcome alone is unknown (the reconciler settles it).
+        if (typeof id !== 'string') return { intent, outcome: { kind: 'unknown', error: id.unreadable } };
+        return { intent, outcome: { kind: 'accepted', venueOrderId: id, status: 'open' } };
+      });
     } catch (err) {
       const outcome = placeFailure(err);
       return items.map((intent) => ({ intent, outcome }));

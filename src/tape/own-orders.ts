@@ -123,7 +123,11 @@ export class OwnOrders {
         const req = JSON.parse(call.request.body) as { symbol?: unknown; orders?: unknown };
         const ids = decodeResponse(endpoint, parseJsonLossless(body)).ids;
         if (!Array.isArray(req.orders) || req.orders.length !== ids.length) return;
-        req.orders.forEach((o: Record<string, unknown>, i) => this.placed('spot', req.symbol, ids[i]!, o, o.batchType, undefined, arrived));
+        // An item the venue answered with no id: what became of its order is not on the tape.
+        req.orders.forEach((o: Record<string, unknown>, i) => {
+          const id = ids[i]!;
+          if (typeof id === 'string') this.placed('spot', req.symbol, id, o, o.batchType, undefined, arrived);
+        });
         return;
       }
       case 'spot.cancel':

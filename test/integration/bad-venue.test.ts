@@ -422,7 +422,6 @@ describe('placements: an answer we cannot read means the order may exist', () =>
     ['spot.order: executedQty "NaN"', 'POST /sapi/v1/order', json({ ...ACK, executedQty: 'NaN' }), 'body.executedQty', /must be a decimal, got "NaN"/, [intent(1)]],
     ['batchOrders: ids an object', 'POST /sapi/v1/batchOrders', json({ ids: { a: 1 } }), 'ids', /must be a list, got an object/, [intent(1), intent(2)]],
     ['batchOrders: ids missing', 'POST /sapi/v1/batchOrders', json({}), 'ids', /must be a list, got nothing/, [intent(1), intent(2)]],
-    ['batchOrders: an id a float', 'POST /sapi/v1/batchOrders', json('{"ids":[150695552109032493.5,150695552109032494]}'), 'ids[0]', /must be an id of digits/, [intent(1), intent(2)]],
     ['batchOrders: ids and idsString disagree', 'POST /sapi/v1/batchOrders', json('{"idsString":["150695552109032493","150695552109032494"],"ids":[150695552109032493,150695552109032495]}'), 'ids', /disagrees with idsString/, [intent(1), intent(2)]],
     ['batchOrders: the same id twice', 'POST /sapi/v1/batchOrders', json({ idsString: ['150695552109032493', '150695552109032493'] }), 'idsString', /holds the same id twice/, [intent(1), intent(2)]],
     ['futures.order: orderId a float beyond 2^53', 'POST /fapi/v1/order', json('{"orderId":256609229205684228.0}'), 'body.orderId', /must be an id of digits/, [intent(1, 'futures')]],
@@ -475,6 +474,23 @@ describe('placements: an answer we cannot read means the order may exist', () =>
     expect((err as TemporaryError).outcomeUnknown).toBe(true);
     expectReadable(err, 'spot.batchOrders');
     expect((err as Error).message).toMatch(/answered 2 ids for 3 orders/);
+    expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders')).toHaveLength(1);
+  });
+
+  it('a batch answer with items that are no id (a float, null): those orders alone are unknown, the others accepted with their ids, none re-sent', async () => {
+    const { server, gateway } = await setup(on('POST /sapi/v1/batchOrders', json('{"ids":[150695552109032493.5,150695552109032494,null,150695552109032496]}')));
+    const results = await gateway.place(batchOf([intent(1), intent(2), intent(3), intent(4)]));
+    expect(results.map((r) => [r.intent.clientOrderId, r.outcome.kind, (r.outcome as { venueOrderId?: string }).venueOrderId])).toEqual([
+      [clientOrderId('bad', 1), 'unknown', undefined],
+      [clientOrderId('bad', 2), 'accepted', '150695552109032494'],
+      [clientOrderId('bad', 3), 'unknown', undefined],
+      [clientOrderId('bad', 4), 'accepted', '150695552109032496'],
+    ]);
+    const errors = [results[0]!, results[2]!].map((r) => (r.outcome as { error: unknown }).error as MalformedResponseError);
+    expect(errors.map((e) => [e instanceof MalformedResponseError, e.field, e.message])).toEqual([
+      [true, 'ids[0]', 'spot.batchOrders: malformed response: ids[0] must be an id of digits, got "150695552109032493.5"'],
+      [true, 'ids[2]', 'spot.batchOrders: malformed response: ids[2] must be an id of digits, got null'],
+    ]);
     expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders')).toHaveLength(1);
   });
 

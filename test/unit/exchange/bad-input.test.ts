@@ -132,6 +132,20 @@ describe('batch ids', () => {
 
   it('the same id twice cannot be matched to two orders', () => {
     expect(refusal(() => decode('spot.batchOrders', '{"ids":[5,5]}')).field).toBe('ids');
+    expect(refusal(() => decode('spot.batchOrders', '{"ids":[5,null,5]}')).field).toBe('ids');
+  });
+
+  it('an item that is no id stands alone: the others are read; both forms must agree on which', () => {
+    const { ids } = decode('spot.batchOrders', '{"ids":[5,null,{"code":-1136,"msg":"too small"},"7"]}');
+    expect(ids.map((id) => (typeof id === 'string' ? id : id.unreadable.message))).toEqual([
+      '5',
+      'spot.batchOrders: malformed response: ids[1] must be an id of digits, got null',
+      'spot.batchOrders: malformed response: ids[2] must be an id of digits, got an object',
+      '7',
+    ]);
+    expect(decode('spot.batchOrders', '{"idsString":["5",null],"ids":[5,null]}').ids.map((id) => typeof id)).toEqual(['string', 'object']);
+    expect(refusal(() => decode('spot.batchOrders', '{"idsString":["5",null],"ids":[5,6]}')).field).toBe('ids');
+    expect(refusal(() => decode('spot.batchOrders', '{"idsString":["5","6"],"ids":[5,null]}')).field).toBe('ids');
   });
 });
 
