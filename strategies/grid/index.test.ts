@@ -53,3 +53,53 @@ describe('grid strategy', () => {
     expect(() => harness(grid, { orderVolume: 0.001 })).toThrow(/expected string/);
   });
 });
+
+describe('grid strategy on futures', () => {
+  const contract = { symbol: 'E-BTC-USDT', baseAsset: 'BTC', quoteAsset: 'USDT', pricePrecision: 2, quantityPrecision: 0, multiplier: d('0.001') };
+  const onFutures = (params: Record<string, unknown>) => {
+    const h = harness(grid, params, { market: 'futures', symbols: ['E-BTC-USDT'] });
+    h.view.instruments.set('E-BTC-USDT', contract);
+    return h;
+  };
+  const legs = (intents: readonly { kind: string }[]) => (intents.filter((i) => i.kind === 'place') as PlaceIntent[]).map((i) => `${i.side} ${i.volume}@${i.price} ${i.open}`);
+
+  it('quotes asks with no coin balance (a futures account holds none): flat, every level opens', async () => {
+    const { host, view } = onFutures({ levels: 2, spacingPct: '1', orderVolume: '1', maxInventory: '10' });
+    view.prices.set('E-BTC-USDT', d('100'));
+    const out = await host.tick();
+    expect(legs(out.intents)).toEqual(['BUY 1@99 OPEN', 'SELL 1@101 OPEN', 'BUY 1@98 OPEN', 'SELL 1@102 OPEN']);
+  });
+
+  it('closes the position level by level before it opens the other way', async () => {
+    const { host, view } = onFutures({ levels: 3, spacingPct: '1', orderVolume: '1', maxInventory: '10' });
+    view.prices.set('E-BTC-USDT', d('100'));
+    view.positions.set('E-BTC-USDT', d('2'));
+    // Long 2: the first two asks close it, the third opens a short; every bid adds to the long.
+    expect(legs((await host.tick()).intents)).toEqual(['BUY 1@99 OPEN', 'SELL 1@101 CLOSE', 'BUY 1@98 OPEN', 'SELL 1@102 CLOSE', 'BUY 1@97 OPEN', 'SELL 1@103 OPEN']);
+  });
+
+  it('a short is closed by its bids the same way', async () => {
+    const { host, view } = onFutures({ levels: 2, spacingPct: '1', orderVolume: '1', maxInventory: '10' });
+    view.prices.set('E-BTC-USDT', d('100'));
+    view.positions.set('E-BTC-USDT', d('-1'));
+    expect(legs((await host.tick()).intents)).toEqual(['BUY 1@99 CLOSE', 'SELL 1@101 OPEN', 'BUY 1@98 OPEN', 'SELL 1@102 OPEN']);
+  });
+});
+
+describe('grid strategy on futures, requoting', () => {
+  it('cancels its quotes and quotes anew only once they are gone (a close order frozen by its cancel would be refused)', async () => {
+    const { host, view } = harness(grid, { levels: 1, spacingPct: '1', orderVolume: '1', maxInventory: '10', requotePct: '0.5' }, { market: 'futures', symbols: ['E-BTC-USDT'] });
+    view.instruments.set('E-BTC-USDT', { symbol: 'E-BTC-USDT', baseAsset: 'BTC', quoteAsset: 'USDT', pricePrecision: 2, quantityPrecision: 0, multiplier: d('0.001') });
+    view.prices.set('E-BTC-USDT', d('100'));
+    view.positions.set('E-BTC-USDT', d('1'));
+    const first = await host.tick();
+    view.orders = first.intents.map((i) => ({ ...(i as PlaceIntent), executedVolume: d('0'), status: 'open' as const, createdAt: 0, updatedAt: 0 }));
+    view.prices.set('E-BTC-USDT', d('101'));
+    const moved = await host.tick();
+    expect(moved.intents.map((i) => i.kind)).toEqual(['cancel', 'cancel']);
+    view.orders = view.orders.map((o) => ({ ...o, status: 'pending_cancel' as const }));
+    expect((await host.tick()).intents).toEqual([]);
+    view.orders = [];
+    expect(places((await host.tick()).intents)).toEqual(['BUY 1@99.99', 'SELL 1@102.01']);
+  });
+});

@@ -1,6 +1,7 @@
 // Grid market maker: quotes `levels` bids below and asks above the mid price, spaced by
 // `spacingPct`, and re-quotes when the mid moves more than `requotePct`. Inventory limits
-// stop it quoting the side that would push the position past `maxInventory`.
+// stop it quoting the side that would push the position past `maxInventory`. On spot it sells
+// only what it holds; on futures (volumes in contracts) it goes short as far as long.
 import { d, dec, decimalParam, defineStrategy, z, type Decimal } from 'sluice/strategy';
 
 export default defineStrategy({
@@ -24,6 +25,18 @@ export default defineStrategy({
       return ctx.lastPrice(symbol);
     }
 
+    const futures = ctx.market === 'futures';
+
+    /**
+     * Futures: level k of a side closes what the position holds against it (`against`: the long
+     * for asks, the short for bids) while the levels before it leave a whole order to close, and
+     * opens beyond that. Spot orders carry neither.
+     */
+    function futuresLeg(against: Decimal, k: number): { open?: 'OPEN' | 'CLOSE' } {
+      if (!futures) return {};
+      return dec.gte(against, dec.mul(p.orderVolume, d(String(k)))) ? { open: 'CLOSE' } : { open: 'OPEN' };
+    }
+
     function requote(symbol: string): void {
       const m = mid(symbol);
       const info = ctx.instrument(symbol);
@@ -31,8 +44,12 @@ export default defineStrategy({
       const last = quotedAt.get(symbol);
       // Moved less than requotePct percent: |m - last| * 100 < requotePct * last, exact (a ratio would be rounded).
       const stayed = last !== undefined && dec.lt(dec.mul(dec.abs(dec.sub(m, last)), d('100')), dec.mul(p.requotePct, last));
-      if (stayed && ctx.openOrders(symbol).length > 0) return;
+      const resting = ctx.openOrders(symbol).length > 0;
+      if (stayed && resting) return;
       ctx.cancelAll(symbol);
+      // Futures: a close order's contracts stay frozen until its cancel lands (the venue refuses
+      // another close meanwhile: 10015), so the new quotes wait for the old ones to be gone.
+      if (futures && resting) return;
       quotedAt.set(symbol, m);
       const position = ctx.position(symbol).quantity;
       const volume = p.orderVolume;
@@ -44,9 +61,10 @@ export default defineStrategy({
         const ask = dec.roundUp(dec.mul(m, dec.add(d('1'), offset)), info.pricePrecision);
         const filledBids = dec.mul(volume, d(String(k)));
         // Each side stops where a full fill of every level would breach the inventory limit.
-        if (dec.lte(dec.add(position, filledBids), max)) ctx.place({ symbol, side: 'BUY', type: 'LIMIT', price: bid, volume });
-        if (dec.gte(dec.sub(position, filledBids), dec.neg(max)) && dec.gte(ctx.balance(info.baseAsset).free, filledBids)) {
-          ctx.place({ symbol, side: 'SELL', type: 'LIMIT', price: ask, volume });
+        if (dec.lte(dec.add(position, filledBids), max)) ctx.place({ symbol, side: 'BUY', type: 'LIMIT', price: bid, volume, ...futuresLeg(dec.neg(position), k) });
+        // Spot sells only coins it holds; futures asks close a long, then open a short.
+        if (dec.gte(dec.sub(position, filledBids), dec.neg(max)) && (futures || dec.gte(ctx.balance(info.baseAsset).free, filledBids))) {
+          ctx.place({ symbol, side: 'SELL', type: 'LIMIT', price: ask, volume, ...futuresLeg(position, k) });
         }
       }
     }
