@@ -243,6 +243,7 @@ export class Engine {
       cancel: settings.shutdown.cancelOpenOrders,
       unknownTimeoutMs: settings.reconcile.unknownTimeoutMs,
       graceMs: settings.reconcile.drift.graceMs,
+      unbooked: () => this.unbooked.any(new Set(this.hosts.map((h) => h.id))),
       reconcile: async () => void (await this.reconcile({ final: true })),
       hurried: () => this.hurried,
       alert: this.parts.alert,
@@ -274,8 +275,7 @@ export class Engine {
   }
 
   summary(): Record<string, unknown> {
-    const { journal, positions, pacer } = this.parts;
-    return summarize({ journal, positions, pacer, pipeline: this.pipeline.stats, engine: this.stats, disabled: this.hosts.filter((h) => !h.enabled).map((h) => h.id) });
+    return summarize(amend(this.parts, { pipeline: this.pipeline.stats, engine: this.stats, disabled: this.hosts.filter((h) => !h.enabled).map((h) => h.id) }));
   }
 
   /** One reconcile pass over every active symbol, then a positions checkpoint. */

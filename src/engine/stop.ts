@@ -3,11 +3,11 @@
 // daemon exits with its journal settled rather than leaving that to the next start. What it
 // could not settle (a venue that stopped answering) is said loudly: an alert, and the outcome.
 import type { Clock } from '../core/clock.js';
-import { dec, ZERO } from '../core/decimal.js';
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
 import type { CancelIntent, Order } from '../core/types.js';
+import { PURGED_REASON } from '../reconciler/settle.js';
 import type { AlertKind } from './parts.js';
 import type { OrderPipeline } from './pipeline.js';
 
@@ -28,6 +28,8 @@ export interface StopSettlement {
   unknownTimeoutMs: number;
   /** reconcile.drift.graceMs: how late the venue may show a fill. */
   graceMs: number;
+  /** Whether an order of ours has executions the venue told of whose fills are not journaled (unbooked.ts). */
+  unbooked(): boolean;
   /** One pass reading everything (all open orders, trades to the end). */
   reconcile(): Promise<void>;
   /** True once a second signal asked the stop to end its waits: the pass under way is the last. */
@@ -58,8 +60,8 @@ const IDS_LISTED = 20;
  * A venue settles a cancel a moment after accepting it, an order whose answer was lost shows (or
  * is given up) only on a pass, and fills may show up to graceMs after the venue booked them. So
  * passes go on until no order of ours is unsettled (nor open, when cancelling) and, when
- * cancelling, while an order the stop found open says it executed more than its journaled fills,
- * for at most the grace after that, so every fill of the orders that ended is journaled. Bounded
+ * cancelling, while fills may still come, for at most the grace after that, so every fill of the
+ * orders that ended is journaled. Bounded
  * by unknownTimeoutMs while a lost answer is open, and by twice the grace: cancels beyond the few
  * a pass asks about settle only once their fills have had the grace to show (settle.ts), then
  * late fills may take the grace. A venue that cannot answer leaves the rest to the next start.
@@ -77,13 +79,11 @@ export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
   const unsettled = () => ourOpen().filter((o) => !resting(o));
   // What the operator must see to: a cancel the venue took only waits for the venue to settle it.
   const mayRest = () => unsettled().filter((o) => o.status !== 'pending_cancel');
-  // The orders this stop settles: once each one's journaled fills add up to what it executed, no fill of theirs is still to come.
+  // Fills may still come while the venue has told of executions not journaled (final orders'
+  // too: a MARKET order answered filled), or an order the stop found open ended with no word on
+  // what it executed (the venue forgot it: -2013).
   const found = ourOpen().map((o) => o.clientOrderId);
-  const fillsToCome = () =>
-    found.some((id) => {
-      const o = journal.order(id);
-      return o?.venueOrderId !== undefined && dec.gt(o.executedVolume, journal.fillVolumes(o.market, o.symbol, o.venueOrderId).reduce(dec.add, ZERO));
-    });
+  const fillsToCome = () => s.unbooked() || found.some((id) => journal.history(id).at(-1)?.reason === PURGED_REASON);
   const deadline = () => startedAt + (ourOpen().some((o) => o.status === 'unknown' || o.status === 'pending') ? s.unknownTimeoutMs : 0) + 2 * graceMs + FINAL_PASSES * FINAL_PASS_GAP_MS;
   if (cancel) await cancelOurs();
   // The bound counts from when the cancels were sent: at the venue's pace, hundreds take a while.

@@ -60,6 +60,12 @@ export class UnbookedExecutions {
     return positions;
   }
 
+  /** Whether an order of these strategies has executions not booked yet. */
+  any(strategyIds: ReadonlySet<string>): boolean {
+    for (const p of this.pending.values()) if (strategyIds.has(p.strategyId)) return true;
+    return false;
+  }
+
   /** Signed quantity executed and not booked in `symbol`: the account's, or one strategy's. */
   quantity(market: Market, symbol: string, strategyId?: string): Decimal {
     let sum = ZERO;

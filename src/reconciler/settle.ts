@@ -76,10 +76,12 @@ export function mergeVenueOrder(order: Order, venue: VenueOrder, now: number, ca
  * The venue no longer knows an order it once acknowledged (-2013: purged after it ended). It is
  * final: filled when its fills cover it, cancelled otherwise. Never asked again.
  */
+export const PURGED_REASON = 'the venue no longer knows it (-2013): ended';
+
 export function settlePurged(order: Order, filled: Decimal, now: number): OrderChange {
   const executedVolume = dec.max(order.executedVolume, filled);
   // A market buy sized in quote ends once it bought what it could: any fill means it ran.
   const done = quoteSized(order) ? dec.isPositive(executedVolume) : dec.gte(executedVolume, order.volume);
   const status = done ? 'filled' : 'canceled';
-  return { order: { ...order, executedVolume, status, updatedAt: now }, reason: 'the venue no longer knows it (-2013): ended' };
+  return { order: { ...order, executedVolume, status, updatedAt: now }, reason: PURGED_REASON };
 }

@@ -10,6 +10,8 @@ import type { Order } from '../../../src/core/types.js';
 import { pendingOrder, withStatus } from '../../../src/engine/orders.js';
 import type { OrderPipeline } from '../../../src/engine/pipeline.js';
 import { settleAtStop } from '../../../src/engine/stop.js';
+import { UnbookedExecutions } from '../../../src/engine/unbooked.js';
+import { PURGED_REASON } from '../../../src/reconciler/settle.js';
 import { MemoryJournal } from '../../../src/store/memory.js';
 import { drive, engineApp, loaded, MemoryLog, placeOf, runUntil, SIM_START, type EngineApp } from '../../fixtures/engine-parts.js';
 
@@ -120,29 +122,40 @@ describe('a stop the venue does not answer', () => {
 describe("the stop's unsettled line and its grace for late fills", () => {
   const venueOrderId = '900000000000000001' as VenueOrderId;
   /**
-   * One order of ours, its cancel taken (pending_cancel), that the venue settles at `settlesAt` ms
-   * into the stop (never when undefined) as cancelled having executed `executed`, whose fill shows
-   * at `fillAt` ms (never when undefined). Returns when the stop ended.
+   * One order of ours, `status` when the stop starts (default: its cancel taken, pending_cancel),
+   * that the venue settles at `settlesAt` ms into the stop (never when undefined) as cancelled
+   * having executed `executed` (or forgets it: -2013, when `purged`), whose fill shows at
+   * `fillAt` ms (never when undefined). What the venue said executed and the fills journaled go
+   * through the engine's UnbookedExecutions, as in the engine. Returns when the stop ended.
    */
-  async function stopWith(o: { settlesAt: number | undefined; executed?: string; fillAt?: number }) {
+  async function stopWith(o: { settlesAt: number | undefined; executed?: string; fillAt?: number; status?: 'pending_cancel' | 'filled'; purged?: boolean }) {
     const clock = new ManualClock(1_000_000);
     const start = clock.now();
     const journal = new MemoryJournal();
     const log = new MemoryLog();
-    const intent = placeOf('t-1', { strategyId: 't' });
-    journal.recordIntent(intent, withStatus(pendingOrder(intent, start), 'pending_cancel', start, venueOrderId));
-    const pipeline = { submit: () => undefined, drain: async () => undefined } as unknown as OrderPipeline;
+    const unbooked = new UnbookedExecutions((market, symbol, id) => journal.fillVolumes(market, symbol, id).reduce(dec.add, d('0')));
     const executed = d(o.executed ?? '0');
+    const intent = placeOf('t-1', { strategyId: 't' });
+    const first = withStatus(pendingOrder(intent, start), o.status ?? 'pending_cancel', start, venueOrderId);
+    journal.recordIntent(intent, o.status === 'filled' ? ({ ...first, executedVolume: executed } as Order) : first);
+    unbooked.update(journal.order(intent.clientOrderId)!);
+    const pipeline = { submit: () => undefined, drain: async () => undefined } as unknown as OrderPipeline;
     const reconcile = async () => {
       const at = clock.now() - start;
       const order = journal.order(intent.clientOrderId)!;
-      if (o.settlesAt !== undefined && at >= o.settlesAt && order.status === 'pending_cancel') journal.updateOrder({ ...withStatus(order, 'canceled', clock.now()), executedVolume: executed } as Order, 'canceled');
-      if (o.fillAt !== undefined && at >= o.fillAt) journal.recordFill({ tradeId: '1', market: 'spot', symbol: 'BTCUSDT', venueOrderId, side: 'BUY', price: d('20000'), volume: executed, fee: d('0'), feeAsset: 'USDT', isMaker: true, time: clock.now() });
+      if (o.settlesAt !== undefined && at >= o.settlesAt && order.status === 'pending_cancel') {
+        journal.updateOrder({ ...withStatus(order, 'canceled', clock.now()), executedVolume: o.purged ? d('0') : executed } as Order, o.purged ? PURGED_REASON : 'canceled');
+        unbooked.update(journal.order(intent.clientOrderId)!);
+      }
+      if (o.fillAt !== undefined && at >= o.fillAt && journal.fills().length === 0) {
+        journal.recordFill({ tradeId: '1', market: 'spot', symbol: 'BTCUSDT', venueOrderId, side: 'BUY', price: d('20000'), volume: executed, fee: d('0'), feeAsset: 'USDT', isMaker: true, time: clock.now() });
+        unbooked.booked(journal.order(intent.clientOrderId)!);
+      }
     };
     // The bound: twice graceMs (cancels may wait a grace to settle, then the grace for late
     // fills) + 8 passes of 300 ms = 4400 ms.
-    const outcome = await drive(clock, settleAtStop({ journal, clock, log, pipeline, ours: new Set(['t']), cancel: true, unknownTimeoutMs: 10_000, graceMs: 1000, reconcile }));
-    return { outcome, log, tookMs: clock.now() - start };
+    const outcome = await drive(clock, settleAtStop({ journal, clock, log, pipeline, ours: new Set(['t']), cancel: true, unknownTimeoutMs: 10_000, graceMs: 1000, unbooked: () => unbooked.any(new Set(['t'])), reconcile }));
+    return { outcome, log, tookMs: clock.now() - start, fills: journal.fills().length };
   }
 
   it('is not said when everything settled and only the grace for late fills was left when the bound came', async () => {
@@ -158,15 +171,24 @@ describe("the stop's unsettled line and its grace for late fills", () => {
     expect(log.withMsg('stopping with orders still unsettled; the next start settles them').map((l) => l.fields.unsettled)).toEqual([1]);
   });
 
-  it('waits no grace once the orders it settled have all their fills journaled', async () => {
+  it('waits no grace once every execution the venue told of has its fills journaled', async () => {
     // Passes 300 ms apart: the one at 900 ms sees the order settled, with nothing executed or with its fill in.
-    expect((await stopWith({ settlesAt: 800 })).tookMs).toBe(900);
-    expect((await stopWith({ settlesAt: 800, executed: '0.004', fillAt: 0 })).tookMs).toBe(900);
+    expect(await stopWith({ settlesAt: 800 })).toMatchObject({ tookMs: 900, fills: 0 });
+    expect(await stopWith({ settlesAt: 800, executed: '0.004', fillAt: 0 })).toMatchObject({ tookMs: 900, fills: 1 });
   });
 
   it('waits for a fill the order says it made, up to the grace', async () => {
     // Settled at 900 ms: its fill shows at 1500 ms (the pass at 1500), or never (the grace ends at 1900, the pass at 2100).
-    expect((await stopWith({ settlesAt: 800, executed: '0.004', fillAt: 1400 })).tookMs).toBe(1500);
-    expect((await stopWith({ settlesAt: 800, executed: '0.004' })).tookMs).toBe(2100);
+    expect(await stopWith({ settlesAt: 800, executed: '0.004', fillAt: 1400 })).toMatchObject({ tookMs: 1500, fills: 1 });
+    expect(await stopWith({ settlesAt: 800, executed: '0.004' })).toMatchObject({ tookMs: 2100, fills: 0 });
+  });
+
+  it('waits for the fill of an order already final when the stop began (a market order answered filled)', async () => {
+    // Nothing to settle: the first pass (0 ms) starts the grace; the fill shows at the pass at 600 ms.
+    expect(await stopWith({ settlesAt: undefined, status: 'filled', executed: '0.004', fillAt: 600 })).toMatchObject({ tookMs: 600, fills: 1 });
+  });
+
+  it('waits the grace for an order the venue forgot (-2013): it said nothing of what that order executed', async () => {
+    expect(await stopWith({ settlesAt: 800, purged: true })).toMatchObject({ tookMs: 2100, fills: 0 });
   });
 });
