@@ -10,6 +10,7 @@ import { ZERO } from '../core/decimal.js';
 import type { Journal } from '../core/ports.js';
 import { toStrategyPosition, type PositionBook } from '../positions/index.js';
 import type { Holdings } from '../reconciler/holdings.js';
+import type { BalanceHolds } from '../risk/index.js';
 import type { SequenceAllocator } from '../store/sequences.js';
 import type { InstrumentCatalog } from './instruments.js';
 import type { StrategyLedger } from './ledger.js';
@@ -49,9 +50,9 @@ export function strategyHosts(
 
 /** What strategies read of the engine: positions, orders, balances and margin, market data, their own history. */
 export function engineView(
-  parts: { positions: PositionBook; journal: Journal; marketData: MarketDataPoller; instruments: InstrumentCatalog },
+  parts: { positions: PositionBook; journal: Journal; marketData: MarketDataPoller; instruments: InstrumentCatalog; holds: BalanceHolds },
   ledger: StrategyLedger,
-  holdings: () => Pick<Holdings, 'balancesNow' | 'margins'>,
+  holdings: () => Pick<Holdings, 'balancesNow' | 'balancesAskedAt' | 'margins'>,
   unbooked: Pick<UnbookedExecutions, 'quantity'>,
 ): EngineView {
   const { positions, journal, marketData, instruments } = parts;
@@ -60,7 +61,11 @@ export function engineView(
     // openOrders at that word, and a position without it made a stop-loss sell twice.
     position: (market, symbol) => withUnbooked(toStrategyPosition(positions.entry(market, symbol), instruments.get(market, symbol)?.baseAsset), unbooked.quantity(market, symbol)),
     openOrders: (strategyId, symbol) => journal.orders({ openOnly: true, strategyId }).filter((o) => !symbol || o.symbol === symbol),
-    balance: (asset) => holdings().balancesNow().get(asset) ?? { asset, free: ZERO, locked: ZERO },
+    // As risk judges it: less what accepted places hold until a read shows it.
+    balance: (asset) => {
+      const b = holdings().balancesNow().get(asset) ?? { asset, free: ZERO, locked: ZERO };
+      return amend(b, { free: parts.holds.free([b], holdings().balancesAskedAt).get(asset)! });
+    },
     lastPrice: (market, symbol) => marketData.lastPrice(market, symbol),
     instrument: (market, symbol) => instruments.get(market, symbol),
     ticker: (market, symbol) => marketData.ticker(market, symbol),

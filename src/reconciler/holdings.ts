@@ -40,12 +40,14 @@ export class Holdings {
       try {
         const holdings = await readers[market].holdings();
         const answeredAt = clock.now();
-        const { offsetMs, errorMs } = times.current();
+        const { offsetMs, errorMs, slack } = times.current();
         drift.record(market, holdings, sentAt + offsetMs - errorMs, answeredAt + offsetMs + errorMs, answeredAt);
         if (market === 'spot') {
           this.balances = new Map(holdings.balances.map((b) => [b.asset, b]));
           this.balancesAskedAt = sentAt;
-          this.credits.read(answeredAt + offsetMs + errorMs);
+          // Trade stamps come from the matching engine, whose clock the time endpoint's may not
+          // follow: the margin the reconciler allows them (venue-times.ts), so none counts twice.
+          this.credits.read(answeredAt + offsetMs + slack.earlyMs);
         } else this.margins = holdings.margins ?? [];
       } catch (err) {
         if (err instanceof AuthError) throw err;

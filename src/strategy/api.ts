@@ -131,8 +131,8 @@ export interface StrategyContext<P> {
   openOrders(symbol?: string): readonly Order[];
   /**
    * A spot balance as risk judges it: the last account read, with what fills the venue booked
-   * after it moved (a buy's coins are free at its fill, not a pass later); fills it may already
-   * show, and cancels, count from the next read.
+   * after it moved (a buy's coins are free at its fill, not a pass later), less what orders
+   * accepted since hold (free only); fills it may already show, and cancels, count from the next read.
    */
   balance(asset: string): Balance;
   lastPrice(symbol: string): Decimal | undefined;
