@@ -7,6 +7,7 @@
 // its id, asset or contract when that much is readable), and the rest are used. One odd item
 // never fails the whole answer, and is never read as a zero.
 import type { Decimal } from '../core/decimal.js';
+import type { MalformedResponseError } from '../core/errors.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { Depth, Kline, Level, PublicTrade, SymbolInfo, Ticker } from '../core/market.js';
 import type { Balance, OrderStatus } from '../core/types.js';
@@ -381,4 +382,10 @@ const decoders: Decoders = {
 /** Decodes a parsed 2xx body for `endpoint`; throws MalformedResponseError naming the field. */
 export function decodeResponse<E extends EndpointId>(endpoint: E, body: unknown): ResponseOf[E] {
   return decoders[endpoint](new Reader(endpoint), unwrap(body));
+}
+
+/** The errors of a decoded answer's items that could not be read, where the rest was (a batch's ids). */
+export function unreadableItems(decoded: unknown): MalformedResponseError[] {
+  const ids = (decoded as { ids?: unknown }).ids;
+  return Array.isArray(ids) ? ids.flatMap((id: unknown) => (typeof id === 'object' && id !== null && 'unreadable' in id ? [(id as UnreadableItem).unreadable] : [])) : [];
 }

@@ -17,7 +17,7 @@ import {
 } from '../core/errors.js';
 import { TransportFailure, type HttpRequest, type Pacer, type Transport } from '../core/ports.js';
 import type { Market } from '../core/types.js';
-import { decodeResponse, encodeBody, encodeQuery, type RequestParams, type ResponseOf } from '../exchange/codec.js';
+import { decodeResponse, encodeBody, encodeQuery, unreadableItems, type RequestParams, type ResponseOf } from '../exchange/codec.js';
 import { ENDPOINTS, isSigned, needsKey, type Endpoint, type EndpointId } from '../exchange/endpoints.js';
 import { classifyAnswer, unstatedBanMs } from '../exchange/errors.js';
 import { parseJsonLossless, stringifyJson } from '../exchange/json.js';
@@ -184,7 +184,12 @@ export class Executor {
         throw new MalformedResponseError(ctx, 'body', `could not be decoded (${errorText(e)})`);
       }
       // A batch answer with fewer ids than orders is settled by the gateway (every order of
-      // the batch becomes unknown); the executor returns the ids as the venue gave them.
+      // the batch becomes unknown); the executor returns the ids as the venue gave them. An item
+      // that could not be read carries its error: told like any other (status, no secrets).
+      for (const e of unreadableItems(decoded)) {
+        e.venue.httpStatus = res.status;
+        this.redact(e);
+      }
       this.unstatedBans = 0;
       return decoded;
     } catch (err) {

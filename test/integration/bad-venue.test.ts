@@ -477,20 +477,23 @@ describe('placements: an answer we cannot read means the order may exist', () =>
     expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders')).toHaveLength(1);
   });
 
-  it('a batch answer with items that are no id (a float, null): those orders alone are unknown, the others accepted with their ids, none re-sent', async () => {
-    const { server, gateway } = await setup(on('POST /sapi/v1/batchOrders', json('{"ids":[150695552109032493.5,150695552109032494,null,150695552109032496]}')));
-    const results = await gateway.place(batchOf([intent(1), intent(2), intent(3), intent(4)]));
+  it('a batch answer with items that are no id (a float, null, our key echoed): those orders alone are unknown, the others accepted with their ids, none re-sent', async () => {
+    const { server, gateway } = await setup(on('POST /sapi/v1/batchOrders', json(`{"ids":[150695552109032493.5,150695552109032494,null,150695552109032496,"${KEY}"]}`)));
+    const results = await gateway.place(batchOf([intent(1), intent(2), intent(3), intent(4), intent(5)]));
     expect(results.map((r) => [r.intent.clientOrderId, r.outcome.kind, (r.outcome as { venueOrderId?: string }).venueOrderId])).toEqual([
       [clientOrderId('bad', 1), 'unknown', undefined],
       [clientOrderId('bad', 2), 'accepted', '150695552109032494'],
       [clientOrderId('bad', 3), 'unknown', undefined],
       [clientOrderId('bad', 4), 'accepted', '150695552109032496'],
+      [clientOrderId('bad', 5), 'unknown', undefined],
     ]);
-    const errors = [results[0]!, results[2]!].map((r) => (r.outcome as { error: unknown }).error as MalformedResponseError);
-    expect(errors.map((e) => [e instanceof MalformedResponseError, e.field, e.message])).toEqual([
-      [true, 'ids[0]', 'spot.batchOrders: malformed response: ids[0] must be an id of digits, got "150695552109032493.5"'],
-      [true, 'ids[2]', 'spot.batchOrders: malformed response: ids[2] must be an id of digits, got null'],
+    const errors = [results[0]!, results[2]!, results[4]!].map((r) => (r.outcome as { error: unknown }).error as MalformedResponseError);
+    expect(errors.map((e) => [e instanceof MalformedResponseError, e.field, e.venue.httpStatus, e.message])).toEqual([
+      [true, 'ids[0]', 200, 'spot.batchOrders: malformed response: ids[0] must be an id of digits, got "150695552109032493.5"'],
+      [true, 'ids[2]', 200, 'spot.batchOrders: malformed response: ids[2] must be an id of digits, got null'],
+      [true, 'ids[4]', 200, 'spot.batchOrders: malformed response: ids[4] must be an id of digits, got "[redacted]"'],
     ]);
+    for (const [e, field] of [[errors[0], 'ids[0]'], [errors[2], 'ids[4]']] as const) expectReadable(e, 'spot.batchOrders', field);
     expect(server.arrivals.filter((a) => routeOf(a) === 'POST /sapi/v1/batchOrders')).toHaveLength(1);
   });
 
