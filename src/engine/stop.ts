@@ -61,10 +61,10 @@ const IDS_LISTED = 20;
  * is given up) only on a pass, and fills may show up to graceMs after the venue booked them. So
  * passes go on until no order of ours is unsettled (nor open, when cancelling) and, when
  * cancelling, while fills may still come, for at most the grace after that, so every fill of the
- * orders that ended is journaled. Bounded
- * by unknownTimeoutMs while a lost answer is open, and by twice the grace: cancels beyond the few
- * a pass asks about settle only once their fills have had the grace to show (settle.ts), then
- * late fills may take the grace. A venue that cannot answer leaves the rest to the next start.
+ * orders that ended is journaled. Bounded by unknownTimeoutMs while a lost answer is open, and by
+ * twice the grace: cancels beyond the few a pass asks about settle only once their fills have had
+ * the grace to show (settle.ts), then late fills may take the grace. A venue that cannot answer
+ * leaves the rest to the next start.
  */
 export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
   const { journal, clock, log, pipeline, ours, cancel, graceMs } = s;

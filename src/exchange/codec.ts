@@ -384,8 +384,7 @@ export function decodeResponse<E extends EndpointId>(endpoint: E, body: unknown)
   return decoders[endpoint](new Reader(endpoint), unwrap(body));
 }
 
-/** The errors of a decoded answer's items that could not be read, where the rest was (a batch's ids). */
-export function unreadableItems(decoded: unknown): MalformedResponseError[] {
-  const ids = (decoded as { ids?: unknown }).ids;
-  return Array.isArray(ids) ? ids.flatMap((id: unknown) => (typeof id === 'object' && id !== null && 'unreadable' in id ? [(id as UnreadableItem).unreadable] : [])) : [];
+/** The errors of a batch answer's items that could not be read, where the rest was. */
+export function unreadableItems(answer: ResponseOf['spot.batchOrders']): MalformedResponseError[] {
+  return answer.ids.flatMap((id) => (typeof id === 'string' ? [] : [id.unreadable]));
 }

@@ -186,7 +186,8 @@ export class Executor {
       // A batch answer with fewer ids than orders is settled by the gateway (every order of
       // the batch becomes unknown); the executor returns the ids as the venue gave them. An item
       // that could not be read carries its error: told like any other (status, no secrets).
-      for (const e of unreadableItems(decoded)) {
+      const items = ep.id === 'spot.batchOrders' ? unreadableItems(decoded as ResponseOf['spot.batchOrders']) : [];
+      for (const e of items) {
         e.venue.httpStatus = res.status;
         this.redact(e);
       }
