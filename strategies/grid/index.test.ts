@@ -78,6 +78,13 @@ describe('grid strategy on futures', () => {
     expect(legs((await host.tick()).intents)).toEqual(['BUY 1@99 OPEN', 'SELL 1@101 CLOSE', 'BUY 1@98 OPEN', 'SELL 1@102 CLOSE', 'BUY 1@97 OPEN', 'SELL 1@103 OPEN']);
   });
 
+  it('a remainder smaller than an order is closed alone, so no level opens while a leg stands (a partial fill)', async () => {
+    const { host, view } = onFutures({ levels: 2, spacingPct: '1', orderVolume: '2', maxInventory: '10' });
+    view.prices.set('E-BTC-USDT', d('100'));
+    view.positions.set('E-BTC-USDT', d('3'));
+    expect(legs((await host.tick()).intents)).toEqual(['BUY 2@99 OPEN', 'SELL 2@101 CLOSE', 'BUY 2@98 OPEN', 'SELL 1@102 CLOSE']);
+  });
+
   it('a short is closed by its bids the same way', async () => {
     const { host, view } = onFutures({ levels: 2, spacingPct: '1', orderVolume: '1', maxInventory: '10' });
     view.prices.set('E-BTC-USDT', d('100'));
@@ -100,6 +107,16 @@ describe('grid strategy on futures, requoting', () => {
     view.orders = view.orders.map((o) => ({ ...o, status: 'pending_cancel' as const }));
     expect((await host.tick()).intents).toEqual([]);
     view.orders = [];
+    expect(places((await host.tick()).intents)).toEqual(['BUY 1@99.99', 'SELL 1@102.01']);
+  });
+
+  it('does not wait for an order whose answer was lost (it settles in up to unknownTimeoutMs)', async () => {
+    const { host, view } = harness(grid, { levels: 1, spacingPct: '1', orderVolume: '1', maxInventory: '10', requotePct: '0.5' }, { market: 'futures', symbols: ['E-BTC-USDT'] });
+    view.instruments.set('E-BTC-USDT', { symbol: 'E-BTC-USDT', baseAsset: 'BTC', quoteAsset: 'USDT', pricePrecision: 2, quantityPrecision: 0, multiplier: d('0.001') });
+    view.prices.set('E-BTC-USDT', d('100'));
+    const first = await host.tick();
+    view.orders = first.intents.map((i) => ({ ...(i as PlaceIntent), executedVolume: d('0'), status: 'unknown' as const, createdAt: 0, updatedAt: 0 }));
+    view.prices.set('E-BTC-USDT', d('101'));
     expect(places((await host.tick()).intents)).toEqual(['BUY 1@99.99', 'SELL 1@102.01']);
   });
 });

@@ -1,7 +1,10 @@
 // Grid market maker: quotes `levels` bids below and asks above the mid price, spaced by
 // `spacingPct`, and re-quotes when the mid moves more than `requotePct`. Inventory limits
 // stop it quoting the side that would push the position past `maxInventory`. On spot it sells
-// only what it holds; on futures (volumes in contracts) it goes short as far as long.
+// only what it holds; on futures (volumes in contracts) it goes short as far as long, closing
+// what the net position holds before it opens the other way. sluice nets a hedge-mode account's
+// long and short legs (README), so there an opening order that rested from before a fill can
+// still open a leg beside one that stands: run the futures grid on a one-way (net) account.
 import { d, dec, decimalParam, defineStrategy, z, type Decimal } from 'sluice/strategy';
 
 export default defineStrategy({
@@ -28,13 +31,16 @@ export default defineStrategy({
     const futures = ctx.market === 'futures';
 
     /**
-     * Futures: level k of a side closes what the position holds against it (`against`: the long
-     * for asks, the short for bids) while the levels before it leave a whole order to close, and
-     * opens beyond that. Spot orders carry neither.
+     * Level k's order on a side. Futures: it closes what the position holds against that side
+     * (`against`: the long for asks, the short for bids) and the levels before it left, at most
+     * orderVolume (a remainder closes alone, so no level opens while a leg stands), and opens
+     * orderVolume beyond that. Spot: orderVolume.
      */
-    function futuresLeg(against: Decimal, k: number): { open?: 'OPEN' | 'CLOSE' } {
-      if (!futures) return {};
-      return dec.gte(against, dec.mul(p.orderVolume, d(String(k)))) ? { open: 'CLOSE' } : { open: 'OPEN' };
+    function leg(against: Decimal, k: number): { volume: Decimal; open?: 'OPEN' | 'CLOSE' } {
+      const volume = p.orderVolume;
+      if (!futures) return { volume };
+      const left = dec.sub(against, dec.mul(volume, d(String(k - 1))));
+      return dec.isPositive(left) ? { volume: dec.min(left, volume), open: 'CLOSE' } : { volume, open: 'OPEN' };
     }
 
     function requote(symbol: string): void {
@@ -44,12 +50,14 @@ export default defineStrategy({
       const last = quotedAt.get(symbol);
       // Moved less than requotePct percent: |m - last| * 100 < requotePct * last, exact (a ratio would be rounded).
       const stayed = last !== undefined && dec.lt(dec.mul(dec.abs(dec.sub(m, last)), d('100')), dec.mul(p.requotePct, last));
-      const resting = ctx.openOrders(symbol).length > 0;
-      if (stayed && resting) return;
+      const open = ctx.openOrders(symbol);
+      if (stayed && open.length > 0) return;
       ctx.cancelAll(symbol);
       // Futures: a close order's contracts stay frozen until its cancel lands (the venue refuses
-      // another close meanwhile: 10015), so the new quotes wait for the old ones to be gone.
-      if (futures && resting) return;
+      // another close meanwhile: 10015), so the new quotes wait for the old ones to be gone; not
+      // for an order whose answer was lost (it settles in up to reconcile.unknownTimeoutMs, and
+      // a close it froze only gets a new close refused, never sent twice).
+      if (futures && open.some((o) => o.status !== 'unknown')) return;
       quotedAt.set(symbol, m);
       const position = ctx.position(symbol).quantity;
       const volume = p.orderVolume;
@@ -61,10 +69,10 @@ export default defineStrategy({
         const ask = dec.roundUp(dec.mul(m, dec.add(d('1'), offset)), info.pricePrecision);
         const filledBids = dec.mul(volume, d(String(k)));
         // Each side stops where a full fill of every level would breach the inventory limit.
-        if (dec.lte(dec.add(position, filledBids), max)) ctx.place({ symbol, side: 'BUY', type: 'LIMIT', price: bid, volume, ...futuresLeg(dec.neg(position), k) });
+        if (dec.lte(dec.add(position, filledBids), max)) ctx.place({ symbol, side: 'BUY', type: 'LIMIT', price: bid, ...leg(dec.neg(position), k) });
         // Spot sells only coins it holds; futures asks close a long, then open a short.
         if (dec.gte(dec.sub(position, filledBids), dec.neg(max)) && (futures || dec.gte(ctx.balance(info.baseAsset).free, filledBids))) {
-          ctx.place({ symbol, side: 'SELL', type: 'LIMIT', price: ask, volume, ...futuresLeg(position, k) });
+          ctx.place({ symbol, side: 'SELL', type: 'LIMIT', price: ask, ...leg(position, k) });
         }
       }
     }
