@@ -243,7 +243,7 @@ export class Engine {
       cancel: settings.shutdown.cancelOpenOrders,
       unknownTimeoutMs: settings.reconcile.unknownTimeoutMs,
       graceMs: settings.reconcile.drift.graceMs,
-      unbooked: () => this.unbooked.any(new Set(this.hosts.map((h) => h.id))),
+      unbooked: this.unbooked,
       reconcile: async () => void (await this.reconcile({ final: true })),
       hurried: () => this.hurried,
       alert: this.parts.alert,

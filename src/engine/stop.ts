@@ -8,6 +8,7 @@ import type { Log } from '../core/log.js';
 import type { Journal } from '../core/ports.js';
 import type { CancelIntent, Order } from '../core/types.js';
 import { PURGED_REASON } from '../reconciler/settle.js';
+import type { UnbookedExecutions } from './unbooked.js';
 import type { AlertKind } from './parts.js';
 import type { OrderPipeline } from './pipeline.js';
 
@@ -28,8 +29,8 @@ export interface StopSettlement {
   unknownTimeoutMs: number;
   /** reconcile.drift.graceMs: how late the venue may show a fill. */
   graceMs: number;
-  /** Whether an order of ours has executions the venue told of whose fills are not journaled (unbooked.ts). */
-  unbooked(): boolean;
+  /** Executions the venue told of whose fills are not journaled (unbooked.ts). */
+  unbooked: Pick<UnbookedExecutions, 'any'>;
   /** One pass reading everything (all open orders, trades to the end). */
   reconcile(): Promise<void>;
   /** True once a second signal asked the stop to end its waits: the pass under way is the last. */
@@ -83,7 +84,7 @@ export async function settleAtStop(s: StopSettlement): Promise<StopOutcome> {
   // too: a MARKET order answered filled), or an order the stop found open ended with no word on
   // what it executed (the venue forgot it: -2013).
   const found = ourOpen().map((o) => o.clientOrderId);
-  const fillsToCome = () => s.unbooked() || found.some((id) => journal.history(id).at(-1)?.reason === PURGED_REASON);
+  const fillsToCome = () => s.unbooked.any(ours) || found.some((id) => journal.history(id).at(-1)?.reason === PURGED_REASON);
   const deadline = () => startedAt + (ourOpen().some((o) => o.status === 'unknown' || o.status === 'pending') ? s.unknownTimeoutMs : 0) + 2 * graceMs + FINAL_PASSES * FINAL_PASS_GAP_MS;
   if (cancel) await cancelOurs();
   // The bound counts from when the cancels were sent: at the venue's pace, hundreds take a while.

@@ -154,7 +154,7 @@ describe("the stop's unsettled line and its grace for late fills", () => {
     };
     // The bound: twice graceMs (cancels may wait a grace to settle, then the grace for late
     // fills) + 8 passes of 300 ms = 4400 ms.
-    const outcome = await drive(clock, settleAtStop({ journal, clock, log, pipeline, ours: new Set(['t']), cancel: true, unknownTimeoutMs: 10_000, graceMs: 1000, unbooked: () => unbooked.any(new Set(['t'])), reconcile }));
+    const outcome = await drive(clock, settleAtStop({ journal, clock, log, pipeline, ours: new Set(['t']), cancel: true, unknownTimeoutMs: 10_000, graceMs: 1000, unbooked, reconcile }));
     return { outcome, log, tookMs: clock.now() - start, fills: journal.fills().length };
   }
 
