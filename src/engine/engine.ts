@@ -14,7 +14,7 @@ import type { RiskInputs } from '../risk/index.js';
 import type { EngineView, HostOutput, StrategyHost } from '../strategy/index.js';
 import { feedKey, mergeFeeds, recordingFeeds, type Feed } from './market-data.js';
 import { applyDrift } from './drift-mode.js';
-import { admit, refusals, type IntakeParts, type RuleTally } from './intake.js';
+import { admit, refusals, riskInputs, type IntakeParts, type RuleTally } from './intake.js';
 import { Loops } from './loops.js';
 import { withStatus } from './orders.js';
 import type { OrderPipeline } from './pipeline.js';
@@ -316,16 +316,7 @@ export class Engine {
 
   /** What risk judges against; `leaving` are orders about to be sent, not counted as resting. */
   riskInputs(leaving?: ReadonlySet<string>): RiskInputs {
-    const { journal, positions, holds, instruments, marketData } = this.parts;
-    const open = journal.orders({ openOnly: true });
-    return {
-      // Executions the venue told of whose fills are not booked yet count too (unbooked.ts).
-      positions: this.unbooked.addTo(new Map(positions.snapshot().map((p) => [key(p.market, p.symbol), p.quantity]))),
-      openOrders: leaving ? open.filter((o) => !leaving.has(o.clientOrderId)) : open,
-      balances: holds.free(this.reconciler.holdings.balancesNow().values(), this.reconciler.holdings.balancesAskedAt),
-      lastPrices: marketData.lastPrices,
-      instruments: instruments.byKey,
-    };
+    return riskInputs(this.parts, { reconciler: this.reconciler, unbooked: this.unbooked }, leaving);
   }
 
   // ---------- strategy output -> risk -> pipeline ----------

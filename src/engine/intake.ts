@@ -7,11 +7,14 @@ import type { Clock } from '../core/clock.js';
 import { JournalError } from '../core/errors.js';
 import type { Journal } from '../core/ports.js';
 import type { Order, OrderIntent, PlaceIntent } from '../core/types.js';
-import type { BalanceHolds, RiskGate, RiskInputs, RiskRejection } from '../risk/index.js';
+import { symbolKey, type BalanceHolds, type RiskGate, type RiskInputs, type RiskRejection } from '../risk/index.js';
+import type { Reconciler } from '../reconciler/poller.js';
 import type { HostOutput } from '../strategy/index.js';
 import { pendingOrder, withStatus } from './orders.js';
 import { Repeats } from './repeats.js';
 import type { OrderPipeline } from './pipeline.js';
+import type { EngineParts } from './parts.js';
+import type { UnbookedExecutions } from './unbooked.js';
 
 export interface IntakeParts {
   clock: Clock;
@@ -31,6 +34,25 @@ export interface IntakeParts {
   refusal?(intent: OrderIntent, earlier: readonly PlaceIntent[]): string | undefined;
   /** refusedBy: intents refused (invalid, or by a risk rule), per rule, with the first reason (a backtest's report). */
   stats: { intents: number; riskRejections: number; refusedBy: Record<string, RuleTally> };
+}
+
+/**
+ * What risk judges against now; `leaving` are orders about to be sent, not counted as resting.
+ * Executions the venue told of whose fills are not booked yet count in positions (unbooked.ts);
+ * an order whose cancel the venue's book shows done counts its volume but not as an open order.
+ */
+export function riskInputs(parts: Pick<EngineParts, 'journal' | 'positions' | 'holds' | 'instruments' | 'marketData'>, engine: { reconciler: Reconciler; unbooked: UnbookedExecutions }, leaving?: ReadonlySet<string>): RiskInputs {
+  const { journal, positions, holds, instruments, marketData } = parts;
+  const { holdings } = engine.reconciler;
+  const open = journal.orders({ openOnly: true });
+  return {
+    positions: engine.unbooked.addTo(new Map(positions.snapshot().map((p) => [symbolKey(p.market, p.symbol), p.quantity]))),
+    openOrders: leaving ? open.filter((o) => !leaving.has(o.clientOrderId)) : open,
+    offBook: engine.reconciler.cancelsOffBook(),
+    balances: holds.free(holdings.balancesNow().values(), holdings.balancesAskedAt),
+    lastPrices: marketData.lastPrices,
+    instruments: instruments.byKey,
+  };
 }
 
 /** Admits one strategy output; returns the orders refused (and why), to report to their strategy once the rest is queued. */

@@ -131,6 +131,11 @@ export class Reconciler {
     this.lookups = new OrderLookups(amend(deps, { graceMs: deps.settings.drift.graceMs, filled: (market: Market, symbol: string, id: VenueOrderId) => this.fillTotals.of(market, symbol, id) }));
   }
 
+  /** Client order ids of orders whose cancel was taken and that the latest complete open-orders read of their symbol no longer lists. */
+  cancelsOffBook(): Set<string> {
+    return new Set([...this.coverage.values()].flatMap((c) => [...c.cancelsGone.keys()]));
+  }
+
   /** The fill volume journaled for a venue order. */
   filledVolume(market: Market, symbol: string, venueOrderId: string): Decimal {
     return this.fillTotals.of(market, symbol, venueOrderId);

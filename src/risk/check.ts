@@ -44,7 +44,7 @@ class Tally {
     // Summed per symbol and side in one pass each: a busy daemon has a thousand orders open.
     const remaining = new Map<string, { buy: Decimal[]; sell: Decimal[] }>();
     for (const o of snapshot.openOrders) {
-      this.openCount.set(o.strategyId, (this.openCount.get(o.strategyId) ?? 0) + 1);
+      if (!o.offBook) this.openCount.set(o.strategyId, (this.openCount.get(o.strategyId) ?? 0) + 1);
       const key = symbolKey(o.market, o.symbol);
       let sides = remaining.get(key);
       if (!sides) remaining.set(key, (sides = { buy: [], sell: [] }));

@@ -1,13 +1,17 @@
 // The imperative shell around checkIntents for the engine: it holds the rolling windows and the
 // live kill-switch mode between calls. All decisions stay in the pure function.
+import { amend } from '../core/amend.js';
 import { dec, isDecimal, ZERO, type Decimal } from '../core/decimal.js';
 import type { Order, OrderIntent, PlaceIntent } from '../core/types.js';
 import { checkIntents, isQuoteSized, killSwitchVerdicts } from './check.js';
 import { emptyRiskState } from './state.js';
 import { symbolKey, type KillSwitchMode, type RiskLimits, type RiskOpenOrder, type RiskRejection, type RiskSnapshot, type RiskState, type RiskVerdict } from './types.js';
 
-/** A snapshot whose open orders may still be journal `Order`s; the gate converts them. */
-export type RiskInputs = Omit<RiskSnapshot, 'openOrders'> & { openOrders: readonly (Order | RiskOpenOrder)[] };
+/**
+ * A snapshot whose open orders may still be journal `Order`s; the gate converts them. `offBook`:
+ * client order ids of those the venue's book no longer lists (see RiskOpenOrder.offBook).
+ */
+export type RiskInputs = Omit<RiskSnapshot, 'openOrders'> & { openOrders: readonly (Order | RiskOpenOrder)[]; offBook?: ReadonlySet<string> };
 
 /**
  * An open order as the gate counts it: the base volume still to fill. A spot market buy is
@@ -40,10 +44,9 @@ function riskOpenOrder(order: Order, lastPrices: ReadonlyMap<string, Decimal>): 
 }
 
 export function toRiskSnapshot(inputs: RiskInputs): RiskSnapshot {
-  return {
-    ...inputs,
-    openOrders: inputs.openOrders.map((o) => ('remaining' in o ? o : riskOpenOrder(o, inputs.lastPrices))),
-  };
+  const { offBook, ...snapshot } = inputs;
+  const convert = (o: Order) => (offBook?.has(o.clientOrderId) ? amend(riskOpenOrder(o, inputs.lastPrices), { offBook: true }) : riskOpenOrder(o, inputs.lastPrices));
+  return { ...snapshot, openOrders: inputs.openOrders.map((o) => ('remaining' in o ? o : convert(o))) };
 }
 
 const STRICTNESS: Readonly<Record<KillSwitchMode, number>> = { off: 0, reduce_only: 1, halted: 2 };

@@ -68,6 +68,12 @@ export interface RiskOpenOrder {
   symbol: string;
   side: Side;
   remaining: Decimal;
+  /**
+   * Its cancel was taken and the venue's book no longer lists it; open in the journal only until
+   * its last fills have shown. Its volume still counts (those fills may come); max_open_orders
+   * does not count it, as it holds no place at the venue.
+   */
+  offBook?: boolean;
 }
 
 /**

@@ -70,6 +70,17 @@ describe('RiskGate', () => {
     expect(toRiskSnapshot(inputs(quoteSized, '25000')).openOrders[0]!.remaining).toBe('0.2');
   });
 
+  it("marks the orders named off the venue's book, for that snapshot only", () => {
+    const a = order({ clientOrderId: 'slt-a' as ClientOrderId });
+    const b = order({ clientOrderId: 'slt-b' as ClientOrderId });
+    const inputs = { ...snapshot(), openOrders: [a, b] };
+    const marked = toRiskSnapshot({ ...inputs, offBook: new Set(['slt-b']) }).openOrders;
+    expect(marked.map((o) => [o.remaining, o.offBook === true])).toEqual([['0.75', false], ['0.75', true]]);
+    // Conversions are kept per order version: the mark is not.
+    expect(toRiskSnapshot(inputs).openOrders.map((o) => o.offBook === true)).toEqual([false, false]);
+    expect('offBook' in toRiskSnapshot({ ...inputs, offBook: new Set(['slt-b']) })).toBe(false);
+  });
+
   it('sums what rests per symbol and side over many open orders', () => {
     const many = Array.from({ length: 300 }, (_, i) => order({ clientOrderId: `slt-${i}` as ClientOrderId, side: i % 3 === 0 ? 'SELL' : 'BUY', volume: d('0.0013'), executedVolume: d('0.0001') }));
     const gate = new RiskGate({ ...LIMITS, maxOpenOrders: 1000, maxPosition: { BTCUSDT: d('0.24') } });

@@ -149,6 +149,7 @@ table('max_open_orders', [
   { name: 'the strategy is at its limit', snap: snapshot({ openOrders: threeOpen }), intents: [place('0.01', '20000')], expected: ['max_open_orders: t has 3 open orders, at the 3 limit'] },
   { name: 'another strategy is not', snap: snapshot({ openOrders: threeOpen }), intents: [place('0.01', '20000', { strategyId: 'u' })], expected: [ACCEPTED] },
   { name: 'places accepted in the same call count', snap: snapshot({ openOrders: threeOpen.slice(0, 2) }), intents: [place('0.01', '20000'), place('0.01', '20001')], expected: [ACCEPTED, 'max_open_orders: t has 3 open orders, at the 3 limit'] },
+  { name: "an order whose cancel the venue's book shows done holds no place", snap: snapshot({ openOrders: [...threeOpen.slice(0, 2), resting('BUY', '0.01', { offBook: true })] }), intents: [place('0.01', '20000'), place('0.01', '20001')], expected: [ACCEPTED, 'max_open_orders: t has 3 open orders, at the 3 limit'] },
 ]);
 
 table('price_band', [
@@ -217,6 +218,7 @@ table('max_position', [
     expected: ['max_position: position 0.8 + open buys 0 + this 0.23333 = 1.03333 BTCUSDT, above the 1 limit'],
   },
   { name: 'open buys count', snap: snapshot({ positions: { 'spot:BTCUSDT': '0.4' }, openOrders: [resting('BUY', '0.5')] }), intents: [place('0.2', '20000')], expected: ['max_position: position 0.4 + open buys 0.5 + this 0.2 = 1.1 BTCUSDT, above the 1 limit'] },
+  { name: "an order off the venue's book still counts: its last fills may show", snap: snapshot({ positions: { 'spot:BTCUSDT': '0.4' }, openOrders: [resting('BUY', '0.5', { offBook: true })] }), intents: [place('0.2', '20000')], expected: ['max_position: position 0.4 + open buys 0.5 + this 0.2 = 1.1 BTCUSDT, above the 1 limit'] },
   { name: 'open sells do not offset a buy', snap: snapshot({ positions: { 'spot:BTCUSDT': '0.8' }, openOrders: [resting('SELL', '0.5')] }), intents: [place('0.3', '20000')], expected: ['max_position: position 0.8 + open buys 0 + this 0.3 = 1.1 BTCUSDT, above the 1 limit'] },
   { name: 'up to the cap exactly', snap: snapshot({ positions: { 'spot:BTCUSDT': '0.7' } }), intents: [place('0.3', '20000')], expected: [ACCEPTED] },
   { name: 'a sell beyond the short cap', snap: snapshot({ positions: { 'spot:BTCUSDT': '-0.8' } }), intents: [sell('0.3', '20000')], expected: ['max_position: position -0.8 - open sells 0 - this 0.3 = -1.1 BTCUSDT, below the -1 limit'] },
