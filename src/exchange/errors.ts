@@ -108,6 +108,9 @@ export function classifyAnswer(a: VenueAnswer): VenueError | undefined {
     let cls = CODE_CLASS[code] ?? 'rejected';
     // A 504 outranks the body: the gateway gave up waiting, whatever the backend did.
     if (a.status === 504 || (placesOrders && (unsure || AMBIGUOUS_ON_PLACE.has(code) || !KNOWN_CODES.has(code)))) cls = 'outcomeUnknown';
+    // Elsewhere a 5xx's body concludes nothing either: "no such order" from a backend in trouble
+    // would end an order that is open, a refusal would fail a read worth asking again.
+    else if (a.status >= 500 && (cls === 'unknownOrder' || cls === 'rejected')) cls = 'temporary';
     // The venue's code always leads its text: the same text comes with different codes, and the code is what its documentation lists.
     return build(cls, ctx, msg === undefined ? `venue code ${code}` : `venue code ${code}: ${msg}`);
   }

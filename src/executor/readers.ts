@@ -5,8 +5,10 @@ import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { VenueOrderId } from '../core/ids.js';
 import type { KlineInterval, SymbolInfo } from '../core/market.js';
 import type { AccountReader, Holdings, MarketReader, OpenOrdersPage, TradesPage } from '../core/ports.js';
+import { OrderRejectedError } from '../core/errors.js';
 import type { Market } from '../core/types.js';
 import type { Listing } from '../core/venue.js';
+import { VenueCode } from '../exchange/codes.js';
 import type { ContractInfo } from '../exchange/codec.js';
 import type { Executor } from './executor.js';
 
@@ -41,6 +43,16 @@ export function pageFull(listing: Listing<unknown>): boolean {
   return listing.items.length + listing.skipped.length >= DEFAULT_PAGE;
 }
 
+/**
+ * An open-orders read answered -1112, which the notes' code table gives as "no open orders on the
+ * pair": an empty page, not a failed read (a venue answering so for every empty book would
+ * otherwise leave every pass incomplete, and the start-up waiting for a complete one for ever).
+ */
+function noOpenOrders(err: unknown): Listing<never> {
+  if (err instanceof OrderRejectedError && err.venue.venueCode === VenueCode.NO_DEPTH) return { items: [], skipped: [] };
+  throw err;
+}
+
 function add(into: Map<string, Decimal>, name: string, v: Decimal): void {
   into.set(name, dec.add(into.get(name) ?? ZERO, v));
 }
@@ -50,7 +62,7 @@ class SpotAccount implements AccountReader {
   constructor(private readonly x: Executor) {}
 
   async openOrders(symbol: string): Promise<OpenOrdersPage> {
-    const page = await this.x.call('spot.openOrders', { symbol, limit: MAX_PAGE });
+    const page = await this.x.call('spot.openOrders', { symbol, limit: MAX_PAGE }).catch(noOpenOrders);
     return { items: page.items, skipped: page.skipped, complete: pageComplete(page, MAX_PAGE) };
   }
 
@@ -81,7 +93,7 @@ class FuturesAccount implements AccountReader {
 
   async openOrders(symbol: string): Promise<OpenOrdersPage> {
     // The notes give futures openOrders no `limit`: the venue's own page (100) is all there is.
-    const page = await this.x.call('futures.openOrders', { contractName: symbol });
+    const page = await this.x.call('futures.openOrders', { contractName: symbol }).catch(noOpenOrders);
     return { items: page.items, skipped: page.skipped, complete: pageComplete(page, DEFAULT_PAGE) };
   }
 

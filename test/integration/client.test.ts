@@ -226,6 +226,30 @@ describe('the account readers, as venues of the family cap their pages', () => {
   });
 });
 
+describe('an open-orders read answered -1112 ("no open orders on the pair", the notes\' code table)', () => {
+  it('is an empty, complete page on spot and futures; on a 5xx, or another code, it is a failed read', async () => {
+    let status = 400;
+    let noOrders = '{"code":"-1112","msg":"No open orders on the pair"}';
+    const { server, x } = await setup({
+      respond: (a) => (a.path.endsWith('/openOrders') ? { status, body: a.path.startsWith('/fapi') ? noOrders.replace('}', ',"succ":false}') : noOrders } : undefined),
+    });
+    const readers = accountReaders(x);
+    expect(await readers.spot.openOrders('BTCUSDT')).toEqual({ items: [], skipped: [], complete: true });
+    expect(await readers.futures.openOrders('E-BTC-USDT')).toEqual({ items: [], skipped: [], complete: true });
+    expect(server.arrivals.map((a) => [a.path, a.status])).toEqual([
+      ['/sapi/v1/openOrders', 400],
+      ['/fapi/v1/openOrders', 400],
+    ]);
+    // A backend in trouble says nothing about the book: asked again (4 times in all), then the read fails.
+    status = 500;
+    await expect(readers.spot.openOrders('BTCUSDT')).rejects.toBeInstanceOf(TemporaryError);
+    expect(server.arrivals.filter((a) => a.status === 500)).toHaveLength(4);
+    status = 400;
+    noOrders = '{"code":"-1121","msg":"Invalid symbol"}';
+    await expect(readers.spot.openOrders('BTCUSDT')).rejects.toBeInstanceOf(OrderRejectedError);
+  });
+});
+
 describe('every error class, and what the client does next', () => {
   const failOnce = (r: string, answer: { status: number; body: string; headers?: Record<string, string> } | 'reset' | 'hang') => {
     let done = false;

@@ -133,6 +133,22 @@ describe('classifyAnswer', () => {
     }
   });
 
+  it("on a read or a cancel a 5xx's body concludes nothing: \"no such order\" or a refusal there is temporary (asked again)", () => {
+    for (const endpoint of ['spot.queryOrder', 'futures.queryOrder', 'spot.openOrders', 'spot.cancel']) {
+      for (const status of [500, 502, 503]) {
+        for (const code of [-2013, '-2013', -1112, -1121]) {
+          const e = answer(status, { code, msg: 'x' }, {}, endpoint);
+          expect(e, `${endpoint} ${status} ${code}`).toBeInstanceOf(TemporaryError);
+          expect((e as TemporaryError).outcomeUnknown, `${endpoint} ${status} ${code}`).toBe(false);
+        }
+      }
+      // Below 500 the venue's word stands.
+      expect(answer(400, { code: -2013, msg: 'x' }, {}, endpoint), endpoint).toBeInstanceOf(UnknownOrderError);
+      expect(answer(200, { code: '-2013', msg: 'x' }, {}, endpoint), endpoint).toBeInstanceOf(UnknownOrderError);
+      expect(answer(400, { code: -1121, msg: 'x' }, {}, endpoint), endpoint).toBeInstanceOf(OrderRejectedError);
+    }
+  });
+
   it('an HTML 403 from a proxy is an auth problem; other bare 4xx are rejections', () => {
     expect(answer(403, undefined)).toBeInstanceOf(AuthError);
     expect(answer(404, undefined)).toBeInstanceOf(OrderRejectedError);
