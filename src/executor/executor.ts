@@ -89,8 +89,8 @@ export class Executor {
   /**
    * Calls `endpoint` and returns its decoded answer, or throws a classified SluiceError.
    * Order placement is retried only when the venue provably did not act (429, -1021, a
-   * refused connection, -1016 in a plain answer); an ambiguous outcome (any 5xx among them)
-   * is thrown so the orders become unknown.
+   * refused connection); an ambiguous outcome (any 5xx, -1000/-1001/-1016, a code the notes do
+   * not name) is thrown so the orders become unknown.
    */
   async call<E extends EndpointId>(endpoint: E, params: RequestParams[E]): Promise<ResponseOf[E]> {
     const ep = ENDPOINTS[endpoint];

@@ -72,6 +72,12 @@ export class OrderLookups {
         log.warn({ err: errorText(err), clientOrderId: order.clientOrderId, venueOrderId: order.venueOrderId }, 'order query failed; will retry');
         return;
       }
+      // The venue acts asynchronously (it may show a fill drift.graceMs late): an order it
+      // acknowledged or changed more recently may not be in its lookups yet. Asked again later.
+      if (clock.now() < order.updatedAt + this.deps.graceMs) {
+        log.info({ clientOrderId: order.clientOrderId, venueOrderId: order.venueOrderId }, 'the venue does not know an order it answered for lately; will ask again');
+        return;
+      }
       change = settlePurged(order, this.deps.filled(order.market, order.symbol, order.venueOrderId!), clock.now());
     }
     const latest = journal.order(order.clientOrderId) ?? order;
@@ -95,8 +101,9 @@ export class OrderLookups {
       .filter((o) => o.market === market && o.symbol === symbol && o.status === 'unknown' && !o.venueOrderId && !this.inconclusive.has(o.clientOrderId) && !this.swapped.has(o.clientOrderId));
     // "No such order" proves nothing while the lost request may still be booked: the venue takes
     // a request up to recvWindow after its timestamp, and it was signed before its answer was lost
-    // (updatedAt). Such orders are asked about on a later pass.
-    const bookableUntil = (o: Order) => o.updatedAt + bookableForMs(this.deps.recvWindowMs, this.deps.venueClock().errorMs);
+    // (updatedAt); nor before the venue could show what it booked then (drift.graceMs, as for its
+    // fills). Such orders are asked about on a later pass.
+    const bookableUntil = (o: Order) => o.updatedAt + bookableForMs(this.deps.recvWindowMs, this.deps.venueClock().errorMs) + this.deps.graceMs;
     for (const order of unknowns.filter((o) => clock.now() >= bookableUntil(o)).slice(0, most)) {
       const ways = this.waysOf(market, order.clientOrderId);
       if (ways.length === 0) continue; // sent without its client order id: the venue cannot know it
@@ -142,7 +149,10 @@ export class OrderLookups {
           this.deps.log.warn({ err: errorText(err), market, symbol, venueOrderId: id }, 'order query failed; will retry');
           continue;
         }
-        name = null;
+        // Purged (or not shown yet): no name, but no answer naming none either, so it is no
+        // evidence that the venue keeps no client order ids.
+        this.names.set(nameKey(market, symbol, id), null);
+        continue;
       }
       this.names.set(nameKey(market, symbol, id), name);
       if (name !== null) this.namesIds(market, 'yes');

@@ -12,9 +12,12 @@ import { MemoryJournal } from '../../../src/store/memory.js';
 import { pendingOrder, placeIntent } from '../../contract/journal.contract.js';
 import { MemoryLog } from '../../fixtures/engine-parts.js';
 
-/** recvWindow 5 s and a clock error of 20 ms: a lost answer's order may be booked up to 6,020 ms after it. */
+/**
+ * recvWindow 5 s and a clock error of 20 ms: a lost answer's order may be booked up to 6,020 ms
+ * after it, and shown by the venue's lookups a drift.graceMs (10 s) after that.
+ */
 const WINDOW = { recvWindowMs: 5000, venueClock: () => ({ offsetMs: 0, errorMs: 20 }), graceMs: 10_000 };
-const LATER = 6020;
+const LATER = 16_020;
 
 function rig(refusal: OrderRejectedError) {
   const journal = new MemoryJournal();
@@ -192,7 +195,7 @@ describe('"no such order" by client order id proves an order absent only for the
 });
 
 describe('an unknown order too young to be looked up', () => {
-  it('is asked about only once the venue can no longer book its request (recvWindow, the clock error, a margin after its answer was lost): an early "no such order" would give up an order the venue was about to book', async () => {
+  it('is asked about only once the venue can no longer book its request (recvWindow, the clock error, a margin after its answer was lost) and show it (drift.graceMs): an early "no such order" would give up an order the venue was about to book or show', async () => {
     const journal = new MemoryJournal();
     const intent = placeIntent('t', 'slt-1');
     journal.recordIntent(intent, { ...pendingOrder(intent, 0), status: 'unknown', updatedAt: 10_000 });
@@ -207,11 +210,57 @@ describe('an unknown order too young to be looked up', () => {
     const clock = new ManualClock(10_050);
     const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock, log: new MemoryLog(), onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => 'order', ...WINDOW });
     await lookups.unknowns('spot', 'BTCUSDT', 5);
-    await clock.advanceTo(16_019);
+    await clock.advanceTo(26_019);
     await lookups.unknowns('spot', 'BTCUSDT', 5);
     expect([asked, journal.order('slt-1')!.status]).toEqual([0, 'unknown']);
-    await clock.advanceTo(16_020);
+    await clock.advanceTo(26_020);
     await lookups.unknowns('spot', 'BTCUSDT', 5);
     expect([asked, journal.order('slt-1')!.status]).toEqual([1, 'rejected']);
+  });
+});
+
+describe('"no such order" for an order the venue answered for lately', () => {
+  function rig(answer: () => unknown) {
+    const journal = new MemoryJournal();
+    const intent = placeIntent('t', 'slt-1');
+    journal.recordIntent(intent, pendingOrder(intent, 0));
+    // Acknowledged at 10 s.
+    journal.updateOrder({ ...journal.order('slt-1')!, status: 'open', venueOrderId: '900000000000000001' as VenueOrderId, updatedAt: 10_000 }, 'acknowledged');
+    const reader = {
+      order: async () => answer(),
+    } as unknown as AccountReader;
+    const clock = new ManualClock(10_050);
+    const log = new MemoryLog();
+    const lookups = new OrderLookups({ readers: { spot: reader, futures: reader }, journal, clock, log, onOrder: async () => undefined, filled: () => ZERO, carrierOf: () => undefined, ...WINDOW });
+    return { lookups, journal, clock, log };
+  }
+  const noSuchOrder = () => {
+    throw new UnknownOrderError({ endpoint: 'spot.queryOrder', httpStatus: 400, venueCode: -2013 }, 'Order does not exist.');
+  };
+
+  it('ends it only drift.graceMs after: the venue may not show it in its lookups yet', async () => {
+    const { lookups, journal, clock, log } = rig(noSuchOrder);
+    await lookups.query(journal.order('slt-1')!);
+    expect(journal.order('slt-1')!.status).toBe('open');
+    expect(log.withMsg('the venue does not know an order it answered for lately; will ask again')).toHaveLength(1);
+    await clock.advanceTo(19_999);
+    await lookups.query(journal.order('slt-1')!);
+    expect(journal.order('slt-1')!.status).toBe('open');
+    await clock.advanceTo(20_000);
+    await lookups.query(journal.order('slt-1')!);
+    expect(journal.order('slt-1')!.status).toBe('canceled');
+    expect(journal.history('slt-1').at(-1)!.reason).toBe('the venue no longer knows it (-2013): ended');
+  });
+
+  it('an order query answering -2013 is no evidence that the venue names no client order ids', async () => {
+    const { lookups } = rig(noSuchOrder);
+    const ids = Array.from({ length: 12 }, (_, i) => `90000000000000010${i}` as VenueOrderId);
+    await lookups.identify('spot', 'BTCUSDT', ids, 12);
+    expect(lookups.namesIds('spot')).toBeUndefined();
+    expect(ids.map((id) => lookups.nameOf('spot', 'BTCUSDT', id))).toEqual(ids.map(() => null));
+    // Answers naming none are.
+    const unnamed = rig(() => ({ orderId: '1', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '1', origQty: '1', executedQty: '0', status: 'open', venueStatus: 'NEW', time: 5 }));
+    await unnamed.lookups.identify('spot', 'BTCUSDT', ids, 12);
+    expect(unnamed.lookups.namesIds('spot')).toBe('no');
   });
 });
