@@ -9,14 +9,14 @@ import type { Logger } from 'pino';
 import { amend } from '../core/amend.js';
 import { ManualClock } from '../core/clock.js';
 import { TapeEventError, TapeMismatchError } from '../core/errors.js';
-import type { Decimal } from '../core/decimal.js';
+import { dec, ZERO, type Decimal } from '../core/decimal.js';
 import type { Market, TapeWindow } from '../core/types.js';
 import type { Config } from '../config/index.js';
 import type { CallRecord } from '../executor/index.js';
 import { endpointLimits, WINDOW_MS } from '../exchange/endpoints.js';
 import { busiestWindow } from '../limiter/window.js';
-import { accountValue, assetValue, buildReport, equitySample, PriceSampler, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
-import type { RecordedIncident, SimExchange } from '../sim/index.js';
+import { assetValue, buildReport, equitySample, OpeningValue, PriceSampler, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
+import { hasPrice, type RecordedIncident, type SimExchange } from '../sim/index.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { lastEventAt, recordedListings, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
 import { buildApp, type App } from './build.js';
@@ -106,15 +106,19 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   const pluginLog = opts.pluginLog?.(() => clock.now());
   const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }, opts.trustedVenue ?? true), strategies: opts.strategies, log: opts.log, ...(pluginLog ? { pluginLog } : {}), onCall: (r) => calls.add(r) });
   const quote = quoteAsset(sim, traded);
-  const midOf = (symbol: string) => (sim.symbols.has(symbol) ? sim.top(symbol).mid : undefined);
+  // A market only the tape moves has no price before its first book (hasPrice): none, not a placeholder.
+  const midOf = (symbol: string) => (sim.symbols.has(symbol) && hasPrice(sim, symbol) ? sim.top(symbol).mid : undefined);
   // Spot pairs and futures contracts alike at their mid: each traded symbol's is also sampled
   // with the equity, for report.html's price charts.
-  const markOf = (_market: Market, symbol: string) => (sim.symbols.has(symbol) || sim.contracts.has(symbol) ? sim.top(symbol).mid : undefined);
+  const markOf = (_market: Market, symbol: string) => ((sim.symbols.has(symbol) || sim.contracts.has(symbol)) && hasPrice(sim, symbol) ? sim.top(symbol).mid : undefined);
   const prices = new PriceSampler(traded, markOf);
   const valueOf = (asset: string, amount: Decimal) => assetValue(asset, amount, quote, midOf);
+  // Samples hold the PnL until the run ends: the starting equity is known only once every asset
+  // the account starts with has a price (OpeningValue).
   const sample = (at: number): EquitySample => {
+    opening.settle();
     prices.take(at);
-    return equitySample(app.engine.positions, startingEquity, at, markOf, (symbol) => sim.contracts.get(symbol)?.multiplier, valueOf);
+    return equitySample(app.engine.positions, ZERO, at, markOf, (symbol) => sim.contracts.get(symbol)?.multiplier, valueOf);
   };
 
   const applyDue = async (upTo: number) => {
@@ -129,8 +133,8 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   if (from !== undefined && feed.nextAt() === Infinity && (feed.lastAt ?? tapeStart) <= from) {
     throw new TapeEventError(`--from ${iso(from)} leaves nothing of the tape: it covers ${iso(tapeStart)} to ${iso(feed.lastAt ?? tapeStart)}`);
   }
-  const startingEquity = accountValue(accountsTraded(sim, traded), quote, midOf);
-  const equity: EquitySample[] = [];
+  const opening = new OpeningValue(accountsTraded(sim, traded), quote, midOf);
+  const pnls: EquitySample[] = [];
   const sampleEveryMs = opts.sampleEveryMs ?? 10_000;
   let nextSample = start;
 
@@ -157,7 +161,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
       clock.moveTo(at);
       await applyDue(at);
       if (nextSample === at) {
-        if (started) equity.push(sample(at));
+        if (started) pnls.push(sample(at));
         nextSample += sampleEveryMs;
       }
       continue;
@@ -171,7 +175,9 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   await applyDue(end);
   await drive(clock, app.stop());
   // After the stop: what it did (its cancels, a plugin's closing orders in onStop) counts too.
-  equity.push(sample(end));
+  pnls.push(sample(end));
+  const startingEquity = opening.value;
+  const equity = pnls.map((p) => amend(p, { equity: dec.add(startingEquity, p.equity) }));
 
   const input: ReportInput = {
     startedAt: start,

@@ -13,6 +13,39 @@ export function accountValue(balances: readonly { asset: string; free: Decimal; 
   return dec.sum(balances.map((b) => assetValue(b.asset, dec.add(b.free, b.locked), quote, midOf) ?? ZERO));
 }
 
+/**
+ * The account at the start in `quote`, each asset at the first mid known for it: an asset whose
+ * market has no price yet when the run starts (one only the tape moves, before its first book)
+ * is valued once it has one (`settle`, at each equity sample), never at a placeholder; one never
+ * priced counts zero, as accountValue counts an asset with no market.
+ */
+export class OpeningValue {
+  private valued = ZERO;
+  private waiting: { asset: string; amount: Decimal }[];
+
+  constructor(
+    balances: readonly { asset: string; free: Decimal; locked: Decimal }[],
+    private readonly quote: string,
+    private readonly midOf: (symbol: string) => Decimal | undefined,
+  ) {
+    this.waiting = balances.map((b) => ({ asset: b.asset, amount: dec.add(b.free, b.locked) }));
+    this.settle();
+  }
+
+  /** Values the assets whose market has a price now. */
+  settle(): void {
+    this.waiting = this.waiting.filter(({ asset, amount }) => {
+      const value = assetValue(asset, amount, this.quote, this.midOf);
+      if (value !== undefined) this.valued = dec.add(this.valued, value);
+      return value === undefined;
+    });
+  }
+
+  get value(): Decimal {
+    return this.valued;
+  }
+}
+
 /** `amount` of `asset` in `quote`, at the mid of its `<asset><quote>` market; undefined with no such market. */
 export function assetValue(asset: string, amount: Decimal, quote: string, midOf: (symbol: string) => Decimal | undefined): Decimal | undefined {
   if (asset === quote) return amount;

@@ -7,10 +7,10 @@ import type { Side } from '../core/types.js';
 import { VenueCode } from '../exchange/codes.js';
 import { reject } from './errors.js';
 import type { ContractSpec } from './instruments.js';
-import type { InstrumentMarket, MarketFill } from './market.js';
+import type { InstrumentMarket } from './market.js';
 import { OTHERS } from './others.js';
 import { forgetOrders } from './history.js';
-import { clientKey, FINAL, stillOpen, type Fees, type UserTrade, type VenueStatus } from './types.js';
+import { clientKey, FINAL, stillOpen, type Fees, type MarketFill, type UserTrade, type VenueStatus } from './types.js';
 import { fromUnits, toUnits } from './units.js';
 
 export interface FuturesOrderInput {

@@ -184,3 +184,16 @@ export function movingMarkets(contracts: Iterable<ContractSpec>, moving: readonl
   for (const c of contracts) if (moves.has(c.symbol)) moves.add(c.underlying);
   return (symbol) => moves.has(symbol);
 }
+
+/**
+ * Whether a symbol or contract has a price yet: a market only a tape moves has none before the
+ * tape's first book or ticker of it (its mid is a placeholder tick until then); a contract the
+ * tape does not drive follows its underlying's. A backtest values nothing at a placeholder.
+ */
+export function hasPrice(ex: { markets: ReadonlyMap<string, { midKnown: boolean; external: boolean }>; contracts: ReadonlyMap<string, ContractSpec> }, symbol: string): boolean {
+  const name = symbol.toUpperCase();
+  const m = ex.markets.get(name);
+  if (!m || m.midKnown) return m !== undefined;
+  const underlying = m.external ? undefined : ex.contracts.get(name)?.underlying;
+  return underlying !== undefined && ex.markets.get(underlying)?.midKnown === true;
+}

@@ -5,7 +5,7 @@ import type { Decimal } from '../core/decimal.js';
 import type { Side } from '../core/types.js';
 import { OrderBook, type Resting, type Taker } from './book.js';
 import { OTHERS, OthersOrder } from './others.js';
-import { LEVEL_CELLS, TRADE_CELLS, type RecordedMarketEvent, type TapeDecimal } from './types.js';
+import { LEVEL_CELLS, TRADE_CELLS, type MarketFill, type RecordedMarketEvent, type TapeDecimal } from './types.js';
 import { contractMid, type ContractSpec, type MarketShape, type SymbolSpec } from './instruments.js';
 import type { IdSource } from './ids.js';
 import { stream, type Rng } from './random.js';
@@ -15,17 +15,6 @@ import { RecordedKlines } from './recorded-klines.js';
 import { fromUnits, scaledUnits, tapeUnits, toUnits } from './units.js';
 
 export type { PublicTrade } from './prints.js';
-
-export interface MarketFill {
-  tradeId: string;
-  at: number;
-  priceTicks: number;
-  lots: number;
-  takerSide: Side;
-  takerId: string;
-  takerOwner: string;
-  maker: Resting;
-}
 
 interface Candle {
   open: number;
@@ -56,6 +45,8 @@ export class InstrumentMarket {
   external = false;
   /** It keeps its opening book: nobody can see it (SimOptions.moving). */
   still = false;
+  /** Its mid is a price: a synthetic market's, or the tape's once it gave a book or a ticker (a market only a tape moves has none before). */
+  midKnown: boolean;
   /** The venue's candles a tape recorded (recorded-klines.ts): they move nothing here. */
   readonly recorded = new RecordedKlines();
   private readonly prints = new PrintLog(MAX_TRADES);
@@ -86,6 +77,7 @@ export class InstrumentMarket {
   ) {
     this.midTicks = startTicks;
     this.lastTicks = startTicks;
+    this.midKnown = shape.levels > 0;
   }
 
   price(ticks: number): Decimal {
@@ -187,6 +179,7 @@ export class InstrumentMarket {
     } else {
       this.midTicks = tapeUnits(ev.last, 'price', this.pricePrecision);
       this.lastTicks = this.midTicks;
+      this.midKnown = true;
     }
   }
 
@@ -195,7 +188,10 @@ export class InstrumentMarket {
   private bookChanged(at: number): void {
     const b = this.book.best('BUY');
     const a = this.book.best('SELL');
-    if (b && a) this.midTicks = Math.round((b.priceTicks + a.priceTicks) / 2);
+    if (b && a) {
+      this.midTicks = Math.round((b.priceTicks + a.priceTicks) / 2);
+      this.midKnown = true;
+    }
     this.touchCandle(at);
   }
 

@@ -7,11 +7,11 @@ import { VenueCode } from '../exchange/codes.js';
 import { reject } from './errors.js';
 import type { SymbolSpec } from './instruments.js';
 import type { Ledger } from './ledger.js';
-import type { InstrumentMarket, MarketFill } from './market.js';
+import type { InstrumentMarket } from './market.js';
 import { OTHERS } from './others.js';
 import { fromUnits, toUnits, toUnitsBig } from './units.js';
 import { forgetOrders } from './history.js';
-import { clientKey, FINAL, stillOpen, type Fees, type UserTrade, type VenueStatus } from './types.js';
+import { clientKey, FINAL, stillOpen, type Fees, type MarketFill, type UserTrade, type VenueStatus } from './types.js';
 
 export interface SpotOrderInput {
   symbol: string;

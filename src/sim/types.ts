@@ -3,6 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { Decimal } from '../core/decimal.js';
 import type { Kline } from '../core/market.js';
 import type { Side } from '../core/types.js';
+import type { Resting } from './book.js';
 import type { FaultOptions, LatencySpec } from './faults.js';
 import type { ContractSpec, SymbolSpec } from './instruments.js';
 import type { ProfileOption } from './profile.js';
@@ -257,3 +258,15 @@ export function stillOpen<T extends { status: VenueStatus }>(live: Set<T>, match
 
 /** Client order ids are not unique on the venue: the latest order of an account with one, per symbol. */
 export const clientKey = (account: string, symbol: string, clientOrderId: string) => `${account}\u0000${symbol}\u0000${clientOrderId}`;
+
+/** A fill in which an account takes part, as an instrument's market reports it to its ledger (spot.ts, futures.ts). */
+export interface MarketFill {
+  tradeId: string;
+  at: number;
+  priceTicks: number;
+  lots: number;
+  takerSide: Side;
+  takerId: string;
+  takerOwner: string;
+  maker: Resting;
+}

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../src/app/backtest.js';
+import { d, dec } from '../../src/core/decimal.js';
 import { createLogger } from '../../src/app/logger.js';
 import { parseConfig } from '../../src/config/index.js';
 import { TAPE_VERSION } from '../../src/tape/index.js';
@@ -21,10 +22,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * its numbers with trailing zeros: a book each second around a mid that swings by 0.6, and a
  * trade on each side every 5 s that sweeps the book to 0.4% past the mid.
  */
-function solTape(): string {
+function solTape(qqz = false): string {
   const lines = [JSON.stringify({ tape: TAPE_VERSION, kind: 'header', startedAt: T0, meta: {} })];
   let seq = 0;
-  const listing = '{"symbols":[{"symbol":"solusdt","baseAsset":"SOL","quoteAsset":"USDT","pricePrecision":3,"quantityPrecision":2}]}';
+  const qqzListing = ',{"symbol":"qqzusdt","baseAsset":"QQZ","quoteAsset":"USDT","pricePrecision":"4","quantityPrecision":"0"}';
+  const listing = `{"symbols":[{"symbol":"solusdt","baseAsset":"SOL","quoteAsset":"USDT","pricePrecision":3,"quantityPrecision":2}${qqz ? qqzListing : ''}]}`;
   lines.push(JSON.stringify(call(seq++, 'spot', 'GET', '/sapi/v1/symbols', { at: T0, ms: 3, response: listing })));
   for (let s = 1; s <= 600; s++) {
     const at = T0 + s * 1000;
@@ -33,6 +35,9 @@ function solTape(): string {
     const book = `{"time":${at},"bids":[[${px(mid - 0.05)}00,"40.00"],["${px(mid - 0.3)}","80"]],"asks":[[${px(mid + 0.05)}00,"40.00"],["${px(mid + 0.3)}","80"]]}`;
     lines.push(JSON.stringify(call(seq++, 'spot', 'GET', '/sapi/v1/depth', { query: 'symbol=SOLUSDT&limit=20', at, ms: 2, response: book })));
     lines.push(JSON.stringify(call(seq++, 'spot', 'GET', '/sapi/v1/ticker', { query: 'symbol=SOLUSDT', at: at + 1, ms: 2, response: JSON.stringify({ high: '151', low: '149', last: px(mid), vol: '1000', buy: px(mid - 0.05), sell: px(mid + 0.05), rose: '0.01', time: at }) })));
+    // QQZUSDT's books come 3 ms after SOLUSDT's: the run starts before its first.
+    const q = (0.544 + 0.01 * Math.sin(s / 20)).toFixed(4);
+    if (qqz) lines.push(JSON.stringify(call(seq++, 'spot', 'GET', '/sapi/v1/depth', { query: 'symbol=QQZUSDT&limit=20', at: at + 3, ms: 2, response: `{"time":${at},"bids":[["${(Number(q) - 0.0005).toFixed(4)}","900"]],"asks":[["${(Number(q) + 0.0005).toFixed(4)}","900"]]}` })));
     if (s % 5 === 0) {
       const trades = [
         { id: 2 * s, price: px(mid * 0.996), qty: '200.00', time: at, side: 'SELL' },
@@ -41,7 +46,7 @@ function solTape(): string {
       lines.push(JSON.stringify(call(seq++, 'spot', 'GET', '/sapi/v1/trades', { query: 'symbol=SOLUSDT&limit=100', at: at + 2, ms: 2, response: JSON.stringify(trades) })));
     }
   }
-  const path = join(dir, 'sol.jsonl');
+  const path = join(dir, qqz ? 'sol-qqz.jsonl' : 'sol.jsonl');
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
 }
@@ -79,5 +84,27 @@ describe('a backtest of a tape from another venue', () => {
     expect(new Set(fills.map((f) => f.side))).toEqual(new Set(['BUY', 'SELL']));
     expect(report.orders.riskRejected).toBe(0);
     expect(report.orders.rejected).toBe(0);
+  }, 60_000);
+});
+
+describe("a backtest's starting equity", () => {
+  it("values an asset whose market the tape has not quoted yet at its first price, never at the simulator's one-tick placeholder", async () => {
+    const tapePath = solTape(true);
+    const yaml = `
+mode: paper
+sim: { balances: { USDT: "5000", SOL: "20", QQZ: "5000" } }
+strategies:
+  - { id: sol, use: strategies/grid/index.ts, symbols: [SOLUSDT], params: { levels: 2, spacingPct: "0.2", orderVolume: "0.5", maxInventory: "5" } }
+  - { id: qqz, use: strategies/grid/index.ts, symbols: [QQZUSDT], params: { levels: 2, spacingPct: "0.5", orderVolume: "50", maxInventory: "500" } }
+`;
+    const { config } = await parseConfig(yaml, { env: {} });
+    const strategies = await loadStrategies(config.strategies, ROOT);
+    const { report, input } = await runBacktest({ config, strategies, log: createLogger({ level: 'fatal', pretty: false, secrets: [] }), tapeName: 'sol-qqz', tapePath, eventCacheDir: join(dir, 'cache') });
+    // The run starts at SOLUSDT's first book (149.970 / 150.070), 3 ms before QQZUSDT's.
+    expect(input.startedAt).toBe(T0 + 1002);
+    const qqz = input.prices!.find((p) => p.symbol === 'QQZUSDT')!.samples;
+    expect(qqz.length).toBeGreaterThan(50);
+    for (const p of qqz) expect(p.price).toMatch(/^0\.5[3-5]\d+$/);
+    expect(report.pnl.startingEquity).toBe(dec.add(d('5000'), dec.add(dec.mul(d('20'), d('150.02')), dec.mul(d('5000'), qqz[0]!.price))));
   }, 60_000);
 });

@@ -4,7 +4,8 @@
 // the order ahead of all size shown at its price, so passive fills came sooner than live.
 import { describe, expect, it } from 'vitest';
 import type { RecordedMarketEvent } from '../../../src/sim/types.js';
-import { InstrumentMarket, type MarketFill } from '../../../src/sim/market.js';
+import { InstrumentMarket } from '../../../src/sim/market.js';
+import type { MarketFill } from '../../../src/sim/types.js';
 import { stream } from '../../../src/sim/random.js';
 
 const SHAPE = { volatilityTicks: 1, halfSpreadTicks: 1, levelStepTicks: 1, levels: 1, levelLots: { min: 1, max: 1 }, tradeLots: { min: 1, max: 1 }, tradeRate: 0 };
