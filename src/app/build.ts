@@ -77,7 +77,11 @@ export function tapeFile(configured: string, gzip: boolean, now: number): string
   if (!existsSync(path)) return path;
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
   const m = /^(.*?)(\.jsonl(?:\.gz)?|\.[^./]*)?$/.exec(path)!;
-  return `${m[1]}-${stamp}${m[2] ?? ''}`;
+  // A backtest's start is the tape's, the same each run: its recordings are numbered after the first.
+  for (let n = 1; ; n++) {
+    const stamped = `${m[1]}-${stamp}${n === 1 ? '' : `-${n}`}${m[2] ?? ''}`;
+    if (!existsSync(stamped)) return stamped;
+  }
 }
 
 export function buildApp(inputs: AppInputs): App {

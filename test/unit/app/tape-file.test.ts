@@ -22,4 +22,11 @@ describe('tapeFile', () => {
     expect(tapeFile(join(dir, 'day.jsonl'), true, NOW)).toBe(join(dir, 'day-2026-11-28T14-30-05-250Z.jsonl.gz'));
     expect(tapeFile(join(dir, 'day.jsonl'), false, NOW)).toBe(join(dir, 'day-2026-11-28T14-30-05-250Z.jsonl'));
   });
+
+  it('numbers a tape whose start time is taken too (a backtest recording, which starts at its tape\'s start each run)', () => {
+    for (const name of ['bt.jsonl.gz', 'bt-2026-11-28T14-30-05-250Z.jsonl.gz']) writeFileSync(join(dir, name), '');
+    expect(tapeFile(join(dir, 'bt.jsonl'), true, NOW)).toBe(join(dir, 'bt-2026-11-28T14-30-05-250Z-2.jsonl.gz'));
+    writeFileSync(join(dir, 'bt-2026-11-28T14-30-05-250Z-2.jsonl.gz'), '');
+    expect(tapeFile(join(dir, 'bt.jsonl'), true, NOW)).toBe(join(dir, 'bt-2026-11-28T14-30-05-250Z-3.jsonl.gz'));
+  });
 });
