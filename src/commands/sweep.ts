@@ -39,6 +39,8 @@ export interface SweepRow {
   /** What `sharpe` is ("annualised", "per 10 s sample"); absent from an older worker's figures. */
   sharpeBasis?: string | null;
   ordersSent: number;
+  /** The venue troubles its tape recorded that the run met ("3 of 5"); absent when the tape held none. */
+  troubles?: string;
   error?: string;
 }
 
@@ -195,7 +197,9 @@ export async function runSweep(jobs: readonly SweepJob[], threads = availablePar
 export function rowOf(label: string, outcome: RunOutcome): SweepRow {
   if (outcome.status !== 'ok') return failedRow(label, outcome.status === 'cancelled' ? `cancelled (${outcome.reason})` : outcome.reason);
   const f = outcome.figures;
-  return { label, pnl: f.pnl ?? '-', fees: shownFees(f.fees, f.feesOther ?? {}), fills: f.fills, winRate: f.winRate, maxDrawdown: f.maxDrawdown ?? '-', sharpe: f.sharpe, sharpeBasis: f.sharpeBasis, ordersSent: f.ordersSent };
+  const row: SweepRow = { label, pnl: f.pnl ?? '-', fees: shownFees(f.fees, f.feesOther ?? {}), fills: f.fills, winRate: f.winRate, maxDrawdown: f.maxDrawdown ?? '-', sharpe: f.sharpe, sharpeBasis: f.sharpeBasis, ordersSent: f.ordersSent };
+  if (f.recordedIncidents) row.troubles = `${f.recordedIncidents.played} of ${f.recordedIncidents.onTape}`;
+  return row;
 }
 
 export function failedRow(label: string, error: string): SweepRow {
@@ -217,12 +221,14 @@ export function sweepTable(rows: readonly SweepRow[]): string {
   const [only] = bases;
   const shared = bases.size === 1 && only ? only : undefined;
   const sharpeOf = (r: SweepRow) => (r.sharpe === null ? '-' : `${r.sharpe.toFixed(2)}${!shared && r.sharpeBasis ? ` ${r.sharpeBasis}` : ''}`);
-  const header = ['run', 'pnl', 'fees', 'fills', 'win rate', 'max drawdown', shared ? `sharpe (${shared})` : 'sharpe', 'orders'];
+  // Shown when the tape recorded venue troubles: how many each run met (it depends on what the run sent).
+  const troubles = rows.some((r) => r.troubles !== undefined);
+  const header = ['run', 'pnl', 'fees', 'fills', 'win rate', 'max drawdown', shared ? `sharpe (${shared})` : 'sharpe', 'orders', ...(troubles ? ['troubles met'] : [])];
   // A failed run's reason runs on past the columns, so it widens none of them.
   const body = rows.map((r) =>
     r.error
       ? [r.label, `failed: ${oneLine(r.error)}`]
-      : [r.label, r.pnl, r.fees, String(r.fills), r.winRate === null ? '-' : `${(r.winRate * 100).toFixed(1)}%`, r.maxDrawdown, sharpeOf(r), String(r.ordersSent)],
+      : [r.label, r.pnl, r.fees, String(r.fills), r.winRate === null ? '-' : `${(r.winRate * 100).toFixed(1)}%`, r.maxDrawdown, sharpeOf(r), String(r.ordersSent), ...(troubles ? [r.troubles ?? '-'] : [])],
   );
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b.length === header.length || i === 0 ? b[i]!.length : 0))));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();

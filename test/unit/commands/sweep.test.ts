@@ -370,6 +370,20 @@ describe('the printed table labels Sharpe (annualised only over 7 days)', () => 
     expect(failed).toBe(`x=2  failed: ${reason}`);
   });
 
+  it('with a column of the recorded venue troubles each run met, when the tape held any', () => {
+    const met = (played: number): RunOutcome => {
+      const r = run(0.1, 'per 10 s sample') as Extract<RunOutcome, { status: 'ok' }>;
+      return { status: 'ok', figures: { ...r.figures, recordedIncidents: { played, onTape: 5 } } };
+    };
+    const table = sweepTable([rowOf('x=1', met(3)), rowOf('x=2', met(5)), rowOf('x=3', { status: 'failed', reason: 'bad' })]).split('\n');
+    expect(table[0]).toMatch(/ orders +troubles met$/);
+    expect(table[2]).toMatch(/ 3 +3 of 5$/);
+    expect(table[3]).toMatch(/ 3 +5 of 5$/);
+    expect(table[4]).toBe('x=3  failed: bad');
+    // None held: no column.
+    expect(sweepTable([rowOf('x=1', run(0.1, 'per 10 s sample'))]).split('\n')[0]).toMatch(/ orders$/);
+  });
+
   it('in each cell when they differ', () => {
     const table = sweepTable([rowOf('a', run(1.2, 'annualised')), rowOf('b', run(-0.35, 'per 10 s sample')), rowOf('c', run(null, null))]);
     expect(table.split('\n')[0]).toMatch(/ sharpe +orders$/);
