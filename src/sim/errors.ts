@@ -25,9 +25,11 @@ export const malformed = (name: string, why: string): never =>
   reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, `Parameter '${name}' ${why}.`);
 
 /** A 418: the account is banned until `until` (epoch ms), with a Retry-After in whole seconds. */
-export function banned(until: number, now: number): SimError {
+export function banned(until: number, now: number, opts: { exact?: boolean } = {}): SimError {
   return new SimError(VenueCode.TOO_MANY_REQUESTS, `Way too many requests; banned until ${until}.`, 418, {
     body: { banUntil: until },
-    headers: { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) },
+    // Whole seconds, rounded up: a client takes the later of the two ends, so `exact` (a recorded
+    // ban's end, as the recording read it) leaves it out rather than lengthen the ban.
+    headers: opts.exact ? {} : { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) },
   });
 }

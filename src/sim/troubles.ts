@@ -3,7 +3,7 @@
 // recorded (SimOptions.incidents), each played back at its recorded time. How a recorded one
 // answers, by kind:
 //   ban              every request from `at` until `until` is answered 418: stating the end
-//                    (banUntil, Retry-After) when the recorded 418 stated it, else as recorded
+//                    (banUntil, to the ms) when the recorded 418 stated it, else as recorded
 //   rate_limit       the first request on its endpoint at or after `at` gets the recorded 429
 //   error            the same with the recorded 5xx, or 200 -1000: the venue does not act
 //   unknown_outcome  on a write (place or cancel), the venue acts, then gives the recorded
@@ -68,7 +68,7 @@ export class Troubles {
         this.played.ban++;
       }
       arrival.incident = 'ban';
-      return ban.answer ? this.recorded(arrival, ban.answer) : banned(ban.until!, now);
+      return ban.answer ? this.recorded(arrival, ban.answer) : banned(ban.until!, now, { exact: true });
     }
     const next = this.due(arrival.endpoint, now);
     if (!next || this.acts(next)) return undefined;
