@@ -24,7 +24,7 @@ export const missing = (name: string): never =>
 export const malformed = (name: string, why: string): never =>
   reject(VenueCode.MANDATORY_PARAM_EMPTY_OR_MALFORMED, `Parameter '${name}' ${why}.`);
 
-/** A 418: the account is banned until `until` (epoch ms), with a Retry-After in whole seconds. */
+/** A 418: the account is banned until `until` (epoch ms), with a Retry-After in whole seconds unless `exact`. */
 export function banned(until: number, now: number, opts: { exact?: boolean } = {}): SimError {
   return new SimError(VenueCode.TOO_MANY_REQUESTS, `Way too many requests; banned until ${until}.`, 418, {
     body: { banUntil: until },
