@@ -16,10 +16,11 @@ import type { CallRecord } from '../executor/index.js';
 import { endpointLimits, WINDOW_MS } from '../exchange/endpoints.js';
 import { busiestWindow } from '../limiter/window.js';
 import { assetValue, buildReport, equitySample, OpeningValue, PriceSampler, type EquitySample, type LimiterUsage, type Report, type ReportInput } from '../report/index.js';
-import { hasPrice, type RecordedIncident, type SimExchange } from '../sim/index.js';
+import { DEFAULT_SYMBOLS, hasPrice, type RecordedIncident, type SimExchange } from '../sim/index.js';
 import type { LoadedStrategy } from '../strategy/index.js';
 import { lastEventAt, recordedListings, ReplayTransport, TapeFeed, type Tape, type TapeMarketEvent } from '../tape/index.js';
 import { buildApp, type App } from './build.js';
+import { startingBalances } from './recorded-account.js';
 import { simInstruments } from './recorded-instruments.js';
 import { backtest, replay, simFromConfig } from './profiles.js';
 
@@ -95,13 +96,17 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   const taped: Taped = { seen: new Set() };
   const traded = tradedMarkets(opts.strategies);
   // Only the traded markets move: no strategy can see the others (strategy/requests.ts).
-  // The tape's venue's own instruments, where it recorded their listing (app/recorded-instruments.ts).
-  const instruments = simInstruments(await recordedListings(opts));
+  // The tape's venue's own instruments, where it recorded their listing (app/recorded-instruments.ts),
+  // and the account it started with, where the config asks for it (app/recorded-account.ts).
+  const recorded = await recordedListings(opts);
+  const instruments = simInstruments(recorded);
+  const spot = traded.filter((t) => t.market === 'spot').map((t) => t.symbol);
+  const balances = startingBalances(config.sim, recorded, { tape: opts.tape !== undefined || opts.tapePath !== undefined, traded: spot, symbols: instruments.symbols ?? DEFAULT_SYMBOLS, log: opts.log });
   // The venue's troubles the tape recorded, met where the recording met them (tape/incidents.ts),
   // every one known before the run starts: the feed read them with its events, or reads them
   // while a thread decodes ahead (tape/event-cache.ts).
   const incidents = feed.incidents ? inWindow(await feed.incidents, start, to) : undefined;
-  const sim = simFromConfig(config.sim, clock, start, amend(instruments, { moving: traded.map((t) => t.symbol), incidents: incidents ?? [] }));
+  const sim = simFromConfig(amend(config.sim, { balances }), clock, start, amend(instruments, { moving: traded.map((t) => t.symbol), incidents: incidents ?? [] }));
   const calls = new CallTally();
   const pluginLog = opts.pluginLog?.(() => clock.now());
   const app = buildApp({ config, profile: backtest(config, sim, clock, { stopAt }, opts.trustedVenue ?? true), strategies: opts.strategies, log: opts.log, ...(pluginLog ? { pluginLog } : {}), onCall: (r) => calls.add(r) });

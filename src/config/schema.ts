@@ -269,6 +269,7 @@ export const configSchema = z.strictObject(
         .default([]),
       // A backtest of a tape plays the venue's troubles the tape recorded (tape/incidents.ts).
       recordedFaults: bool().default(true),
+      recordedBalances: bool().default(false),
     }),
     strategies: z.array(strategy, { error: expected('a list of strategies (- id: ...)') }).default([]),
     risk: section({

@@ -58,6 +58,8 @@ export interface SimConfig {
   readonly scenario: readonly { readonly kind: 'rate_limit_storm' | 'ban' | 'clock_jump'; readonly atMs: number; readonly durationMs: number; readonly skewMs: number }[];
   /** A backtest of a tape plays back the venue's troubles it recorded (bans, 429s, 5xx, lost answers) at their recorded times. */
   readonly recordedFaults: boolean;
+  /** A backtest of a tape starts its spot account from the tape's first account answer (each asset free + locked), not `balances`. */
+  readonly recordedBalances: boolean;
 }
 
 export interface ReconcileConfig {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { runBacktest } from '../../src/app/backtest.js';
 import { d, dec } from '../../src/core/decimal.js';
 import { createLogger } from '../../src/app/logger.js';
@@ -12,6 +13,7 @@ import { parseConfig } from '../../src/config/index.js';
 import { TAPE_VERSION } from '../../src/tape/index.js';
 import { loadStrategies } from '../../src/strategy/index.js';
 import { call, T0 } from '../unit/tape/helpers.js';
+import { JsonLines } from '../fixtures/engine-parts.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'sluice-bt-venue-'));
@@ -22,12 +24,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * its numbers with trailing zeros: a book each second around a mid that swings by 0.6, and a
  * trade on each side every 5 s that sweeps the book to 0.4% past the mid.
  */
-function solTape(qqz = false): string {
+function solTape(qqz = false, account?: string): string {
   const lines = [JSON.stringify({ tape: TAPE_VERSION, kind: 'header', startedAt: T0, meta: {} })];
   let seq = 0;
   const qqzListing = ',{"symbol":"qqzusdt","baseAsset":"QQZ","quoteAsset":"USDT","pricePrecision":"4","quantityPrecision":"0"}';
   const listing = `{"symbols":[{"symbol":"solusdt","baseAsset":"SOL","quoteAsset":"USDT","pricePrecision":3,"quantityPrecision":2}${qqz ? qqzListing : ''}]}`;
   lines.push(JSON.stringify(call(seq++, 'spot', 'GET', '/sapi/v1/symbols', { at: T0, ms: 3, response: listing })));
+  if (account) lines.push(JSON.stringify(call(seq++, 'spot', 'GET', '/sapi/v1/account', { at: T0 + 5, ms: 3, response: account })));
   for (let s = 1; s <= 600; s++) {
     const at = T0 + s * 1000;
     const mid = 150 + 0.6 * Math.sin(s / 30);
@@ -46,7 +49,7 @@ function solTape(qqz = false): string {
       lines.push(JSON.stringify(call(seq++, 'spot', 'GET', '/sapi/v1/trades', { query: 'symbol=SOLUSDT&limit=100', at: at + 2, ms: 2, response: JSON.stringify(trades) })));
     }
   }
-  const path = join(dir, qqz ? 'sol-qqz.jsonl' : 'sol.jsonl');
+  const path = join(dir, `sol${qqz ? '-qqz' : ''}${account ? '-account' : ''}.jsonl`);
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
 }
@@ -106,5 +109,44 @@ strategies:
     expect(qqz.length).toBeGreaterThan(50);
     for (const p of qqz) expect(p.price).toMatch(/^0\.5[3-5]\d+$/);
     expect(report.pnl.startingEquity).toBe(dec.add(d('5000'), dec.add(dec.mul(d('20'), d('150.02')), dec.mul(d('5000'), qqz[0]!.price))));
+  }, 60_000);
+});
+
+describe('a backtest that starts from the account the tape recorded (sim.recordedBalances)', () => {
+  // The first account answer of the recording: 40 SOL free and 2 locked in an order, asset names in lower case.
+  const ACCOUNT = '{"balances":[{"asset":"usdt","free":"4000","locked":"1000"},{"asset":"sol","free":"40","locked":"2"}]}';
+  const yaml = (recorded: boolean) => `
+mode: paper
+sim: { balances: { USDT: "5000", SOL: "20" }, recordedBalances: ${recorded} }
+strategies:
+  - { id: sol, use: strategies/grid/index.ts, symbols: [SOLUSDT], params: { levels: 2, spacingPct: "0.2", orderVolume: "0.5", maxInventory: "5" } }
+`;
+  async function run(recorded: boolean, account: string | undefined) {
+    const { config } = await parseConfig(yaml(recorded), { env: {} });
+    const strategies = await loadStrategies(config.strategies, ROOT);
+    const logs = new JsonLines();
+    const result = await runBacktest({ config, strategies, log: pino({ level: 'warn' }, logs.stream), tapeName: 'sol', tapePath: solTape(false, account), eventCacheDir: join(dir, 'cache') });
+    return { ...result, logs };
+  }
+  const warning = "the tape's account held other amounts of the traded coins than sim.balances starts this backtest with; sim.recordedBalances: true starts from the recorded account";
+
+  it('each asset free and locked together, in place of sim.balances', async () => {
+    const { report, logs } = await run(true, ACCOUNT);
+    // SOLUSDT's first book: 149.970 / 150.070.
+    expect(report.pnl.startingEquity).toBe(dec.add(d('5000'), dec.mul(d('42'), d('150.02'))));
+    expect(logs.withMsg(warning)).toEqual([]);
+  }, 60_000);
+
+  it('without it, sim.balances, and the difference in the traded coins said once', async () => {
+    const { report, logs } = await run(false, ACCOUNT);
+    expect(report.pnl.startingEquity).toBe(dec.add(d('5000'), dec.mul(d('20'), d('150.02'))));
+    expect(logs.withMsg(warning).map((l) => [l.recorded, l.simBalances])).toEqual([[{ SOL: '42' }, { SOL: '20' }]]);
+  }, 60_000);
+
+  it('a tape without an account answer, or no tape, is a config problem naming the setting', async () => {
+    await expect(run(true, undefined)).rejects.toThrow(/sim\.recordedBalances: the tape recorded no readable spot account answer in its first 10 minutes/);
+    const { config } = await parseConfig(yaml(true), { env: {} });
+    const strategies = await loadStrategies(config.strategies, ROOT);
+    await expect(runBacktest({ config, strategies, log: pino({ level: 'silent' }), durationMs: 60_000 })).rejects.toThrow(/sim\.recordedBalances: needs a tape/);
   }, 60_000);
 });

@@ -63,6 +63,19 @@ describe('recordedListings', () => {
       expect(await recordedListings({ tapePath: late })).toEqual({});
     });
 
+    it('with the first spot account answer the client can read: what the account held as the recording started', async () => {
+      const account = (body: string, at: number) => encodeLine(call(2, 'spot', 'GET', '/sapi/v1/account', { at, response: body }));
+      const path = tapeFile([
+        account('{"code":"-1000","msg":"busy"}', T0 + 1),
+        listed('SOLUSDT', T0 + 9),
+        account('{"balances":[{"asset":"sol","free":"40","locked":"2"},{"asset":"USDT","free":"1","locked":"0"}]}', T0 + 20),
+        account('{"balances":[{"asset":"SOL","free":"1","locked":"0"}]}', T0 + 40),
+      ]);
+      const found = await recordedListings({ tapePath: path });
+      expect(found.balances).toEqual({ items: [{ asset: 'SOL', free: '40', locked: '2' }, { asset: 'USDT', free: '1', locked: '0' }], skipped: [] });
+      expect(found.symbols?.items.map((s) => s.symbol)).toEqual(['SOLUSDT']);
+    });
+
     it('keeps what it found beside the event cache: the next run does not read the tape', async () => {
       const path = tapeFile([listed('SOLUSDT', T0 + 9)]);
       const cacheDir = join(tmp!.dir, 'cache');
@@ -70,7 +83,7 @@ describe('recordedListings', () => {
       const kept = readdirSync(cacheDir).filter((n) => n.endsWith('.listings'));
       expect(kept).toHaveLength(1);
       // What the sidecar says is what the next run lists (the tape, unchanged, is not read again).
-      writeFileSync(join(cacheDir, kept[0]!), JSON.stringify({ version: 1, payload: { symbols: { items: [{ symbol: 'KEPTUSDT' }], skipped: [] } } }));
+      writeFileSync(join(cacheDir, kept[0]!), JSON.stringify({ version: 2, payload: { symbols: { items: [{ symbol: 'KEPTUSDT' }], skipped: [] } } }));
       expect((await recordedListings({ tapePath: path, eventCacheDir: cacheDir })).symbols?.items.map((s) => s.symbol)).toEqual(['KEPTUSDT']);
       // A sidecar of another version is found again from the tape.
       writeFileSync(join(cacheDir, kept[0]!), JSON.stringify({ version: 0, payload: {} }));
