@@ -218,6 +218,7 @@ async function backtestOn(feed: TapeFeed, opts: BacktestOptions): Promise<Backte
   };
   // Traded symbols the tape holds no market data for trade the simulator's own synthetic market.
   const untaped = feed.count === 0 ? [] : app.engine.activeSymbols().filter((s) => !taped.seen.has(`${s.market}:${s.symbol}`)).map((s) => `${s.market} ${s.symbol}`);
+  if (untaped.length > 0) input.untaped = untaped;
   return { report: buildReport(input), input, events: feed.count, untaped, app, sim };
 }
 

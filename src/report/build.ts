@@ -65,6 +65,7 @@ export function buildReport(input: ReportInput): Report {
   // Last, and only when there were some: the report of a tape without troubles is as it was.
   const incidents = incidentsOf(input);
   if (incidents) report.recordedIncidents = incidents;
+  if (input.untaped && input.untaped.length > 0) report.untaped = [...input.untaped];
   const refusals = Object.entries(input.refusals ?? {}).map(([rule, r]) => ({ rule, count: r.count, first: r.first }));
   if (refusals.length > 0) report.refusals = refusals.sort((a, b) => b.count - a.count || byCodeUnit(a.rule, b.rule));
   const exits = Object.keys(input.exits ?? {}).filter((k) => (input.exits![k] ?? 0) > 0).sort(byCodeUnit);

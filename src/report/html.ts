@@ -100,6 +100,7 @@ function summaryTable(r: Report): string {
   ];
   const incidents = incidentsLine(r);
   if (incidents) rows.push(['Venue troubles the tape recorded', incidents.replace(/^recorded venue incidents /, '')]);
+  for (const s of r.untaped ?? []) rows.push(['Not on the tape', `${s}: the tape holds no market data for it; it traded the simulator's own synthetic market, not recorded reality`]);
   for (const line of disabledLines(r)) rows.push(['Strategy disabled', line.replace(/^strategy /, '')]);
   for (const x of r.refusals ?? []) rows.push([`Refused by ${x.rule}`, `${x.count} (first: ${x.first})`]);
   for (const [reason, n] of Object.entries(r.exits ?? {})) rows.push([`Exits by ${reason}`, String(n)]);

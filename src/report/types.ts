@@ -67,6 +67,8 @@ export interface ReportInput {
   strategies: readonly string[];
   /** Name or path of the recorded tape the run replayed. */
   tape?: string;
+  /** Symbols traded ("spot BTCUSDT") that the tape holds no market data for: they traded the simulator's own market. */
+  untaped?: readonly string[];
   /** The venue's troubles the tape recorded, by kind: how many it held, and how many met a request of the run. */
   incidents?: { onTape: Readonly<Record<string, number>>; played: Readonly<Record<string, number>> };
   /** Intents refused before they became requests (invalid, or by a risk rule), per rule, with the first reason. */
@@ -210,6 +212,11 @@ export interface Report {
    * Absent when the tape held none, or sim.recordedFaults is false.
    */
   recordedIncidents?: { onTape: number; played: number; byKind: Record<string, { onTape: number; played: number }> };
+  /**
+   * Symbols traded ("spot BTCUSDT") that the tape holds no market data for: their fills come from
+   * the simulator's own synthetic market, not recorded reality. Absent when every one is on the tape.
+   */
+  untaped?: string[];
   /**
    * Intents refused before they became requests, per rule (`invalid`: the request could not be
    * formed), most first, with the first reason given: what to fix. Absent when none was.

@@ -285,7 +285,7 @@ strategies:
     );
   }, 60_000);
 
-  it('warns when a traded symbol has no market data on the tape (a futures contract on a spot-only tape)', async () => {
+  it('warns when a traded symbol has no market data on the tape (a futures contract on a spot-only tape), on stderr and in the report', async () => {
     const d = tmp();
     const config = join(d, 'mixed.yaml');
     const talker = join(ROOT, 'test/fixtures/plugins/talker.ts');
@@ -296,6 +296,9 @@ strategies:
     expect(stderr.split('\n').filter((l) => l.startsWith('warning:'))).toEqual([
       "warning: the tape holds no market data for futures E-BTC-USDT: it traded the simulator's own synthetic market there, not recorded reality (record a tape of it: README, Record your own tape)",
     ]);
+    // The report says so too: it is read without the terminal's output.
+    expect((JSON.parse(readFileSync(join(d, 'report.json'), 'utf8')) as { untaped?: string[] }).untaped).toEqual(['futures E-BTC-USDT']);
+    expect(readFileSync(join(d, 'report.html'), 'utf8')).toContain("futures E-BTC-USDT: the tape holds no market data for it; it traded the simulator&#39;s own synthetic market, not recorded reality");
   }, 60_000);
 
   it('a run that stops on a bad tape event leaves no part of an event cache behind, and the next stops the same way', async () => {
