@@ -43,6 +43,9 @@ export async function statusCommand(configPath: string, opts: StatusOptions = {}
       return err.message;
     }
     try {
+      // The daemon's promise: no request to a venue that banned this key (status records no ban of its own, so each run would meet it again).
+      const bannedUntil = app.journal.banUntil();
+      if (bannedUntil > systemClock.now()) return `status: the venue was not asked: the journal records a venue ban until ${new Date(bannedUntil).toISOString()}, and nothing is sent before it ends; run sluice status again after it`;
       await app.client.start();
       return await statusReport(app, first, known);
     } catch (err) {

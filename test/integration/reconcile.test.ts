@@ -310,6 +310,21 @@ describe('sluice status beside a running daemon', () => {
     expect(out).toMatch(/journal only +slgrid1-zz #424242 BUY LIMIT 0\.01 @ 20000 open\n/);
   });
 
+  it('a venue ban the journal records: nothing is sent before it ends, exit 1 saying until when', async () => {
+    await setUp('strict');
+    const journalPath = join(dir!, 'banned.db');
+    const journal = SqliteJournal.open(journalPath);
+    const until = Date.now() + 600_000;
+    journal.setBanUntil(until);
+    journal.close();
+    const arrived = sim!.exchange.arrivals().length;
+    const { code, out, err } = await status(journalPath, async () => undefined);
+    expect(code).toBe(1);
+    expect(out).toBe('');
+    expect(err).toBe(`status: the venue was not asked: the journal records a venue ban until ${new Date(until).toISOString()}, and nothing is sent before it ends; run sluice status again after it\n`);
+    expect(sim!.exchange.arrivals()).toHaveLength(arrived);
+  });
+
   it('a venue that does not answer: a clear error naming what to check, exit 1, not a crash', async () => {
     await setUp('strict');
     const journalPath = join(dir!, 'down.db');
