@@ -35,6 +35,7 @@ const passThrough: Pacer = {
   pauseEndpoint: () => undefined,
   released: () => new Promise(() => undefined),
   pauseAll: () => undefined,
+  answered: () => undefined,
   pausedUntil: () => 0,
   usage: () => ({}),
   stop: async () => undefined,

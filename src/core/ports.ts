@@ -68,6 +68,12 @@ export interface Pacer {
   pauseEndpoint(endpoint: string, ms: number): void;
   /** Stops every endpoint until `untilMs` (after a 418). */
   pauseAll(untilMs: number): void;
+  /**
+   * The venue answered a request on `endpoint` with something other than a rate limit or a ban.
+   * After a pause an endpoint sends one request at a time (after a ban, one across all) until
+   * this is said, so a venue still refusing meets one request, not the whole queue.
+   */
+  answered(endpoint: string): void;
   /** Time (epoch ms) until which everything is paused, or 0. */
   pausedUntil(): number;
   /** For the summary line and metrics: requests in the current window per endpoint, queue depth. */

@@ -57,6 +57,8 @@ const UNSURE_WITHOUT_CODE: ReadonlySet<number> = new Set([408, 409, 425, 499]);
 
 /** Default pause after a 429 that carries no Retry-After: one full rate window. */
 export const DEFAULT_RATE_LIMIT_PAUSE_MS = 2000;
+/** The longest pause consecutive 429s on an endpoint double the default to (a longer Retry-After is kept). */
+export const MAX_RATE_LIMIT_PAUSE_MS = 60_000;
 /** Default ban length when a 418 says nothing about it (the venue's documented minimum). */
 export const DEFAULT_BAN_MS = 120_000;
 

@@ -19,7 +19,7 @@ import { TransportFailure, type HttpRequest, type Pacer, type Transport } from '
 import type { Market } from '../core/types.js';
 import { decodeResponse, encodeBody, encodeQuery, unreadableItems, type RequestParams, type ResponseOf } from '../exchange/codec.js';
 import { ENDPOINTS, isSigned, needsKey, type Endpoint, type EndpointId } from '../exchange/endpoints.js';
-import { classifyAnswer, unstatedBanMs } from '../exchange/errors.js';
+import { classifyAnswer, DEFAULT_RATE_LIMIT_PAUSE_MS, MAX_RATE_LIMIT_PAUSE_MS, retryAfterMs, unstatedBanMs } from '../exchange/errors.js';
 import { parseJsonLossless, stringifyJson } from '../exchange/json.js';
 import { sign } from '../exchange/sign.js';
 import { ResponseTooLargeError } from '../exchange/transport/errors.js';
@@ -79,6 +79,11 @@ export class Executor {
   private unstatedBans = 0;
   /** When the pause for the latest such ban ends. */
   private unstatedBanEnd = Number.NEGATIVE_INFINITY;
+  /**
+   * Per endpoint: 429s in a row met by requests sent after the pause before them began (reset by
+   * any other answer on it), each doubling the next pause, and when the latest pause began.
+   */
+  private readonly rateLimited = new Map<string, { streak: number; pausedAt: number }>();
 
   constructor(private readonly opts: ExecutorOptions) {
     this.recvWindowMs = opts.recvWindowMs ?? DEFAULT_RECV_WINDOW_MS;
@@ -150,7 +155,9 @@ export class Executor {
         // A ban may have started while this job waited in the queue.
         this.refuseWhileBanned(ep);
         record.sentAt = clock.now();
-        return this.send(ep, params);
+        const answer = await this.send(ep, params);
+        this.toldPacer(ep, answer.status, answer.headers['retry-after']);
+        return answer;
       });
       record.httpStatus = res.status;
       let body: unknown = res.json;
@@ -195,7 +202,7 @@ export class Executor {
       return decoded;
     } catch (err) {
       const classified = this.lengthenBan(this.redact(this.classifyFailure(ep, err)), record.sentAt);
-      if (classified instanceof RateLimitedError) pacer.pauseEndpoint(ep.id, classified.retryAfterMs);
+      if (classified instanceof RateLimitedError) pacer.pauseEndpoint(ep.id, this.rateLimitPauseMs(ep, classified.retryAfterMs, record.sentAt));
       if (classified instanceof BannedError) pacer.pauseAll(classified.untilMs);
       if (classified instanceof Error && 'venue' in classified) record.error = classified as VenueError;
       throw classified;
@@ -255,6 +262,36 @@ export class Executor {
     if (sentAt !== undefined && sentAt >= this.unstatedBanEnd) this.unstatedBans++;
     this.unstatedBanEnd = Math.max(err.untilMs, this.opts.clock.now() + unstatedBanMs(this.unstatedBans - 1));
     return this.unstatedBanEnd === err.untilMs ? err : new BannedError(err.venue, this.unstatedBanEnd, false);
+  }
+
+  /**
+   * What an answer's status says to the pacer, before the job settles, so that what waits behind
+   * it sees the pause (or the all-clear) first: a 429 or 418 pauses at once (the answer's own
+   * pause, from its Retry-After or ban end, follows; a pause only grows), anything else tells it
+   * the venue answered (after a pause it sends one request at a time until then). A rate limit
+   * said only in a body's code (-1003 with another status) pauses a moment later, as classified.
+   */
+  private toldPacer(ep: Endpoint, status: number, retryAfter: string | undefined): void {
+    const { pacer, clock } = this.opts;
+    if (status === 418) pacer.pauseAll(clock.now() + DEFAULT_RATE_LIMIT_PAUSE_MS);
+    else if (status === 429) pacer.pauseEndpoint(ep.id, retryAfterMs(retryAfter, this.opts.venueClocks[ep.market].now()) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
+    else {
+      this.rateLimited.delete(ep.id);
+      pacer.answered(ep.id);
+    }
+  }
+
+  /**
+   * A 429's pause: its Retry-After (or the window, without one), doubled for each 429 before it on
+   * the endpoint with no other answer between, up to MAX_RATE_LIMIT_PAUSE_MS; the notes: the
+   * caller should slow down or stop, and a ban follows for continuing. Requests already on their
+   * way when the latest pause began meet the same limit: they do not lengthen it.
+   */
+  private rateLimitPauseMs(ep: Endpoint, retryAfterMs: number, sentAt: number | undefined): number {
+    const was = this.rateLimited.get(ep.id);
+    const streak = was && sentAt !== undefined && sentAt <= was.pausedAt ? was.streak : (was?.streak ?? 0) + 1;
+    this.rateLimited.set(ep.id, { streak, pausedAt: this.opts.clock.now() });
+    return Math.max(retryAfterMs, Math.min(MAX_RATE_LIMIT_PAUSE_MS, DEFAULT_RATE_LIMIT_PAUSE_MS * 2 ** (streak - 1)));
   }
 
   private refuseWhileBanned(ep: Endpoint): void {

@@ -61,7 +61,7 @@ export class BottleneckPacer extends PacerBase<LiveLane> {
       return Promise.reject(err);
     }
     if (this.stopped) return Promise.reject(new PacerStoppedError());
-    if (lane.waiting === 0 && lane.free > 0 && lane.running < lane.maxConcurrent && this.pauseEnd(endpoint) <= this.clock.now()) {
+    if (lane.waiting === 0 && lane.free > 0 && lane.running < lane.maxConcurrent && this.pauseEnd(endpoint) <= this.clock.now() && this.probeAllows(endpoint)) {
       lane.free--;
       return this.begin(lane, job);
     }
@@ -72,8 +72,8 @@ export class BottleneckPacer extends PacerBase<LiveLane> {
     lane.waiting++;
     let started = false;
     const scheduled = lane.queue.schedule(async () => {
-      // Handed a slot; a pause may have begun since (a 429 or 418 arriving in between).
-      while (!this.stopped && this.pauseEnd(lane.endpoint) > this.clock.now()) await this.holdUntilResumed(lane);
+      // Handed a slot; a pause may have begun since (a 429 or 418 arriving in between), or a probe be in flight.
+      while (!this.stopped && (this.pauseEnd(lane.endpoint) > this.clock.now() || !this.probeAllows(lane.endpoint))) await this.holdUntilResumed(lane);
       if (this.stopped) throw new PacerStoppedError();
       lane.handed--;
       lane.waiting--;
@@ -102,9 +102,11 @@ export class BottleneckPacer extends PacerBase<LiveLane> {
    */
   private begin<T>(lane: LiveLane, job: () => Promise<T>): Promise<T> {
     lane.running++;
+    const probe = this.startProbe(lane.endpoint);
     const result = invoke(job);
     const settled = () => {
       lane.running--;
+      if (probe) this.endProbe(lane.endpoint);
       void this.clock.sleep(this.spanMs, this.stopping.signal).then(() => {
         lane.free++;
         this.handOver(lane);
@@ -130,10 +132,11 @@ export class BottleneckPacer extends PacerBase<LiveLane> {
     }
   }
 
+  /** Until the pause ends (a timer) or, held behind a probe, until probing changes (reopen). */
   private holdUntilResumed(lane: LiveLane): Promise<void> {
     return new Promise((resolve) => {
       lane.held.push(resolve);
-      this.armWake(lane);
+      if (this.pauseEnd(lane.endpoint) > this.clock.now()) this.armWake(lane);
     });
   }
 
@@ -145,6 +148,10 @@ export class BottleneckPacer extends PacerBase<LiveLane> {
       lane.wakeArmed = false;
       this.resume(lane);
     });
+  }
+
+  protected reopen(): void {
+    for (const lane of this.lanes.values()) this.resume(lane);
   }
 
   /** Lets held jobs re-check in the order they were held, then hands over free slots. */

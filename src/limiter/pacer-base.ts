@@ -74,6 +74,16 @@ export abstract class PacerBase<L extends { limit: number; maxConcurrent: number
   protected readonly lanes = new Map<string, L>();
   private readonly endpointPausedUntil = new Map<string, number>();
   private allPausedUntil = 0;
+  /**
+   * Endpoints that, after a pause, send one request at a time until the venue answers one with
+   * something other than a rate limit or a ban (answered()): a venue still refusing meets one
+   * request, not the whole queue at the pause's end (a 429 storm let the queue go at each
+   * pause's end, and the venue banned the key). 'all': since a ban, one probe at a time across
+   * every endpoint, and the first answer opens them all.
+   */
+  private readonly probing = new Map<string, 'endpoint' | 'all'>();
+  /** Endpoints with a probe in flight. */
+  private readonly probes = new Set<string>();
   protected stopped = false;
 
   constructor(opts: PacerOptions, makeLane: (endpoint: string, limit: number, maxConcurrent: number, spanMs: number) => L) {
@@ -108,11 +118,43 @@ export abstract class PacerBase<L extends { limit: number; maxConcurrent: number
     const until = this.clock.now() + Math.max(0, ms);
     // A pause only ever grows: a short Retry-After must not cut a longer one short.
     this.endpointPausedUntil.set(endpoint, Math.max(this.endpointPausedUntil.get(endpoint) ?? 0, until));
+    if (!this.probing.has(endpoint)) this.probing.set(endpoint, 'endpoint');
   }
 
   pauseAll(untilMs: number): void {
     this.allPausedUntil = Math.max(this.allPausedUntil, untilMs);
+    for (const endpoint of this.lanes.keys()) this.probing.set(endpoint, 'all');
   }
+
+  answered(endpoint: string): void {
+    const why = this.probing.get(endpoint);
+    if (why === undefined) return;
+    for (const [e, w] of [...this.probing]) if (e === endpoint || (why === 'all' && w === 'all')) this.probing.delete(e);
+    this.reopen();
+  }
+
+  /** Whether a job may start on `endpoint` now as far as probing goes (pauses and slots aside). */
+  protected probeAllows(endpoint: string): boolean {
+    const why = this.probing.get(endpoint);
+    if (why === undefined) return true;
+    return why === 'all' ? this.probes.size === 0 : !this.probes.has(endpoint);
+  }
+
+  /** A job starts on `endpoint`: returns whether it is a probe (its endpoint is probing), to be ended with endProbe. */
+  protected startProbe(endpoint: string): boolean {
+    if (!this.probing.has(endpoint)) return false;
+    this.probes.add(endpoint);
+    return true;
+  }
+
+  /** A probe settled; what its answer said (a pause, or answered()) was told before, so the next may go. */
+  protected endProbe(endpoint: string): void {
+    this.probes.delete(endpoint);
+    this.reopen();
+  }
+
+  /** Lets every endpoint's waiting jobs look again: probing changed. */
+  protected abstract reopen(): void;
 
   pausedUntil(): number {
     return this.allPausedUntil > this.clock.now() ? this.allPausedUntil : 0;

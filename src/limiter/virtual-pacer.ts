@@ -4,7 +4,8 @@ import { PacerBase, PacerStoppedError, invoke, type VirtualPacerOptions } from '
 import { RollingWindow } from './window.js';
 
 interface Waiter {
-  resolve: () => void;
+  /** `probe`: it starts as its endpoint's probe (pacer-base.ts). */
+  resolve: (probe: boolean) => void;
   reject: (err: Error) => void;
 }
 
@@ -42,7 +43,7 @@ export class VirtualPacer extends PacerBase<VirtualLane> {
   async run<T>(endpoint: string, job: () => Promise<T>): Promise<T> {
     const lane = this.lane(endpoint);
     if (this.stopped) throw new PacerStoppedError();
-    await new Promise<void>((resolve, reject) => {
+    const probe = await new Promise<boolean>((resolve, reject) => {
       lane.waiters.push({ resolve, reject });
       void this.pump(lane);
     });
@@ -50,6 +51,7 @@ export class VirtualPacer extends PacerBase<VirtualLane> {
     const settled = () => {
       lane.window.record(this.clock.now());
       lane.running--;
+      if (probe) this.endProbe(lane.endpoint);
       void this.pump(lane);
     };
     result.then(settled, settled);
@@ -70,12 +72,17 @@ export class VirtualPacer extends PacerBase<VirtualLane> {
           continue;
         }
         if (lane.running >= lane.maxConcurrent) return; // a settling job pumps again
+        if (!this.probeAllows(lane.endpoint)) return; // a probe in flight: its end, or answered(), pumps again
         lane.running++;
-        lane.waiters.shift()!.resolve();
+        lane.waiters.shift()!.resolve(this.startProbe(lane.endpoint));
       }
     } finally {
       lane.pumping = false;
     }
+  }
+
+  protected reopen(): void {
+    for (const lane of this.lanes.values()) void this.pump(lane);
   }
 
   /**

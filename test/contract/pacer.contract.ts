@@ -27,6 +27,11 @@ export function maxStartsInAnyWindow(starts: readonly number[], windowMs: number
   return Math.max(0, ...starts.map((t) => starts.filter((s) => s >= t && s < t + windowMs).length));
 }
 
+/** Resolves once `ready()` holds, looking again after each macrotask turn (the pacers start jobs on timers and promise turns). */
+async function waitFor(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((resolve) => setImmediate(resolve));
+}
+
 export function pacerContract(name: string, make: (setup: PacerSetup) => PacerHarness): void {
   describe(`Pacer contract: ${name}`, () => {
     it('bursts up to the limit at once, then never more than the limit in any rolling window, in FIFO order', async () => {
@@ -151,6 +156,73 @@ export function pacerContract(name: string, make: (setup: PacerSetup) => PacerHa
       expect(log.filter((x) => x.startsWith('a'))).toEqual(['a0', 'a2']);
       expect(log.filter((x) => x.startsWith('b'))).toEqual(['b1', 'b3']);
       expect(pacer.pausedUntil()).toBe(0);
+      await pacer.stop();
+    });
+
+    it('after a pause one job goes at a time (a probe) until the venue answers one without a rate limit; then the rest at once', async () => {
+      const { pacer, clock, settle } = make({ limits: { a: 10, b: 10 } });
+      const t0 = clock.now();
+      pacer.pauseEndpoint('a', 100);
+      // Each job holds until the test answers it: what runs at once is what is in flight.
+      const inFlight: string[] = [];
+      const maxInFlight = { a: 0 };
+      const gates = new Map<string, { resolve: () => void }>();
+      const job = (name: string) =>
+        pacer.run('a', async () => {
+          inFlight.push(name);
+          maxInFlight.a = Math.max(maxInFlight.a, inFlight.length);
+          const gate = deferred();
+          gates.set(name, gate);
+          await gate.promise;
+          inFlight.splice(inFlight.indexOf(name), 1);
+        });
+      const jobs = ['a1', 'a2', 'a3', 'a4'].map(job);
+      const started = (name: string) => settle(waitFor(() => gates.has(name)));
+      // b was never paused: not held.
+      await settle(pacer.run('b', async () => undefined));
+      await started('a1');
+      expect(clock.now()).toBeGreaterThanOrEqual(t0 + 100);
+      expect(inFlight).toEqual(['a1']);
+      // The probe met the rate limit again (no answered()): paused again, the next probe after it.
+      pacer.pauseEndpoint('a', 100);
+      gates.get('a1')!.resolve();
+      await started('a2');
+      expect(inFlight).toEqual(['a2']);
+      expect(maxInFlight.a).toBe(1);
+      // This one was answered: the endpoint opens, and the rest go together.
+      pacer.answered('a');
+      gates.get('a2')!.resolve();
+      await started('a3');
+      await started('a4');
+      expect(inFlight.filter((n) => n !== 'a2')).toEqual(['a3', 'a4']);
+      gates.get('a3')!.resolve();
+      gates.get('a4')!.resolve();
+      await settle(Promise.all(jobs));
+      await pacer.stop();
+    });
+
+    it('after a ban one probe goes across every endpoint; its answer opens them all', async () => {
+      const { pacer, clock, settle } = make({ limits: { a: 10, b: 10 } });
+      pacer.pauseAll(clock.now() + 100);
+      const inFlight: string[] = [];
+      const gates = new Map<string, { resolve: () => void }>();
+      const jobs = ['a', 'b', 'a', 'b'].map((e, i) =>
+        pacer.run(e, async () => {
+          inFlight.push(`${e}${i}`);
+          const gate = deferred();
+          gates.set(`${e}${i}`, gate);
+          await gate.promise;
+          inFlight.splice(inFlight.indexOf(`${e}${i}`), 1);
+        }),
+      );
+      await settle(waitFor(() => inFlight.length > 0));
+      expect(inFlight).toHaveLength(1);
+      const [probe] = inFlight;
+      pacer.answered(probe!.slice(0, 1));
+      gates.get(probe!)!.resolve();
+      await settle(waitFor(() => inFlight.length === 3));
+      for (const name of [...inFlight]) gates.get(name)!.resolve();
+      await settle(Promise.all(jobs));
       await pacer.stop();
     });
 

@@ -1,0 +1,42 @@
+// A 429 storm (the venue refusing every request for a while): after each pause one request goes
+// (a probe), the pause doubles while probes meet 429s, and the queue goes only once one is
+// answered. Letting the whole queue go at each pause's end met the storm with a burst each time,
+// and the venue banned the key (the notes: a 418 for continuing after 429s).
+import { describe, expect, it } from 'vitest';
+import { flushMicrotasks, ManualClock } from '../../../src/core/clock.js';
+import type { Transport } from '../../../src/core/ports.js';
+import { createExchangeClient } from '../../../src/app/client.js';
+import { endpointLimits } from '../../../src/exchange/endpoints.js';
+import { VirtualPacer } from '../../../src/limiter/index.js';
+
+const T0 = 1_700_000_000_000;
+
+describe('a 429 storm', () => {
+  it('meets one request per pause, the pauses doubling, and the queue once the venue answers again', async () => {
+    const clock = new ManualClock(T0);
+    const stormEnds = T0 + 10_000;
+    const sent: number[] = [];
+    const transport: Transport = {
+      send: async () => {
+        sent.push(clock.now() - T0);
+        return clock.now() < stormEnds ? { status: 429, headers: {}, body: '{"code":-1003,"msg":"Too many requests"}' } : { status: 200, headers: {}, body: '{}' };
+      },
+    };
+    const client = createExchangeClient({ transport: () => transport, clock, pacer: new VirtualPacer({ limits: endpointLimits(), clock }), retry: { retries: 6, baseDelayMs: 0, maxDelayMs: 0 } });
+    let done = 0;
+    const calls = Array.from({ length: 6 }, () => client.executor.call('spot.ping', {}).finally(() => done++));
+    for (;;) {
+      await flushMicrotasks();
+      if (done === calls.length || !(await clock.step())) break;
+    }
+    const answers = await Promise.allSettled(calls);
+    expect(answers.map((a) => a.status)).toEqual(calls.map(() => 'fulfilled'));
+    const at = (ms: number) => sent.filter((t) => t === ms).length;
+    // The six at once met the storm together (one pause of 2 s, not lengthened by each other);
+    // then one probe after each pause, 2 s, 4 s, 8 s; the one after the storm was answered, and
+    // the other five went with it.
+    expect([...new Set(sent)]).toEqual([0, 2000, 6000, 14_000]);
+    expect([at(0), at(2000), at(6000), at(14_000)]).toEqual([6, 1, 1, 6]);
+    await client.close();
+  });
+});
