@@ -97,6 +97,7 @@ export interface PassOptions {
 
 type Sym = { market: Market; symbol: string };
 const keyOf = (market: Market, symbol: string) => `${market}:${symbol}`;
+const NO_IDS: ReadonlySet<string> = new Set();
 
 export class Reconciler {
   /** The account's holdings as last read (spot balances, futures margin), read first in each pass. */
@@ -132,8 +133,11 @@ export class Reconciler {
   }
 
   /** Client order ids of orders whose cancel was taken and that the latest complete open-orders read of their symbol no longer lists. */
-  cancelsOffBook(): Set<string> {
-    return new Set([...this.coverage.values()].flatMap((c) => [...c.cancelsGone.keys()]));
+  cancelsOffBook(): ReadonlySet<string> {
+    // Risk asks at every check: nothing built when no cancel is waiting (the usual case).
+    let out: Set<string> | undefined;
+    for (const c of this.coverage.values()) for (const id of c.cancelsGone.keys()) (out ??= new Set()).add(id);
+    return out ?? NO_IDS;
   }
 
   /** The fill volume journaled for a venue order. */
