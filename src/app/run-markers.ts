@@ -28,6 +28,7 @@ export function holdWindowsOfLastRun(journal: Journal, pacer: Pacer, now: number
   const lastSent = Number.isNaN(stopped) || stopped < started ? now : stopped;
   const waitMs = lastSent + WINDOW_MS + safetyMarginMs - now;
   if (waitMs <= 0) return;
-  for (const endpoint of Object.keys(pacer.usage())) pacer.pauseEndpoint(endpoint, waitMs);
+  // A wait for the window, not a refusal: no probing after it.
+  for (const endpoint of Object.keys(pacer.usage())) pacer.pauseEndpoint(endpoint, waitMs, { probe: false });
   log.info({ waitMs, lastRun: lastSent === now ? 'did not stop cleanly' : 'stopped moments ago' }, "waiting for the venue's rate windows to forget the last run's requests");
 }

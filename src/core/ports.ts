@@ -64,16 +64,20 @@ export class TransportFailure extends Error {
 export interface Pacer {
   /** Runs `job` when `endpoint` has room; the job's start is the moment the request may be sent. */
   run<T>(endpoint: string, job: () => Promise<T>): Promise<T>;
-  /** Stops `endpoint` taking new jobs for `ms` (after a 429). */
-  pauseEndpoint(endpoint: string, ms: number): void;
+  /**
+   * Stops `endpoint` taking new jobs for `ms` (after a 429); then it probes (answered()), unless
+   * `probe: false` says nothing suggests the venue refuses (a wait for the rate window alone).
+   */
+  pauseEndpoint(endpoint: string, ms: number, opts?: { probe?: boolean }): void;
   /** Stops every endpoint until `untilMs` (after a 418). */
   pauseAll(untilMs: number): void;
   /**
-   * The venue answered a request on `endpoint` with something other than a rate limit or a ban.
-   * After a pause an endpoint sends one request at a time (after a ban, one across all) until
-   * this is said, so a venue still refusing meets one request, not the whole queue.
+   * The venue answered a request on `endpoint`, started at `sentAt`, with something other than a
+   * rate limit, a ban or a 5xx. After a pause an endpoint sends one request at a time (after a
+   * ban, one across all) until this is said of a request started after the pause began, so a
+   * venue still refusing meets one request, not the whole queue.
    */
-  answered(endpoint: string): void;
+  answered(endpoint: string, sentAt: number): void;
   /** Time (epoch ms) until which everything is paused, or 0. */
   pausedUntil(): number;
   /** For the summary line and metrics: requests in the current window per endpoint, queue depth. */

@@ -156,7 +156,7 @@ export class Executor {
         this.refuseWhileBanned(ep);
         record.sentAt = clock.now();
         const answer = await this.send(ep, params);
-        this.toldPacer(ep, answer.status, answer.headers['retry-after']);
+        this.toldPacer(ep, answer, record.sentAt);
         return answer;
       });
       record.httpStatus = res.status;
@@ -267,17 +267,19 @@ export class Executor {
   /**
    * What an answer's status says to the pacer, before the job settles, so that what waits behind
    * it sees the pause (or the all-clear) first: a 429 or 418 pauses at once (the answer's own
-   * pause, from its Retry-After or ban end, follows; a pause only grows), anything else tells it
-   * the venue answered (after a pause it sends one request at a time until then). A rate limit
-   * said only in a body's code (-1003 with another status) pauses a moment later, as classified.
+   * pause, from its Retry-After or ban end, follows; a pause only grows); a 2xx-4xx tells it the
+   * venue answered (after a pause it sends one request at a time until one sent after the pause
+   * began is answered so); a 5xx says neither. A rate limit said only in a body's code (-1003
+   * with another status, not as the notes show it) pauses a moment later, as classified.
    */
-  private toldPacer(ep: Endpoint, status: number, retryAfter: string | undefined): void {
+  private toldPacer(ep: Endpoint, answer: { status: number; headers: Readonly<Record<string, string>> }, sentAt: number): void {
     const { pacer, clock } = this.opts;
-    if (status === 418) pacer.pauseAll(clock.now() + DEFAULT_RATE_LIMIT_PAUSE_MS);
-    else if (status === 429) pacer.pauseEndpoint(ep.id, retryAfterMs(retryAfter, this.opts.venueClocks[ep.market].now()) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
-    else {
-      this.rateLimited.delete(ep.id);
-      pacer.answered(ep.id);
+    if (answer.status === 418) pacer.pauseAll(clock.now() + DEFAULT_RATE_LIMIT_PAUSE_MS);
+    else if (answer.status === 429) pacer.pauseEndpoint(ep.id, retryAfterMs(answer.headers['retry-after'], this.opts.venueClocks[ep.market].now()) ?? DEFAULT_RATE_LIMIT_PAUSE_MS);
+    else if (answer.status < 500) {
+      const limited = this.rateLimited.get(ep.id);
+      if (limited && sentAt > limited.pausedAt) this.rateLimited.delete(ep.id);
+      pacer.answered(ep.id, sentAt);
     }
   }
 

@@ -75,13 +75,15 @@ export abstract class PacerBase<L extends { limit: number; maxConcurrent: number
   private readonly endpointPausedUntil = new Map<string, number>();
   private allPausedUntil = 0;
   /**
-   * Endpoints that, after a pause, send one request at a time until the venue answers one with
-   * something other than a rate limit or a ban (answered()): a venue still refusing meets one
-   * request, not the whole queue at the pause's end (a 429 storm let the queue go at each
-   * pause's end, and the venue banned the key). 'all': since a ban, one probe at a time across
-   * every endpoint, and the first answer opens them all.
+   * After a pause an endpoint sends one request at a time (a probe) until the venue answers one
+   * sent after the pause began with something other than a rate limit or a ban (answered()): a
+   * venue still refusing meets one request, not the whole queue at the pause's end (a 429 storm
+   * let the queue go at each pause's end, and the venue banned the key). Per endpoint, since
+   * when it probes after its own pause (a 429); and since when every endpoint probes after a
+   * ban, one probe at a time across all of them, until one is answered.
    */
-  private readonly probing = new Map<string, 'endpoint' | 'all'>();
+  private readonly probingSince = new Map<string, number>();
+  private banProbingSince: number | undefined;
   /** Endpoints with a probe in flight. */
   private readonly probes = new Set<string>();
   protected stopped = false;
@@ -113,36 +115,38 @@ export abstract class PacerBase<L extends { limit: number; maxConcurrent: number
     return lane;
   }
 
-  pauseEndpoint(endpoint: string, ms: number): void {
+  pauseEndpoint(endpoint: string, ms: number, opts: { probe?: boolean } = {}): void {
     this.lane(endpoint);
     const until = this.clock.now() + Math.max(0, ms);
     // A pause only ever grows: a short Retry-After must not cut a longer one short.
     this.endpointPausedUntil.set(endpoint, Math.max(this.endpointPausedUntil.get(endpoint) ?? 0, until));
-    if (!this.probing.has(endpoint)) this.probing.set(endpoint, 'endpoint');
+    if (opts.probe !== false) this.probingSince.set(endpoint, this.clock.now());
   }
 
   pauseAll(untilMs: number): void {
     this.allPausedUntil = Math.max(this.allPausedUntil, untilMs);
-    for (const endpoint of this.lanes.keys()) this.probing.set(endpoint, 'all');
+    this.banProbingSince = this.clock.now();
   }
 
-  answered(endpoint: string): void {
-    const why = this.probing.get(endpoint);
-    if (why === undefined) return;
-    for (const [e, w] of [...this.probing]) if (e === endpoint || (why === 'all' && w === 'all')) this.probing.delete(e);
-    this.reopen();
+  answered(endpoint: string, sentAt: number): void {
+    // An answer to a request sent before the pause began (one in flight then) says nothing of now.
+    const own = this.probingSince.get(endpoint);
+    const clearsOwn = own !== undefined && sentAt > own;
+    const clearsBan = this.banProbingSince !== undefined && sentAt > this.banProbingSince;
+    if (clearsOwn) this.probingSince.delete(endpoint);
+    if (clearsBan) this.banProbingSince = undefined;
+    if (clearsOwn || clearsBan) this.reopen();
   }
 
   /** Whether a job may start on `endpoint` now as far as probing goes (pauses and slots aside). */
   protected probeAllows(endpoint: string): boolean {
-    const why = this.probing.get(endpoint);
-    if (why === undefined) return true;
-    return why === 'all' ? this.probes.size === 0 : !this.probes.has(endpoint);
+    if (this.banProbingSince !== undefined && this.probes.size > 0) return false;
+    return !(this.probingSince.has(endpoint) && this.probes.has(endpoint));
   }
 
   /** A job starts on `endpoint`: returns whether it is a probe (its endpoint is probing), to be ended with endProbe. */
   protected startProbe(endpoint: string): boolean {
-    if (!this.probing.has(endpoint)) return false;
+    if (this.banProbingSince === undefined && !this.probingSince.has(endpoint)) return false;
     this.probes.add(endpoint);
     return true;
   }

@@ -189,8 +189,10 @@ export function pacerContract(name: string, make: (setup: PacerSetup) => PacerHa
       await started('a2');
       expect(inFlight).toEqual(['a2']);
       expect(maxInFlight.a).toBe(1);
+      // An answer to a request sent before the pause (one in flight then) says nothing of now.
+      pacer.answered('a', t0);
       // This one was answered: the endpoint opens, and the rest go together.
-      pacer.answered('a');
+      pacer.answered('a', clock.now());
       gates.get('a2')!.resolve();
       await started('a3');
       await started('a4');
@@ -218,10 +220,67 @@ export function pacerContract(name: string, make: (setup: PacerSetup) => PacerHa
       await settle(waitFor(() => inFlight.length > 0));
       expect(inFlight).toHaveLength(1);
       const [probe] = inFlight;
-      pacer.answered(probe!.slice(0, 1));
+      pacer.answered(probe!.slice(0, 1), clock.now());
       gates.get(probe!)!.resolve();
       await settle(waitFor(() => inFlight.length === 3));
       for (const name of [...inFlight]) gates.get(name)!.resolve();
+      await settle(Promise.all(jobs));
+      await pacer.stop();
+    });
+
+    it('a pause for the rate window alone (probe: false, a restart after an unclean stop) lets the queue go at its end', async () => {
+      const { pacer, clock, settle } = make({ limits: { a: 10 } });
+      const t0 = clock.now();
+      pacer.pauseEndpoint('a', 100, { probe: false });
+      const inFlight: string[] = [];
+      const gates = new Map<string, { resolve: () => void }>();
+      const jobs = ['a1', 'a2', 'a3'].map((name) =>
+        pacer.run('a', async () => {
+          inFlight.push(name);
+          const gate = deferred();
+          gates.set(name, gate);
+          await gate.promise;
+        }),
+      );
+      await settle(waitFor(() => inFlight.length === 3));
+      expect(clock.now()).toBeGreaterThanOrEqual(t0 + 100);
+      for (const gate of gates.values()) gate.resolve();
+      await settle(Promise.all(jobs));
+      await pacer.stop();
+    });
+
+    it("after a ban, an endpoint whose own probe met a 429 probes on when another endpoint's probe is answered", async () => {
+      const { pacer, clock, settle } = make({ limits: { a: 10, b: 10 } });
+      pacer.pauseAll(clock.now() + 100);
+      const inFlight: string[] = [];
+      const gates = new Map<string, { resolve: () => void }>();
+      const most = { a: 0 };
+      const jobs = ['a1', 'b1', 'a2', 'a3', 'a4'].map((name) =>
+        pacer.run(name.slice(0, 1), async () => {
+          inFlight.push(name);
+          most.a = Math.max(most.a, inFlight.filter((n) => n.startsWith('a')).length);
+          const gate = deferred();
+          gates.set(name, gate);
+          await gate.promise;
+          inFlight.splice(inFlight.indexOf(name), 1);
+        }),
+      );
+      await settle(waitFor(() => inFlight.length > 0));
+      expect(inFlight).toEqual(['a1']);
+      // a1 met a 429: a pauses on its own; the ban's probe passes to b.
+      pacer.pauseEndpoint('a', 100);
+      gates.get('a1')!.resolve();
+      await settle(waitFor(() => inFlight.includes('b1')));
+      pacer.answered('b', clock.now());
+      gates.get('b1')!.resolve();
+      // The ban is over for everyone, but a still sends one at a time until one of its own is answered.
+      await settle(waitFor(() => inFlight.includes('a2')));
+      expect(inFlight).toEqual(['a2']);
+      expect(most.a).toBe(1);
+      pacer.answered('a', clock.now());
+      gates.get('a2')!.resolve();
+      await settle(waitFor(() => inFlight.includes('a3') && inFlight.includes('a4')));
+      for (const name of ['a3', 'a4']) gates.get(name)!.resolve();
       await settle(Promise.all(jobs));
       await pacer.stop();
     });
