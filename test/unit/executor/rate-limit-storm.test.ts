@@ -39,4 +39,34 @@ describe('a 429 storm', () => {
     expect([at(0), at(2000), at(6000), at(14_000)]).toEqual([6, 1, 1, 6]);
     await client.close();
   });
+
+  it('an answer to a request sent before the pause began opens nothing, nor resets the doubling', async () => {
+    const clock = new ManualClock(T0);
+    const sent: number[] = [];
+    let n = 0;
+    const transport: Transport = {
+      send: async () => {
+        const i = n++;
+        sent.push(clock.now() - T0);
+        // The second request left with the first and is answered 5 ms later, after the first's 429.
+        if (i === 1) {
+          await clock.sleep(5);
+          return { status: 200, headers: {}, body: '{}' };
+        }
+        return clock.now() < T0 + 10_000 ? { status: 429, headers: {}, body: '{"code":-1003,"msg":"Too many requests"}' } : { status: 200, headers: {}, body: '{}' };
+      },
+    };
+    const client = createExchangeClient({ transport: () => transport, clock, pacer: new VirtualPacer({ limits: endpointLimits(), clock }), retry: { retries: 6, baseDelayMs: 0, maxDelayMs: 0 } });
+    let done = 0;
+    const calls = Array.from({ length: 6 }, () => client.executor.call('spot.ping', {}).finally(() => done++));
+    for (;;) {
+      await flushMicrotasks();
+      if (done === calls.length || !(await clock.step())) break;
+    }
+    expect((await Promise.allSettled(calls)).map((a) => a.status)).toEqual(calls.map(() => 'fulfilled'));
+    // Six at once; then one probe after each pause (2 s, 4 s, 8 s), as if the late 200 had not come.
+    expect([...new Set(sent)]).toEqual([0, 2000, 6000, 14_000]);
+    expect(sent.filter((t) => t === 2000 || t === 6000)).toHaveLength(2);
+    await client.close();
+  });
 });
