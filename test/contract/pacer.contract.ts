@@ -32,6 +32,35 @@ async function waitFor(ready: () => boolean): Promise<void> {
   while (!ready()) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * Jobs named by their endpoint and a number ('a1': endpoint a), each held until the test opens
+ * it: what runs at once is what is in flight. `peak(e)`: most of e's jobs in flight at once so far.
+ */
+function gatedJobs(pacer: Pacer, names: readonly string[]) {
+  const inFlight: string[] = [];
+  const gates = new Map<string, { resolve: () => void }>();
+  const peaks = new Map<string, number>();
+  const endpointOf = (name: string) => name.slice(0, 1);
+  const jobs = names.map((name) =>
+    pacer.run(endpointOf(name), async () => {
+      inFlight.push(name);
+      const e = endpointOf(name);
+      peaks.set(e, Math.max(peaks.get(e) ?? 0, inFlight.filter((n) => endpointOf(n) === e).length));
+      const gate = deferred();
+      gates.set(name, gate);
+      await gate.promise;
+      inFlight.splice(inFlight.indexOf(name), 1);
+    }),
+  );
+  return {
+    inFlight,
+    jobs: Promise.all(jobs),
+    started: (name: string) => gates.has(name),
+    open: (...opened: string[]) => opened.forEach((name) => gates.get(name)!.resolve()),
+    peak: (e: string) => peaks.get(e) ?? 0,
+  };
+}
+
 export function pacerContract(name: string, make: (setup: PacerSetup) => PacerHarness): void {
   describe(`Pacer contract: ${name}`, () => {
     it('bursts up to the limit at once, then never more than the limit in any rolling window, in FIFO order', async () => {
@@ -163,68 +192,44 @@ export function pacerContract(name: string, make: (setup: PacerSetup) => PacerHa
       const { pacer, clock, settle } = make({ limits: { a: 10, b: 10 } });
       const t0 = clock.now();
       pacer.pauseEndpoint('a', 100);
-      // Each job holds until the test answers it: what runs at once is what is in flight.
-      const inFlight: string[] = [];
-      const maxInFlight = { a: 0 };
-      const gates = new Map<string, { resolve: () => void }>();
-      const job = (name: string) =>
-        pacer.run('a', async () => {
-          inFlight.push(name);
-          maxInFlight.a = Math.max(maxInFlight.a, inFlight.length);
-          const gate = deferred();
-          gates.set(name, gate);
-          await gate.promise;
-          inFlight.splice(inFlight.indexOf(name), 1);
-        });
-      const jobs = ['a1', 'a2', 'a3', 'a4'].map(job);
-      const started = (name: string) => settle(waitFor(() => gates.has(name)));
+      const a = gatedJobs(pacer, ['a1', 'a2', 'a3', 'a4']);
+      const started = (name: string) => settle(waitFor(() => a.started(name)));
       // b was never paused: not held.
       await settle(pacer.run('b', async () => undefined));
       await started('a1');
       expect(clock.now()).toBeGreaterThanOrEqual(t0 + 100);
-      expect(inFlight).toEqual(['a1']);
+      expect(a.inFlight).toEqual(['a1']);
       // The probe met the rate limit again (no answered()): paused again, the next probe after it.
       pacer.pauseEndpoint('a', 100);
-      gates.get('a1')!.resolve();
+      a.open('a1');
       await started('a2');
-      expect(inFlight).toEqual(['a2']);
-      expect(maxInFlight.a).toBe(1);
+      expect(a.inFlight).toEqual(['a2']);
+      expect(a.peak('a')).toBe(1);
       // An answer to a request sent before the pause (one in flight then) says nothing of now.
       pacer.answered('a', t0);
       // This one was answered: the endpoint opens, and the rest go together.
       pacer.answered('a', clock.now());
-      gates.get('a2')!.resolve();
+      a.open('a2');
       await started('a3');
       await started('a4');
-      expect(inFlight.filter((n) => n !== 'a2')).toEqual(['a3', 'a4']);
-      gates.get('a3')!.resolve();
-      gates.get('a4')!.resolve();
-      await settle(Promise.all(jobs));
+      expect(a.inFlight.filter((n) => n !== 'a2')).toEqual(['a3', 'a4']);
+      a.open('a3', 'a4');
+      await settle(a.jobs);
       await pacer.stop();
     });
 
     it('after a ban one probe goes across every endpoint; its answer opens them all', async () => {
       const { pacer, clock, settle } = make({ limits: { a: 10, b: 10 } });
       pacer.pauseAll(clock.now() + 100);
-      const inFlight: string[] = [];
-      const gates = new Map<string, { resolve: () => void }>();
-      const jobs = ['a', 'b', 'a', 'b'].map((e, i) =>
-        pacer.run(e, async () => {
-          inFlight.push(`${e}${i}`);
-          const gate = deferred();
-          gates.set(`${e}${i}`, gate);
-          await gate.promise;
-          inFlight.splice(inFlight.indexOf(`${e}${i}`), 1);
-        }),
-      );
-      await settle(waitFor(() => inFlight.length > 0));
-      expect(inFlight).toHaveLength(1);
-      const [probe] = inFlight;
+      const g = gatedJobs(pacer, ['a0', 'b1', 'a2', 'b3']);
+      await settle(waitFor(() => g.inFlight.length > 0));
+      expect(g.inFlight).toHaveLength(1);
+      const [probe] = g.inFlight;
       pacer.answered(probe!.slice(0, 1), clock.now());
-      gates.get(probe!)!.resolve();
-      await settle(waitFor(() => inFlight.length === 3));
-      for (const name of [...inFlight]) gates.get(name)!.resolve();
-      await settle(Promise.all(jobs));
+      g.open(probe!);
+      await settle(waitFor(() => g.inFlight.length === 3));
+      g.open(...g.inFlight);
+      await settle(g.jobs);
       await pacer.stop();
     });
 
@@ -232,56 +237,35 @@ export function pacerContract(name: string, make: (setup: PacerSetup) => PacerHa
       const { pacer, clock, settle } = make({ limits: { a: 10 } });
       const t0 = clock.now();
       pacer.pauseEndpoint('a', 100, { probe: false });
-      const inFlight: string[] = [];
-      const gates = new Map<string, { resolve: () => void }>();
-      const jobs = ['a1', 'a2', 'a3'].map((name) =>
-        pacer.run('a', async () => {
-          inFlight.push(name);
-          const gate = deferred();
-          gates.set(name, gate);
-          await gate.promise;
-        }),
-      );
-      await settle(waitFor(() => inFlight.length === 3));
+      const a = gatedJobs(pacer, ['a1', 'a2', 'a3']);
+      await settle(waitFor(() => a.inFlight.length === 3));
       expect(clock.now()).toBeGreaterThanOrEqual(t0 + 100);
-      for (const gate of gates.values()) gate.resolve();
-      await settle(Promise.all(jobs));
+      a.open('a1', 'a2', 'a3');
+      await settle(a.jobs);
       await pacer.stop();
     });
 
     it("after a ban, an endpoint whose own probe met a 429 probes on when another endpoint's probe is answered", async () => {
       const { pacer, clock, settle } = make({ limits: { a: 10, b: 10 } });
       pacer.pauseAll(clock.now() + 100);
-      const inFlight: string[] = [];
-      const gates = new Map<string, { resolve: () => void }>();
-      const most = { a: 0 };
-      const jobs = ['a1', 'b1', 'a2', 'a3', 'a4'].map((name) =>
-        pacer.run(name.slice(0, 1), async () => {
-          inFlight.push(name);
-          most.a = Math.max(most.a, inFlight.filter((n) => n.startsWith('a')).length);
-          const gate = deferred();
-          gates.set(name, gate);
-          await gate.promise;
-          inFlight.splice(inFlight.indexOf(name), 1);
-        }),
-      );
-      await settle(waitFor(() => inFlight.length > 0));
-      expect(inFlight).toEqual(['a1']);
+      const g = gatedJobs(pacer, ['a1', 'b1', 'a2', 'a3', 'a4']);
+      await settle(waitFor(() => g.inFlight.length > 0));
+      expect(g.inFlight).toEqual(['a1']);
       // a1 met a 429: a pauses on its own; the ban's probe passes to b.
       pacer.pauseEndpoint('a', 100);
-      gates.get('a1')!.resolve();
-      await settle(waitFor(() => inFlight.includes('b1')));
+      g.open('a1');
+      await settle(waitFor(() => g.inFlight.includes('b1')));
       pacer.answered('b', clock.now());
-      gates.get('b1')!.resolve();
+      g.open('b1');
       // The ban is over for everyone, but a still sends one at a time until one of its own is answered.
-      await settle(waitFor(() => inFlight.includes('a2')));
-      expect(inFlight).toEqual(['a2']);
-      expect(most.a).toBe(1);
+      await settle(waitFor(() => g.inFlight.includes('a2')));
+      expect(g.inFlight).toEqual(['a2']);
+      expect(g.peak('a')).toBe(1);
       pacer.answered('a', clock.now());
-      gates.get('a2')!.resolve();
-      await settle(waitFor(() => inFlight.includes('a3') && inFlight.includes('a4')));
-      for (const name of ['a3', 'a4']) gates.get(name)!.resolve();
-      await settle(Promise.all(jobs));
+      g.open('a2');
+      await settle(waitFor(() => g.inFlight.includes('a3') && g.inFlight.includes('a4')));
+      g.open('a3', 'a4');
+      await settle(g.jobs);
       await pacer.stop();
     });
 
